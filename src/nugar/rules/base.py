@@ -1,0 +1,345 @@
+"""What every game object shares: moves as values, outcomes, and the checked ``play`` path.
+
+A family module (``alignment.py``, ``sowing.py``) subclasses :class:`Game` and supplies the
+action codes and the calls into its compiled kernel; everything a user touches (``play``,
+``undo``, ``turns``, ``result``) is implemented once here.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from ..errors import IllegalMoveError, InvalidMoveError
+from ..notation import join_turn, normalize, split_turn
+from .options import Family, RuleSet
+
+MoveKind = Literal["drop", "step", "capture", "pass", "sow"]
+
+_MOVE_RE = re.compile(r"^(?:(?P<drop>[a-z][1-9][0-9]?)|(?P<from>[a-z][1-9][0-9]?)-"
+                      r"(?P<to>[a-z][1-9][0-9]?)|x(?P<cap>[a-z][1-9][0-9]?)|(?P<pass>pass)"
+                      r"|(?P<hole>[0-9]+))$")
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One decision. Immutable and hashable; ``str(move)`` is its canonical text.
+
+    >>> Move.parse("c3-c4")
+    Move.parse('c3-c4')
+    >>> str(Move.sow(4))
+    '4'
+    """
+
+    kind: MoveKind
+    squares: tuple[str, ...] = ()
+    hole: int = 0
+
+    @classmethod
+    def drop(cls, square: str) -> Move:
+        return cls("drop", (square,))
+
+    @classmethod
+    def step(cls, origin: str, target: str) -> Move:
+        return cls("step", (origin, target))
+
+    @classmethod
+    def capture(cls, square: str) -> Move:
+        return cls("capture", (square,))
+
+    @classmethod
+    def pass_(cls) -> Move:
+        return cls("pass")
+
+    @classmethod
+    def sow(cls, hole: int) -> Move:
+        return cls("sow", (), hole)
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Parse the text of one move (not a whole turn) of either family."""
+        t = normalize(text) if isinstance(text, str) else ""
+        m = _MOVE_RE.match(t)
+        if not m:
+            raise InvalidMoveError(
+                f"cannot read {text!r} as a move; forms: drop 'c3', step 'c3-c4', capture "
+                "'xe5', 'pass', or a hole number such as '4'")
+        if m.group("drop"):
+            return cls.drop(m.group("drop"))
+        if m.group("from"):
+            return cls.step(m.group("from"), m.group("to"))
+        if m.group("cap"):
+            return cls.capture(m.group("cap"))
+        if m.group("pass"):
+            return cls.pass_()
+        return cls.sow(int(m.group("hole")))
+
+    @property
+    def text(self) -> str:
+        return str(self)
+
+    def __str__(self) -> str:
+        if self.kind == "sow":
+            return str(self.hole)
+        if self.kind == "pass":
+            return "pass"
+        if self.kind == "capture":
+            return "x" + self.squares[0]
+        return "-".join(self.squares)
+
+    def __repr__(self) -> str:
+        return f"Move.parse({str(self)!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: the winner (1, 2, or ``None`` for a draw) and why."""
+
+    winner: int | None
+    reason: str
+
+    @property
+    def result(self) -> str:
+        return {1: "1-0", 2: "0-1", None: "1/2-1/2"}[self.winner]
+
+    def __str__(self) -> str:
+        return f"{self.result} ({self.reason})"
+
+
+class Game(ABC):
+    """A game in progress under one rule set. Subclasses: ``AlignmentGame``, ``SowingGame``.
+
+    The checked entry point is :meth:`play` (move or whole-turn text, or a :class:`Move`);
+    :meth:`push` and :meth:`push_action` apply a move without checking it, for search.
+    """
+
+    family: ClassVar[Family]
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        self._moves: list[Move] = []
+        self._movers: list[int] = []
+        self._resigned: Outcome | None = None
+
+    # --- what a family supplies ------------------------------------------------------------
+    @abstractmethod
+    def legal_actions(self) -> list[int]:
+        """Action codes of the legal moves now (empty when the game is over)."""
+
+    @abstractmethod
+    def action_to_move(self, action: int) -> Move:
+        """The move of an action code."""
+
+    @abstractmethod
+    def move_to_action(self, move: Move) -> int:
+        """The action code of a move; ``InvalidMoveError`` if it cannot exist in this game."""
+
+    @abstractmethod
+    def _apply_action(self, action: int) -> None:
+        """Apply an action without checking it, saving what ``_restore`` needs."""
+
+    @abstractmethod
+    def _restore(self) -> None:
+        """Undo the last ``_apply_action``."""
+
+    @property
+    @abstractmethod
+    def to_move(self) -> int:
+        """The player to decide now: 1 (first) or 2 (second)."""
+
+    @abstractmethod
+    def _engine_outcome(self) -> Outcome | None:
+        """The outcome the rules have reached, or ``None`` while the game runs."""
+
+    @property
+    @abstractmethod
+    def score(self) -> tuple[int, int]:
+        """Sowing: the two stores; alignment: pieces left (board plus hand). First player first."""
+
+    @abstractmethod
+    def __str__(self) -> str:
+        """A readable text board."""
+
+    # --- moves -----------------------------------------------------------------------------
+    def parse_move(self, text: str | Move) -> Move:
+        """Parse one move text and check that it can exist on this board (not that it is legal)."""
+        move = text if isinstance(text, Move) else Move.parse(text)
+        self.move_to_action(move)
+        return move
+
+    def legal_moves(self) -> list[Move]:
+        """The legal moves of the player to decide now, in a fixed order."""
+        if self._resigned is not None:
+            return []
+        return [self.action_to_move(a) for a in self.legal_actions()]
+
+    def is_legal(self, move: str | Move) -> bool:
+        try:
+            action = self.move_to_action(self.parse_move(move))
+        except InvalidMoveError:
+            return False
+        return self._resigned is None and action in self.legal_actions()
+
+    def push_action(self, action: int) -> None:
+        """Apply an action code without any check (fast path for search)."""
+        mover = self.to_move
+        self._apply_action(action)
+        self._moves.append(self.action_to_move(action))
+        self._movers.append(mover)
+
+    def push(self, move: Move) -> None:
+        """Apply a move without checking legality (fast path for search)."""
+        self.push_action(self.move_to_action(move))
+
+    def play(self, move: str | Move) -> None:
+        """Play one move, or one whole turn given as text (``"c3-c4xe5"``, ``"1-6"``).
+
+        Raises ``InvalidMoveError`` for text that is not a move of this game and
+        ``IllegalMoveError`` for a move that is not legal now; either way the game is unchanged.
+        """
+        if isinstance(move, Move):
+            moves = [self.parse_move(move)]
+        elif isinstance(move, str):
+            moves = [self.parse_move(t) for t in split_turn(self.family, move)]
+        else:
+            raise InvalidMoveError(f"a move is given as text or a Move, not {type(move).__name__}")
+        start = len(self._moves)
+        mover = self.to_move
+        for i, m in enumerate(moves):
+            try:
+                self._check_legal(m, whole=move if len(moves) > 1 else None,
+                                  mover=mover if i > 0 else None)
+            except IllegalMoveError:
+                while len(self._moves) > start:
+                    self.undo()
+                raise
+            self.push_action(self.move_to_action(m))
+
+    def _check_legal(self, move: Move, whole: str | Move | None, mover: int | None) -> None:
+        outcome = self.outcome
+        if outcome is not None:
+            raise IllegalMoveError(f"{move} cannot be played: the game is over ({outcome})")
+        if mover is not None and self.to_move != mover:
+            raise IllegalMoveError(
+                f"turn {whole!r} cannot continue with {move}: the turn of player {mover} "
+                "ended before it")
+        legal = self.legal_moves()
+        if move not in legal:
+            where = f" (in turn {whole!r})" if whole is not None else ""
+            raise IllegalMoveError(
+                f"{move} is not legal here{where}; player {self.to_move} may play: "
+                + (", ".join(str(m) for m in legal) or "nothing"))
+
+    def undo(self) -> Move | None:
+        """Take back the last move (or a resignation); returns the move taken back."""
+        if self._resigned is not None:
+            self._resigned = None
+            return None
+        if not self._moves:
+            raise IllegalMoveError("nothing to undo: no move has been played")
+        self._restore()
+        self._movers.pop()
+        return self._moves.pop()
+
+    def undo_turn(self) -> list[Move]:
+        """Take back the whole last turn (all consecutive moves of its player)."""
+        if self._resigned is not None:
+            self._resigned = None
+            return []
+        if not self._moves:
+            raise IllegalMoveError("nothing to undo: no move has been played")
+        mover = self._movers[-1]
+        undone: list[Move] = []
+        while self._moves and self._movers[-1] == mover:
+            m = self.undo()
+            assert m is not None
+            undone.append(m)
+        return undone[::-1]
+
+    @property
+    def move_stack(self) -> list[Move]:
+        """Every move played so far, oldest first."""
+        return list(self._moves)
+
+    def turn_list(self) -> list[tuple[int, list[Move]]]:
+        """The game so far as turns: ``(player, moves)`` pairs."""
+        out: list[tuple[int, list[Move]]] = []
+        for mover, move in zip(self._movers, self._moves, strict=True):
+            if out and out[-1][0] == mover and self._continues_turn(out[-1][1], move):
+                out[-1][1].append(move)
+            else:
+                out.append((mover, [move]))
+        return out
+
+    def _continues_turn(self, turn: list[Move], move: Move) -> bool:
+        """Whether ``move`` by the same player belongs to the same turn as ``turn``.
+
+        Alignment: only a capture continues a drop or step (a blocked opponent passes
+        explicitly, so two turns of one player never touch). Sowing: consecutive steps of one
+        player are one turn (bonus steps).
+        """
+        if self.family == "sowing":
+            return True
+        return move.kind == "capture" and turn[-1].kind in ("drop", "step")
+
+    def turns(self) -> list[str]:
+        """The game so far as turn texts, e.g. ``["c3", "d4", "c3-c4xe5"]`` or ``["1-6", "5"]``."""
+        return [join_turn(self.family, moves) for _, moves in self.turn_list()]
+
+    # --- outcome ---------------------------------------------------------------------------
+    @property
+    def outcome(self) -> Outcome | None:
+        """The outcome with its reason, or ``None`` while the game runs."""
+        return self._resigned or self._engine_outcome()
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def result(self) -> str | None:
+        """``"1-0"``, ``"0-1"``, ``"1/2-1/2"``, or ``None`` while the game runs."""
+        outcome = self.outcome
+        return None if outcome is None else outcome.result
+
+    def resign(self, player: int | None = None) -> None:
+        """The given player (default: the one to move) resigns; ``undo`` takes it back."""
+        if self.outcome is not None:
+            raise IllegalMoveError(f"cannot resign: the game is over ({self.outcome})")
+        loser = self.to_move if player is None else player
+        if loser not in (1, 2):
+            raise IllegalMoveError(f"player must be 1 or 2, not {player!r}")
+        self._resigned = Outcome(3 - loser, "resigned")
+
+    # --- misc ------------------------------------------------------------------------------
+    def copy(self) -> Game:
+        """An independent copy, history included."""
+        return _copy.deepcopy(self)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.rules.text!r} turns={self.turns()!r}>"
+
+
+def perft(game: Game, depth: int) -> int:
+    """Number of distinct decision sequences of exactly ``depth`` decisions from ``game``.
+
+    A capture decision and a bonus step each count as one decision; a line that ends the
+    game before ``depth`` counts 0 (the convention of ``fixtures/perft.md``).
+    """
+    if depth == 0:
+        return 1
+    if game.is_over:
+        return 0
+    actions = game.legal_actions()
+    if depth == 1:
+        return len(actions)
+    total = 0
+    for a in actions:
+        game._apply_action(a)
+        total += perft(game, depth - 1)
+        game._restore()
+    return total
+

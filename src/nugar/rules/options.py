@@ -1,0 +1,300 @@
+"""Rule sets as data: option dataclasses, presets and the ``"preset(k=v,...)"`` syntax.
+
+The option names, values, defaults and sources follow the project's rules contract
+(``RULES.md``) and the source texts it cites (``dara-wikipedia.txt``, ``dara-rule-sheet.txt``,
+``dala-wikipedia.txt``, ``dracala-mancala-world.txt``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal
+
+from ..errors import RulesError
+
+Family = Literal["alignment", "sowing"]
+
+# --- option declarations ------------------------------------------------------------------
+# Each option field carries metadata describing its kind so that parsing, printing and
+# documentation all come from one place:
+#   kind="int":    whole number in [lo, hi]; off_ok means "off" is accepted and stored as None
+#   kind="switch": on/off (true/false accepted), stored as bool
+#   kind="choice": one of `values`
+
+
+def _int(default: int | None, lo: int, hi: int | None = None, *, off_ok: bool = False,
+         doc: str = "") -> Any:
+    return field(default=default, metadata={"kind": "int", "lo": lo, "hi": hi,
+                                            "off_ok": off_ok, "doc": doc})
+
+
+def _switch(default: bool, doc: str = "") -> Any:
+    return field(default=default, metadata={"kind": "switch", "doc": doc})
+
+
+def _choice(default: str, values: tuple[str, ...], doc: str = "") -> Any:
+    return field(default=default, metadata={"kind": "choice", "values": values, "doc": doc})
+
+
+@dataclass(frozen=True)
+class AlignmentOptions:
+    """Options of the alignment family (Dara, Dala). Defaults are the ``dara`` preset."""
+
+    rows: int = _int(5, 1, 26, doc="board rows")
+    cols: int = _int(6, 1, 26, doc="board columns")
+    pieces: int = _int(12, 1, doc="pieces per player, all in hand at the start")
+    centre_first: bool = _switch(False, "the first four drops fill the four centre squares")
+    drop_capture: bool = _switch(False, "a three formed by a drop captures")
+    drop_limit: str = _choice("no_four", ("none", "no_four", "no_three"),
+                              "a drop may not make a line of four or more / three or more")
+    long_lines: str = _choice("forbidden", ("forbidden", "allowed"),
+                              "whether a step may make a line of four or more")
+    protect_threes: bool = _switch(True, "a piece standing in a three cannot be captured")
+    all_protected: str = _choice("forfeit", ("forfeit", "take_any"),
+                                 "when every opponent piece is protected")
+    no_return: bool = _switch(False, "a piece may not step straight back where it came from")
+    blocked: str = _choice("pass", ("pass", "lose"), "a player without a legal move")
+    loss_at: int = _int(2, 0, doc="a player with this many pieces or fewer loses")
+    repetition: int | None = _int(3, 2, off_ok=True, doc="draw on this occurrence of a position")
+    quiet_limit: int | None = _int(100, 1, off_ok=True,
+                                   doc="draw after this many capture-free move-phase turns")
+
+    def __post_init__(self) -> None:
+        if self.pieces <= self.loss_at:
+            raise RulesError(
+                f"pieces={self.pieces} must be greater than loss_at={self.loss_at}: "
+                "otherwise the game would be lost before it starts")
+
+
+@dataclass(frozen=True)
+class SowingOptions:
+    """Options of the sowing family (Kalah, Dracala). Defaults are the ``kalah`` preset."""
+
+    pits: int = _int(6, 1, doc="holes per player")
+    seeds: int = _int(4, 1, doc="seeds per hole at the start")
+    skip_origin: bool = _switch(False, "laps pass over the emptied starting hole")
+    empty_capture: str = _choice("none", ("none", "single"),
+                                 "last seed in an own empty hole facing an empty hole")
+    end: str = _choice("any_side_empty", ("any_side_empty", "mover_empty"),
+                       "when the game ends")
+    leftovers: str = _choice("owner", ("owner", "last_mover", "last_capturer"),
+                             "who gets the seeds left in holes at the end")
+
+
+Options = AlignmentOptions | SowingOptions
+
+
+def option_fields(options_type: type[Options]) -> list[dataclasses.Field[Any]]:
+    """The declared option fields of an options class, in declaration order."""
+    return list(fields(options_type))
+
+
+def describe_values(f: dataclasses.Field[Any]) -> str:
+    """Human text of the values an option accepts, e.g. ``"on/off"`` or ``"int >= 2 or off"``."""
+    meta = f.metadata
+    kind = meta["kind"]
+    if kind == "switch":
+        return "on/off"
+    if kind == "choice":
+        return "/".join(meta["values"])
+    text = f"int >= {meta['lo']}" if meta["hi"] is None else f"int {meta['lo']}..{meta['hi']}"
+    return text + (" or off" if meta["off_ok"] else "")
+
+
+def format_value(value: Any) -> str:
+    """Canonical text of an option value (``on``/``off``, numbers, names)."""
+    if value is None:
+        return "off"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def _parse_value(f: dataclasses.Field[Any], raw: str) -> Any:
+    meta = f.metadata
+    kind = meta["kind"]
+    text = raw.strip().lower()
+    allowed = describe_values(f)
+    if kind == "switch":
+        if text in ("on", "true"):
+            return True
+        if text in ("off", "false"):
+            return False
+        raise RulesError(f"option {f.name}: bad value {raw!r}; allowed: on, off (or true, false)")
+    if kind == "choice":
+        values: tuple[str, ...] = meta["values"]
+        if text in values:
+            return text
+        raise RulesError(f"option {f.name}: bad value {raw!r}; allowed: {', '.join(values)}")
+    if text == "off" and meta["off_ok"]:
+        return None
+    if not re.fullmatch(r"[+-]?\d+", text):
+        raise RulesError(f"option {f.name}: bad value {raw!r}; allowed: {allowed}")
+    number = int(text)
+    if number < meta["lo"] or (meta["hi"] is not None and number > meta["hi"]):
+        raise RulesError(f"option {f.name}: value {number} out of range; allowed: {allowed}")
+    return number
+
+
+# --- presets -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named rule set: a game, a family, its source text and its option values."""
+
+    name: str
+    game: str
+    family: Family
+    source: str
+    description: str
+    options: Options
+
+    @property
+    def overrides(self) -> dict[str, Any]:
+        """Option values that differ from the family defaults."""
+        base = type(self.options)()
+        return {f.name: getattr(self.options, f.name) for f in fields(self.options)
+                if getattr(self.options, f.name) != getattr(base, f.name)}
+
+
+_PRESET_LIST: tuple[Preset, ...] = (
+    Preset("dara", "Dara", "alignment", "dara-wikipedia.txt",
+           "Dara as the Wikipedia article describes it", AlignmentOptions()),
+    Preset("dara-niger", "Dara", "alignment", "dara-wikipedia.txt",
+           "Dara as played in Niger: no drop may make three in a row",
+           AlignmentOptions(drop_limit="no_three")),
+    Preset("dara-sheet", "Dara", "alignment", "dara-rule-sheet.txt",
+           "Dara as a commercial rule sheet gives it: any piece may be taken, no stepping back",
+           AlignmentOptions(protect_threes=False, no_return=True)),
+    Preset("dala", "Dala", "alignment", "dala-wikipedia.txt",
+           "Dala of Sudan: 6x6, centre first, drops capture, fours allowed",
+           AlignmentOptions(rows=6, cols=6, centre_first=True, drop_capture=True,
+                            drop_limit="none", long_lines="allowed", protect_threes=False)),
+    Preset("kalah", "Kalah", "sowing", "dracala-mancala-world.txt",
+           "Kalah, the base game of Dracala (6 holes, 4 seeds)", SowingOptions()),
+    Preset("dracala", "Dracala", "sowing", "dracala-mancala-world.txt",
+           "Dracala: mandatory maximal capture, bonus preference, capturing a majority loses",
+           SowingOptions(seeds=6, leftovers="last_mover")),
+)
+
+PRESETS: Mapping[str, Preset] = {p.name: p for p in _PRESET_LIST}
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A preset plus option values: everything that defines a game's rules."""
+
+    preset: Preset
+    options: Options
+
+    @property
+    def name(self) -> str:
+        return self.preset.name
+
+    @property
+    def game(self) -> str:
+        return self.preset.game
+
+    @property
+    def family(self) -> Family:
+        return self.preset.family
+
+    @property
+    def is_dracala(self) -> bool:
+        return self.preset.game == "Dracala"
+
+    @property
+    def overrides(self) -> dict[str, Any]:
+        """Option values that differ from the preset."""
+        return {f.name: getattr(self.options, f.name) for f in fields(self.options)
+                if getattr(self.options, f.name) != getattr(self.preset.options, f.name)}
+
+    @property
+    def text(self) -> str:
+        """Canonical text: the preset name plus its overrides in declaration order."""
+        extra = self.overrides
+        if not extra:
+            return self.preset.name
+        inner = ",".join(f"{k}={format_value(v)}" for k, v in extra.items())
+        return f"{self.preset.name}({inner})"
+
+    def with_options(self, **changes: Any) -> RuleSet:
+        """A copy with some options changed (values as Python objects, checked)."""
+        names = {f.name for f in fields(self.options)}
+        for key in changes:
+            if key not in names:
+                raise RulesError(f"unknown option {key!r} for {self.preset.name}; "
+                                 f"allowed: {', '.join(sorted(names))}")
+        return RuleSet(self.preset, replace(self.options, **changes))
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_RULES_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+def parse_rules(text: str | RuleSet) -> RuleSet:
+    """Parse ``"preset"`` or ``"preset(option=value,...)"`` into a :class:`RuleSet`.
+
+    >>> parse_rules("kalah(pits=4,seeds=3)").text
+    'kalah(pits=4,seeds=3)'
+    >>> parse_rules("dala(quiet_limit=off)").options.quiet_limit is None
+    True
+    """
+    if isinstance(text, RuleSet):
+        return text
+    if not isinstance(text, str):
+        raise RulesError(f"a rule set is given as text such as 'dara' or 'kalah(pits=4)', "
+                         f"not {type(text).__name__}")
+    m = _RULES_RE.match(text)
+    if not m:
+        raise RulesError(f"cannot read rule set {text!r}; write a preset name, optionally "
+                         f"followed by options, e.g. 'dala(quiet_limit=off)'. "
+                         f"Presets: {', '.join(PRESETS)}")
+    name = m.group(1).lower()
+    preset = PRESETS.get(name)
+    if preset is None:
+        raise RulesError(f"unknown preset {m.group(1)!r}; allowed: {', '.join(PRESETS)}")
+    inner = m.group(2)
+    by_name = {f.name: f for f in fields(preset.options)}
+    changes: dict[str, Any] = {}
+    if inner is not None and inner.strip():
+        for part in inner.split(","):
+            if "=" not in part:
+                raise RulesError(f"option {part.strip()!r} in {text!r} needs a value, "
+                                 f"written name=value; options: {', '.join(by_name)}")
+            key, raw = (s.strip() for s in part.split("=", 1))
+            key_l = key.lower()
+            f = by_name.get(key_l)
+            if f is None:
+                raise RulesError(f"unknown option {key!r} for {preset.name}; "
+                                 f"allowed: {', '.join(by_name)}")
+            if key_l in changes:
+                raise RulesError(f"option {key_l} is given twice in {text!r}")
+            changes[key_l] = _parse_value(f, raw)
+    try:
+        options = replace(preset.options, **changes)
+    except TypeError as exc:  # pragma: no cover - guarded by the field check above
+        raise RulesError(str(exc)) from None
+    return RuleSet(preset, options)
+
+
+def presets() -> list[dict[str, Any]]:
+    """Every preset with its game, family, source file and full option values."""
+    out = []
+    for p in _PRESET_LIST:
+        out.append({
+            "name": p.name,
+            "game": p.game,
+            "family": p.family,
+            "source": p.source,
+            "description": p.description,
+            "options": {f.name: getattr(p.options, f.name) for f in fields(p.options)},
+            "overrides": p.overrides,
+        })
+    return out
