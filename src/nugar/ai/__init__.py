@@ -1,0 +1,30 @@
+"""Computer players for every nugar game, behind one small interface.
+
+>>> import nugar
+>>> from nugar.ai import Limits, make_agent
+>>> game = nugar.new_game("kalah")
+>>> agent = make_agent("greedy:seed=1")
+>>> move = agent.choose(game, Limits(time=0.1))
+>>> move in game.legal_moves()
+True
+
+Agents: ``random``, ``greedy``, ``alphabeta`` (negamax with iterative deepening, compiled),
+``mcts`` (UCT with compiled playouts) and ``level:1`` .. ``level:8``. See ``docs/ai.md``.
+"""
+
+from __future__ import annotations
+
+from .agents import AGENT_NAMES, LEVELS, make_agent
+from .base import Agent, Analysis, Limits
+from .simple import GreedyAgent, RandomAgent
+
+__all__ = [
+    "AGENT_NAMES",
+    "LEVELS",
+    "Agent",
+    "Analysis",
+    "GreedyAgent",
+    "Limits",
+    "RandomAgent",
+    "make_agent",
+]

@@ -1,0 +1,156 @@
+"""The ``alphabeta`` agent: compiled negamax with iterative deepening.
+
+The tree search itself is ``nugar.kernels.search_core`` (transposition table, killer and
+history move ordering, principal-variation search, no negation between decisions of the same
+player, search continued through pending captures and bonus steps). This module runs the
+iterations, enforces the limits and turns action codes back into moves.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..kernels import search_core as C
+from ..rules.base import Game, Move
+from .base import (
+    Agent,
+    Analysis,
+    Limits,
+    check_playable,
+    no_more_options,
+    option_float,
+    option_int,
+)
+from .engine import (
+    DEFAULT_TABLE_MB,
+    Deadline,
+    SearchBuffers,
+    game_state,
+    kernels_for,
+    turn_start_keys,
+    warm_up,
+)
+
+#: the budget used when neither the agent's options nor the caller give any limit
+DEFAULT_TIME = 1.0
+#: the deepest iteration ever started
+MAX_DEPTH = 64
+#: the timer fires this early, leaving room to unwind and return within 5% of the limit
+TIME_MARGIN = 0.93
+#: seconds kept back from every limit for the work after the search (principal variation)
+TIME_RESERVE = 0.002
+
+
+def score_to_float(score: int) -> float:
+    """Search score in pieces (alignment) or seeds (sowing); forced results stay beyond
+    ``±9000`` (``10000 - plies to the end``)."""
+    if score > C.WIN_BOUND:
+        return 10000.0 - (C.WIN - score)
+    if score < -C.WIN_BOUND:
+        return -10000.0 + (C.WIN + score)
+    return score / 100.0
+
+
+class AlphaBetaAgent(Agent):
+    """Negamax alpha-beta within the tighter of its own budget and the caller's limits.
+
+    Options (``alphabeta:depth=6,time=0.5,nodes=100000,table=64``): ``depth`` in decisions,
+    ``time`` in seconds, ``nodes`` searched, ``table`` the transposition table in MB
+    (default 256).
+    """
+
+    def __init__(self, depth: int | None = None, time_limit: float | None = None,
+                 nodes: int | None = None, table_mb: float = DEFAULT_TABLE_MB,
+                 weights: np.ndarray | None = None) -> None:
+        self.budget = Limits(time_limit, depth, nodes)
+        self.table_mb = table_mb
+        self.weights = weights
+        self._buffers: dict[str, SearchBuffers] = {}
+        parts = [f"{k}={v:g}" for k, v in (("depth", depth), ("time", time_limit),
+                                            ("nodes", nodes)) if v is not None]
+        if table_mb != DEFAULT_TABLE_MB:
+            parts.append(f"table={table_mb:g}")
+        self.spec = "alphabeta" + (":" + ",".join(parts) if parts else "")
+
+    @classmethod
+    def from_options(cls, spec: str, options: dict[str, str]) -> AlphaBetaAgent:
+        depth = option_int(spec, options, "depth", 1, None)
+        time_limit = option_float(spec, options, "time", 0.0, None)
+        nodes = option_int(spec, options, "nodes", 1, None)
+        table = option_float(spec, options, "table", 0.0, float(DEFAULT_TABLE_MB))
+        no_more_options(spec, "alphabeta", options, ("depth", "time", "nodes", "table"))
+        assert table is not None
+        if depth is not None and depth > MAX_DEPTH:
+            raise ValueError(f"agent {spec!r}: depth must be <= {MAX_DEPTH}, not {depth}")
+        return cls(depth, time_limit, nodes, table)
+
+    def _buffers_for(self, game: Game, n_actions: int) -> SearchBuffers:
+        size = game_state(game).shape[0]
+        key = game.rules.text
+        buf = self._buffers.get(key)
+        if buf is None or not buf.fits(size, n_actions):
+            self._buffers.clear()  # one table at a time: memory stays within `table`
+            buf = SearchBuffers(size, n_actions, self.table_mb)
+            self._buffers[key] = buf
+        return buf
+
+    def reset(self) -> None:
+        """Forget the transposition table (a new game)."""
+        for buf in self._buffers.values():
+            buf.clear_table()
+
+    def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
+        check_playable(game)
+        warm_up(game)
+        start = time.perf_counter()
+        lim = self.budget.merged(limits)
+        if lim.is_empty:
+            lim = Limits(time=DEFAULT_TIME)
+        fam = kernels_for(game, self.weights)
+        buf = self._buffers_for(game, fam.n_actions)
+        state = game_state(game)
+        legal = game.legal_actions()
+        max_depth = min(lim.depth or MAX_DEPTH, MAX_DEPTH)
+        if len(legal) == 1:
+            max_depth = 1
+        buf.new_search(turn_start_keys(game), lim.nodes)
+        buf.stack[0] = state
+        best = legal[0]
+        best_score = 0
+        reached = 0
+        deadline = None if lim.time is None else max(0.0, lim.time * TIME_MARGIN - TIME_RESERVE)
+        with Deadline(buf.stop, deadline):
+            for depth in range(1, max_depth + 1):
+                score = C.search_root(fam.fam, fam.params,
+                                      fam.weights, buf.stack, buf.moves, buf.order,
+                                      buf.tt_keys, buf.tt_data, buf.killers, buf.history,
+                                      buf.path, buf.ctx, buf.stop, depth)
+                aborted = buf.ctx[C.CX_ABORTED] != 0
+                if aborted:
+                    # the best root move so far of an unfinished iteration is still sound
+                    # when it differs from the last one: it was searched to the end
+                    root_move = int(buf.ctx[C.CX_ROOT_MOVE])
+                    if root_move >= 0 and reached > 0 and root_move != best:
+                        best = root_move
+                        best_score = int(buf.ctx[C.CX_ROOT_SCORE])
+                    elif reached == 0 and root_move >= 0:
+                        best = root_move
+                        best_score = int(buf.ctx[C.CX_ROOT_SCORE])
+                    break
+                best = int(buf.ctx[C.CX_ROOT_MOVE])
+                best_score = int(score)
+                reached = depth
+                if abs(best_score) > C.WIN_BOUND:
+                    break  # a forced result: deeper search cannot change it
+                if lim.time is not None and time.perf_counter() - start > 0.45 * lim.time:
+                    break  # the next iteration would most likely not finish
+        n_pv = C.principal_variation(fam.fam, fam.params, state, buf.tt_keys,
+                                     buf.tt_data, fam.n_actions, best, buf.pv)
+        move = game.action_to_move(best)
+        pv: list[Move] = [game.action_to_move(int(a)) for a in buf.pv[:n_pv]]
+        if not pv or pv[0] != move:
+            pv = [move]
+        return Analysis(move, score_to_float(best_score), reached, int(buf.ctx[C.CX_NODES]),
+                        pv, time.perf_counter() - start)

@@ -1,0 +1,238 @@
+"""Subcommands of the ``nugar`` command line for agents: ``match``, ``tournament``, ``analyse``.
+
+``nugar match AGENT_A AGENT_B --rules dara --games 200 --time 0.2 --workers 2 --save DIR``
+plays a match (who starts alternates) with a progress bar and prints the table (``--json``
+for JSON). ``nugar tournament A B C ...`` plays a round robin. ``nugar analyse`` shows what
+an agent thinks of a position. Imports here stay light: the search is loaded by the handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, not {value}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, not {value}")
+    return value
+
+
+AGENT_HELP = ("random, greedy, alphabeta, mcts or level:N (1..8), with options such as "
+              "alphabeta:depth=6, mcts:playouts=2000, random:seed=3")
+
+
+def _add_limits(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--time", type=_positive_float, default=None, metavar="SECONDS",
+                   help="time per decision (default: each agent's own budget)")
+    p.add_argument("--depth", type=_positive_int, default=None, metavar="N",
+                   help="search depth per decision, in decisions")
+    p.add_argument("--nodes", type=_positive_int, default=None, metavar="N",
+                   help="nodes (alphabeta) or playouts (mcts) per decision")
+
+
+def _add_match_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rules", default="dara", metavar="RULES",
+                   help="rule set, e.g. dara, dala, kalah, dracala(leftovers=last_capturer)")
+    _add_limits(p)
+    p.add_argument("--workers", type=_positive_int, default=1, metavar="N",
+                   help="parallel worker processes (default 1)")
+    p.add_argument("--save", default=None, metavar="DIR", help="save every game's record there")
+    p.add_argument("--opening", type=_count, default=2, metavar="N",
+                   help="random decisions opening each pair of games (default 2)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the random openings")
+    p.add_argument("--json", action="store_true", help="print the table as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def register(subparsers: Any) -> None:
+    """Add ``match``, ``tournament`` and ``analyse`` to the ``nugar`` command line."""
+    p = subparsers.add_parser(
+        "match", help="play a match between two agents",
+        description="Play GAMES games between two agents, alternating who starts, and print "
+                    "wins, draws, losses, score and Elo difference of the first agent. "
+                    "Agents: " + AGENT_HELP)
+    p.add_argument("agent_a", metavar="AGENT_A")
+    p.add_argument("agent_b", metavar="AGENT_B")
+    p.add_argument("--games", type=_positive_int, default=200, help="games (default 200)")
+    _add_match_options(p)
+    p.set_defaults(func=cmd_match)
+
+    p = subparsers.add_parser(
+        "tournament", help="round robin between several agents",
+        description="Every pair of agents plays GAMES games; prints the standings. "
+                    "Agents: " + AGENT_HELP)
+    p.add_argument("agents", nargs="+", metavar="AGENT")
+    p.add_argument("--games", type=_positive_int, default=20,
+                   help="games per pair (default 20)")
+    _add_match_options(p)
+    p.set_defaults(func=cmd_tournament)
+
+    p = subparsers.add_parser(
+        "analyse", help="what an agent thinks of a position",
+        description="Play the given turns from the start, then print the agent's move, score, "
+                    "depth, nodes and principal variation.")
+    p.add_argument("rules", metavar="RULES")
+    p.add_argument("turns", nargs="*", metavar="TURN")
+    p.add_argument("--agent", default="alphabeta", help="agent (default alphabeta). "
+                   + AGENT_HELP)
+    _add_limits(p)
+    p.add_argument("--json", action="store_true", help="print the analysis as JSON")
+    p.set_defaults(func=cmd_analyse)
+
+
+def _limits(args: argparse.Namespace) -> Any:
+    from . import Limits
+
+    return Limits(args.time, args.depth, args.nodes)
+
+
+def _error(message: str) -> int:
+    print(f"nugar: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _fmt_elo(x: float) -> str:
+    return "inf" if math.isinf(x) else f"{x:+.0f}"
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.table import Table
+
+    from .tournament import GameResult, check_match_args, run_match
+
+    try:
+        check_match_args((args.agent_a, args.agent_b), args.rules, args.games, args.workers)
+        limits = _limits(args)
+    except ValueError as exc:
+        return _error(str(exc))
+    console = Console(stderr=True)
+    tally = [0, 0, 0]
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                        MofNCompleteColumn(), TextColumn("{task.fields[tally]}"),
+                        console=console, disable=args.quiet or args.json, transient=False)
+    with progress:
+        task = progress.add_task(f"{args.agent_a} vs {args.agent_b}", total=args.games,
+                                 tally="")
+
+        def on_result(r: GameResult) -> None:
+            idx = 0 if r.points_a == 1.0 else (2 if r.points_a == 0.0 else 1)
+            tally[idx] += 1
+            progress.update(task, advance=1,
+                            tally=f"+{tally[0]} ={tally[1]} -{tally[2]}")
+
+        table = run_match(args.agent_a, args.agent_b, args.rules, args.games, limits,
+                          args.workers, args.save, args.opening, args.seed, on_result)
+    data = table.to_json()
+    if args.json:
+        print(json.dumps({k: (None if isinstance(v, float) and math.isinf(v) else v)
+                          for k, v in data.items()}))
+        return EXIT_OK
+    out = Table(title=f"{args.agent_a} vs {args.agent_b} ({args.rules}, "
+                      f"{table.games} games)")
+    for col in ("agent", "wins", "draws", "losses", "score %", "Elo diff (95%)"):
+        out.add_column(col, justify="right" if col != "agent" else "left")
+    elo, lo, hi = table.elo()
+    out.add_row(args.agent_a, str(table.wins), str(table.draws), str(table.losses),
+                f"{100 * table.score:.1f}",
+                f"{_fmt_elo(elo)} [{_fmt_elo(lo)}, {_fmt_elo(hi)}]")
+    Console().print(out)
+    if args.save:
+        Console().print(f"records saved in {args.save}")
+    return EXIT_OK
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from .tournament import GameResult, check_match_args, run_round_robin
+
+    try:
+        if len(args.agents) < 2:
+            raise ValueError("a tournament needs at least two agents")
+        check_match_args(args.agents, args.rules, args.games, args.workers)
+        limits = _limits(args)
+    except ValueError as exc:
+        return _error(str(exc))
+    n_pairs = len(args.agents) * (len(args.agents) - 1) // 2
+    progress = Progress(console=Console(stderr=True), disable=args.quiet or args.json)
+    with progress:
+        task = progress.add_task("round robin", total=n_pairs * args.games)
+
+        def on_result(r: GameResult) -> None:
+            progress.update(task, advance=1)
+
+        rr = run_round_robin(args.agents, args.rules, args.games, limits, args.workers,
+                             args.save, args.opening, args.seed, on_result)
+    data = rr.to_json()
+    if args.json:
+        print(json.dumps(data, default=lambda x: None))
+        return EXIT_OK
+    out = Table(title=f"round robin ({args.rules}, {args.games} games per pair)")
+    for col in ("rank", "agent", "points", "games", "score %"):
+        out.add_column(col)
+    rows = sorted(data["standings"], key=lambda s: -s["points"])
+    for rank, s in enumerate(rows, 1):
+        out.add_row(str(rank), s["agent"], f"{s['points']:g}", str(s["games"]),
+                    f"{100 * s['score']:.1f}")
+    Console().print(out)
+    return EXIT_OK
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    import nugar
+
+    from . import make_agent
+
+    try:
+        game = nugar.new_game(args.rules)
+        for turn in args.turns:
+            game.play(turn)
+        agent = make_agent(args.agent)
+        limits = _limits(args)
+        if game.is_over:
+            raise ValueError(f"the game is over ({game.outcome})")
+    except ValueError as exc:
+        return _error(str(exc))
+    a = agent.analyse(game, limits)
+    data = {"move": str(a.move), "score": a.score, "depth": a.depth, "nodes": a.nodes,
+            "pv": [str(m) for m in a.pv], "seconds": round(a.seconds, 4)}
+    if args.json:
+        print(json.dumps(data))
+    else:
+        print(f"move {data['move']}  score {a.score}  depth {a.depth}  nodes {a.nodes}  "
+              f"time {a.seconds:.3f}s\npv {' '.join(data['pv'])}")
+    return EXIT_OK

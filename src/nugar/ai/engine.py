@@ -1,0 +1,194 @@
+"""Glue between games and the compiled search: which kernels and weights a rule set uses,
+the search's preallocated buffers, the hard time limit, and warming the compiled code.
+
+Importing this module imports numba and the kernels; ``nugar.ai`` itself only imports it
+when a search agent is built.
+"""
+
+from __future__ import annotations
+
+import mmap
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..kernels import alignment as KA
+from ..kernels import search_alignment as EA
+from ..kernels import search_core as C
+from ..kernels import search_sowing as ES
+from ..kernels import sowing as KS
+from ..rules.base import Game
+from ..rules.options import RuleSet
+
+IntArray = npt.NDArray[np.int64]
+
+#: default size of the transposition table (two int64 arrays, 16 bytes an entry)
+DEFAULT_TABLE_MB = 256
+
+
+@dataclass(frozen=True)
+class FamilyKernels:
+    """What the search needs to know of a game: family code, params, weights, action count."""
+
+    fam: int
+    weights: IntArray
+    params: IntArray
+    n_actions: int
+
+
+def default_weights(rules: RuleSet) -> IntArray:
+    """The tuned evaluation weights of a rule set (docs/ai.md)."""
+    if rules.family == "sowing":
+        return (ES.DRACALA_WEIGHTS if rules.is_dracala else ES.KALAH_WEIGHTS).copy()
+    if rules.game == "Dala":
+        return EA.DALA_WEIGHTS.copy()
+    return EA.DARA_WEIGHTS.copy()
+
+
+def kernels_for(game: Game, weights: IntArray | None = None) -> FamilyKernels:
+    """The kernels, params and weights for searching ``game``."""
+    params: IntArray = game.params  # type: ignore[attr-defined]
+    w = default_weights(game.rules) if weights is None else weights
+    if game.rules.family == "sowing":
+        return FamilyKernels(C.FAM_SOWING, w, params, int(KS.num_actions(params)))
+    return FamilyKernels(C.FAM_ALIGNMENT, w, params, int(KA.num_actions(params)))
+
+
+def game_state(game: Game) -> IntArray:
+    """The current state array of a game (read only)."""
+    state: IntArray = game.state  # type: ignore[attr-defined]
+    return state
+
+
+def turn_start_keys(game: Game) -> list[int]:
+    """Keys of the positions at the start of each turn so far, oldest first, the current
+    position last when it starts a turn. The search scores a return to one as a draw.
+
+    Only alignment games have repetition draws; a sowing position never recurs (the stores
+    only fill), so for them this is empty.
+    """
+    if game.rules.family == "sowing":
+        return []
+    # AlignmentGame keeps exactly these keys for its own repetition rule (since the last
+    # drop or capture: older positions cannot recur)
+    history = getattr(game, "_history", None)
+    count = getattr(game, "_history_count", None)
+    if history is None or count is None:
+        return []
+    return [int(k) for k in history[: int(count)]]
+
+
+def _zeroed(n: int) -> IntArray:
+    """``n`` zeroed int64 on plain anonymous memory pages.
+
+    NumPy asks for transparent huge pages on large arrays, which makes the first touch of each
+    2 MB page cost a few hundred microseconds inside a timed search; small pages cost about
+    one microsecond, and are committed only when touched.
+    """
+    if n < 65536:
+        return np.zeros(n, dtype=np.int64)
+    memory = mmap.mmap(-1, n * 8)
+    return np.frombuffer(memory, dtype=np.int64)
+
+
+class SearchBuffers:
+    """Every array one search uses, allocated once per agent and family.
+
+    The transposition table is a fixed pair of arrays of ``2**k`` entries (the largest power
+    of two that fits in ``table_mb``), allocated zeroed: the operating system only commits the
+    pages the search touches, and the search never allocates more.
+    """
+
+    def __init__(self, state_size: int, n_actions: int, table_mb: float) -> None:
+        entries = 1
+        while entries * 2 * 16 <= table_mb * 1024 * 1024:
+            entries *= 2
+        self.table_entries = entries
+        self.tt_keys = _zeroed(entries)
+        self.tt_data = _zeroed(entries)
+        rows = C.MAX_PLY + 2
+        self.stack = np.zeros((rows, state_size), dtype=np.int64)
+        self.moves = np.zeros((rows, n_actions), dtype=np.int64)
+        self.order = np.zeros((rows, n_actions), dtype=np.int64)
+        self.killers = np.full((rows, 2), -1, dtype=np.int64)
+        self.history = np.zeros((3, n_actions), dtype=np.int64)
+        self.path = np.zeros(4096 + rows, dtype=np.int64)
+        self.ctx = np.zeros(C.CX_SIZE, dtype=np.int64)
+        self.stop = np.zeros(1, dtype=np.int64)
+        self.pv = np.zeros(64, dtype=np.int64)
+        self.state_size = state_size
+        self.n_actions = n_actions
+
+    def fits(self, state_size: int, n_actions: int) -> bool:
+        return self.state_size == state_size and self.n_actions == n_actions
+
+    def clear_table(self) -> None:
+        self.tt_keys[:] = 0
+        self.tt_data[:] = 0
+
+    def new_search(self, keys: list[int], node_limit: int | None) -> None:
+        """Reset counters, age the move-ordering tables and load the repetition path."""
+        self.ctx[:] = 0
+        self.ctx[C.CX_NODE_LIMIT] = node_limit if node_limit is not None else 1 << 62
+        self.stop[0] = 0
+        self.history >>= 2
+        self.killers[:] = -1
+        recent = keys[-4096:]
+        self.path[: len(recent)] = recent
+        self.ctx[C.CX_PATH_LEN] = len(recent)
+
+
+class Deadline:
+    """Sets ``stop[0]`` from a timer thread once ``seconds`` have passed (the search kernels
+    release the GIL and poll the flag every 1024 nodes)."""
+
+    def __init__(self, stop: IntArray, seconds: float | None) -> None:
+        self.stop = stop
+        self.timer: threading.Timer | None = None
+        if seconds is not None:
+            self.timer = threading.Timer(max(seconds, 0.0), self._fire)
+            self.timer.daemon = True
+
+    def _fire(self) -> None:
+        self.stop[0] = 1
+
+    def __enter__(self) -> Deadline:
+        if self.timer is not None:
+            self.timer.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+
+
+_warm: set[str] = set()
+
+
+def warm_up(game: Game) -> float:
+    """Compile (or load from numba's cache) the search kernels for ``game``'s family, so the
+    first real search is not charged for it; returns the seconds it took (0 if done before)."""
+    key = game.rules.family
+    if _warm:
+        return 0.0
+    start = time.perf_counter()
+    fam = kernels_for(game)
+    state = game_state(game)
+    buf = SearchBuffers(state.shape[0], fam.n_actions, 0.01)
+    buf.new_search([], None)
+    buf.stack[0] = state
+    C.search_root(fam.fam, fam.params, fam.weights, buf.stack,
+                  buf.moves, buf.order, buf.tt_keys, buf.tt_data, buf.killers, buf.history,
+                  buf.path, buf.ctx, buf.stop, 1)
+    C.principal_variation(fam.fam, fam.params, state, buf.tt_keys, buf.tt_data,
+                          fam.n_actions, -1, buf.pv)
+    nodes = np.zeros((8, C.ND_FIELDS), dtype=np.int64)
+    values = np.zeros(8, dtype=np.float64)
+    C.mcts(fam.fam, fam.params, fam.weights, state, nodes, values,
+           buf.ctx, buf.stop, fam.n_actions, 1, 1.0, 0, 100.0, 1)
+    _warm.add(key)
+    return time.perf_counter() - start

@@ -1,0 +1,109 @@
+"""Agents that need no search: ``random`` and ``greedy``.
+
+Both work through the public :class:`~nugar.rules.base.Game` API alone (legal actions,
+unchecked ``push_action`` and ``undo``), so they run with any rules engine.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import TYPE_CHECKING
+
+from .base import Agent, Analysis, Limits, check_playable
+
+if TYPE_CHECKING:
+    from ..rules.base import Game
+
+#: a value beyond any material difference, for a move that wins the game outright
+WIN_VALUE = 1_000_000.0
+
+
+class RandomAgent(Agent):
+    """Plays a legal move chosen uniformly at random."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.spec = "random" if seed is None else f"random:seed={seed}"
+
+    def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
+        check_playable(game)
+        start = time.perf_counter()
+        actions = game.legal_actions()
+        action = self.rng.choice(actions)
+        move = game.action_to_move(action)
+        return Analysis(move, None, 0, len(actions), [move], time.perf_counter() - start)
+
+
+def _balance(game: Game, player: int) -> float:
+    """Material (alignment: pieces left) or store (sowing) of ``player`` minus the opponent's."""
+    first, second = game.score
+    return float(first - second) if player == 1 else float(second - first)
+
+
+class GreedyAgent(Agent):
+    """Takes the move with the best immediate gain, ties broken at random.
+
+    The gain is the change in material (alignment: pieces on board and in hand) or in the
+    store difference (sowing) once the mover's own run of decisions is over: a step that forms
+    a three counts the best capture it allows, a sowing step that earns a bonus step counts the
+    best follow-up (up to ``chain`` decisions). A move that ends the game counts as winning or
+    losing outright; a draw counts as no gain. With ``noise`` > 0 it plays a random move with
+    that probability instead (the weakest level uses this).
+    """
+
+    def __init__(self, seed: int | None = None, noise: float = 0.0, chain: int = 4) -> None:
+        if not 0.0 <= noise <= 1.0:
+            raise ValueError(f"greedy noise must be between 0 and 1, not {noise!r}")
+        self.seed = seed
+        self.noise = noise
+        self.chain = chain
+        self.rng = random.Random(seed)
+        parts = []
+        if noise:
+            parts.append(f"noise={noise:g}")
+        if seed is not None:
+            parts.append(f"seed={seed}")
+        self.spec = "greedy" + (":" + ",".join(parts) if parts else "")
+        self._nodes = 0
+
+    def _value_after(self, game: Game, player: int, base: float, depth: int) -> float:
+        """Gain for ``player`` in the position reached, following his own further decisions."""
+        self._nodes += 1
+        outcome = game.outcome
+        if outcome is not None:
+            if outcome.winner is None:
+                return 0.0
+            return WIN_VALUE if outcome.winner == player else -WIN_VALUE
+        if game.to_move != player or depth >= self.chain:
+            return _balance(game, player) - base
+        best = -WIN_VALUE * 2
+        for action in game.legal_actions():
+            game.push_action(action)
+            best = max(best, self._value_after(game, player, base, depth + 1))
+            game.undo()
+        return best
+
+    def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
+        check_playable(game)
+        start = time.perf_counter()
+        actions = game.legal_actions()
+        self._nodes = 0
+        if self.noise and self.rng.random() < self.noise:
+            move = game.action_to_move(self.rng.choice(actions))
+            return Analysis(move, None, 0, len(actions), [move], time.perf_counter() - start)
+        player = game.to_move
+        base = _balance(game, player)
+        best_value = -WIN_VALUE * 4
+        best: list[int] = []
+        for action in actions:
+            game.push_action(action)
+            value = self._value_after(game, player, base, 1)
+            game.undo()
+            if value > best_value:
+                best_value, best = value, [action]
+            elif value == best_value:
+                best.append(action)
+        move = game.action_to_move(self.rng.choice(best))
+        return Analysis(move, best_value, 1, self._nodes, [move], time.perf_counter() - start)

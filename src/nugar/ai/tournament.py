@@ -1,0 +1,371 @@
+"""Matches and round robins between agents, in parallel worker processes.
+
+A match alternates who starts: games ``2k`` and ``2k + 1`` share a short random opening
+(``opening`` decisions, the same for both) with the colours swapped, so that deterministic
+agents do not replay one game over and over and neither side gains from the opening. Every
+game can be saved as a record (``nugar.record.dumps``). The table gives wins, draws and
+losses of the first-named agent, its score and the Elo difference with a 95% interval.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from .base import Agent, Limits
+
+#: decisions after which a game still running is stopped and counted a draw (only reachable
+#: with the draw rules switched off)
+MAX_DECISIONS = 5000
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything a worker needs to play one game."""
+
+    index: int
+    rules: str
+    first: str            # agent spec of the first player
+    second: str           # agent spec of the second player
+    a_first: bool         # whether agent A is the first player
+    limits: Limits
+    opening: int          # random decisions played before the agents take over
+    opening_seed: int
+    record: bool
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """How one game went, seen from agent A."""
+
+    index: int
+    a_first: bool
+    result: str           # "1-0", "0-1" or "1/2-1/2"
+    reason: str
+    points_a: float
+    decisions: int
+    record: str | None
+
+
+@dataclass
+class MatchTable:
+    """Results of agent A against agent B."""
+
+    agent_a: str
+    agent_b: str
+    rules: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    results: list[GameResult] = field(default_factory=list)
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """Fraction of the points won by agent A (draws count half); 0.5 before any game."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.5
+
+    def add(self, result: GameResult) -> None:
+        self.results.append(result)
+        if result.points_a == 1.0:
+            self.wins += 1
+        elif result.points_a == 0.0:
+            self.losses += 1
+        else:
+            self.draws += 1
+
+    def elo(self) -> tuple[float, float, float]:
+        """Elo difference of A over B and its 95% interval (see :func:`elo_interval`)."""
+        return elo_interval(self.wins, self.draws, self.losses)
+
+    def to_json(self) -> dict[str, Any]:
+        elo, lo, hi = self.elo()
+        return {"agent_a": self.agent_a, "agent_b": self.agent_b, "rules": self.rules,
+                "games": self.games, "wins": self.wins, "draws": self.draws,
+                "losses": self.losses, "score": self.score, "elo": elo, "elo_low": lo,
+                "elo_high": hi}
+
+
+def elo_from_score(score: float) -> float:
+    """Elo difference that gives an expected ``score`` (0 < score < 1)."""
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def elo_interval(wins: int, draws: int, losses: int) -> tuple[float, float, float]:
+    """Elo difference and its 95% interval from a match's wins, draws and losses.
+
+    The interval is Wilson's score interval on the mean points per game (with the binomial
+    variance, which is never smaller than the variance with draws), mapped through the
+    logistic Elo curve. It stays sensible for a perfect or zero score, where the estimate
+    itself is clamped half a point from the end so that every figure is finite.
+    """
+    n = wins + draws + losses
+    if n == 0:
+        return 0.0, -math.inf, math.inf
+    s = (wins + 0.5 * draws) / n
+    z = 1.96
+    denom = 1.0 + z * z / n
+    centre = (s + z * z / (2 * n)) / denom
+    half = z * math.sqrt(s * (1.0 - s) / n + z * z / (4.0 * n * n)) / denom
+    eps = 0.5 / n
+
+    def clamp(x: float) -> float:
+        return min(max(x, eps), 1.0 - eps)
+
+    return (elo_from_score(clamp(s)), elo_from_score(clamp(centre - half)),
+            elo_from_score(clamp(centre + half)))
+
+
+# --- one game ------------------------------------------------------------------------------
+
+_agents: dict[str, Agent] = {}
+
+
+def _agent(spec: str) -> Agent:
+    """One agent per spec and process, reused from game to game (its table is reset)."""
+    from .agents import make_agent
+
+    agent = _agents.get(spec)
+    if agent is None:
+        agent = make_agent(spec)
+        _agents[spec] = agent
+    reset = getattr(agent, "reset", None)
+    if callable(reset):
+        reset()
+    return agent
+
+
+def play_game(spec: GameSpec) -> GameResult:
+    """Play one game to its end (or ``MAX_DECISIONS``) and report it from A's side."""
+    import nugar
+
+    game = nugar.new_game(spec.rules)
+    players = {1: _agent(spec.first), 2: _agent(spec.second)}
+    rng = random.Random(spec.opening_seed)
+    decisions = 0
+    while not game.is_over and decisions < MAX_DECISIONS:
+        if decisions < spec.opening:
+            game.push_action(rng.choice(game.legal_actions()))
+        else:
+            game.push(players[game.to_move].choose(game, spec.limits))
+        decisions += 1
+    outcome = game.outcome
+    if outcome is None:
+        result, reason, winner = "1/2-1/2", "adjudicated", None
+    else:
+        result, reason, winner = outcome.result, outcome.reason, outcome.winner
+    a_player = 1 if spec.a_first else 2
+    points = 0.5 if winner is None else (1.0 if winner == a_player else 0.0)
+    text = None
+    if spec.record:
+        from ..record import dumps
+
+        tags = {"First": spec.first, "Second": spec.second, "Round": str(spec.index + 1)}
+        if spec.limits.time is not None:
+            tags["TimeControl"] = f"{spec.limits.time:g}s/move"
+        if outcome is None:
+            tags["Annotator"] = f"stopped after {MAX_DECISIONS} decisions"
+        text = dumps(game, tags)
+    return GameResult(spec.index, spec.a_first, result, reason, points, decisions, text)
+
+
+def _warm_worker() -> None:
+    """Load the compiled kernels once per worker before its first game."""
+    import nugar
+
+    from .engine import warm_up
+
+    warm_up(nugar.new_game("kalah"))
+
+
+# --- matches -------------------------------------------------------------------------------
+
+
+def match_specs(agent_a: str, agent_b: str, rules: str, games: int, limits: Limits,
+                opening: int = 2, seed: int | None = None, record: bool = False
+                ) -> list[GameSpec]:
+    """The games of a match: A starts the even-numbered ones; pairs share an opening."""
+    rng = random.Random(seed)
+    specs: list[GameSpec] = []
+    pair_seed = 0
+    for i in range(games):
+        if i % 2 == 0:
+            pair_seed = rng.randrange(1 << 62)
+        a_first = i % 2 == 0
+        first, second = (agent_a, agent_b) if a_first else (agent_b, agent_a)
+        specs.append(GameSpec(i, rules, first, second, a_first, limits, opening, pair_seed,
+                              record))
+    return specs
+
+
+def check_match_args(agents: Sequence[str], rules: str, games: int, workers: int) -> None:
+    """Raise ``ValueError`` for bad match arguments before any process starts."""
+    import nugar
+
+    from .agents import make_agent
+
+    nugar.parse_rules(rules)
+    for spec in agents:
+        make_agent(spec)
+    if games < 1:
+        raise ValueError(f"games must be >= 1, not {games}")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, not {workers}")
+
+
+def run_games(specs: Sequence[GameSpec], workers: int = 1,
+              on_result: Callable[[GameResult], None] | None = None) -> list[GameResult]:
+    """Play games, in ``workers`` processes (1: in this process); results in game order."""
+    results: list[GameResult] = []
+    if workers <= 1 or len(specs) <= 1:
+        for spec in specs:
+            r = play_game(spec)
+            results.append(r)
+            if on_result is not None:
+                on_result(r)
+    else:
+        ctx = get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(workers, len(specs)), mp_context=ctx,
+                                 initializer=_warm_worker) as pool:
+            futures = [pool.submit(play_game, s) for s in specs]
+            for fut in futures:
+                r = fut.result()
+                results.append(r)
+                if on_result is not None:
+                    on_result(r)
+    return sorted(results, key=lambda r: r.index)
+
+
+def run_match(agent_a: str, agent_b: str, rules: str = "dara", games: int = 200,
+              limits: Limits | None = None, workers: int = 1, save: str | Path | None = None,
+              opening: int = 2, seed: int | None = None,
+              on_result: Callable[[GameResult], None] | None = None) -> MatchTable:
+    """Play a match and return its table; with ``save`` every record goes into that folder."""
+    check_match_args((agent_a, agent_b), rules, games, workers)
+    lim = limits if limits is not None else Limits()
+    specs = match_specs(agent_a, agent_b, rules, games, lim, opening, seed, save is not None)
+    table = MatchTable(agent_a, agent_b, rules)
+
+    def collect(r: GameResult) -> None:
+        table.add(r)
+        if on_result is not None:
+            on_result(r)
+
+    results = run_games(specs, workers, collect)
+    table.results = results
+    if save is not None:
+        save_records(results, Path(save), agent_a, agent_b)
+    return table
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def save_records(results: Sequence[GameResult], folder: Path, agent_a: str, agent_b: str
+                 ) -> list[Path]:
+    """Write each game's record as ``NNNN-first-vs-second.txt`` into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths: list[Path] = []
+    for r in results:
+        if r.record is None:
+            continue
+        first, second = (agent_a, agent_b) if r.a_first else (agent_b, agent_a)
+        path = folder / f"{r.index + 1:04d}-{_safe(first)}-vs-{_safe(second)}.txt"
+        path.write_text(r.record, encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+@dataclass
+class RoundRobin:
+    """Every pair of agents played a match; ``tables[(i, j)]`` is agent i against j."""
+
+    agents: list[str]
+    rules: str
+    tables: dict[tuple[int, int], MatchTable]
+
+    def points(self) -> list[float]:
+        """Points of each agent over all its games."""
+        pts = [0.0] * len(self.agents)
+        for (i, j), t in self.tables.items():
+            pts[i] += t.wins + 0.5 * t.draws
+            pts[j] += t.losses + 0.5 * t.draws
+        return pts
+
+    def games_played(self) -> list[int]:
+        n = [0] * len(self.agents)
+        for (i, j), t in self.tables.items():
+            n[i] += t.games
+            n[j] += t.games
+        return n
+
+    def to_json(self) -> dict[str, Any]:
+        pts = self.points()
+        played = self.games_played()
+        return {
+            "rules": self.rules,
+            "standings": [{"agent": a, "points": p, "games": g,
+                           "score": p / g if g else 0.5}
+                          for a, p, g in zip(self.agents, pts, played, strict=True)],
+            "matches": [t.to_json() for t in self.tables.values()],
+        }
+
+
+def run_round_robin(agents: Sequence[str], rules: str = "dara", games: int = 20,
+                    limits: Limits | None = None, workers: int = 1,
+                    save: str | Path | None = None, opening: int = 2,
+                    seed: int | None = None,
+                    on_result: Callable[[GameResult], None] | None = None) -> RoundRobin:
+    """A match of ``games`` games between every pair of ``agents`` (all games in one pool)."""
+    if len(agents) < 2:
+        raise ValueError(f"a round robin needs at least two agents, got {len(agents)}")
+    check_match_args(agents, rules, games, workers)
+    lim = limits if limits is not None else Limits()
+    rng = random.Random(seed)
+    pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
+    all_specs: list[GameSpec] = []
+    owner: dict[int, tuple[int, int]] = {}
+    for i, j in pairs:
+        specs = match_specs(agents[i], agents[j], rules, games, lim, opening,
+                            rng.randrange(1 << 62), save is not None)
+        for s in specs:
+            g = GameSpec(len(all_specs), s.rules, s.first, s.second, s.a_first, s.limits,
+                         s.opening, s.opening_seed, s.record)
+            owner[g.index] = (i, j)
+            all_specs.append(g)
+    tables = {(i, j): MatchTable(agents[i], agents[j], rules) for i, j in pairs}
+
+    def collect(r: GameResult) -> None:
+        tables[owner[r.index]].add(r)
+        if on_result is not None:
+            on_result(r)
+
+    results = run_games(all_specs, workers, collect)
+    if save is not None:
+        for (i, j), table in tables.items():
+            mine = [r for r in results if owner[r.index] == (i, j)]
+            table.results = mine
+            save_records(mine, Path(save) / f"{_safe(agents[i])}-vs-{_safe(agents[j])}",
+                         agents[i], agents[j])
+    return RoundRobin(list(agents), rules, tables)
+
+
+def default_workers() -> int:
+    """One worker per available core."""
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else (os.cpu_count() or 1))
+
+
+def result_dict(result: GameResult) -> dict[str, Any]:
+    return asdict(result)

@@ -1,0 +1,644 @@
+"""Compiled rules of the alignment family (Dara, Dala): drops, steps, threes, captures, ends.
+
+Every alignment rule and option of the rules contract (``RULES.md``, "Alignment family") is
+decided here, once; ``nugar.rules.alignment.AlignmentGame`` and the search and simulators call
+these functions. Sources of the rules: ``dara-wikipedia.txt``, ``dara-rule-sheet.txt`` and
+``dala-wikipedia.txt``.
+
+Layout (see ``docs/architecture.md``): the state is the common header followed by the fields
+``ST_HAND1`` ... ``ST_BOARD``; occupancy is one bitboard per player in ``W`` words of 63 bits
+(square ``sq`` is bit ``sq % 63`` of word ``sq // 63``). Action codes, with ``N = rows*cols``:
+``sq`` drop, ``N + 4*sq + d`` step (d: 0 up, 1 right, 2 down, 3 left), ``5N + sq`` capture,
+``6N`` pass.
+
+Lines are found by walking a precomputed neighbour table from the squares a move touches: a
+move can only create or break the runs through the squares it changes, so no whole-board scan
+is needed to decide whether a three was formed.
+
+Repetition needs the positions of earlier turns, which one state does not hold: the caller
+keeps an ``int64`` history buffer and calls :func:`note_position` after each decision (see
+there). :func:`perft` ignores repetition; :func:`random_playout` applies every draw rule.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..rules.options import AlignmentOptions
+from .common import (
+    OUTCOME_DRAW,
+    OUTCOME_RUNNING,
+    REASON_BLOCKED,
+    REASON_PIECES,
+    REASON_QUIET_LIMIT,
+    REASON_REPETITION,
+    ST_KEY,
+    ST_OUTCOME,
+    ST_PLY,
+    ST_REASON,
+    ST_TO_MOVE,
+)
+from .jit import kernel
+
+IntArray = NDArray[np.int64]
+
+# --- state fields after the common header ----------------------------------------------------
+ST_HAND1 = 5       # pieces in hand, first player
+ST_HAND2 = 6       # pieces in hand, second player
+ST_PENDING = 7     # 1 while the player to move owes a capture decision
+ST_LAST1 = 8       # first player's last step: origin square (-1 none); ST_LAST1 + 1: target
+ST_LAST2 = 10      # second player's last step, origin and target
+ST_QUIET = 12      # move-phase turns since the last capture (or since the move phase began)
+ST_PASSED = 13     # 1 when the turn just finished was a pass
+ST_ON1 = 14        # pieces on the board, first player
+ST_ON2 = 15        # pieces on the board, second player
+ST_BOARD = 16      # bitboards: first player's W words, then the second player's W words
+
+# --- params ----------------------------------------------------------------------------------
+P_ROWS = 0
+P_COLS = 1
+P_N = 2            # rows * cols
+P_W = 3            # 63-bit words per bitboard
+P_PIECES = 4
+P_CENTRE_FIRST = 5
+P_DROP_CAPTURE = 6
+P_DROP_MAX = 7     # longest line a drop may put the dropped piece in
+P_STEP_MAX = 8     # longest line a step may put the moved piece in
+P_PROTECT = 9
+P_TAKE_ANY = 10
+P_NO_RETURN = 11
+P_BLOCKED_LOSE = 12
+P_LOSS_AT = 13
+P_REPETITION = 14  # 0: off
+P_QUIET = 15       # 0: off
+P_CENTRE = 16      # four centre squares, -1 where the board has none
+P_OFF_NB = 20      # offset of the neighbour table: 4 entries per square, -1 off the board
+P_OFF_ZPIECE = 21  # offset of piece keys: (player - 1) * N + sq
+P_OFF_ZHAND = 22   # offset of hand keys: 2 players x 2 digits x 64 values
+P_OFF_ZLAST = 23   # offset of last-step keys: 2 players x (origin N, target N)
+P_Z_SIDE = 24      # key of "second player to move"
+P_Z_PENDING = 25   # key of "a capture decision is owed"
+P_FIXED = 26
+
+UNLIMITED = 1 << 40
+NUM_DIRECTIONS = 4
+_ZOBRIST_SEED = 0x6E75676172  # "nugar"
+
+
+def make_params(options: AlignmentOptions) -> IntArray:
+    """The params array of an alignment rule set (plain Python, called once per rule set)."""
+    rows, cols = options.rows, options.cols
+    n = rows * cols
+    words = (n + 62) // 63
+    off_nb = P_FIXED
+    off_zpiece = off_nb + 4 * n
+    off_zhand = off_zpiece + 2 * n
+    off_zlast = off_zhand + 2 * 2 * 64
+    size = off_zlast + 2 * 2 * n
+    p = np.zeros(size, dtype=np.int64)
+    p[P_ROWS], p[P_COLS], p[P_N], p[P_W] = rows, cols, n, words
+    p[P_PIECES] = options.pieces
+    p[P_CENTRE_FIRST] = int(options.centre_first)
+    p[P_DROP_CAPTURE] = int(options.drop_capture)
+    p[P_DROP_MAX] = {"none": UNLIMITED, "no_four": 3, "no_three": 2}[options.drop_limit]
+    p[P_STEP_MAX] = {"forbidden": 3, "allowed": UNLIMITED}[options.long_lines]
+    p[P_PROTECT] = int(options.protect_threes)
+    p[P_TAKE_ANY] = int(options.all_protected == "take_any")
+    p[P_NO_RETURN] = int(options.no_return)
+    p[P_BLOCKED_LOSE] = int(options.blocked == "lose")
+    p[P_LOSS_AT] = options.loss_at
+    p[P_REPETITION] = options.repetition or 0
+    p[P_QUIET] = options.quiet_limit or 0
+    # centre: rows floor(R/2) and floor(R/2)+1, columns likewise, counted from 1 (RULES.md)
+    k = 0
+    for r1 in (rows // 2, rows // 2 + 1):
+        for c1 in (cols // 2, cols // 2 + 1):
+            inside = 1 <= r1 <= rows and 1 <= c1 <= cols
+            p[P_CENTRE + k] = (r1 - 1) * cols + (c1 - 1) if inside else -1
+            k += 1
+    for sq in range(n):
+        r, c = divmod(sq, cols)
+        p[off_nb + 4 * sq + 0] = sq + cols if r + 1 < rows else -1
+        p[off_nb + 4 * sq + 1] = sq + 1 if c + 1 < cols else -1
+        p[off_nb + 4 * sq + 2] = sq - cols if r > 0 else -1
+        p[off_nb + 4 * sq + 3] = sq - 1 if c > 0 else -1
+    rng = np.random.default_rng(_ZOBRIST_SEED + 1000 * rows + cols)
+    keys = rng.integers(-(2**63), 2**63 - 1, size=size - off_zpiece + 2, dtype=np.int64)
+    p[off_zpiece:size] = keys[: size - off_zpiece]
+    p[P_Z_SIDE] = keys[-2]
+    p[P_Z_PENDING] = keys[-1]
+    p[P_OFF_NB], p[P_OFF_ZPIECE] = off_nb, off_zpiece
+    p[P_OFF_ZHAND], p[P_OFF_ZLAST] = off_zhand, off_zlast
+    return p
+
+
+@kernel
+def num_actions(params: IntArray) -> int:
+    """Size of the flat action space: N drops, 4N steps, N captures and a pass."""
+    return int(6 * params[P_N] + 1)
+
+
+@kernel
+def state_size(params: IntArray) -> int:
+    """Length of a state array for these params."""
+    return int(ST_BOARD + 2 * params[P_W])
+
+
+# --- small helpers ---------------------------------------------------------------------------
+@kernel
+def owns(params: IntArray, state: IntArray, player: int, sq: int) -> bool:
+    """Whether ``player`` (1 or 2) has a piece on ``sq``."""
+    word = state[ST_BOARD + (player - 1) * params[P_W] + sq // 63]
+    return bool(((word >> (sq % 63)) & 1) != 0)
+
+
+@kernel
+def _empty(params: IntArray, state: IntArray, sq: int) -> bool:
+    w = params[P_W]
+    i = ST_BOARD + sq // 63
+    b = sq % 63
+    return bool((((state[i] | state[i + w]) >> b) & 1) == 0)
+
+
+@kernel
+def _hand_key(params: IntArray, player: int, hand: int) -> int:
+    base = params[P_OFF_ZHAND] + (player - 1) * 128
+    return int(params[base + (hand & 63)] ^ params[base + 64 + ((hand >> 6) & 63)])
+
+
+@kernel
+def _flip(params: IntArray, state: IntArray, player: int, sq: int) -> None:
+    """Put a piece of ``player`` on an empty ``sq`` or take it off (bit and key)."""
+    i = ST_BOARD + (player - 1) * params[P_W] + sq // 63
+    state[i] ^= 1 << (sq % 63)
+    state[ST_KEY] ^= params[params[P_OFF_ZPIECE] + (player - 1) * params[P_N] + sq]
+
+
+@kernel
+def _set_hand(params: IntArray, state: IntArray, player: int, hand: int) -> None:
+    i = ST_HAND1 + player - 1
+    state[ST_KEY] ^= _hand_key(params, player, state[i]) ^ _hand_key(params, player, hand)
+    state[i] = hand
+
+
+@kernel
+def _last_key(params: IntArray, player: int, origin: int, target: int) -> int:
+    if origin < 0:
+        return 0
+    n = params[P_N]
+    base = params[P_OFF_ZLAST] + (player - 1) * 2 * n
+    return int(params[base + origin] ^ params[base + n + target])
+
+
+@kernel
+def _set_last(params: IntArray, state: IntArray, player: int, origin: int, target: int) -> None:
+    """Record ``player``'s last step (-1, -1: none); in the key only where no_return counts."""
+    i = ST_LAST1 + 2 * (player - 1)
+    if params[P_NO_RETURN] != 0:
+        state[ST_KEY] ^= (_last_key(params, player, state[i], state[i + 1])
+                          ^ _last_key(params, player, origin, target))
+    state[i] = origin
+    state[i + 1] = target
+
+
+@kernel
+def _run(params: IntArray, state: IntArray, player: int, sq: int, d: int, skip: int) -> int:
+    """Own pieces in a row from ``sq`` (exclusive) in direction ``d``, stopping at ``skip``."""
+    nb = params[P_OFF_NB]
+    count = 0
+    t = params[nb + 4 * sq + d]
+    while t >= 0 and t != skip and owns(params, state, player, t):
+        count += 1
+        t = params[nb + 4 * t + d]
+    return count
+
+
+@kernel
+def _longest_through(params: IntArray, state: IntArray, player: int, sq: int,
+                     skip: int) -> int:
+    """Longer of the row and column lines ``player`` would have through ``sq`` (own piece
+    assumed on ``sq``), treating ``skip`` as empty."""
+    h = 1 + _run(params, state, player, sq, 1, skip) + _run(params, state, player, sq, 3, skip)
+    v = 1 + _run(params, state, player, sq, 0, skip) + _run(params, state, player, sq, 2, skip)
+    return h if h > v else v
+
+
+@kernel
+def in_three(params: IntArray, state: IntArray, player: int, sq: int) -> bool:
+    """Whether the piece on ``sq`` stands in a three (a maximal row or column line of 3)."""
+    if 1 + _run(params, state, player, sq, 1, -1) + _run(params, state, player, sq, 3, -1) == 3:
+        return True
+    return 1 + _run(params, state, player, sq, 0, -1) + _run(params, state, player, sq, 2, -1) == 3
+
+
+@kernel
+def _forms_at(params: IntArray, state: IntArray, player: int, sq: int) -> bool:
+    """After a piece arrived on ``sq``: whether a line through it is a three."""
+    return in_three(params, state, player, sq)
+
+
+@kernel
+def _forms_by_leaving(params: IntArray, state: IntArray, player: int, origin: int,
+                      target: int) -> bool:
+    """After a piece left ``origin`` for ``target``: whether a line that ran through
+    ``origin`` left a three behind (stepping off the end of a four, Dala seed)."""
+    nb = params[P_OFF_NB]
+    for d in range(NUM_DIRECTIONS):
+        t = params[nb + 4 * origin + d]
+        if t >= 0 and t != target and owns(params, state, player, t):
+            if 1 + _run(params, state, player, t, d, -1) == 3:
+                return True
+    return False
+
+
+@kernel
+def in_drop_phase(state: IntArray) -> bool:
+    """The drop phase lasts until the second player's hand is empty (RULES.md, Phases)."""
+    return bool(state[ST_HAND2] > 0)
+
+
+@kernel
+def _centre_only(params: IntArray, state: IntArray) -> bool:
+    """Whether drops are restricted to the centre now (``centre_first``)."""
+    if params[P_CENTRE_FIRST] == 0:
+        return False
+    made = 2 * params[P_PIECES] - state[ST_HAND1] - state[ST_HAND2]
+    if made >= 4:
+        return False
+    for k in range(4):
+        c = params[P_CENTRE + k]
+        if c >= 0 and _empty(params, state, c):
+            return True
+    return False
+
+
+@kernel
+def _drop_ok(params: IntArray, state: IntArray, player: int, sq: int, centre: bool) -> bool:
+    if not _empty(params, state, sq):
+        return False
+    if centre:
+        inside = False
+        for k in range(4):
+            if params[P_CENTRE + k] == sq:
+                inside = True
+        if not inside:
+            return False
+    limit = params[P_DROP_MAX]
+    return bool(limit >= UNLIMITED or _longest_through(params, state, player, sq, -1) <= limit)
+
+
+@kernel
+def _step_target(params: IntArray, state: IntArray, player: int, sq: int, d: int) -> int:
+    """Target of the step from ``sq`` in direction ``d`` if it is legal, else -1."""
+    t = params[params[P_OFF_NB] + 4 * sq + d]
+    if t < 0 or not _empty(params, state, t):
+        return -1
+    if params[P_NO_RETURN] != 0:
+        i = ST_LAST1 + 2 * (player - 1)
+        if state[i + 1] == sq and state[i] == t:
+            return -1
+    limit = params[P_STEP_MAX]
+    if limit < UNLIMITED and _longest_through(params, state, player, t, sq) > limit:
+        return -1
+    return int(t)
+
+
+@kernel
+def _turn_moves(params: IntArray, state: IntArray, out: IntArray, first_only: bool) -> int:
+    """Drops or steps of the player to move (no captures, no pass), ascending codes."""
+    n = params[P_N]
+    player = state[ST_TO_MOVE]
+    count = 0
+    if in_drop_phase(state):
+        if state[ST_HAND1 + player - 1] <= 0:
+            return 0
+        centre = _centre_only(params, state)
+        for sq in range(n):
+            if _drop_ok(params, state, player, sq, centre):
+                if first_only:
+                    return 1
+                out[count] = sq
+                count += 1
+        return count
+    for sq in range(n):
+        if owns(params, state, player, sq):
+            for d in range(NUM_DIRECTIONS):
+                if _step_target(params, state, player, sq, d) >= 0:
+                    if first_only:
+                        return 1
+                    out[count] = n + 4 * sq + d
+                    count += 1
+    return count
+
+
+@kernel
+def _captures(params: IntArray, state: IntArray, out: IntArray, first_only: bool) -> int:
+    """Opponent pieces the player to move may take now, as capture codes, ascending."""
+    n = params[P_N]
+    victim = 3 - state[ST_TO_MOVE]
+    if state[ST_ON1 + victim - 1] == 0:
+        return 0
+    protect = params[P_PROTECT] != 0
+    count = 0
+    for sq in range(n):
+        if owns(params, state, victim, sq):
+            if protect and in_three(params, state, victim, sq):
+                continue
+            if first_only:
+                return 1
+            out[count] = 5 * n + sq
+            count += 1
+    if count == 0 and protect and params[P_TAKE_ANY] != 0:
+        for sq in range(n):
+            if owns(params, state, victim, sq):
+                if first_only:
+                    return 1
+                out[count] = 5 * n + sq
+                count += 1
+    return count
+
+
+@kernel
+def legal_actions(params: IntArray, state: IntArray, out: IntArray) -> int:
+    """Write the legal action codes, ascending, into ``out[:n]`` and return ``n``."""
+    if state[ST_OUTCOME] != OUTCOME_RUNNING:
+        return 0
+    if state[ST_PENDING] != 0:
+        return _captures(params, state, out, False)
+    count = _turn_moves(params, state, out, False)
+    if count == 0:
+        out[0] = 6 * params[P_N]
+        count = 1
+    return count
+
+
+@kernel
+def _finish(state: IntArray, outcome: int, reason: int) -> None:
+    state[ST_OUTCOME] = outcome
+    state[ST_REASON] = reason
+
+
+@kernel
+def _check_pieces(params: IntArray, state: IntArray, mover: int) -> bool:
+    """Piece-count loss (board plus hand at or below loss_at); the opponent is checked first
+    because only he can have just lost a piece."""
+    loss_at = params[P_LOSS_AT]
+    other = 3 - mover
+    if state[ST_ON1 + other - 1] + state[ST_HAND1 + other - 1] <= loss_at:
+        _finish(state, mover, REASON_PIECES)
+        return True
+    if state[ST_ON1 + mover - 1] + state[ST_HAND1 + mover - 1] <= loss_at:
+        _finish(state, other, REASON_PIECES)
+        return True
+    return False
+
+
+@kernel
+def start_turn(params: IntArray, state: IntArray) -> None:
+    """Decide a blocked player at the start of his turn: he loses (``blocked=lose``); with
+    ``blocked=pass`` he must pass, and if the turn before was a pass too the game is drawn."""
+    if state[ST_OUTCOME] != OUTCOME_RUNNING or state[ST_PENDING] != 0:
+        return
+    # with first_only set nothing is written to `out`, so the state stands in (no allocation)
+    if _turn_moves(params, state, state, True) > 0:
+        return
+    if params[P_BLOCKED_LOSE] != 0:
+        _finish(state, 3 - state[ST_TO_MOVE], REASON_BLOCKED)
+    elif state[ST_PASSED] != 0:
+        _finish(state, OUTCOME_DRAW, REASON_BLOCKED)
+
+
+@kernel
+def _end_turn(params: IntArray, state: IntArray, mover: int, removed: bool, counted: bool,
+              passed: bool) -> None:
+    """Close ``mover``'s turn: piece count, quiet counter, hand over, blocked check.
+
+    Repetition, which comes between the piece count and ``quiet_limit``, is checked by
+    :func:`note_position`, which overrides a quiet or blocked ending it finds first.
+    """
+    if removed:
+        state[ST_QUIET] = 0
+    elif counted:
+        state[ST_QUIET] += 1
+    state[ST_TO_MOVE] = 3 - mover
+    state[ST_KEY] ^= params[P_Z_SIDE]
+    state[ST_PASSED] = 1 if passed else 0
+    if _check_pieces(params, state, mover):
+        return
+    limit = params[P_QUIET]
+    if limit > 0 and state[ST_QUIET] >= limit:
+        _finish(state, OUTCOME_DRAW, REASON_QUIET_LIMIT)
+        return
+    start_turn(params, state)
+
+
+@kernel
+def _capture_follows(params: IntArray, state: IntArray, mover: int) -> bool:
+    """After ``mover`` formed a three: whether a capture decision follows; if so, owe it."""
+    if _captures(params, state, state, True) == 0:  # first_only: `out` is not written
+        return False
+    state[ST_PENDING] = 1
+    state[ST_KEY] ^= params[P_Z_PENDING]
+    return True
+
+
+@kernel
+def apply_action(params: IntArray, state: IntArray, action: int) -> None:
+    """Apply one decision in place, unchecked, and record any end of the game in the header."""
+    n = params[P_N]
+    player = state[ST_TO_MOVE]
+    state[ST_PLY] += 1
+    if action < n:  # drop
+        _flip(params, state, player, action)
+        state[ST_ON1 + player - 1] += 1
+        _set_hand(params, state, player, state[ST_HAND1 + player - 1] - 1)
+        _set_last(params, state, player, -1, -1)
+        if params[P_DROP_CAPTURE] != 0 and _forms_at(params, state, player, action):
+            if _capture_follows(params, state, player):
+                return
+        _end_turn(params, state, player, False, False, False)
+    elif action < 5 * n:  # step
+        origin = (action - n) >> 2
+        target = params[params[P_OFF_NB] + action - n]
+        _flip(params, state, player, origin)
+        _flip(params, state, player, target)
+        _set_last(params, state, player, origin, target)
+        if (_forms_at(params, state, player, target)
+                or _forms_by_leaving(params, state, player, origin, target)):
+            if _capture_follows(params, state, player):
+                return
+        _end_turn(params, state, player, False, True, False)
+    elif action < 6 * n:  # capture
+        victim = 3 - player
+        _flip(params, state, victim, action - 5 * n)
+        state[ST_ON1 + victim - 1] -= 1
+        state[ST_PENDING] = 0
+        state[ST_KEY] ^= params[P_Z_PENDING]
+        _end_turn(params, state, player, True, False, False)
+    else:  # pass
+        _set_last(params, state, player, -1, -1)
+        _end_turn(params, state, player, False, not in_drop_phase(state), True)
+
+
+@kernel
+def compute_key(params: IntArray, state: IntArray) -> int:
+    """The position key computed from scratch (the kernels keep ``ST_KEY`` incrementally)."""
+    key = 0
+    n = params[P_N]
+    for player in range(1, 3):
+        for sq in range(n):
+            if owns(params, state, player, sq):
+                key ^= params[params[P_OFF_ZPIECE] + (player - 1) * n + sq]
+        key ^= _hand_key(params, player, state[ST_HAND1 + player - 1])
+        if params[P_NO_RETURN] != 0:
+            i = ST_LAST1 + 2 * (player - 1)
+            key ^= _last_key(params, player, state[i], state[i + 1])
+    if state[ST_TO_MOVE] == 2:
+        key ^= params[P_Z_SIDE]
+    if state[ST_PENDING] != 0:
+        key ^= params[P_Z_PENDING]
+    return key
+
+
+@kernel
+def empty_state(params: IntArray) -> IntArray:
+    """A state with an empty board, empty hands and the first player to move (no key yet)."""
+    state = np.zeros(ST_BOARD + 2 * params[P_W], dtype=np.int64)
+    state[ST_TO_MOVE] = 1
+    for i in range(ST_LAST1, ST_LAST2 + 2):
+        state[i] = -1
+    return state
+
+
+@kernel
+def finish_setup(params: IntArray, state: IntArray) -> None:
+    """Complete a state whose board, hands, player to move and last steps were filled in:
+    count pieces, compute the key, and decide a piece-count loss or a blocked player."""
+    n = params[P_N]
+    for player in range(1, 3):
+        on = 0
+        for sq in range(n):
+            if owns(params, state, player, sq):
+                on += 1
+        state[ST_ON1 + player - 1] = on
+    state[ST_KEY] = compute_key(params, state)
+    state[ST_OUTCOME] = OUTCOME_RUNNING
+    state[ST_REASON] = 0
+    if not _check_pieces(params, state, 3 - state[ST_TO_MOVE]):
+        start_turn(params, state)
+
+
+@kernel
+def initial_state(params: IntArray) -> IntArray:
+    """The starting position: empty board, every piece in hand, the first player to move."""
+    state = empty_state(params)
+    state[ST_HAND1] = params[P_PIECES]
+    state[ST_HAND2] = params[P_PIECES]
+    finish_setup(params, state)
+    return state
+
+
+# --- repetition ------------------------------------------------------------------------------
+@kernel
+def note_position(params: IntArray, state: IntArray, history: IntArray, count: int) -> int:
+    """Record a turn-start position and draw the game on its ``repetition``-th occurrence.
+
+    Call it on the starting state and after every ``apply_action``; ``history[:count]`` holds
+    the keys recorded so far and the new count is returned (unchanged in the middle of a turn
+    or after a piece-count loss). ``history`` needs room for one more key. Only positions since
+    the last drop or capture can be equal (pieces on the board and in hand never come back),
+    and ``ST_QUIET`` counts exactly the turns since then, so older keys are dropped: the count
+    restarts at the first turn after each such change. The check comes before ``quiet_limit``
+    and the blocked rule (RULES.md), so it overrides an ending they just recorded.
+    """
+    if state[ST_PENDING] != 0:
+        return count
+    if state[ST_OUTCOME] != OUTCOME_RUNNING and state[ST_REASON] == REASON_PIECES:
+        return count
+    quiet = state[ST_QUIET]
+    if quiet == 0 or in_drop_phase(state):
+        count = 0
+    key = state[ST_KEY]
+    limit = params[P_REPETITION]
+    if limit > 0:
+        seen = 1
+        lo = count - quiet
+        if lo < 0:
+            lo = 0
+        for i in range(lo, count):
+            if history[i] == key:
+                seen += 1
+        if seen >= limit:
+            _finish(state, OUTCOME_DRAW, REASON_REPETITION)
+    history[count] = key
+    return count + 1
+
+
+# --- search helpers --------------------------------------------------------------------------
+@kernel
+def perft(params: IntArray, state: IntArray, depth: int) -> int:
+    """Decision sequences of exactly ``depth`` decisions (lines ending early count 0).
+
+    Repetition is ignored here (no history is kept); it cannot occur within the first turns
+    of a game, where perft is used as a check.
+    """
+    if depth <= 0:
+        return 1
+    if state[ST_OUTCOME] != OUTCOME_RUNNING:
+        return 0
+    size = state.shape[0]
+    width = num_actions(params)
+    states = np.empty((depth + 1, size), dtype=np.int64)
+    moves = np.empty((depth, width), dtype=np.int64)
+    counts = np.zeros(depth, dtype=np.int64)
+    index = np.zeros(depth, dtype=np.int64)
+    states[0, :] = state
+    counts[0] = legal_actions(params, states[0], moves[0])
+    if depth == 1:
+        return int(counts[0])
+    total = 0
+    level = 0
+    while level >= 0:
+        if index[level] >= counts[level]:
+            level -= 1
+            if level >= 0:
+                index[level] += 1
+            continue
+        child = states[level + 1]
+        child[:] = states[level]
+        apply_action(params, child, moves[level, index[level]])
+        if level + 2 == depth:
+            if child[ST_OUTCOME] == OUTCOME_RUNNING:
+                total += legal_actions(params, child, moves[level + 1])
+            index[level] += 1
+        elif child[ST_OUTCOME] != OUTCOME_RUNNING:
+            index[level] += 1
+        else:
+            level += 1
+            counts[level] = legal_actions(params, child, moves[level])
+            index[level] = 0
+    return total
+
+
+@kernel
+def random_playout(params: IntArray, state: IntArray, seed: int,
+                   max_plies: int = 1_000_000) -> int:
+    """Play uniformly random decisions from ``state`` (left unchanged) to the end, with every
+    draw rule including repetition; return the outcome code (0 if ``max_plies`` ran out)."""
+    np.random.seed(seed)
+    work = state.copy()
+    moves = np.empty(num_actions(params), dtype=np.int64)
+    history = np.empty(64, dtype=np.int64)
+    count = note_position(params, work, history, 0)
+    plies = 0
+    while work[ST_OUTCOME] == OUTCOME_RUNNING and plies < max_plies:
+        n = legal_actions(params, work, moves)
+        apply_action(params, work, moves[np.random.randint(0, n)])
+        if count + 1 >= history.shape[0]:
+            bigger = np.empty(2 * history.shape[0], dtype=np.int64)
+            bigger[: history.shape[0]] = history
+            history = bigger
+        count = note_position(params, work, history, count)
+        plies += 1
+    return int(work[ST_OUTCOME])

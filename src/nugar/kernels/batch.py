@@ -1,0 +1,352 @@
+"""Batched simulation and observation kernels: many games stepped at once in compiled code.
+
+Nothing here knows a rule: every legal action and every effect of an action comes from the
+family kernels (``kernels/alignment.py``, ``kernels/sowing.py``). This module adds what
+learning code needs around them: fixed-size observations (``docs/envs.md``), legal-action
+masks, rewards, automatic reset of finished games, and, for the alignment family, the history
+of turn-start keys that repetition draws need.
+
+Batch layout: ``states`` is ``(N, state_size)``; ``masks`` ``(N, num_actions)`` (bool);
+``legal`` ``(N, num_actions)`` with ``num_legal`` ``(N,)`` (the codes, ascending); ``obs``
+``(N, obs_size)`` float32, from the point of view of the player to decide; ``rewards``
+``(N, 2)`` float32 for the first and the second player.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from . import alignment as A
+from . import sowing as S
+from .common import (
+    HEADER,
+    OUTCOME_DRAW,
+    OUTCOME_FIRST,
+    OUTCOME_RUNNING,
+    OUTCOME_SECOND,
+    REASON_QUIET_LIMIT,
+    REASON_REPETITION,
+    ST_OUTCOME,
+    ST_REASON,
+    ST_TO_MOVE,
+)
+from .jit import kernel
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float32]
+BoolArray = npt.NDArray[np.bool_]
+
+_MASK63 = (1 << 63) - 1
+_LCG_MUL = 6364136223846793005 & _MASK63
+_LCG_ADD = 1442695040888963407 & _MASK63
+
+# --- sowing observations --------------------------------------------------------------------
+# A vector of 2P + 6 numbers: the observer's holes 1..P and store, then the opponent's holes
+# 1..P and store (each seed count divided by all seeds in play), then four flags: the observer
+# is to move, a step has been played (Dracala's first-step exemption is over), the observer /
+# the opponent was the last to put seeds into his store (the Dracala leftovers option).
+SOW_EXTRA = 4
+
+
+@kernel
+def sowing_obs_size(params: IntArray) -> int:
+    return int(2 * params[S.P_PITS] + 2 + SOW_EXTRA)
+
+
+@kernel
+def sowing_observe(params: IntArray, state: IntArray, player: int, out: FloatArray) -> None:
+    """Write the observation of ``state`` for ``player`` (1 or 2) into ``out``."""
+    pits = params[S.P_PITS]
+    n_cells = 2 * pits + 2
+    ext = HEADER + n_cells
+    total = state[ext + S.F_TOTAL]
+    scale = 1.0 / total if total > 0 else 0.0
+    own = 0 if player == 1 else pits + 1
+    for c in range(n_cells):
+        src = own + c
+        if src >= n_cells:
+            src -= n_cells
+        out[c] = state[HEADER + src] * scale
+    out[n_cells] = 1.0 if state[ST_TO_MOVE] == player else 0.0
+    out[n_cells + 1] = 1.0 if state[ext + S.F_FIRST_DONE] != 0 else 0.0
+    capturer = state[ext + S.F_LAST_CAPTURER]
+    out[n_cells + 2] = 1.0 if capturer == player else 0.0
+    out[n_cells + 3] = 1.0 if capturer == 3 - player else 0.0
+
+
+@kernel
+def _rewards_of(state: IntArray, rewards: FloatArray) -> None:
+    outcome = state[ST_OUTCOME]
+    if outcome == OUTCOME_FIRST:
+        rewards[0] = 1.0
+        rewards[1] = -1.0
+    elif outcome == OUTCOME_SECOND:
+        rewards[0] = -1.0
+        rewards[1] = 1.0
+    else:
+        rewards[0] = 0.0
+        rewards[1] = 0.0
+
+
+@kernel
+def _is_house_draw(state: IntArray) -> bool:
+    reason = state[ST_REASON]
+    return state[ST_OUTCOME] == OUTCOME_DRAW and (reason == REASON_REPETITION
+                                                  or reason == REASON_QUIET_LIMIT)
+
+
+@kernel
+def _sowing_refresh(params: IntArray, state: IntArray, legal: IntArray, mask: BoolArray,
+                    obs: FloatArray) -> int:
+    n = S.legal_actions(params, state, legal)
+    mask[:] = False
+    for j in range(n):
+        mask[legal[j]] = True
+    sowing_observe(params, state, state[ST_TO_MOVE], obs)
+    return n
+
+
+@kernel
+def sowing_reset_batch(params: IntArray, initial: IntArray, states: IntArray, legal: IntArray,
+                       num_legal: IntArray, masks: BoolArray, obs: FloatArray) -> None:
+    """Put every game of the batch at the start and fill masks and observations."""
+    for i in range(states.shape[0]):
+        states[i, :] = initial
+        num_legal[i] = _sowing_refresh(params, states[i], legal[i], masks[i], obs[i])
+
+
+@kernel
+def sowing_step_batch(params: IntArray, initial: IntArray, states: IntArray,
+                      actions: IntArray, legal: IntArray, num_legal: IntArray,
+                      masks: BoolArray, obs: FloatArray, rewards: FloatArray,
+                      terminated: BoolArray, truncated: BoolArray, auto_reset: bool) -> int:
+    """Apply ``actions[i]`` to game ``i`` for every game, through ``sowing.apply_action``.
+
+    Returns -1, or the index of the first game whose action is not legal (or which is over,
+    with ``auto_reset`` off); then no game has been changed. A finished game gets its rewards
+    and ``terminated`` flag and, with ``auto_reset``, starts again in the same call: its
+    observation and mask are then those of the new game.
+    """
+    n_games = states.shape[0]
+    n_act = masks.shape[1]
+    for i in range(n_games):
+        a = actions[i]
+        if a < 0 or a >= n_act or not masks[i, a]:
+            return i
+    for i in range(n_games):
+        state = states[i]
+        S.apply_action(params, state, actions[i])
+        if state[ST_OUTCOME] != OUTCOME_RUNNING:
+            _rewards_of(state, rewards[i])
+            terminated[i] = True
+            truncated[i] = False
+            if auto_reset:
+                state[:] = initial
+        else:
+            rewards[i, 0] = 0.0
+            rewards[i, 1] = 0.0
+            terminated[i] = False
+            truncated[i] = False
+        num_legal[i] = _sowing_refresh(params, state, legal[i], masks[i], obs[i])
+    return -1
+
+
+# --- alignment observations ----------------------------------------------------------------
+# ALIGN_PLANES planes of rows x cols (plane-major, then row, then column; row 0 is the first
+# player's side, as in square numbering), from the observer's point of view:
+AL_OWN = 0          # the observer's pieces
+AL_OPP = 1          # the opponent's pieces
+AL_OWN_HAND = 2     # every square: observer's pieces in hand / pieces
+AL_OPP_HAND = 3     # every square: opponent's pieces in hand / pieces
+AL_DROP_PHASE = 4   # every square: 1 during the drop phase
+AL_TO_MOVE = 5      # every square: 1 if the observer decides now
+AL_PENDING = 6      # every square: 1 if the player to decide owes a capture
+AL_OWN_FROM = 7     # observer's last step: its origin (only where no_return is on)
+AL_OWN_TO = 8       # ... and its target
+AL_OPP_FROM = 9     # opponent's last step: origin (only where no_return is on)
+AL_OPP_TO = 10      # ... and target
+AL_QUIET = 11       # every square: quiet counter / quiet_limit (0 when quiet_limit is off)
+AL_PASSED = 12      # every square: 1 if the turn just finished was a pass
+ALIGN_PLANES = 13
+
+#: keys of turn-start positions remembered per game when quiet_limit is off (with a limit
+#: the history never needs more than quiet_limit + 2)
+HISTORY_CAP = 4096
+
+
+@kernel
+def alignment_observe(params: IntArray, state: IntArray, player: int, out: FloatArray) -> None:
+    """Write the ALIGN_PLANES planes of ``state`` for ``player`` (1 or 2) into ``out``."""
+    n = params[A.P_N]
+    w = params[A.P_W]
+    pieces = params[A.P_PIECES]
+    other = 3 - player
+    own_base = A.ST_BOARD + (player - 1) * w
+    opp_base = A.ST_BOARD + (other - 1) * w
+    for k in range(w):  # read the bitboards a word at a time
+        own_word = state[own_base + k]
+        opp_word = state[opp_base + k]
+        lo = 63 * k
+        hi = min(n, lo + 63)
+        for sq in range(lo, hi):
+            b = sq - lo
+            out[AL_OWN * n + sq] = (own_word >> b) & 1
+            out[AL_OPP * n + sq] = (opp_word >> b) & 1
+    limit = params[A.P_QUIET]
+    out[AL_OWN_HAND * n:(AL_OWN_HAND + 1) * n] = state[A.ST_HAND1 + player - 1] / pieces
+    out[AL_OPP_HAND * n:(AL_OPP_HAND + 1) * n] = state[A.ST_HAND1 + other - 1] / pieces
+    out[AL_DROP_PHASE * n:(AL_DROP_PHASE + 1) * n] = 1.0 if A.in_drop_phase(state) else 0.0
+    out[AL_TO_MOVE * n:(AL_TO_MOVE + 1) * n] = 1.0 if state[ST_TO_MOVE] == player else 0.0
+    out[AL_PENDING * n:(AL_PENDING + 1) * n] = 1.0 if state[A.ST_PENDING] != 0 else 0.0
+    out[AL_OWN_FROM * n:(AL_OPP_TO + 1) * n] = 0.0
+    out[AL_QUIET * n:(AL_QUIET + 1) * n] = (min(state[A.ST_QUIET], limit) / limit
+                                           if limit > 0 else 0.0)
+    out[AL_PASSED * n:(AL_PASSED + 1) * n] = 1.0 if state[A.ST_PASSED] != 0 else 0.0
+    if params[A.P_NO_RETURN] != 0:
+        own = A.ST_LAST1 + 2 * (player - 1)
+        opp = A.ST_LAST1 + 2 * (other - 1)
+        if state[own] >= 0:
+            out[AL_OWN_FROM * n + state[own]] = 1.0
+            out[AL_OWN_TO * n + state[own + 1]] = 1.0
+        if state[opp] >= 0:
+            out[AL_OPP_FROM * n + state[opp]] = 1.0
+            out[AL_OPP_TO * n + state[opp + 1]] = 1.0
+
+
+@kernel
+def alignment_history_size(params: IntArray) -> int:
+    limit = params[A.P_QUIET]
+    return int(limit + 2) if limit > 0 else HISTORY_CAP
+
+
+@kernel
+def _note(params: IntArray, state: IntArray, history: IntArray, counts: IntArray,
+          i: int) -> None:
+    """``alignment.note_position`` for game ``i``, keeping room for one more key: when the
+    buffer is full (possible only with quiet_limit off) the older half is forgotten."""
+    count = counts[i]
+    cap = history.shape[1]
+    if count + 1 >= cap:
+        half = cap // 2
+        for j in range(half):
+            history[i, j] = history[i, count - half + j]
+        count = half
+    counts[i] = A.note_position(params, state, history[i], count)
+
+
+@kernel
+def _alignment_refresh(params: IntArray, state: IntArray, legal: IntArray, mask: BoolArray,
+                       obs: FloatArray) -> int:
+    n = A.legal_actions(params, state, legal)
+    mask[:] = False
+    for j in range(n):
+        mask[legal[j]] = True
+    alignment_observe(params, state, state[ST_TO_MOVE], obs)
+    return n
+
+
+@kernel
+def alignment_reset_batch(params: IntArray, initial: IntArray, states: IntArray,
+                          history: IntArray, counts: IntArray, legal: IntArray,
+                          num_legal: IntArray, masks: BoolArray, obs: FloatArray) -> None:
+    """Put every game of the batch at the start and fill masks and observations."""
+    for i in range(states.shape[0]):
+        states[i, :] = initial
+        counts[i] = 0
+        _note(params, states[i], history, counts, i)
+        num_legal[i] = _alignment_refresh(params, states[i], legal[i], masks[i], obs[i])
+
+
+@kernel
+def alignment_step_batch(params: IntArray, initial: IntArray, states: IntArray,
+                         history: IntArray, counts: IntArray, actions: IntArray,
+                         legal: IntArray, num_legal: IntArray, masks: BoolArray,
+                         obs: FloatArray, rewards: FloatArray, terminated: BoolArray,
+                         truncated: BoolArray, auto_reset: bool) -> int:
+    """As :func:`sowing_step_batch`, through ``alignment.apply_action`` and
+    ``alignment.note_position`` (repetition); house-rule draws set ``truncated``."""
+    n_games = states.shape[0]
+    n_act = masks.shape[1]
+    for i in range(n_games):
+        a = actions[i]
+        if a < 0 or a >= n_act or not masks[i, a]:
+            return i
+    for i in range(n_games):
+        state = states[i]
+        A.apply_action(params, state, actions[i])
+        _note(params, state, history, counts, i)
+        if state[ST_OUTCOME] != OUTCOME_RUNNING:
+            _rewards_of(state, rewards[i])
+            house = _is_house_draw(state)
+            terminated[i] = not house
+            truncated[i] = house
+            if auto_reset:
+                state[:] = initial
+                counts[i] = 0
+                _note(params, state, history, counts, i)
+        else:
+            rewards[i, 0] = 0.0
+            rewards[i, 1] = 0.0
+            terminated[i] = False
+            truncated[i] = False
+        num_legal[i] = _alignment_refresh(params, state, legal[i], masks[i], obs[i])
+    return -1
+
+
+@kernel
+def alignment_random_steps(params: IntArray, initial: IntArray, states: IntArray,
+                           history: IntArray, counts: IntArray, legal: IntArray,
+                           num_legal: IntArray, masks: BoolArray, obs: FloatArray,
+                           rewards: FloatArray, terminated: BoolArray, truncated: BoolArray,
+                           actions: IntArray, steps: int, seed: int) -> int:
+    """As :func:`sowing_random_steps` for the alignment family."""
+    finished = 0
+    x = seed
+    for _ in range(steps):
+        x = random_legal_actions(legal, num_legal, x, actions)
+        alignment_step_batch(params, initial, states, history, counts, actions, legal,
+                             num_legal, masks, obs, rewards, terminated, truncated, True)
+        for i in range(states.shape[0]):
+            if terminated[i] or truncated[i]:
+                finished += 1
+    return finished
+
+
+# --- helpers for drivers ---------------------------------------------------------------------
+
+
+@kernel
+def random_legal_actions(legal: IntArray, num_legal: IntArray, seed: int,
+                         out: IntArray) -> int:
+    """Pick one legal action per game uniformly (63-bit LCG seeded by ``seed``); a game with no
+    legal action gets -1. Returns the next seed, so calls can be chained."""
+    x = (int(seed) ^ 0x2545F4914F6CDD1D) & _MASK63
+    for i in range(legal.shape[0]):
+        n = num_legal[i]
+        if n == 0:
+            out[i] = -1
+            continue
+        x = (x * _LCG_MUL + _LCG_ADD) & _MASK63
+        out[i] = legal[i, (x >> 31) % n]
+    return x
+
+
+@kernel
+def sowing_random_steps(params: IntArray, initial: IntArray, states: IntArray,
+                        legal: IntArray, num_legal: IntArray, masks: BoolArray,
+                        obs: FloatArray, rewards: FloatArray, terminated: BoolArray,
+                        truncated: BoolArray, actions: IntArray, steps: int,
+                        seed: int) -> int:
+    """``steps`` batch steps with uniformly random legal actions, all in compiled code (the
+    benchmark loop); returns the number of games finished."""
+    finished = 0
+    x = seed
+    for _ in range(steps):
+        x = random_legal_actions(legal, num_legal, x, actions)
+        sowing_step_batch(params, initial, states, actions, legal, num_legal, masks, obs,
+                          rewards, terminated, truncated, True)
+        for i in range(states.shape[0]):
+            if terminated[i] or truncated[i]:
+                finished += 1
+    return finished

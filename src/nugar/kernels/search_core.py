@@ -1,0 +1,577 @@
+"""Compiled game-tree search shared by both families: negamax alpha-beta and UCT.
+
+The search is written once for both families; a family code (``FAM_*``) picks the rules
+kernels (``legal_actions``, ``apply_action``) and the evaluation at each call. Everything the search needs lives in preallocated ``int64`` arrays owned by the
+caller, so a search allocates nothing per node and never grows past its table size.
+
+Conventions
+-----------
+* Scores are integers from the point of view of the player to decide at a node. A won game
+  is ``WIN - ply`` (sooner wins score higher), a draw is 0, the evaluation stays far below
+  ``WIN_BOUND``.
+* Several decisions in a row by the same player (a capture after a three, a sowing bonus
+  step) are searched **without negation**: a child whose player to move is the parent's
+  mover returns a score for that same player.
+* When the depth runs out in the middle of a turn (a pending capture or bonus step), the
+  search goes on through that player's remaining decisions (a quiescence of sorts), so no
+  position with a pending capture is ever evaluated statically.
+* A position at the start of a turn that already occurred earlier on the path (or in the
+  game, as given by the caller) is scored as a draw.
+* ``ctx`` holds counters and results, ``stop[0]`` is set by another thread to abort (the
+  hard time limit); the search checks both every 1024 nodes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from . import alignment as _align
+from . import search_alignment as _align_eval
+from . import search_sowing as _sow_eval
+from . import sowing as _sow
+from .common import OUTCOME_DRAW, OUTCOME_RUNNING, ST_KEY, ST_OUTCOME, ST_TO_MOVE
+from .jit import kernel
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+WIN = 1_000_000
+WIN_BOUND = WIN - 10_000   # scores beyond this are forced wins or losses
+INF = 2_000_000
+MAX_PLY = 160
+
+# families (numba caches a function taking other compiled functions as arguments poorly, so
+# the search calls the rules of both families through these small switches instead)
+FAM_ALIGNMENT = 0
+FAM_SOWING = 1
+
+
+@kernel
+def _legal(fam: int, params: IntArray, state: IntArray, out: IntArray) -> int:
+    if fam == FAM_SOWING:
+        return _sow.legal_actions(params, state, out)
+    return _align.legal_actions(params, state, out)
+
+
+@kernel
+def _apply(fam: int, params: IntArray, state: IntArray, action: int) -> None:
+    if fam == FAM_SOWING:
+        _sow.apply_action(params, state, action)
+    else:
+        _align.apply_action(params, state, action)
+
+
+@kernel
+def _evaluate(fam: int, params: IntArray, state: IntArray, weights: IntArray) -> int:
+    if fam == FAM_SOWING:
+        return _sow_eval.evaluate(params, state, weights)
+    return _align_eval.evaluate(params, state, weights)
+
+
+# ctx fields
+CX_NODES = 0        # nodes visited in this search call
+CX_NODE_LIMIT = 1   # abort once this many nodes are visited
+CX_ABORTED = 2      # 1 once the search was aborted (stop flag or node limit)
+CX_PATH_LEN = 3     # used entries of the path-key array
+CX_ROOT_MOVE = 4    # best root action of the current iteration (-1 none yet)
+CX_ROOT_SCORE = 5   # its score
+CX_SELDEPTH = 6     # deepest ply reached
+CX_SIZE = 8
+
+# transposition-table entry: key array + packed data word
+TT_EXACT = 1
+TT_LOWER = 2
+TT_UPPER = 3
+_SCORE_SHIFT = 32
+_DEPTH_SHIFT = 24
+_FLAG_SHIFT = 22
+_MOVE_MASK = (1 << 22) - 1
+
+
+@kernel
+def tt_pack(score: int, depth: int, flag: int, move: int) -> int:
+    return ((score << _SCORE_SHIFT) | ((depth & 0xFF) << _DEPTH_SHIFT)
+            | ((flag & 3) << _FLAG_SHIFT) | ((move + 1) & _MOVE_MASK))
+
+
+@kernel
+def tt_unpack(data: int) -> tuple[int, int, int, int]:
+    score = data >> _SCORE_SHIFT
+    depth = (data >> _DEPTH_SHIFT) & 0xFF
+    flag = (data >> _FLAG_SHIFT) & 3
+    move = (data & _MOVE_MASK) - 1
+    return score, depth, flag, move
+
+
+@kernel
+def _to_tt(score: int, ply: int) -> int:
+    """Win scores are stored relative to the node, so they stay right wherever it recurs."""
+    if score > WIN_BOUND:
+        return score + ply
+    if score < -WIN_BOUND:
+        return score - ply
+    return score
+
+
+@kernel
+def _from_tt(score: int, ply: int) -> int:
+    if score > WIN_BOUND:
+        return score - ply
+    if score < -WIN_BOUND:
+        return score + ply
+    return score
+
+
+@kernel
+def _terminal_score(outcome: int, player: int, ply: int) -> int:
+    """Score of an ended game for ``player``, reached at ``ply``."""
+    if outcome == OUTCOME_DRAW:
+        return 0
+    if outcome == player:
+        return WIN - ply
+    return -(WIN - ply)
+
+
+@kernel
+def _is_repeat(path: IntArray, length: int, key: int) -> bool:
+    # only the most recent turn starts can repeat in practice (captures and drops are
+    # irreversible, and quiet_limit caps the rest), so the scan is bounded
+    lo = length - 120
+    if lo < 0:
+        lo = 0
+    for i in range(length - 1, lo - 1, -1):
+        if path[i] == key:
+            return True
+    return False
+
+
+# frame fields of the explicit search stack (one row per ply)
+FR_DEPTH = 0
+FR_ALPHA = 1
+FR_BETA = 2
+FR_ORIG_ALPHA = 3
+FR_BEST = 4
+FR_BEST_MOVE = 5
+FR_INDEX = 6       # index of the move being searched
+FR_COUNT = 7       # number of legal moves
+FR_CONT = 8        # 1: this node continues its player's turn
+FR_SLOT = 9        # table slot
+FR_SAME = 10       # 1: the child being searched has the same player to move
+FR_STAGE = 11      # 0 full window, 1 null window (a re-search may follow), 2 re-search
+FR_PATH_LEN = 12   # repetition path length on entry
+FR_ME = 13         # player to move here
+FR_FIELDS = 14
+
+_ENTER = 0
+_NEXT = 1
+_RETURN = 2
+_GOT = 3
+
+
+@kernel
+def _order_moves(fam: int, params: IntArray, state: IntArray, child: IntArray, mv: IntArray,
+                 sc: IntArray, n: int, me: int, depth: int, tt_move: int, k0: int, k1: int,
+                 history: IntArray) -> None:
+    for i in range(n):
+        a = mv[i]
+        s = history[me, a]
+        if a == tt_move:
+            s += 1 << 50
+        elif a == k0:
+            s += 1 << 40
+        elif a == k1:
+            s += 1 << 39
+        if depth >= 2 and n > 1 and a != tt_move:
+            # moves that keep the turn (a three formed, a bonus step) or win come early
+            child[:] = state
+            _apply(fam, params, child, a)
+            if child[ST_OUTCOME] == me:
+                s += 1 << 48
+            elif child[ST_OUTCOME] == OUTCOME_RUNNING and child[ST_TO_MOVE] == me:
+                s += 1 << 45
+        sc[i] = s
+
+
+@kernel
+def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
+                moves: IntArray, order: IntArray, tt_keys: IntArray, tt_data: IntArray,
+                killers: IntArray, history: IntArray, path: IntArray, ctx: IntArray,
+                stop: IntArray, root_depth: int) -> int:
+    """One iteration of iterative deepening from ``stack[0]`` to ``root_depth`` decisions.
+
+    Returns the score for the player to move at the root. The best root move is left in
+    ``ctx[CX_ROOT_MOVE]``, also when the iteration is aborted (then it is the best among the
+    root moves searched to the end). The recursion of negamax is run on an explicit stack
+    (``frames``), because numba's on-disk cache cannot hold recursive functions.
+    """
+    ctx[CX_ABORTED] = 0
+    ctx[CX_ROOT_MOVE] = -1
+    ctx[CX_ROOT_SCORE] = 0
+    frames = np.zeros((stack.shape[0], FR_FIELDS), dtype=np.int64)
+    mask = tt_keys.shape[0] - 1
+    ply = 0
+    frames[0, FR_DEPTH] = root_depth
+    frames[0, FR_ALPHA] = -INF
+    frames[0, FR_BETA] = INF
+    frames[0, FR_CONT] = 1
+    mode = _ENTER
+    ret = 0
+    v = 0
+    while True:
+        if mode == _ENTER:
+            ctx[CX_NODES] += 1
+            if (ctx[CX_NODES] & 1023) == 0:
+                if stop[0] != 0 or ctx[CX_NODES] >= ctx[CX_NODE_LIMIT]:
+                    ctx[CX_ABORTED] = 1
+            if ctx[CX_ABORTED] != 0:
+                return 0
+            if ply > ctx[CX_SELDEPTH]:
+                ctx[CX_SELDEPTH] = ply
+            fr = frames[ply]
+            state = stack[ply]
+            me = state[ST_TO_MOVE]
+            depth = fr[FR_DEPTH]
+            fr[FR_ME] = me
+            fr[FR_PATH_LEN] = ctx[CX_PATH_LEN]
+            if (depth <= 0 and fr[FR_CONT] == 0) or ply >= stack.shape[0] - 2:
+                ret = _evaluate(fam, params, state, weights)
+                mode = _RETURN
+                continue
+            key = state[ST_KEY]
+            slot = key & mask
+            fr[FR_SLOT] = slot
+            tt_move = -1
+            if tt_keys[slot] == key:
+                t_score, t_depth, t_flag, t_move = tt_unpack(tt_data[slot])
+                tt_move = t_move
+                if t_depth >= depth and ply > 0:
+                    t_score = _from_tt(t_score, ply)
+                    if (t_flag == TT_EXACT or (t_flag == TT_LOWER and t_score >= fr[FR_BETA])
+                            or (t_flag == TT_UPPER and t_score <= fr[FR_ALPHA])):
+                        ret = t_score
+                        mode = _RETURN
+                        continue
+            n = _legal(fam, params, state, moves[ply])
+            if n == 0:
+                ret = _evaluate(fam, params, state, weights)
+                mode = _RETURN
+                continue
+            _order_moves(fam, params, state, stack[ply + 1], moves[ply], order[ply], n, me,
+                         depth, tt_move, killers[ply, 0], killers[ply, 1], history)
+            fr[FR_COUNT] = n
+            fr[FR_INDEX] = 0
+            fr[FR_ORIG_ALPHA] = fr[FR_ALPHA]
+            fr[FR_BEST] = -INF
+            fr[FR_BEST_MOVE] = -1
+            mode = _NEXT
+            continue
+
+        fr = frames[ply]
+        if mode == _NEXT:
+            i = fr[FR_INDEX]
+            n = fr[FR_COUNT]
+            if i >= n:
+                mode = _RETURN
+                ret = _store(tt_keys, tt_data, stack[ply][ST_KEY], fr, ply)
+                continue
+            mv = moves[ply]
+            sc = order[ply]
+            j_best = i
+            for j in range(i + 1, n):
+                if sc[j] > sc[j_best]:
+                    j_best = j
+            if j_best != i:
+                tmp = mv[i]
+                mv[i] = mv[j_best]
+                mv[j_best] = tmp
+                tmp = sc[i]
+                sc[i] = sc[j_best]
+                sc[j_best] = tmp
+            a = mv[i]
+            state = stack[ply]
+            child = stack[ply + 1]
+            child[:] = state
+            _apply(fam, params, child, a)
+            me = fr[FR_ME]
+            outcome = child[ST_OUTCOME]
+            if outcome != OUTCOME_RUNNING:
+                v = _terminal_score(outcome, me, ply + 1)
+                mode = _GOT
+                continue
+            cf = frames[ply + 1]
+            alpha = fr[FR_ALPHA]
+            beta = fr[FR_BETA]
+            cf[FR_DEPTH] = fr[FR_DEPTH] - 1
+            if child[ST_TO_MOVE] == me:
+                fr[FR_SAME] = 1
+                cf[FR_CONT] = 1
+                if i == 0:
+                    fr[FR_STAGE] = 0
+                    cf[FR_ALPHA] = alpha
+                    cf[FR_BETA] = beta
+                else:
+                    fr[FR_STAGE] = 1
+                    cf[FR_ALPHA] = alpha
+                    cf[FR_BETA] = alpha + 1
+            else:
+                ck = child[ST_KEY]
+                if _is_repeat(path, ctx[CX_PATH_LEN], ck):
+                    v = 0
+                    mode = _GOT
+                    continue
+                path[ctx[CX_PATH_LEN]] = ck
+                ctx[CX_PATH_LEN] += 1
+                fr[FR_SAME] = 0
+                cf[FR_CONT] = 0
+                if i == 0:
+                    fr[FR_STAGE] = 0
+                    cf[FR_ALPHA] = -beta
+                    cf[FR_BETA] = -alpha
+                else:
+                    fr[FR_STAGE] = 1
+                    cf[FR_ALPHA] = -alpha - 1
+                    cf[FR_BETA] = -alpha
+            ply += 1
+            mode = _ENTER
+            continue
+
+        if mode == _RETURN:
+            if ply == 0:
+                return ret
+            ply -= 1
+            fr = frames[ply]
+            ctx[CX_PATH_LEN] = fr[FR_PATH_LEN]
+            v = ret if fr[FR_SAME] == 1 else -ret
+            if fr[FR_STAGE] == 1 and fr[FR_ALPHA] < v < fr[FR_BETA]:
+                # the null-window probe says this move is better: search it again fully
+                fr[FR_STAGE] = 2
+                cf = frames[ply + 1]
+                cf[FR_DEPTH] = fr[FR_DEPTH] - 1
+                if fr[FR_SAME] == 1:
+                    cf[FR_ALPHA] = fr[FR_ALPHA]
+                    cf[FR_BETA] = fr[FR_BETA]
+                else:
+                    path[ctx[CX_PATH_LEN]] = stack[ply + 1][ST_KEY]
+                    ctx[CX_PATH_LEN] += 1
+                    cf[FR_ALPHA] = -fr[FR_BETA]
+                    cf[FR_BETA] = -fr[FR_ALPHA]
+                ply += 1
+                mode = _ENTER
+                continue
+            mode = _GOT
+
+        # mode == _GOT: the value v of the move at FR_INDEX, for this node's player
+        a = moves[ply, fr[FR_INDEX]]
+        if v > fr[FR_BEST]:
+            fr[FR_BEST] = v
+            fr[FR_BEST_MOVE] = a
+            if ply == 0:
+                ctx[CX_ROOT_MOVE] = a
+                ctx[CX_ROOT_SCORE] = v
+        if v > fr[FR_ALPHA]:
+            fr[FR_ALPHA] = v
+        if fr[FR_ALPHA] >= fr[FR_BETA]:
+            if a != killers[ply, 0]:
+                killers[ply, 1] = killers[ply, 0]
+                killers[ply, 0] = a
+            depth = fr[FR_DEPTH]
+            me = fr[FR_ME]
+            history[me, a] += depth * depth if depth > 0 else 1
+            if history[me, a] > (1 << 30):
+                for p in range(history.shape[0]):
+                    for q in range(history.shape[1]):
+                        history[p, q] >>= 1
+            ret = _store(tt_keys, tt_data, stack[ply][ST_KEY], fr, ply)
+            mode = _RETURN
+            continue
+        fr[FR_INDEX] += 1
+        mode = _NEXT
+
+
+@kernel
+def _store(tt_keys: IntArray, tt_data: IntArray, key: int, fr: IntArray, ply: int) -> int:
+    """Write a finished node into the table; returns its score."""
+    best = fr[FR_BEST]
+    if best <= fr[FR_ORIG_ALPHA]:
+        flag = TT_UPPER
+    elif best >= fr[FR_BETA]:
+        flag = TT_LOWER
+    else:
+        flag = TT_EXACT
+    depth = fr[FR_DEPTH]
+    slot = fr[FR_SLOT]
+    tt_keys[slot] = key
+    tt_data[slot] = tt_pack(_to_tt(best, ply), depth if depth > 0 else 0, flag,
+                            fr[FR_BEST_MOVE])
+    return int(best)
+
+
+@kernel
+def principal_variation(fam: int, params: IntArray, state: IntArray,
+                        tt_keys: IntArray, tt_data: IntArray, n_act: int, first: int,
+                        out: IntArray) -> int:
+    """Follow the table's best moves from ``state`` after ``first``; write them into ``out``."""
+    cur = state.copy()
+    buf = np.empty(n_act, dtype=np.int64)
+    count = 0
+    move = first
+    mask = tt_keys.shape[0] - 1
+    while count < out.shape[0] and move >= 0 and cur[ST_OUTCOME] == OUTCOME_RUNNING:
+        n = _legal(fam, params, cur, buf)
+        ok = False
+        for i in range(n):
+            if buf[i] == move:
+                ok = True
+                break
+        if not ok:
+            break
+        out[count] = move
+        count += 1
+        _apply(fam, params, cur, move)
+        key = cur[ST_KEY]
+        slot = key & mask
+        if tt_keys[slot] != key:
+            break
+        move = tt_unpack(tt_data[slot])[3]
+    return count
+
+
+# --- Monte Carlo tree search -------------------------------------------------------------------
+
+# node arrays (int64): parent, first child, number of children, action, visits, mover
+ND_PARENT = 0
+ND_CHILD = 1
+ND_NCHILD = 2
+ND_ACTION = 3
+ND_VISITS = 4
+ND_MOVER = 5     # the player who made the move leading to this node
+ND_FIELDS = 6
+
+_LCG_MUL = 6364136223846793005 & ((1 << 63) - 1)
+_LCG_ADD = 1442695040888963407 & ((1 << 63) - 1)
+_MASK63 = (1 << 63) - 1
+
+
+@kernel
+def _next_random(rng: IntArray) -> int:
+    """A 63-bit LCG kept in ``rng[0]``; the high bits are returned (31 of them)."""
+    x = (rng[0] * _LCG_MUL + _LCG_ADD) & _MASK63
+    rng[0] = x
+    return int(x >> 32)
+
+
+@kernel
+def _rollout(fam: int, params: IntArray, weights: IntArray,
+             state: IntArray, buf: IntArray, rng: IntArray, cutoff: int, scale: float
+             ) -> float:
+    """Random play from ``state`` (in place); the reward in [0, 1] for the first player.
+
+    With ``cutoff`` > 0 the playout stops after that many decisions and the evaluation,
+    squashed by a logistic curve of width ``scale``, stands in for the result.
+    """
+    steps = 0
+    while state[ST_OUTCOME] == OUTCOME_RUNNING:
+        if cutoff > 0 and steps >= cutoff:
+            v = _evaluate(fam, params, state, weights)
+            if state[ST_TO_MOVE] != 1:
+                v = -v
+            return 1.0 / (1.0 + np.exp(-v / scale))
+        n = _legal(fam, params, state, buf)
+        if n == 0:
+            break
+        _apply(fam, params, state, buf[_next_random(rng) % n])
+        steps += 1
+    outcome = state[ST_OUTCOME]
+    if outcome == 1:
+        return 1.0
+    if outcome == 2:
+        return 0.0
+    return 0.5
+
+
+@kernel
+def mcts(fam: int, params: IntArray, weights: IntArray,
+         root: IntArray, nodes: IntArray, values: FloatArray, ctx: IntArray, stop: IntArray,
+         n_act: int, playouts: int, exploration: float, cutoff: int, scale: float,
+         seed: int) -> int:
+    """UCT from ``root`` for at most ``playouts`` playouts (or until ``stop``/node limit).
+
+    ``nodes`` is an ``(capacity, ND_FIELDS)`` array and ``values`` the summed rewards of each
+    node for the player who moved into it; node 0 is the root. When the tree is full, leaves
+    are no longer expanded but playouts go on. Returns the number of playouts made.
+    """
+    buf = np.empty(n_act, dtype=np.int64)
+    state = root.copy()
+    rng = np.zeros(1, dtype=np.int64)
+    rng[0] = (seed ^ 0x2545F4914F6CDD1D) & _MASK63
+    capacity = nodes.shape[0]
+    nodes[0, ND_PARENT] = -1
+    nodes[0, ND_CHILD] = -1
+    nodes[0, ND_NCHILD] = 0
+    nodes[0, ND_ACTION] = -1
+    nodes[0, ND_VISITS] = 0
+    nodes[0, ND_MOVER] = 3 - root[ST_TO_MOVE]
+    values[0] = 0.0
+    used = 1
+    done = 0
+    ctx[CX_ABORTED] = 0
+    while done < playouts:
+        if (done & 63) == 0 and (stop[0] != 0 or ctx[CX_NODES] >= ctx[CX_NODE_LIMIT]):
+            ctx[CX_ABORTED] = 1
+            break
+        state[:] = root
+        node = 0
+        # selection
+        while nodes[node, ND_NCHILD] > 0 and state[ST_OUTCOME] == OUTCOME_RUNNING:
+            first = nodes[node, ND_CHILD]
+            count = nodes[node, ND_NCHILD]
+            log_n = np.log(nodes[node, ND_VISITS] + 1.0)
+            best = first
+            best_u = -1.0
+            for c in range(first, first + count):
+                vis = nodes[c, ND_VISITS]
+                if vis == 0:
+                    u = 1e9 + (_next_random(rng) & 1023)
+                else:
+                    u = values[c] / vis + exploration * np.sqrt(log_n / vis)
+                if u > best_u:
+                    best_u = u
+                    best = c
+            node = best
+            _apply(fam, params, state, nodes[node, ND_ACTION])
+            ctx[CX_NODES] += 1
+        # expansion
+        if state[ST_OUTCOME] == OUTCOME_RUNNING and nodes[node, ND_NCHILD] == 0:
+            n = _legal(fam, params, state, buf)
+            if n > 0 and used + n <= capacity:
+                mover = state[ST_TO_MOVE]
+                nodes[node, ND_CHILD] = used
+                nodes[node, ND_NCHILD] = n
+                for i in range(n):
+                    c = used + i
+                    nodes[c, ND_PARENT] = node
+                    nodes[c, ND_CHILD] = -1
+                    nodes[c, ND_NCHILD] = 0
+                    nodes[c, ND_ACTION] = buf[i]
+                    nodes[c, ND_VISITS] = 0
+                    nodes[c, ND_MOVER] = mover
+                    values[c] = 0.0
+                used += n
+                node = used - n + (_next_random(rng) % n)
+                _apply(fam, params, state, nodes[node, ND_ACTION])
+                ctx[CX_NODES] += 1
+        # simulation
+        reward_first = _rollout(fam, params, weights, state, buf, rng,
+                                cutoff, scale)
+        # back-propagation
+        while node >= 0:
+            nodes[node, ND_VISITS] += 1
+            if nodes[node, ND_MOVER] == 1:
+                values[node] += reward_first
+            else:
+                values[node] += 1.0 - reward_first
+            node = nodes[node, ND_PARENT]
+        done += 1
+    ctx[CX_SELDEPTH] = used
+    return done

@@ -1,0 +1,493 @@
+"""Compiled rules of the sowing family: Kalah and Dracala (RULES.md, "Sowing family").
+
+Layout (``docs/architecture.md``): the state is the common header, then the ``2P + 2`` cells
+of the usual Kalah array (first player's holes 1..P, his store, second player's holes 1..P,
+his store), then the sowing fields ``F_*`` below. The action code of a step from the mover's
+hole ``k`` is ``k - 1``.
+
+Sowing is computed lap-wise rather than seed by seed: a step of ``n`` seeds over a cycle of
+``L`` cells makes ``(n - 1) // L`` whole laps (every cell of the cycle gets that many) and a
+last partial lap of ``1..L`` seeds. Working in cells numbered from the mover's own hole 1
+("relative" cells: holes 0..P-1, store P, the opponent's holes P+1..2P, the opponent's store
+2P+1 which is never sown) makes the result of a step a little arithmetic, which the Dracala
+filter uses to rate every step without playing it.
+
+Rules of Dracala follow ``dracala-mancala-world.txt``: captures are the seeds a step puts into
+the mover's store; only maximal captures are legal, then bonus-giving steps, then the rightmost
+of those (not on the very first step of the game); a store with more than half of all seeds
+loses at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+from .common import (
+    HEADER,
+    OUTCOME_DRAW,
+    OUTCOME_FIRST,
+    OUTCOME_RUNNING,
+    OUTCOME_SECOND,
+    REASON_EMPTY_SIDE,
+    REASON_MAJORITY,
+    ST_KEY,
+    ST_OUTCOME,
+    ST_PLY,
+    ST_REASON,
+    ST_TO_MOVE,
+)
+from .jit import kernel
+
+IntArray = npt.NDArray[np.int64]
+F = TypeVar("F", bound=Callable[..., Any])
+
+# --- params ---------------------------------------------------------------------------------
+P_PITS = 0           # holes per player
+P_SEEDS = 1          # seeds per hole at the start
+P_SKIP_ORIGIN = 2    # 1: laps pass over the emptied starting hole
+P_EMPTY_SINGLE = 3   # 1: empty_capture=single (a lone last seed is stored)
+P_END_MOVER = 4      # 1: end=mover_empty, 0: end=any_side_empty
+P_LEFTOVERS = 5      # LEFT_* below
+P_DRACALA = 6        # 1: Dracala's capture filter and misère
+P_STATE_SIZE = 7     # length of a state array
+P_ZOBRIST = 8        # start of the key tables (see make_params)
+ZOB_SIDE = 0         # offsets inside the key tables: second player to move
+ZOB_FIRST_DONE = 1   # the first step of the game has been played
+ZOB_CAPTURER = 2     # +1 / +2: last capturer is the first / second player
+ZOB_CELLS = 5        # per cell, 64 keys for the count's low six bits, then 64 for the next six
+
+LEFT_OWNER = 0
+LEFT_LAST_MOVER = 1
+LEFT_LAST_CAPTURER = 2
+_LEFTOVERS_CODES = {"owner": LEFT_OWNER, "last_mover": LEFT_LAST_MOVER,
+                    "last_capturer": LEFT_LAST_CAPTURER}
+
+# --- state fields after the cells (index = HEADER + 2P + 2 + F_*) ----------------------------
+F_FIRST_DONE = 0     # 1 once a step has been played (Dracala's first-step exemption)
+F_LAST_CAPTURER = 1  # last player whose step put seeds into his store; 0 if none yet
+F_LAST_MOVER = 2     # player who made the last step (before it: the player not to move)
+F_LAST_CAPTURES = 3  # seeds the last step put into the mover's store (leftovers excluded)
+F_TOTAL = 4          # all seeds in play (the Dracala majority is more than half of this)
+N_FIELDS = 5
+
+_MASK32 = (1 << 32) - 1
+
+
+def _kernel_noalloc(func: F) -> F:
+    """``kernel`` for the hot functions that allocate nothing: compiled without numba's
+    reference counting (``_nrt=False``). With it, numba increfs and decrefs every array
+    argument on entry and on each exit (atomic operations that its pruning pass does not
+    remove here), which made ``legal_actions`` about six times and a random game about
+    twice as slow. Such a function must not create arrays; ``NUMBA_DISABLE_JIT=1`` runs it
+    as plain Python like any other kernel. (This belongs in ``jit.py``; see the module
+    docstring there.)
+    """
+    options: dict[str, Any] = {"cache": True, "nogil": True, "_nrt": False}
+    return numba.njit(**options)(func)  # type: ignore[no-any-return]
+
+
+def make_params(options: Any, *, dracala: bool | None = None) -> IntArray:
+    """Params array of a rule set (a ``RuleSet``, or ``SowingOptions`` plus ``dracala``).
+
+    Plain Python. Dracala is a property of the preset, not of an option, so with bare
+    options say ``dracala=True`` to get its rules.
+    """
+    opts = getattr(options, "options", options)
+    if dracala is None:
+        dracala = bool(getattr(options, "is_dracala", False))
+    for name in ("pits", "seeds", "skip_origin", "empty_capture", "end", "leftovers"):
+        if not hasattr(opts, name):
+            raise TypeError(f"make_params needs sowing options or a sowing rule set, not "
+                            f"{type(options).__name__} (no option {name!r})")
+    pits = int(opts.pits)
+    n_cells = 2 * pits + 2
+    rng = np.random.default_rng(0x5EED_50)
+    n_keys = ZOB_CELLS + n_cells * 128
+    keys = rng.integers(-(2**63), 2**63 - 1, size=n_keys, dtype=np.int64)
+    for c in range(n_cells):  # an empty cell adds nothing, so keys of sparse boards are cheap
+        keys[ZOB_CELLS + c * 128] = 0
+    head = np.array([
+        pits,
+        int(opts.seeds),
+        1 if opts.skip_origin else 0,
+        1 if opts.empty_capture == "single" else 0,
+        1 if opts.end == "mover_empty" else 0,
+        _LEFTOVERS_CODES[opts.leftovers],
+        1 if dracala else 0,
+        HEADER + n_cells + N_FIELDS,
+    ], dtype=np.int64)
+    return np.concatenate([head, keys]).astype(np.int64)
+
+
+@_kernel_noalloc
+def num_actions(params: IntArray) -> int:
+    """Size of the flat action space: one code per hole of the mover."""
+    return int(params[P_PITS])
+
+
+@_kernel_noalloc
+def fields_start(params: IntArray) -> int:
+    """Index of the first ``F_*`` field in a state."""
+    return int(HEADER + 2 * params[P_PITS] + 2)
+
+
+@_kernel_noalloc
+def _cell_key(params: IntArray, cell: int, count: int) -> int:
+    """Key of ``count`` seeds in ``cell`` (0 for an empty cell): one random word for the
+    count's low six bits, XORed with one for the next six from 64 seeds on."""
+    base = P_ZOBRIST + ZOB_CELLS + cell * 128
+    high = params[base + 64 + ((count >> 6) & 63)] if count >= 64 else 0
+    return params[base + (count & 63)] ^ high  # type: ignore[no-any-return]
+
+
+@_kernel_noalloc
+def compute_key(params: IntArray, state: IntArray) -> int:
+    """The Zobrist-style key of a state, from scratch."""
+    n_cells = 2 * params[P_PITS] + 2
+    ext = HEADER + n_cells
+    k = 0
+    for c in range(n_cells):
+        k ^= _cell_key(params, c, state[HEADER + c])
+    if state[ST_TO_MOVE] == 2:
+        k ^= params[P_ZOBRIST + ZOB_SIDE]
+    if state[ext + F_FIRST_DONE] != 0:
+        k ^= params[P_ZOBRIST + ZOB_FIRST_DONE]
+    capturer = state[ext + F_LAST_CAPTURER]
+    if capturer != 0:
+        k ^= params[P_ZOBRIST + ZOB_CAPTURER + capturer]
+    return k
+
+
+@_kernel_noalloc
+def _check_end(params: IntArray, state: IntArray, last_mover: int) -> None:
+    """Record the end of the game, if the position after a step (or a setup) is one."""
+    pits = params[P_PITS]
+    ext = HEADER + 2 * pits + 2
+    store1 = HEADER + pits
+    store2 = HEADER + 2 * pits + 1
+    total = state[ext + F_TOTAL]
+    dracala = params[P_DRACALA] == 1
+    if dracala:
+        # misère: more than half of all seeds loses at once; seeds stay where they are
+        if 2 * state[store1] > total:
+            state[ST_OUTCOME] = OUTCOME_SECOND
+            state[ST_REASON] = REASON_MAJORITY
+            return
+        if 2 * state[store2] > total:
+            state[ST_OUTCOME] = OUTCOME_FIRST
+            state[ST_REASON] = REASON_MAJORITY
+            return
+    side1 = 0
+    side2 = 0
+    for i in range(pits):
+        side1 += state[HEADER + i]
+        side2 += state[HEADER + pits + 1 + i]
+    if params[P_END_MOVER] == 1:
+        ended = (side1 if state[ST_TO_MOVE] == 1 else side2) == 0
+    else:
+        ended = side1 == 0 or side2 == 0
+    if not ended:
+        return
+    s1 = state[store1]
+    s2 = state[store2]
+    rule = params[P_LEFTOVERS]
+    if rule == LEFT_OWNER:
+        s1 += side1
+        s2 += side2
+    else:
+        taker = last_mover
+        if rule == LEFT_LAST_CAPTURER and state[ext + F_LAST_CAPTURER] != 0:
+            taker = state[ext + F_LAST_CAPTURER]
+        if taker == 1:
+            s1 += side1 + side2
+        else:
+            s2 += side1 + side2
+    for i in range(pits):
+        state[HEADER + i] = 0
+        state[HEADER + pits + 1 + i] = 0
+    state[store1] = s1
+    state[store2] = s2
+    if dracala:
+        if 2 * s1 > total:
+            state[ST_OUTCOME] = OUTCOME_SECOND
+            state[ST_REASON] = REASON_MAJORITY
+        elif 2 * s2 > total:
+            state[ST_OUTCOME] = OUTCOME_FIRST
+            state[ST_REASON] = REASON_MAJORITY
+        else:
+            state[ST_OUTCOME] = OUTCOME_DRAW
+            state[ST_REASON] = REASON_EMPTY_SIDE
+        return
+    state[ST_REASON] = REASON_EMPTY_SIDE
+    if s1 > s2:
+        state[ST_OUTCOME] = OUTCOME_FIRST
+    elif s2 > s1:
+        state[ST_OUTCOME] = OUTCOME_SECOND
+    else:
+        state[ST_OUTCOME] = OUTCOME_DRAW
+
+
+@kernel
+def initial_state(params: IntArray) -> IntArray:
+    """The starting position: ``seeds`` in every hole, empty stores, first player to move."""
+    pits = params[P_PITS]
+    seeds = params[P_SEEDS]
+    state = np.zeros(params[P_STATE_SIZE], dtype=np.int64)
+    state[ST_TO_MOVE] = 1
+    for i in range(pits):
+        state[HEADER + i] = seeds
+        state[HEADER + pits + 1 + i] = seeds
+    ext = HEADER + 2 * pits + 2
+    state[ext + F_LAST_MOVER] = 2
+    state[ext + F_TOTAL] = 2 * pits * seeds
+    state[ST_KEY] = compute_key(params, state)
+    return state
+
+
+@_kernel_noalloc
+def setup_state(params: IntArray, state: IntArray) -> None:
+    """Finish a hand-made position whose cells, player to move and ``F_FIRST_DONE`` /
+    ``F_LAST_CAPTURER`` fields are filled in: total, last mover, end of game and key."""
+    pits = params[P_PITS]
+    ext = HEADER + 2 * pits + 2
+    total = 0
+    for c in range(2 * pits + 2):
+        total += state[HEADER + c]
+    state[ext + F_TOTAL] = total
+    state[ext + F_LAST_MOVER] = 3 - state[ST_TO_MOVE]
+    state[ext + F_LAST_CAPTURES] = 0
+    state[ST_OUTCOME] = OUTCOME_RUNNING
+    state[ST_REASON] = 0
+    _check_end(params, state, 3 - state[ST_TO_MOVE])
+    state[ST_KEY] = compute_key(params, state)
+
+
+@_kernel_noalloc
+def _step_result(params: IntArray, state: IntArray, mover: int, hole: int) -> tuple[int, bool]:
+    """Captures of the step from the mover's ``hole`` (0-based, non-empty) and whether it
+    gives a bonus step, computed without playing it."""
+    pits = params[P_PITS]
+    n_cells = 2 * pits + 2
+    mb = 0 if mover == 1 else pits + 1
+    n = state[HEADER + mb + hole]
+    span = 2 * pits + 1 - params[P_SKIP_ORIGIN]
+    laps = (n - 1) // span
+    rest = n - laps * span
+    captures = laps + (1 if pits - hole <= rest else 0)
+    end = hole + rest
+    last = end if end <= 2 * pits else rest - (2 * pits - hole) - 1
+    if last == pits:
+        return captures, True
+    if last < pits and laps == 0:
+        before = 0 if last == hole else state[HEADER + mb + last]
+        if before == 0:
+            facing = 2 * pits - last
+            fa = mb + facing
+            if fa >= n_cells:
+                fa -= n_cells
+            facing_seeds = state[HEADER + fa] + (1 if facing - hole <= rest else 0)
+            if facing_seeds > 0:
+                captures += facing_seeds + 1
+            elif params[P_EMPTY_SINGLE] == 1:
+                captures += 1
+    return captures, False
+
+
+@_kernel_noalloc
+def step_captures(params: IntArray, state: IntArray, captures: IntArray,
+                  bonus: IntArray) -> None:
+    """For each hole of the player to move: ``captures[h]`` = seeds a step from hole ``h + 1``
+    would put into his store (-1 for an empty hole), ``bonus[h]`` = 1 if it gives a bonus
+    step. Leftovers of a game ending on that step are not counted (RULES.md, Dracala)."""
+    pits = params[P_PITS]
+    mover = state[ST_TO_MOVE]
+    mb = 0 if mover == 1 else pits + 1
+    for h in range(pits):
+        if state[HEADER + mb + h] == 0:
+            captures[h] = -1
+            bonus[h] = 0
+        else:
+            c, b = _step_result(params, state, mover, h)
+            captures[h] = c
+            bonus[h] = 1 if b else 0
+
+
+@_kernel_noalloc
+def legal_actions(params: IntArray, state: IntArray, out: IntArray) -> int:
+    """Write the legal action codes, ascending, into ``out[:n]`` and return ``n``."""
+    if state[ST_OUTCOME] != OUTCOME_RUNNING:
+        return 0
+    pits = params[P_PITS]
+    mover = state[ST_TO_MOVE]
+    base = HEADER + (0 if mover == 1 else pits + 1)
+    count = 0
+    if params[P_DRACALA] == 0:
+        for h in range(pits):
+            if state[base + h] != 0:
+                out[count] = h
+                count += 1
+        return count
+    # Dracala: only the steps capturing the most; then (after the first step of the game)
+    # the rightmost bonus-giving one, if any gives a bonus step
+    best = -1
+    bonus_hole = -1
+    for h in range(pits):
+        if state[base + h] == 0:
+            continue
+        c, b = _step_result(params, state, mover, h)
+        if c > best:
+            best = c
+            count = 0
+            bonus_hole = -1
+        if c == best:
+            out[count] = h
+            count += 1
+            if b:
+                bonus_hole = h
+    if bonus_hole >= 0 and state[HEADER + 2 * pits + 2 + F_FIRST_DONE] != 0:
+        out[0] = bonus_hole
+        return 1
+    return count
+
+
+@_kernel_noalloc
+def apply_action(params: IntArray, state: IntArray, action: int) -> None:
+    """Sow from the mover's hole ``action + 1`` (unchecked) and record any end of game.
+
+    The key is updated cell by cell as seeds move (recomputed only when the game ends)."""
+    pits = params[P_PITS]
+    n_cells = 2 * pits + 2
+    ext = HEADER + n_cells
+    mover = state[ST_TO_MOVE]
+    mb = 0 if mover == 1 else pits + 1
+    n = state[HEADER + mb + action]
+    state[HEADER + mb + action] = 0
+    key = state[ST_KEY] ^ _cell_key(params, mb + action, n)
+    store = mb + pits
+    store_before = state[HEADER + store]
+    skip = params[P_SKIP_ORIGIN]
+    span = 2 * pits + 1 - skip
+    laps = (n - 1) // span
+    rest = n - laps * span
+    if laps > 0:
+        for x in range(2 * pits + 1):
+            if skip == 1 and x == action:
+                continue
+            a = x + mb
+            if a >= n_cells:
+                a -= n_cells
+            v = state[HEADER + a]
+            key ^= _cell_key(params, a, v) ^ _cell_key(params, a, v + laps)
+            state[HEADER + a] = v + laps
+    # the last partial lap: cells action+1 .. action+rest counted from the mover's hole 1,
+    # with the opponent's store (relative cell 2P+1) left out
+    end = action + rest
+    last = end if end <= 2 * pits else rest - (2 * pits - action) - 1
+    for x in range(action + 1, min(end, 2 * pits) + 1):
+        a = x + mb
+        if a >= n_cells:
+            a -= n_cells
+        v = state[HEADER + a]
+        key ^= _cell_key(params, a, v) ^ _cell_key(params, a, v + 1)
+        state[HEADER + a] = v + 1
+    if end > 2 * pits:
+        for x in range(last + 1):
+            a = mb + x
+            v = state[HEADER + a]
+            key ^= _cell_key(params, a, v) ^ _cell_key(params, a, v + 1)
+            state[HEADER + a] = v + 1
+    if last < pits and state[HEADER + mb + last] == 1:
+        la = mb + last
+        fa = mb + 2 * pits - last
+        if fa >= n_cells:
+            fa -= n_cells
+        facing = state[HEADER + fa]
+        gain = facing + 1 if facing > 0 else params[P_EMPTY_SINGLE]
+        if gain > 0:
+            v = state[HEADER + store]
+            key ^= (_cell_key(params, la, 1) ^ _cell_key(params, fa, facing)
+                    ^ _cell_key(params, store, v) ^ _cell_key(params, store, v + gain))
+            state[HEADER + store] = v + gain
+            state[HEADER + fa] = 0
+            state[HEADER + la] = 0
+    captured = state[HEADER + store] - store_before
+    if state[ext + F_FIRST_DONE] == 0:
+        state[ext + F_FIRST_DONE] = 1
+        key ^= params[P_ZOBRIST + ZOB_FIRST_DONE]
+    state[ext + F_LAST_MOVER] = mover
+    state[ext + F_LAST_CAPTURES] = captured
+    if captured > 0 and state[ext + F_LAST_CAPTURER] != mover:
+        old = state[ext + F_LAST_CAPTURER]
+        if old != 0:
+            key ^= params[P_ZOBRIST + ZOB_CAPTURER + old]
+        key ^= params[P_ZOBRIST + ZOB_CAPTURER + mover]
+        state[ext + F_LAST_CAPTURER] = mover
+    state[ST_PLY] += 1
+    if last != pits:
+        state[ST_TO_MOVE] = 3 - mover
+        key ^= params[P_ZOBRIST + ZOB_SIDE]
+    state[ST_KEY] = key
+    _check_end(params, state, mover)
+    if state[ST_OUTCOME] != OUTCOME_RUNNING:
+        state[ST_KEY] = compute_key(params, state)
+
+
+@kernel
+def perft(params: IntArray, state: IntArray, depth: int) -> int:
+    """Number of decision sequences of exactly ``depth`` steps from ``state`` (a line that
+    ends the game early counts 0), by an explicit stack: no recursion, no allocation per node."""
+    if depth <= 0:
+        return 1
+    n_act = num_actions(params)
+    size = state.shape[0]
+    states = np.empty((depth, size), dtype=np.int64)
+    actions = np.empty((depth, n_act), dtype=np.int64)
+    counts = np.zeros(depth, dtype=np.int64)
+    nexts = np.zeros(depth, dtype=np.int64)
+    states[0, :] = state
+    counts[0] = legal_actions(params, states[0], actions[0])
+    if depth == 1:
+        return int(counts[0])
+    total = 0
+    level = 0
+    while level >= 0:
+        if nexts[level] >= counts[level]:
+            level -= 1
+            continue
+        a = actions[level, nexts[level]]
+        nexts[level] += 1
+        child = level + 1
+        states[child, :] = states[level, :]
+        apply_action(params, states[child], a)
+        n = legal_actions(params, states[child], actions[child])
+        if child == depth - 1:
+            total += n
+        else:
+            level = child
+            counts[level] = n
+            nexts[level] = 0
+    return total
+
+
+@kernel
+def random_playout(params: IntArray, state: IntArray, seed: int) -> int:
+    """Play uniformly random steps on ``state`` **in place** until the game ends; return the
+    outcome code. The generator is Marsaglia's 32-bit xorshift kept in an int64 that never
+    overflows (compiled signed overflow is undefined), so the compiled and the pure-Python
+    paths draw the same moves for the same ``seed``."""
+    buf = np.empty(num_actions(params), dtype=np.int64)
+    x = (int(seed) ^ 0x9E3779B9) & _MASK32
+    if x == 0:
+        x = 1
+    while state[ST_OUTCOME] == OUTCOME_RUNNING:
+        n = legal_actions(params, state, buf)
+        x ^= (x << 13) & _MASK32
+        x ^= x >> 17
+        x ^= (x << 5) & _MASK32
+        apply_action(params, state, buf[x % n])
+    return int(state[ST_OUTCOME])

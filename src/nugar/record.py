@@ -1,0 +1,699 @@
+"""Game records: a PGN-like text form, a JSON form, and a checked reader for both.
+
+The text form is tag pairs followed by numbered movetext of whole turns::
+
+    [Game "Dara"]
+    [Rules "dara-niger(quiet_limit=off)"]
+    [First "Ann"]
+    [Second "Bo"]
+    [Date "2026.11.22"]
+    [Result "1-0"]
+    [Termination "pieces"]
+
+    1. c3 d4 2. e2 c2 {a comment} 3. ... 1-0
+
+Reading also accepts a bare list of turns (the rule set is then given by the caller) and
+Mancala World style sowing records, ``9. 2-6 (-3)....4 (-1)``, whose ``(-N)`` annotations are
+checked against the seeds each turn put into the mover's store (``RULES.md``). Every record
+read is replayed on the rules engine; each problem found is reported with its line, column
+and reason, in one :class:`RecordError`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import IllegalMoveError, InvalidMoveError, NugarError, RulesError
+from .rules import PRESETS, Game, RuleSet, new_game, parse_rules
+from .rules.sowing import SowingGame
+
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+STANDARD_TAGS = ("Game", "Rules", "First", "Second", "Date", "Result", "Score", "Termination")
+_LINE_WIDTH = 79
+
+
+class RecordError(NugarError):
+    """A record that cannot be read or does not replay.
+
+    ``line`` and ``column`` (1-based; ``None`` when the input has no lines, as for JSON) say
+    where the first problem is, ``reason`` what it is. ``problems`` lists every problem found,
+    this one first; ``str()`` shows them all, one per line.
+    """
+
+    def __init__(self, reason: str, line: int | None = None, column: int | None = None,
+                 source: str | None = None) -> None:
+        self.reason = reason
+        self.line = line
+        self.column = column
+        self.source = source
+        self.problems: list[RecordError] = [self]
+        super().__init__(self.located())
+
+    def located(self) -> str:
+        """This one problem as ``source:line:column: reason``."""
+        where = []
+        if self.source:
+            where.append(self.source)
+        if self.line is not None:
+            where.append(f"line {self.line}")
+            if self.column is not None:
+                where.append(f"column {self.column}")
+        return (", ".join(where) + ": " if where else "") + self.reason
+
+    def __str__(self) -> str:
+        if len(self.problems) == 1:
+            return self.located()
+        head = f"{len(self.problems)} problems in the record:"
+        return "\n".join([head] + ["  " + p.located() for p in self.problems])
+
+
+@dataclass
+class Record:
+    """One game read from a record, replayed and checked.
+
+    ``result`` is the record's result (``None`` for ``*``); it equals ``game.result`` except
+    for a game the record says ended off the board (a loss on time, say) and which the rules
+    alone do not end. ``comments`` maps a turn index to the comments written after that turn
+    (index ``-1``: before the first turn).
+    """
+
+    tags: dict[str, str]
+    rules: RuleSet
+    turns: list[str]
+    result: str | None
+    game: Game
+    comments: dict[int, list[str]] = field(default_factory=dict)
+
+    def dumps(self) -> str:
+        """The record as text, tags in their order, comments kept."""
+        return _format(self.tags, self.turns, self.result, self.comments)
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def score_text(game: Game) -> str:
+    """The two stores of a sowing game as a record shows them: ``"38 : 26"``."""
+    first, second = game.score
+    return f"{first} : {second}"
+
+
+def game_tags(game: Game, tags: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The tag pairs of a game: the standard ones first, then the caller's others.
+
+    ``Game``, ``Rules``, ``Result``, ``Score`` and ``Termination`` always come from the game
+    itself, so a record never contradicts its moves.
+    """
+    given = dict(tags or {})
+    for key, value in given.items():
+        _check_tag(key, value)
+    outcome = game.outcome
+    out: dict[str, str] = {
+        "Game": game.rules.game,
+        "Rules": game.rules.text,
+        "First": given.get("First", "?"),
+        "Second": given.get("Second", "?"),
+        "Date": given.get("Date", _dt.datetime.now(_dt.UTC).strftime("%Y.%m.%d")),
+        "Result": outcome.result if outcome else "*",
+    }
+    if game.rules.family == "sowing":
+        out["Score"] = score_text(game)
+    if outcome is not None:
+        out["Termination"] = outcome.reason
+    for key, value in given.items():
+        if key not in STANDARD_TAGS:
+            out[key] = value
+    return out
+
+
+def dumps(game: Game, tags: Mapping[str, str] | None = None) -> str:
+    """The text record of ``game``; ``tags`` adds ``First``, ``Second``, ``Date`` or others.
+
+    >>> from nugar import new_game
+    >>> g = new_game("kalah")
+    >>> g.play("3")
+    >>> print(dumps(g, {"Date": "2026.01.02"}))  # doctest: +NORMALIZE_WHITESPACE
+    [Game "Kalah"]
+    [Rules "kalah"]
+    [First "?"]
+    [Second "?"]
+    [Date "2026.01.02"]
+    [Result "*"]
+    [Score "1 : 0"]
+    <BLANKLINE>
+    1. 3 *
+    <BLANKLINE>
+    """
+    return _format(game_tags(game, tags), game.turns(), game.result, {})
+
+
+def _check_tag(key: str, value: str) -> None:
+    if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", key):
+        raise RecordError(f"bad tag name {key!r}: use letters, digits and _ only, "
+                          "starting with a letter")
+    if not isinstance(value, str) or "\n" in value or "\r" in value:
+        raise RecordError(f"bad value for tag {key}: give one line of text")
+
+
+def _quote(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _format(tags: Mapping[str, str], turns: list[str], result: str | None,
+            comments: Mapping[int, list[str]]) -> str:
+    lines = [f'[{key} "{_quote(value)}"]' for key, value in tags.items()]
+    head = "\n".join(lines) + "\n\n" if lines else ""
+    return head + movetext(turns, result, comments) + "\n"
+
+
+def movetext(turns: list[str], result: str | None = None,
+             comments: Mapping[int, list[str]] | None = None) -> str:
+    """Numbered turns, comments and result, wrapped at 79 characters: ``1. c3 d4 2. e2 *``."""
+    comments = comments or {}
+    words: list[str] = [f"{{{c}}}" for c in comments.get(-1, [])]
+    for i, turn in enumerate(turns):
+        number = i // 2 + 1
+        if i % 2 == 0:
+            words.append(f"{number}.")
+        elif i == 0 or comments.get(i - 1):
+            words.append(f"{number}...")
+        words.append(turn)
+        words.extend(f"{{{c}}}" for c in comments.get(i, []))
+    words.append(result or "*")
+    body: list[str] = []
+    current = ""
+    for word in words:
+        if current and len(current) + 1 + len(word) > _LINE_WIDTH:
+            body.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    body.append(current)
+    return "\n".join(body)
+
+
+def to_json(game: Game, tags: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A JSON-ready form of a game for programs: rules, turns, result, score and tags."""
+    outcome = game.outcome
+    return {
+        "format": "nugar-game",
+        "version": 1,
+        "game": game.rules.game,
+        "rules": game.rules.text,
+        "turns": game.turns(),
+        "result": outcome.result if outcome else None,
+        "termination": outcome.reason if outcome else None,
+        "score": list(game.score),
+        "to_move": None if outcome else game.to_move,
+        "tags": game_tags(game, tags),
+    }
+
+
+def from_json(obj: Mapping[str, Any] | str) -> Game:
+    """Replay the JSON form of a game (a dict, or its JSON text) and check what it states."""
+    if isinstance(obj, str):
+        try:
+            obj = json.loads(obj)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"not JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    if not isinstance(obj, Mapping):
+        raise RecordError(f"a JSON game is an object with 'rules' and 'turns', "
+                          f"not {type(obj).__name__}")
+    rules_text = obj.get("rules")
+    if not isinstance(rules_text, str):
+        raise RecordError("a JSON game needs 'rules', a rule-set text such as 'dara'")
+    try:
+        game = new_game(rules_text)
+    except RulesError as exc:
+        raise RecordError(f"'rules': {exc}") from None
+    turns = obj.get("turns", [])
+    if not isinstance(turns, list) or not all(isinstance(t, str) for t in turns):
+        raise RecordError("'turns' must be a list of turn texts such as ['c3', 'd4']")
+    for i, turn in enumerate(turns):
+        mover = game.to_move
+        reason = _play_turn(game, turn) or (_open_turn(game, mover) if i + 1 < len(turns)
+                                             else None)
+        if reason:
+            raise RecordError(f"'turns'[{i}] (turn {i + 1}): {reason}")
+    result = obj.get("result")
+    if result == "*":
+        result = None
+    if result is not None and result not in RESULTS:
+        raise RecordError(f"'result' {result!r} is not one of 1-0, 0-1, 1/2-1/2 or null")
+    problem = _settle_result(game, result, obj.get("termination"))
+    if problem:
+        raise RecordError(f"'result': {problem}")
+    score = obj.get("score")
+    if score is not None and (not isinstance(score, list | tuple)
+                              or list(score) != list(game.score)):
+        raise RecordError(f"'score' says {score} but the replayed game has "
+                          f"{list(game.score)}")
+    return game
+
+
+# --- reading -------------------------------------------------------------------------------
+
+_TOKEN_RE = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<tag>\[)
+  | (?P<comment>\{[^}]*\}?)
+  | (?P<linecomment>;[^\n]*)
+  | (?P<annot>\(\s*[-\u2212]?\s*\d+\s*\))
+  | (?P<result>(?:1-0|0-1|1/2-1/2|\*)(?![\w/-]))
+  | (?P<number>\d+\.+)
+  | (?P<dots>\.+)
+  | (?P<word>[^\s\[\]{}();.]+)
+  | (?P<other>.)
+""", re.X | re.S)
+_TAG_RE = re.compile(r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\\n]|\\.)*)"\s*\]')
+
+
+@dataclass
+class _Token:
+    kind: str
+    text: str
+    line: int
+    column: int
+
+
+def _tokens(text: str) -> Iterator[_Token]:
+    line, line_start, pos = 1, 0, 0
+    while pos < len(text):
+        m = _TOKEN_RE.match(text, pos)
+        assert m is not None  # the last alternative matches any character
+        kind = m.lastgroup or "other"
+        chunk = m.group()
+        if kind == "tag":
+            tag = _TAG_RE.match(text, pos)
+            if tag:
+                chunk = tag.group()
+            else:  # report the rest of the line as the malformed tag
+                end = text.find("\n", pos)
+                chunk = text[pos:] if end < 0 else text[pos:end]
+                kind = "badtag"
+        if kind != "ws":
+            yield _Token(kind, chunk, line, pos - line_start + 1)
+        newlines = chunk.count("\n")
+        if newlines:
+            line += newlines
+            line_start = pos + chunk.rfind("\n") + 1
+        pos += len(chunk)
+
+
+@dataclass
+class _Turn:
+    text: str
+    line: int
+    column: int
+    annotation: _Token | None = None
+    open_reason: str | None = None
+
+
+@dataclass
+class _Pending:
+    """A game being read: its tags, its movetext so far and its replay."""
+
+    tags: dict[str, str] = field(default_factory=dict)
+    tag_tokens: dict[str, _Token] = field(default_factory=dict)
+    game: Game | None = None
+    dead: bool = False
+    started: bool = False
+    after_number: bool = False
+    turns: list[_Turn] = field(default_factory=list)
+    comments: dict[int, list[str]] = field(default_factory=dict)
+    result: _Token | None = None
+    first: _Token | None = None
+    has_content: bool = False
+
+
+class _Reader:
+    """Reads a text game by game, collecting every problem instead of stopping at the first."""
+
+    def __init__(self, text: str, rules: str | RuleSet | None, source: str | None) -> None:
+        self.text = text
+        self.default_rules = rules
+        self.source = source
+        self.problems: list[RecordError] = []
+        self.records: list[Record] = []
+
+    def problem(self, reason: str, where: _Token | _Turn | None) -> None:
+        line = where.line if where else None
+        column = where.column if where else None
+        self.problems.append(RecordError(reason, line, column, self.source))
+
+    def read(self) -> list[Record]:
+        cur = _Pending()
+        for tok in _tokens(self.text):
+            if tok.kind in ("tag", "badtag"):
+                if cur.started:  # the tags of the next game end this one
+                    self.finish(cur)
+                    cur = _Pending()
+                cur.has_content = True
+                self.read_tag(cur, tok)
+            elif tok.kind in ("comment", "linecomment"):
+                self.read_comment(cur, tok)
+            elif tok.kind == "result":
+                if not cur.started:
+                    self.start(cur, tok)
+                cur.result = tok
+                self.finish(cur)
+                cur = _Pending()
+            else:
+                if not cur.started:
+                    self.start(cur, tok)
+                self.read_move_token(cur, tok)
+        if cur.has_content:
+            self.finish(cur)
+        return self.records
+
+    # tags and comments
+    def read_tag(self, cur: _Pending, tok: _Token) -> None:
+        if tok.kind == "badtag":
+            self.problem(f"malformed tag pair {tok.text.strip()!r}; write [Name \"value\"]", tok)
+            return
+        m = _TAG_RE.match(tok.text)
+        assert m is not None
+        key = m.group(1)
+        value = re.sub(r"\\(.)", r"\1", m.group(2))
+        if key in cur.tags:
+            self.problem(f"tag {key} is given twice", tok)
+            return
+        cur.tags[key] = value
+        cur.tag_tokens[key] = tok
+
+    def read_comment(self, cur: _Pending, tok: _Token) -> None:
+        if tok.kind == "comment" and not tok.text.endswith("}"):
+            self.problem("comment opened with '{' is never closed with '}'", tok)
+            return
+        body = tok.text[1:-1] if tok.kind == "comment" else tok.text[1:]
+        body = " ".join(body.split())
+        if tok.kind == "comment" and "{" in body:
+            self.problem("'{' inside a comment: comments do not nest", tok)
+            return
+        cur.has_content = True
+        cur.comments.setdefault(len(cur.turns) - 1, []).append(body)
+
+    # movetext
+    def start(self, cur: _Pending, tok: _Token) -> None:
+        cur.started = True
+        cur.has_content = True
+        cur.first = tok
+        rules = self.resolve_rules(cur, tok)
+        if rules is None:
+            cur.dead = True
+        else:
+            cur.game = new_game(rules)
+
+    def resolve_rules(self, cur: _Pending, tok: _Token | None) -> RuleSet | None:
+        rules: RuleSet | None = None
+        if "Rules" in cur.tags:
+            try:
+                rules = parse_rules(cur.tags["Rules"])
+            except RulesError as exc:
+                self.problem(f"tag Rules: {exc}", cur.tag_tokens["Rules"])
+                return None
+        elif "Game" in cur.tags:
+            preset = PRESETS.get(cur.tags["Game"].strip().lower())
+            if preset is None:
+                games = sorted({p.game for p in PRESETS.values()})
+                self.problem(f"tag Game: unknown game {cur.tags['Game']!r}; known: "
+                             f"{', '.join(games)} (or give a [Rules \"...\"] tag)",
+                             cur.tag_tokens["Game"])
+                return None
+            rules = parse_rules(preset.name)
+        elif self.default_rules is not None:
+            try:
+                rules = parse_rules(self.default_rules)
+            except RulesError as exc:
+                self.problem(str(exc), None)
+                return None
+        else:
+            self.problem("the record does not say its rules: add a tag such as "
+                         f"[Rules \"dara\"] (presets: {', '.join(PRESETS)}) or give the "
+                         "rule set when reading it", tok)
+            return None
+        game_tag = cur.tags.get("Game")
+        if game_tag is not None and game_tag.strip().lower() != rules.game.lower():
+            self.problem(f"tag Game says {game_tag!r} but the rules {rules.text!r} are "
+                         f"{rules.game}", cur.tag_tokens["Game"])
+        return rules
+
+    def read_move_token(self, cur: _Pending, tok: _Token) -> None:
+        if tok.kind == "dots":
+            return
+        if tok.kind == "number" and cur.after_number:
+            # "9. 4....5": after a move number, digits with dots are a one-hole turn
+            digits = tok.text.rstrip(".")
+            tok = _Token("word", digits, tok.line, tok.column)
+        if tok.kind == "number":
+            cur.after_number = True
+            number = int(tok.text.rstrip("."))
+            expected = len(cur.turns) // 2 + 1
+            if number != expected and not cur.dead:
+                self.problem(f"move number {number} where {expected} was expected", tok)
+            return
+        cur.after_number = False
+        if tok.kind == "annot":
+            self.read_annotation(cur, tok)
+            return
+        if tok.kind == "other":
+            self.problem(f"unexpected character {tok.text!r}; movetext holds move numbers "
+                         "such as '1.', turns, comments in {}, and a result", tok)
+            return
+        self.read_turn(cur, tok)
+
+    def read_annotation(self, cur: _Pending, tok: _Token) -> None:
+        if cur.dead:
+            return
+        assert cur.game is not None
+        if cur.game.rules.family != "sowing":
+            self.problem(f"capture annotation {tok.text} only belongs in sowing games", tok)
+            return
+        if not cur.turns or cur.turns[-1].annotation is not None:
+            self.problem(f"capture annotation {tok.text} must follow a turn", tok)
+            return
+        cur.turns[-1].annotation = tok
+
+    def read_turn(self, cur: _Pending, tok: _Token) -> None:
+        if cur.dead:
+            return
+        game = cur.game
+        assert game is not None
+        if cur.turns and cur.turns[-1].open_reason:
+            last = cur.turns[-1]
+            self.problem(f"turn {len(cur.turns)} {last.text!r}: {last.open_reason}", last)
+            cur.dead = True
+            return
+        mover = game.to_move
+        reason = _play_turn(game, tok.text)
+        if reason:
+            self.problem(f"turn {len(cur.turns) + 1} ({_player(mover)}) {tok.text!r}: {reason}",
+                         tok)
+            cur.dead = True
+            return
+        cur.turns.append(_Turn(game.turns()[-1], tok.line, tok.column,
+                               open_reason=_open_turn(game, mover)))
+
+    # a finished game
+    def finish(self, cur: _Pending) -> None:
+        if cur.dead:
+            return
+        if cur.game is None:
+            first = cur.first or next(iter(cur.tag_tokens.values()), None)
+            rules = self.resolve_rules(cur, first)
+            if rules is None:
+                return
+            cur.game = new_game(rules)
+        game = cur.game
+        self.check_annotations(cur)
+        ok, result = self.check_result(cur)
+        if not ok:
+            return
+        self.check_tag_against(cur, "Score", score_text(game) if game.rules.family == "sowing"
+                               else None)
+        outcome = game.outcome
+        if outcome is not None:
+            self.check_tag_against(cur, "Termination", outcome.reason)
+        tags = dict(cur.tags)
+        self.records.append(Record(tags, game.rules, game.turns(), result, game,
+                                   cur.comments))
+
+    def check_annotations(self, cur: _Pending) -> None:
+        """Check Mancala World ``(-N)`` annotations; with any present, a turn without one
+        must have put no seed into the store."""
+        if not isinstance(cur.game, SowingGame) or not any(t.annotation for t in cur.turns):
+            return
+        for i, (turn, captured) in enumerate(zip(cur.turns, cur.game.turn_captures(),
+                                                 strict=True)):
+            if turn.annotation is None:
+                if captured:
+                    self.problem(f"turn {i + 1} {turn.text!r} put {captured} seed(s) in "
+                                 f"the store but has no '(-{captured})' annotation", turn)
+                continue
+            claimed = int(re.sub(r"[^\d]", "", turn.annotation.text))
+            if claimed != captured:
+                self.problem(f"turn {i + 1} {turn.text!r} is annotated {turn.annotation.text} "
+                             f"but put {captured} seed(s) in the store", turn.annotation)
+
+    def check_result(self, cur: _Pending) -> tuple[bool, str | None]:
+        """Whether the stated result fits the game, and that result (``None`` for ``*``)."""
+        game = cur.game
+        assert game is not None
+        tag = cur.tags.get("Result")
+        token = cur.result.text if cur.result else None
+        if tag is not None and tag not in RESULTS:
+            self.problem(f"tag Result {tag!r} is not one of {', '.join(RESULTS)}",
+                         cur.tag_tokens["Result"])
+            return False, None
+        if tag is not None and token is not None and tag != token:
+            self.problem(f"the movetext ends with {token} but the Result tag says {tag}",
+                         cur.result)
+            return False, None
+        stated = token or tag
+        if stated is None:  # a record that states no result (a bare list of turns)
+            return True, game.result
+        where: _Token | None = cur.result or cur.tag_tokens.get("Result")
+        result = None if stated in (None, "*") else stated
+        problem = _settle_result(game, result, cur.tags.get("Termination"))
+        if problem:
+            self.problem(problem, where or cur.first)
+            return False, None
+        return True, result
+
+    def check_tag_against(self, cur: _Pending, key: str, actual: str | None) -> None:
+        stated = cur.tags.get(key)
+        if stated is None or actual is None:
+            return
+        if re.sub(r"\s+", "", stated) != re.sub(r"\s+", "", actual):
+            self.problem(f"tag {key} says {stated!r} but the replayed game gives {actual!r}",
+                         cur.tag_tokens[key])
+
+
+def _player(player: int) -> str:
+    return "first player" if player == 1 else "second player"
+
+
+def _play_turn(game: Game, text: str) -> str | None:
+    """Play one turn; the reason it cannot be played, or ``None``."""
+    if game.is_over:
+        return f"the game is already over ({game.outcome}); no more turns can follow"
+    try:
+        game.play(text)
+    except (InvalidMoveError, IllegalMoveError) as exc:
+        return str(exc)
+    return None
+
+
+def _open_turn(game: Game, mover: int) -> str | None:
+    """Why the turn just played by ``mover`` is not complete, or ``None`` if it is.
+
+    Only the last turn of a record may stop half way (a game saved while a capture is to be
+    chosen); any other turn must be whole, or the turns after it would go to the wrong player.
+    """
+    if game.is_over or game.to_move != mover:
+        return None
+    legal = game.legal_moves()
+    whole = game.turns()[-1] + ("-" if game.rules.family == "sowing" else "") + str(legal[0])
+    return (f"the turn is not complete: the same player must still move (legal: "
+            f"{', '.join(str(m) for m in legal)}); write the whole turn, e.g. {whole!r}")
+
+
+def _settle_result(game: Game, result: str | None, termination: object) -> str | None:
+    """Check a stated result against the replayed game; a stated resignation is applied."""
+    actual = game.result
+    if actual is not None:
+        if result is None:
+            return (f"the record says the game is unfinished (*) but it is over: "
+                    f"{game.outcome}")
+        if result != actual:
+            return f"the record says {result} but the game ended {game.outcome}"
+        return None
+    if result is None:
+        return None
+    if termination == "resigned":
+        if result == "1/2-1/2":
+            return "a resignation cannot end in a draw"
+        game.resign(2 if result == "1-0" else 1)
+    return None
+
+
+def loads(text: str, rules: str | RuleSet | None = None, *,
+          source: str | None = None) -> list[Record]:
+    """Read every game in ``text`` (records separated by tags or results).
+
+    ``rules`` is used for games that carry neither a ``Rules`` nor a ``Game`` tag (a bare list
+    of turns, a Mancala World record). ``source`` (a file name) prefixes error locations.
+    Raises :class:`RecordError` listing every problem found, each with line and column.
+    """
+    if not isinstance(text, str):
+        raise RecordError(f"a record is text, not {type(text).__name__}")
+    reader = _Reader(text, rules, source)
+    records = reader.read()
+    if reader.problems:
+        first = reader.problems[0]
+        first.problems = reader.problems
+        raise first
+    return records
+
+
+def load_one(text: str, rules: str | RuleSet | None = None, *,
+             source: str | None = None) -> Record:
+    """Read a text holding exactly one game."""
+    records = loads(text, rules, source=source)
+    if len(records) != 1:
+        raise RecordError(f"expected one game in the record, found {len(records)}",
+                          source=source)
+    return records[0]
+
+
+def read_file(path: str | os.PathLike[str], rules: str | RuleSet | None = None) -> list[Record]:
+    """Read every game of a record file (UTF-8)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark is not movetext
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{p} is not UTF-8 text ({exc.reason})") from None
+    return loads(text, rules, source=str(p))
+
+
+def write_file(path: str | os.PathLike[str], text: str) -> None:
+    """Write a record file atomically: a temporary file beside it, then a rename."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+__all__ = [
+    "Record",
+    "RecordError",
+    "dumps",
+    "from_json",
+    "game_tags",
+    "load_one",
+    "loads",
+    "movetext",
+    "read_file",
+    "score_text",
+    "to_json",
+    "write_file",
+]

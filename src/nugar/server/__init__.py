@@ -1,0 +1,24 @@
+"""The web app: play in the browser against the AI, a friend by link, or hot-seat.
+
+``create_app(db_url)`` builds the FastAPI application (``app.py``); ``nugar serve`` runs it
+(``cli.py``). Games are stored through SQLAlchemy (``store.py``), each served by one room
+that applies its changes in order (``rooms.py``); boards are drawn by ``render.svg``. This
+package imports FastAPI only when ``create_app`` is called.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+
+def create_app(db_url: str | None = None, **kwargs: Any) -> FastAPI:
+    """The web application over the database at ``db_url`` (see :func:`.app.create_app`)."""
+    from .app import create_app as _create_app
+
+    return _create_app(db_url, **kwargs)
+
+
+__all__ = ["create_app"]

@@ -1,0 +1,78 @@
+"""The ``nugar serve`` subcommand: run the web server.
+
+Nothing heavy is imported here at module level, so ``nugar --help`` stays fast; FastAPI and
+uvicorn are imported when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``serve`` subcommand to an ``argparse`` subparsers object."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "serve", help="run the web app: play in the browser",
+        description="Run the web app: play against the AI, against a friend by link, or "
+        "hot-seat, with every game stored as it happens.")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="SQLAlchemy database URL, e.g. sqlite:///games.db or "
+                        "postgresql://user@host/db (default: a SQLite file in your data "
+                        "directory)")
+    parser.add_argument("--ai-time", type=float, default=1.0, metavar="SECONDS",
+                        help="AI thinking time per decision (default 1.0)")
+    parser.add_argument("--rate", type=float, default=30.0,
+                        help="requests per second allowed per client address; 0 turns the "
+                        "limit off (default 30)")
+    parser.set_defaults(func=handler)
+    return parser
+
+
+def handler(args: argparse.Namespace) -> int:
+    """Run the server until interrupted; returns the exit status."""
+    if not 0 < args.port < 65536:
+        print(f"nugar serve: --port must be 1..65535, not {args.port}", file=sys.stderr)
+        return 2
+    if not args.ai_time > 0:
+        print(f"nugar serve: --ai-time must be positive, not {args.ai_time}", file=sys.stderr)
+        return 2
+    if args.rate < 0:
+        print(f"nugar serve: --rate must be 0 or more, not {args.rate}", file=sys.stderr)
+        return 2
+    try:
+        import uvicorn
+
+        from .app import create_app
+    except ImportError as exc:
+        print(f"nugar serve needs the web extras (fastapi, uvicorn, sqlalchemy): {exc}",
+              file=sys.stderr)
+        return 1
+    try:
+        app = create_app(args.db, ai_time=args.ai_time, rate=args.rate or None)
+    except Exception as exc:  # a bad URL or an unreachable database
+        print(f"nugar serve: cannot open the database {args.db!r}: {exc}", file=sys.stderr)
+        return 1
+    print(f"nugar: serving on http://{args.host}:{args.port}/ (database: "
+          f"{app.state.store.url})", file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
+                ws_max_size=65536)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``serve`` alone: ``python -m nugar.server.cli --port 8000``."""
+    parser = argparse.ArgumentParser(prog="nugar")
+    sub = parser.add_subparsers(dest="command", required=True)
+    register(sub)
+    args = parser.parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

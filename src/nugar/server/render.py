@@ -1,0 +1,212 @@
+"""Board pictures as SVG text, and the board as plain data for the browser.
+
+``svg(game, last_move=..., highlight=...)`` is a pure function of the game: the web UI shows
+it, the docs and notebooks can embed it. Every square carries ``data-square="c3"`` and every
+hole ``data-player``/``data-hole``, so the browser can make them clickable without knowing the
+layout. Alignment boards put the first player's side (row 1) at the bottom; sowing boards put
+the first player's holes at the bottom, numbered from his left, with his store on the right.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from html import escape
+from typing import Any
+
+from ..notation import FILES, square_name
+from ..rules.base import Game, Move
+
+SQUARE = 56
+HOLE = 64
+COLOURS = {1: "Black", 2: "White"}  # cosmetic: the first player is Black (RULES.md)
+_PIECE_FILL = {1: "#1d1d1f", 2: "#fbfbf7"}
+_PIECE_EDGE = {1: "#000", 2: "#555"}
+
+
+def _alignment_grid(game: Game) -> tuple[int, int, list[list[int]], tuple[int, int]]:
+    """Rows, columns, owner of each square (``grid[row][col]``: 0, 1 or 2) and both hands."""
+    opts: Any = game.rules.options
+    rows, cols = int(opts.rows), int(opts.cols)
+    g: Any = game
+    grid = [[int(g.owner(r * cols + c)) for c in range(cols)] for r in range(rows)]
+    hands = g.in_hand
+    return rows, cols, grid, (int(hands[0]), int(hands[1]))
+
+
+def board_data(game: Game) -> dict[str, Any]:
+    """The position as plain JSON-able data (what the browser animates and labels)."""
+    if game.rules.family == "sowing":
+        g: Any = game
+        holes1, holes2 = g.holes
+        return {"family": "sowing", "pits": len(holes1), "holes": [list(holes1), list(holes2)],
+                "stores": list(g.stores),
+                "skip_origin": bool(getattr(game.rules.options, "skip_origin", False))}
+    rows, cols, grid, hands = _alignment_grid(game)
+    return {"family": "alignment", "rows": rows, "cols": cols, "grid": grid,
+            "hands": list(hands)}
+
+
+def _as_moves(last_move: Move | Sequence[Move] | None) -> list[Move]:
+    if last_move is None:
+        return []
+    if isinstance(last_move, Move):
+        return [last_move]
+    return list(last_move)
+
+
+def svg(game: Game, last_move: Move | Sequence[Move] | None = None,
+        highlight: Iterable[str | int] = ()) -> str:
+    """An SVG picture of the position.
+
+    ``last_move`` (one move or the moves of a turn) is marked; ``highlight`` names squares
+    (``"c3"``) or, for sowing, the mover's hole numbers to emphasise (e.g. the legal moves).
+    """
+    marks = _as_moves(last_move)
+    lit = {str(h) for h in highlight}
+    if game.rules.family == "sowing":
+        return _sowing_svg(game, marks, lit)
+    return _alignment_svg(game, marks, lit)
+
+
+def _alignment_svg(game: Game, marks: list[Move], lit: set[str]) -> str:
+    rows, cols, grid, hands = _alignment_grid(game)
+    margin, band = 26, 30
+    width = margin + cols * SQUARE + 10
+    height = band + rows * SQUARE + margin + band
+    moved_to: set[str] = set()
+    moved_from: set[str] = set()
+    captured: set[str] = set()
+    for m in marks:
+        if m.kind == "drop":
+            moved_to.add(m.squares[0])
+        elif m.kind == "step":
+            moved_from.add(m.squares[0])
+            moved_to.add(m.squares[1])
+        elif m.kind == "capture":
+            captured.add(m.squares[0])
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="board alignment" '
+           f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
+           f'aria-label="{escape(game.rules.game)} board, {rows} by {cols}">',
+           f'<rect x="0" y="0" width="{width}" height="{height}" fill="#f3e3c3" rx="8"/>']
+
+    def hand_row(player: int, y: float) -> str:
+        count = hands[player - 1]
+        parts = [f'<g class="hand" data-player="{player}">',
+                 f'<text x="{margin}" y="{y + 5:.0f}" font-size="13" fill="#333">'
+                 f'{COLOURS[player]} in hand: {count}</text>']
+        shown = min(count, 12)
+        for i in range(shown):
+            cx = margin + 130 + i * 14
+            parts.append(f'<circle cx="{cx}" cy="{y:.0f}" r="6" fill="{_PIECE_FILL[player]}" '
+                         f'stroke="{_PIECE_EDGE[player]}"/>')
+        parts.append("</g>")
+        return "".join(parts)
+
+    out.append(hand_row(2, band / 2 + 2))
+    top = band
+    for r in range(rows):
+        y = top + (rows - 1 - r) * SQUARE
+        out.append(f'<text x="{margin / 2:.0f}" y="{y + SQUARE / 2 + 5:.0f}" font-size="13" '
+                   f'text-anchor="middle" fill="#5a4630">{r + 1}</text>')
+        for c in range(cols):
+            x = margin + c * SQUARE
+            name = square_name(c, r)
+            classes = ["sq"]
+            fill = "#e8cfa0" if (r + c) % 2 == 0 else "#dfc18e"
+            if name in moved_from:
+                classes.append("from")
+                fill = "#f1e08a"
+            if name in moved_to:
+                classes.append("last")
+                fill = "#f6e27a"
+            if name in lit:
+                classes.append("lit")
+            out.append(f'<g class="{" ".join(classes)}" data-square="{name}">'
+                       f'<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}" '
+                       f'fill="{fill}" stroke="#8a6d45" stroke-width="1"/>')
+            owner = grid[r][c]
+            cx, cy = x + SQUARE / 2, y + SQUARE / 2
+            if owner in (1, 2):
+                out.append(f'<circle class="piece p{owner}" cx="{cx:.0f}" cy="{cy:.0f}" '
+                           f'r="{SQUARE * 0.36:.1f}" fill="{_PIECE_FILL[owner]}" '
+                           f'stroke="{_PIECE_EDGE[owner]}" stroke-width="2"/>')
+            if name in captured:
+                d = SQUARE * 0.22
+                out.append(f'<path class="captured" d="M{cx - d:.0f},{cy - d:.0f} '
+                           f'L{cx + d:.0f},{cy + d:.0f} M{cx + d:.0f},{cy - d:.0f} '
+                           f'L{cx - d:.0f},{cy + d:.0f}" stroke="#c0392b" stroke-width="4" '
+                           'stroke-linecap="round"/>')
+            if name in lit:
+                out.append(f'<circle class="dot" cx="{cx:.0f}" cy="{cy:.0f}" r="7" '
+                           'fill="#2e86de" fill-opacity="0.6"/>')
+            out.append("</g>")
+    base = top + rows * SQUARE
+    for c in range(cols):
+        lx = margin + c * SQUARE + SQUARE / 2
+        out.append(f'<text x="{lx:.0f}" y="{base + 17:.0f}" font-size="13" '
+                   f'text-anchor="middle" fill="#5a4630">{FILES[c]}</text>')
+    out.append(hand_row(1, base + margin + band / 2 - 2))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _sowing_svg(game: Game, marks: list[Move], lit: set[str]) -> str:
+    g: Any = game
+    holes1, holes2 = g.holes
+    store1, store2 = g.stores
+    pits = len(holes1)
+    pad = 10
+    width = pad * 2 + (pits + 2) * HOLE
+    height = pad * 2 + 2 * HOLE + 44
+    sown = {m.hole for m in marks if m.kind == "sow"}
+    turns = game.turn_list()
+    last_player = turns[-1][0] if marks and turns else None
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="board sowing" '
+           f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
+           f'aria-label="{escape(game.rules.game)} board, {pits} holes a side">',
+           f'<rect x="0" y="0" width="{width}" height="{height}" fill="#8b5a2b" rx="16"/>']
+
+    def hole(player: int, k: int, count: int, x: float, y: float) -> str:
+        cell = k - 1 if player == 1 else pits + 1 + k - 1
+        classes = ["hole"]
+        if player == last_player and k in sown:
+            classes.append("last")
+        if player == game.to_move and str(k) in lit:
+            classes.append("lit")
+        ring = "#f6e27a" if "last" in classes else "#5e3a17"
+        return (f'<g class="{" ".join(classes)}" data-player="{player}" data-hole="{k}" '
+                f'data-cell="{cell}"><circle cx="{x:.0f}" cy="{y:.0f}" r="{HOLE * 0.4:.0f}" '
+                f'fill="#6b4220" stroke="{ring}" stroke-width="3"/>'
+                f'<text class="count" x="{x:.0f}" y="{y + 7:.0f}" font-size="20" '
+                f'text-anchor="middle" fill="#fff4dc">{count}</text></g>')
+
+    top_y = pad + 18 + HOLE / 2
+    bottom_y = top_y + HOLE
+    for i in range(pits):
+        k2 = pits - i  # second player's holes run right to left seen from the first player
+        x = pad + (i + 1) * HOLE + HOLE / 2
+        out.append(hole(2, k2, holes2[k2 - 1], x, top_y))
+        out.append(f'<text x="{x:.0f}" y="{pad + 12}" font-size="11" text-anchor="middle" '
+                   f'fill="#f3dcb5">{k2}</text>')
+        k1 = i + 1
+        out.append(hole(1, k1, holes1[k1 - 1], x, bottom_y))
+        out.append(f'<text x="{x:.0f}" y="{bottom_y + HOLE / 2 + 16:.0f}" font-size="11" '
+                   f'text-anchor="middle" fill="#f3dcb5">{k1}</text>')
+
+    def store(player: int, count: int, x: float) -> str:
+        cell = pits if player == 1 else 2 * pits + 1
+        return (f'<g class="store" data-player="{player}" data-cell="{cell}">'
+                f'<rect x="{x + 6:.0f}" y="{top_y - HOLE * 0.4:.0f}" width="{HOLE - 12}" '
+                f'height="{HOLE * 1.8:.0f}" rx="24" fill="#6b4220" stroke="#5e3a17" '
+                f'stroke-width="3"/><text class="count" x="{x + HOLE / 2:.0f}" '
+                f'y="{(top_y + bottom_y) / 2 + 8:.0f}" font-size="24" text-anchor="middle" '
+                f'fill="#fff4dc">{count}</text></g>')
+
+    out.append(store(2, store2, pad))
+    out.append(store(1, store1, pad + (pits + 1) * HOLE))
+    out.append(f'<text x="{pad + HOLE / 2:.0f}" y="{height - 8}" font-size="11" '
+               f'text-anchor="middle" fill="#f3dcb5">North</text>')
+    out.append(f'<text x="{pad + (pits + 1.5) * HOLE:.0f}" y="{height - 8}" font-size="11" '
+               f'text-anchor="middle" fill="#f3dcb5">South</text>')
+    out.append("</svg>")
+    return "".join(out)

@@ -1,0 +1,148 @@
+"""Properties of random alignment games under many rule sets (hypothesis): undo, notation,
+piece conservation, the incremental key, the end of the game, and agreement of the compiled
+kernels with the same code run as plain Python (``NUMBA_DISABLE_JIT=1`` in a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import nugar
+from nugar.kernels import alignment as K
+from nugar.kernels.common import ST_KEY, ST_OUTCOME
+from nugar.rules.alignment import AlignmentGame, alignment_params
+
+RULE_SETS = [
+    "dara",
+    "dara-niger",
+    "dara-sheet",
+    "dala",
+    "dala(protect_threes=on,all_protected=take_any)",
+    "dara(blocked=lose,no_return=on,quiet_limit=30)",
+    "dara(rows=4,cols=4,pieces=6,centre_first=on,drop_capture=on)",
+    "dala(long_lines=forbidden,drop_limit=no_three,repetition=2)",
+    "dara-sheet(rows=3,cols=7,pieces=9,loss_at=3,drop_limit=none)",
+    "dara(rows=9,cols=9,pieces=20,long_lines=allowed)",
+]
+
+SETTINGS = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def random_game(rules: str, seed: int, max_plies: int) -> AlignmentGame:
+    game = nugar.new_game(rules)
+    assert isinstance(game, AlignmentGame)
+    rng = random.Random(seed)
+    while not game.is_over and len(game.move_stack) < max_plies:
+        game.play(rng.choice(game.legal_moves()))
+    return game
+
+
+@SETTINGS
+@given(rules=st.sampled_from(RULE_SETS), seed=st.integers(0, 2**32 - 1))
+def test_random_games_keep_every_invariant(rules: str, seed: int) -> None:
+    game = nugar.new_game(rules)
+    assert isinstance(game, AlignmentGame)
+    pieces = game.options.pieces
+    rng = random.Random(seed)
+    lost = [0, 0, 0]
+    while not game.is_over and len(game.move_stack) < 250:
+        moves = game.legal_moves()
+        assert moves, "a running game always has a legal move (a pass at least)"
+        actions = game.legal_actions()
+        assert actions == sorted(actions)
+        for move, action in zip(moves, actions, strict=True):
+            assert game.parse_move(str(move)) == move
+            assert game.move_to_action(move) == action
+        if game.capture_pending:
+            assert all(m.kind == "capture" for m in moves)
+        else:
+            assert all(m.kind != "capture" for m in moves)
+        before = game.state.copy()
+        move = rng.choice(moves)
+        mover = game.to_move
+        game.play(move)
+        game.undo()
+        assert np.array_equal(game.state, before)
+        game.play(str(move))
+        if move.kind == "capture":
+            lost[3 - mover] += 1
+        for player in (1, 2):
+            assert game.on_board[player - 1] + game.in_hand[player - 1] + lost[player] == pieces
+            assert game.score[player - 1] == pieces - lost[player]
+        assert game.key == K.compute_key(game.params, game.state)
+    if game.is_over:
+        assert game.legal_moves() == [] and game.legal_actions() == []
+        with pytest.raises(nugar.IllegalMoveError, match="game is over"):
+            game.play("pass")
+    text = " ".join(game.turns())
+    replay = nugar.new_game(rules)
+    for turn in text.split():
+        replay.play(turn)
+    assert np.array_equal(replay.state, game.state)
+
+
+@pytest.mark.parametrize("rules", ["dara", "dara-niger", "dara-sheet", "dala"])
+def test_games_end_under_default_options(rules: str) -> None:
+    for seed in range(3):
+        game = random_game(rules, seed, 20_000)
+        assert game.outcome is not None
+        assert game.outcome.reason in ("pieces", "blocked", "repetition", "quiet_limit")
+
+
+@pytest.mark.parametrize("rules", RULE_SETS)
+def test_compiled_playouts_end(rules: str) -> None:
+    params = alignment_params(nugar.parse_rules(rules).options)  # type: ignore[arg-type]
+    state = K.initial_state(params)
+    before = state.copy()
+    outcomes = {K.random_playout(params, state, seed) for seed in range(30)}
+    assert outcomes <= {1, 2, 3}
+    assert np.array_equal(state, before)
+
+
+def trajectory(rules: str, seed: int, plies: int) -> list[int]:
+    """Legal-move counts, keys and outcomes along a random game, straight from the kernels."""
+    options = nugar.parse_rules(rules).options
+    assert isinstance(options, nugar.AlignmentOptions)
+    params = K.make_params(options)
+    state = K.initial_state(params)
+    history = np.empty(plies + 2, dtype=np.int64)
+    count = K.note_position(params, state, history, 0)
+    out = np.empty(K.num_actions(params), dtype=np.int64)
+    rng = random.Random(seed)
+    record: list[int] = []
+    for _ in range(plies):
+        n = K.legal_actions(params, state, out)
+        record += [int(n), int(state[ST_KEY]), int(state[ST_OUTCOME])]
+        if n == 0:
+            break
+        K.apply_action(params, state, int(out[rng.randrange(n)]))
+        count = K.note_position(params, state, history, count)
+    record += [int(x) for x in state]
+    record.append(int(K.perft(params, K.initial_state(params), 2)))
+    return record
+
+
+@settings(max_examples=3, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_compiled_kernels_agree_with_plain_python(seed: int) -> None:
+    cases = [(rules, seed + i, 120) for i, rules in enumerate(RULE_SETS)]
+    compiled = [trajectory(*case) for case in cases]
+    here = Path(__file__).resolve().parent
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); "
+            "from test_alignment_properties import trajectory; "
+            "print(json.dumps([trajectory(*c) for c in json.loads(sys.argv[2])]))")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    done = subprocess.run([sys.executable, "-c", code, str(here), json.dumps(cases)],
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout) == compiled

@@ -1,0 +1,314 @@
+"""The browser UI, driven by playwright through Debian's chromium (headless).
+
+A real server runs in a subprocess on a free loopback port with its own SQLite file. The
+browser is Debian's ``/usr/bin/chromium`` (``playwright install`` is never used). Screenshots
+go to ``$NUGAR_SCREENSHOTS`` when set (``docs/screenshots`` is made that way), else to a
+temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+import nugar
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TIMEOUT = 20_000  # ms for any one wait
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = tmp_path_factory.mktemp("server") / "games.db"
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nugar.server.cli", "--port", str(port), "--db",
+         f"sqlite:///{db}", "--ai-time", "0.05", "--rate", "0"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        end = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/api/presets", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+            assert time.monotonic() < end, "server did not start"
+            time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("NUGAR_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def new_page(browser: Browser, width: int = 1100, height: int = 820) -> Page:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors  # type: ignore[attr-defined]
+    return page
+
+
+def start_game(page: Page, base: str, preset: str, mode: str, level: int = 1,
+               seat: int = 1) -> None:
+    page.goto(base + "/")
+    page.wait_for_selector("#preset option", state="attached")
+    page.select_option("#preset", preset)
+    page.check(f'input[name="mode"][value="{mode}"]')
+    if mode == "ai":
+        page.select_option("#level", str(level))
+    if mode != "hotseat":
+        page.select_option("#seat", str(seat))
+    page.click("#start")
+    page.wait_for_url("**/g/**")
+    page.wait_for_selector("#board svg")
+    page.wait_for_function("document.body.dataset.v !== undefined")
+
+
+def version(page: Page) -> int:
+    return int(page.evaluate("document.body.dataset.v"))
+
+
+def wait_version_above(page: Page, v: int) -> None:
+    page.wait_for_function(f"Number(document.body.dataset.v) > {v}")
+
+
+def moves_text(page: Page) -> list[str]:
+    texts: list[str] = page.eval_on_selector_all("#moves .turn",
+                                                 "els => els.map(e => e.textContent)")
+    return texts
+
+
+# --- tests ------------------------------------------------------------------------------------
+def test_full_game_against_the_ai_by_clicks(server: str, browser: Browser, shots: Path) -> None:
+    page = new_page(browser)
+    page.goto(server + "/")
+    page.wait_for_selector("#preset option", state="attached")
+    page.screenshot(path=str(shots / "home.png"))
+    page.select_option("#preset", "kalah")
+    page.click("#options-box summary")
+    page.fill('[data-option="pits"]', "4")
+    page.fill('[data-option="seeds"]', "2")
+    assert page.text_content("#rules-text") == "kalah(pits=4,seeds=2)"
+    page.click("#start")
+    page.wait_for_selector("#board svg")
+    clicks = 0
+    while True:
+        page.wait_for_function(
+            "!document.getElementById('result').hidden || "
+            "document.querySelector('#board .hole.lit') !== null", timeout=TIMEOUT)
+        if not page.is_hidden("#result"):
+            break
+        v = version(page)
+        page.click("#board .hole.lit")
+        clicks += 1
+        wait_version_above(page, v)
+        assert clicks < 200
+        if clicks == 2:
+            page.screenshot(path=str(shots / "kalah-against-ai.png"))
+    result = page.text_content("#result") or ""
+    assert ("wins" in result or "Draw" in result) and "stores" in result
+    page.screenshot(path=str(shots / "kalah-result.png"))
+    gid = page.url.split("/g/")[1].split("#")[0]
+    state = httpx.get(f"{server}/api/games/{gid}").json()
+    assert state["over"] and state["mode"] == "ai"
+    # the turns shown are the stored ones, and the engine agrees with the stored result
+    assert moves_text(page) == [t["text"] for t in state["turns"]]
+    game = nugar.new_game(state["rules"])
+    for m in state["moves"]:
+        game.play(m)
+    assert game.result == state["result"]
+    assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_two_people_by_link_with_a_spectator(server: str, browser: Browser,
+                                             shots: Path) -> None:
+    alice = new_page(browser)
+    start_game(alice, server, "dara", "friend", seat=1)
+    link = alice.input_value("#share-seat")
+    watch = alice.input_value("#share-watch")
+    assert "#seat=2&key=" in link and "#" not in watch
+    bob = new_page(browser)
+    bob.goto(link)
+    bob.wait_for_selector("#board svg")
+    spectator = new_page(browser)
+    spectator.goto(watch)
+    spectator.wait_for_selector("#board svg")
+    assert "watching" in (spectator.text_content("#you") or "")
+    assert spectator.is_hidden("#typed") and spectator.is_hidden("#resign")
+
+    v = version(alice)
+    alice.click('[data-square="c3"]')
+    for page in (alice, bob, spectator):
+        wait_version_above(page, v)
+        assert page.locator('[data-square="c3"] .piece.p1').count() == 1
+    assert spectator.locator("#board .lit").count() == 0
+    assert bob.locator("#board .lit").count() > 0 and alice.locator("#board .lit").count() == 0
+    v = version(bob)
+    bob.click('[data-square="d4"]')
+    for page in (alice, bob, spectator):
+        wait_version_above(page, v)
+    assert moves_text(spectator) == ["c3", "d4"]
+    spectator.screenshot(path=str(shots / "spectator.png"))
+
+    # a draw offer, seen by the other player and accepted
+    v = version(bob)
+    alice.click("#draw")
+    wait_version_above(bob, v)
+    assert "offers a draw" in (bob.text_content("#offer-text") or "")
+    bob.click("#offer-accept")
+    for page in (alice, bob, spectator):
+        page.wait_for_selector("#result:not([hidden])")
+        assert "Draw" in (page.text_content("#result") or "")
+        assert "agreed" in (page.text_content("#result") or "")
+    for page in (alice, bob, spectator):
+        assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_reload_mid_game_and_continue(server: str, browser: Browser, shots: Path) -> None:
+    page = new_page(browser)
+    start_game(page, server, "dara-sheet", "hotseat")
+    for square in ["a1", "f5", "b1"]:
+        v = version(page)
+        page.click(f'[data-square="{square}"]')
+        wait_version_above(page, v)
+    url = page.url
+    page.reload()
+    page.wait_for_function("document.body.dataset.v !== undefined")
+    assert page.url == url
+    assert moves_text(page) == ["a1", "f5", "b1"]
+    assert page.locator("#board .piece").count() == 3
+    # continue by typing a move (the keyboard path)
+    v = version(page)
+    page.fill("#move-input", "e5")
+    page.press("#move-input", "Enter")
+    wait_version_above(page, v)
+    assert moves_text(page) == ["a1", "f5", "b1", "e5"]
+    # a typed illegal move is refused with the engine's reason, nothing changes
+    page.fill("#move-input", "e5")
+    page.press("#move-input", "Enter")
+    page.wait_for_function("document.getElementById('error').textContent.length > 0")
+    assert "not legal" in (page.text_content("#error") or "")
+    assert moves_text(page) == ["a1", "f5", "b1", "e5"]
+    # history: arrow keys step back and forth through the turns
+    page.click("h2")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("document.getElementById('status').textContent.includes('turn 3')")
+    assert page.locator("#board .piece").count() == 3
+    page.keyboard.press("Home")
+    page.wait_for_function("document.getElementById('status').textContent.includes('turn 0')")
+    assert page.locator("#board .piece").count() == 0
+    page.keyboard.press("End")
+    page.wait_for_function("!document.getElementById('status').textContent.includes('Viewing')")
+    assert page.locator("#board .piece").count() == 4
+    page.screenshot(path=str(shots / "dara-hotseat.png"))
+
+
+def test_an_illegal_click_does_nothing(server: str, browser: Browser) -> None:
+    page = new_page(browser)
+    start_game(page, server, "dala", "friend", seat=1)
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    before = page.inner_html("#board")
+    page.click('[data-square="a1"]')  # dala: the first drops must fill the centre
+    page.click('[data-square="f6"]')
+    page.wait_for_timeout(300)
+    assert posts == [] and moves_text(page) == []
+    assert page.inner_html("#board") == before
+    v = version(page)
+    page.click('[data-square="c3"]')
+    wait_version_above(page, v)
+    posts.clear()
+    page.click('[data-square="d4"]')  # legal square, but it is White's turn now
+    page.wait_for_timeout(300)
+    assert posts == [] and moves_text(page) == ["c3"]
+
+
+def test_sowing_hot_seat_and_phone_screen(server: str, browser: Browser, shots: Path) -> None:
+    page = new_page(browser, 390, 844)
+    start_game(page, server, "dracala", "hotseat")
+    v = version(page)
+    page.click('[data-player="1"][data-hole="6"]')
+    wait_version_above(page, v)
+    page.wait_for_function("!document.querySelector('#board .sown')")
+    assert page.locator('[data-player="2"][data-hole="1"] .count').text_content() == "7"
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390  # nothing spills sideways on a phone
+    page.screenshot(path=str(shots / "dracala-phone.png"), full_page=True)
+
+
+def test_replay_a_pasted_record(server: str, browser: Browser, shots: Path) -> None:
+    game = nugar.new_game("dara")
+    for text in ["c3", "d4", "a1", "f5"]:
+        game.play(text)
+    from nugar.record import dumps
+
+    record = dumps(game, {"Event": "browser test"})
+    page = new_page(browser)
+    page.goto(server + "/replay")
+    page.fill("#record-text", record)
+    page.click("#replay-go")
+    page.wait_for_selector("#board svg")
+    assert moves_text(page) == ["c3", "d4", "a1", "f5"]
+    assert page.locator("#board .piece").count() == 4
+    page.click("#nav-prev")
+    page.wait_for_function("document.querySelectorAll('#board .piece').length === 3")
+    page.screenshot(path=str(shots / "replay.png"))
+    page.goto(server + "/replay")
+    page.fill("#record-text", '[Rules "dara"]\n\n1. z9 *')
+    page.click("#replay-go")
+    page.wait_for_function("document.getElementById('replay-error').textContent.length > 0")
+
+
+def test_game_screens_for_the_docs(server: str, browser: Browser, shots: Path) -> None:
+    """A Dara game against the AI into the move phase, with a capture shown."""
+    page = new_page(browser)
+    start_game(page, server, "dara", "ai", level=1, seat=1)
+    for _ in range(6):
+        page.wait_for_selector("#board .sq.lit")
+        v = version(page)
+        page.click("#board .sq.lit")
+        wait_version_above(page, v)
+    page.wait_for_selector("#board .sq.lit")
+    page.screenshot(path=str(shots / "dara-against-ai.png"))
+    page.click("#hint")
+    page.wait_for_function("document.getElementById('hint-text').textContent.startsWith('Hint')")
+    page.goto(server + "/rules")
+    assert "Rules of the games" in (page.text_content("h1") or "")

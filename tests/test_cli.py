@@ -1,0 +1,321 @@
+"""The ``nugar`` command line: every subcommand, driven in process and through a subprocess."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import nugar
+from nugar import record
+from nugar.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _plain_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "120")
+
+
+def run_cli(args: list[str], stdin: str = "", *,
+            monkeypatch: pytest.MonkeyPatch,
+            capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def random_turns(rules: str, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    game = nugar.new_game(rules)
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    return game.turns()
+
+
+# --- the program -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [[], ["play"], ["replay"], ["rules"], ["moves"],
+                                     ["engine"]])
+def test_help_on_every_command(command: list[str], monkeypatch: pytest.MonkeyPatch,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli([*command, "--help"], monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    assert out.startswith("usage: nugar")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ([], "usage: nugar"),
+    (["nosuch"], "invalid choice"),
+    (["play"], "the following arguments are required: RULES"),
+    (["play", "chess"], "unknown preset 'chess'; allowed: dara"),
+    (["play", "dara(pieces=1)"], "must be greater than loss_at"),
+    (["play", "dara", "--first", "robot"], "'robot' is not a player; allowed: human, ai"),
+    (["play", "dara", "--second", "ai:9"], "level must be 1..8"),
+    (["play", "dara", "--movetime", "-1"], "not a positive number"),
+    (["moves", "kalah(seeds=x)"], "option seeds: bad value 'x'"),
+    (["replay", "/no/such/file.txt"], "no such record file: /no/such/file.txt"),
+    (["moves", "dara", "zz"], "turn 1 'zz': cannot read 'zz'"),
+])
+def test_bad_usage_exits_2_with_one_clear_message(args: list[str], message: str,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(args, monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_extensions_add_commands_and_their_errors_are_not_hidden(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from nugar import cli
+
+    (tmp_path / "nugar_test_ext_ok.py").write_text(
+        "def register(subparsers):\n"
+        "    p = subparsers.add_parser('hello', help='say hello')\n"
+        "    p.set_defaults(func=lambda args: print('hello from ext') or 3)\n")
+    (tmp_path / "nugar_test_ext_broken.py").write_text("import nugar_no_such_dependency\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(cli, "_EXTENSIONS", ("nugar_test_no_such_module", "nugar_test_ext_ok"))
+    code, out, _ = run_cli(["hello"], monkeypatch=monkeypatch, capsys=capsys)
+    assert (code, out) == (3, "hello from ext\n")  # the missing module was skipped
+    # a module that exists but fails to import is a bug to show, not a command to skip
+    monkeypatch.setattr(cli, "_EXTENSIONS", ("nugar_test_ext_broken",))
+    with pytest.raises(ModuleNotFoundError, match="nugar_no_such_dependency"):
+        cli.build_parser()
+
+
+# --- rules and moves ---------------------------------------------------------------------
+
+
+def test_rules_lists_every_preset_with_its_source(monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["rules"], monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    for preset in nugar.PRESETS.values():
+        assert preset.name in out and preset.source in out
+    assert "drop_limit=no_three" in out  # dara-niger's difference
+
+
+def test_rules_of_one_rule_set_shows_values_defaults_and_choices(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["rules", "dala(quiet_limit=off)"], monkeypatch=monkeypatch,
+                           capsys=capsys)
+    assert code == 0
+    assert "dala(quiet_limit=off)" in out and "dala-wikipedia.txt" in out
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:5]]
+            for line in out.splitlines() if line.count("│") >= 5}
+    assert rows["quiet_limit"] == ["off", "100", "int >= 1 or off"]
+    assert rows["centre_first"] == ["on", "on", "on/off"]
+    assert rows["drop_limit"] == ["none", "none", "none/no_four/no_three"]
+
+
+def test_moves_lists_legal_moves_for_scripts(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["moves", "kalah"], monkeypatch=monkeypatch, capsys=capsys)
+    assert (code, out.split()) == (0, ["1", "2", "3", "4", "5", "6"])
+    # after a step that ends in the store, the same player chooses again
+    code, out, _ = run_cli(["moves", "kalah", "3"], monkeypatch=monkeypatch, capsys=capsys)
+    assert out.split() == ["1", "2", "4", "5", "6"]
+    # move numbers are ignored, so movetext can be pasted
+    code, out, _ = run_cli(["moves", "dala", "1. c3 d3", "2.", "c4"], monkeypatch=monkeypatch,
+                           capsys=capsys)
+    assert out.split() == ["d4"]
+    code, _, err = run_cli(["moves", "dara", "c3", "c3"], monkeypatch=monkeypatch,
+                           capsys=capsys)
+    assert code == 1 and "turn 2 'c3': c3 is not legal here" in err
+
+
+def test_moves_after_the_end(monkeypatch: pytest.MonkeyPatch,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    turns = random_turns("kalah(pits=3,seeds=2)", 1)
+    code, out, err = run_cli(["moves", "kalah(pits=3,seeds=2)", *turns],
+                             monkeypatch=monkeypatch, capsys=capsys)
+    assert (code, out) == (0, "")
+    assert "game over" in err
+
+
+# --- replay ------------------------------------------------------------------------------
+
+
+def test_replay_verifies_and_shows_the_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    game = nugar.new_game("dracala")
+    for turn in random_turns("dracala", 2):
+        game.play(turn)
+    path = tmp_path / "g.txt"
+    record.write_file(path, record.dumps(game, {"First": "Ann"}))
+    code, out, _ = run_cli(["replay", str(path)], monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    assert game.outcome is not None
+    assert f"Result: {game.result} ({game.outcome.reason})" in out
+    assert "Score: {} : {}".format(*game.score) in out
+    assert "Ann" in out and f"1. {game.turns()[0]}" in out
+
+
+def test_replay_step_by_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "g.txt"
+    path.write_text('[Rules "dara"]\n1. c3 d4 2. e2 *\n', encoding="utf-8")
+    code, out, _ = run_cli(["replay", str(path), "--step"], "\n\n\n",
+                           monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    assert "1. c3" in out and "1... d4" in out and "2. e2" in out
+    assert out.count("Dara (dara)") == 4  # the start and after each of the 3 turns
+    assert "Result: * (unfinished)" in out
+
+
+def test_replay_reads_stdin_and_several_games(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    text = "1. 3-6 1 *\n1. 1 2 *\n"
+    code, out, _ = run_cli(["replay", "-", "--rules", "kalah"], text,
+                           monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    assert "Game 1 of 2" in out and "Game 2 of 2" in out
+
+
+def test_replay_of_an_illegal_record_exits_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_text('[Rules "dara"]\n\n1. c3 d4 2. c3 *\n', encoding="utf-8")
+    code, _, err = run_cli(["replay", str(path)], monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 1
+    assert f"{path}, line 3, column 13: turn 3 (first player) 'c3': c3 is not legal" in err
+    assert "Traceback" not in err
+
+
+# --- play --------------------------------------------------------------------------------
+
+
+def test_play_between_two_people_to_the_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    turns = random_turns("kalah", 7)
+    lines = ["help", "moves", "zz", "9", "board", "", turns[0], "undo", turns[0],
+             *turns[1:]]
+    save = tmp_path / "kalah.txt"
+    code, out, _ = run_cli(["play", "kalah", "--first", "human", "--second", "human",
+                            "--save", str(save)], "\n".join(lines) + "\n",
+                           monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    assert "moves          list the legal moves" in out  # help
+    assert "Legal: 1 2 3 4 5 6" in out
+    assert "Not played: cannot read 'zz'" in out
+    assert "Not played: there is no hole 9 in kalah" in out
+    rec = record.read_file(save)[0]
+    assert rec.turns == turns
+    assert rec.game.is_over and rec.tags["First"] == "human"
+    assert f"Result: {rec.result}" in out
+
+
+def test_play_continues_a_turn_decision_by_decision(monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["play", "kalah", "--second", "human"], "3\n6\nquit\n",
+                           monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    assert "Your turn goes on; legal: 1 2 4 5 6" in out
+    assert "1. 3-6 *" in out  # the record printed at the end
+
+
+def test_play_against_the_computer_with_undo_hint_and_resign(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    save = tmp_path / "g.txt"
+    code, out, _ = run_cli(["play", "dara", "--second", "ai:random", "--hint", "greedy",
+                            "--save", str(save)],
+                           "c3\nundo\nd4\nhint\nsave\nresign\n",
+                           monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    assert "nugar random plays" in out
+    assert "Hint (greedy): " in out
+    assert f"Saved to {save}." in out
+    rec = record.read_file(save)[0]
+    assert rec.turns[0] == "d4"  # c3 and the reply to it were taken back
+    assert rec.result == "0-1" and rec.tags["Termination"] == "resigned"
+    assert rec.tags["Second"] == "nugar random"
+
+
+def test_play_stops_cleanly_at_the_end_of_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    save = tmp_path / "g.txt"
+    code, out, _ = run_cli(["play", "dala", "--second", "human", "--save", str(save)],
+                           "c3\nd3\n", monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    assert "End of input" in out
+    rec = record.read_file(save)[0]
+    assert rec.turns == ["c3", "d3"] and rec.result is None
+
+
+@pytest.mark.parametrize("rules", list(nugar.PRESETS))
+def test_play_works_for_every_preset(rules: str, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    save = tmp_path / "g.txt"
+    code, out, _ = run_cli(["play", rules, "--first", "ai:random", "--second", "ai:greedy",
+                            "--save", str(save)], monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    rec = record.read_file(save)[0]
+    assert rec.game.is_over and rec.rules.text == rules
+    assert f"Result: {rec.result}" in out
+    # the diagram shows coordinates or hole numbers
+    assert ("a  b  c" in out) if rec.rules.family == "alignment" else ("South's holes" in out)
+
+
+def test_play_from_a_real_process() -> None:
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="100")
+    proc = subprocess.run([sys.executable, "-m", "nugar", "play", "dara", "--second", "human"],
+                          input="c3\nxx\nd4\nmoves\nquit\n", capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Not played: cannot read 'xx'" in proc.stdout
+    assert "1. c3 d4 *" in proc.stdout
+    assert "\x1b[" not in proc.stdout  # no colour codes when NO_COLOR is set
+
+
+def test_play_in_a_pseudo_terminal() -> None:
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="100", TERM="dumb")
+    proc = subprocess.Popen([sys.executable, "-m", "nugar", "play", "kalah", "--second",
+                             "human"], stdin=slave, stdout=slave, stderr=slave, env=env,
+                            close_fds=True)
+    os.close(slave)
+    os.write(master, b"3-6\n8\nquit\n")
+    chunks: list[bytes] = []
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            break
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # the other side closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert proc.wait(timeout=60) == 0
+    out = b"".join(chunks).decode("utf-8", "replace")
+    assert "South (first) > " in out
+    assert "Not played: there is no hole 8 in kalah" in out
+    assert "1. 3-6 *" in out
+
+
+def test_a_record_that_cannot_be_saved_is_printed(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "missing-folder" / "g.txt"
+    code, out, _ = run_cli(["play", "kalah", "--second", "human", "--save", str(target)],
+                           "3-6\nquit\n", monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 1
+    assert f"Could not save to {target}" in out
+    assert "1. 3-6 *" in out and not target.exists()

@@ -1,0 +1,178 @@
+"""The ``nugar engine`` line protocol, through a real subprocess and in process."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import nugar
+from nugar.engine import EngineSession
+
+
+def talk(commands: list[str], *args: str) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+    """Send the commands to ``nugar engine``; the replies, each without its blank line."""
+    env = dict(os.environ, NO_COLOR="1")
+    proc = subprocess.run([sys.executable, "-m", "nugar", "engine", *args],
+                          input="".join(c + "\n" for c in commands), capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert proc.stdout.endswith("\n\n") or proc.stdout == ""
+    replies = proc.stdout[:-2].split("\n\n") if proc.stdout else []
+    return replies, proc
+
+
+def test_a_session_through_a_subprocess() -> None:
+    replies, proc = talk([
+        "name",
+        "version",
+        "protocol_version",
+        "rules kalah(pits=4, seeds=3)",
+        "legal",
+        "play 2-4",          # a whole turn: hole 2 ends in the store, then hole 4
+        "turns",
+        "result",
+        "play 9",            # malformed: no such hole
+        "bogus command",     # unknown
+        "play",              # missing argument
+        "go depth x",        # bad limit
+        "",                  # blank lines and comments get no reply
+        "# a comment",
+        "7 tomove",          # an id is echoed
+        "go agent greedy",
+        "legal",
+        "undo",
+        "turns",
+        "quit",
+        "name",              # after quit nothing more is read
+    ])
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert replies == [
+        "= nugar",
+        f"= {nugar.__version__}",
+        "= 1",
+        "= kalah(pits=4,seeds=3)",
+        "= 1 2 3 4",
+        "= ",
+        "= 2-4",
+        "= *",
+        "? there is no hole 9 in kalah(pits=4,seeds=3); holes are 1..4",
+        replies[9],
+        replies[10],
+        "? go: depth needs a whole number >= 1, not 'x'",
+        "=7 2",
+        replies[13],
+        "= 1 2 3 4",
+        "= 4",
+        "= 2",
+        "= ",
+    ]
+    assert replies[9].startswith("? unknown command 'bogus'; known commands: ")
+    assert replies[10].startswith("? play needs a move or a whole turn")
+    game = nugar.new_game("kalah(pits=4,seeds=3)")
+    game.play("2-4")
+    assert replies[13][2:] in [str(m) for m in game.legal_moves()]  # go: chosen, not played
+
+
+def test_end_of_input_ends_the_session() -> None:
+    replies, proc = talk(["rules dala", "play c3", "board"])
+    assert proc.returncode == 0
+    assert replies[:2] == ["= dala", "= "]
+    board = replies[2]
+    assert board.startswith("= Dala (dala)")
+    assert "[●]" in board  # the last move is marked
+    assert "\x1b[" not in board
+
+
+def test_engine_starts_with_the_rules_given() -> None:
+    replies, proc = talk(["rules", "legal"], "--rules", "dracala")
+    assert replies == ["= dracala", "= 1 2 3 4 5 6"]
+    _, proc = talk([], "--rules", "nosuch")
+    assert proc.returncode == 2 and "unknown preset 'nosuch'" in proc.stderr
+
+
+@pytest.fixture
+def session() -> EngineSession:
+    return EngineSession("dara")
+
+
+def ask(session: EngineSession, line: str) -> str:
+    reply = session.handle(line)
+    assert reply is not None and reply.endswith("\n\n")
+    assert "\n\n" not in reply[:-2]  # a payload never holds a blank line
+    return reply[:-2]
+
+
+@pytest.mark.parametrize(("line", "reply"), [
+    ("rules chess", "? unknown preset 'chess'; allowed: dara, dara-niger, dara-sheet, dala, "
+                    "kalah, dracala"),
+    ("play c3 c4 c5", "? cannot read 'c3c4c5' as an alignment move or turn"),
+    ("play z9", "? square 'z9' is off the 5x6 board of dara"),
+    ("undo", "? nothing to undo"),
+    ("undo everything", "? undo takes nothing (one decision) or 'turn'"),
+    ("legal now", "? legal takes no arguments, got 'now'"),
+    ("go movetime", "? go takes name-value pairs"),
+    ("go level 9", "? go: level must be 1..8, not 9"),
+    ("go speed 3", "? go: unknown limit 'speed'"),
+    ("go depth 2 depth 3", "? go: depth is given twice"),
+    ("agent wizard", "? unknown agent 'wizard'"),
+    ("known_command", "? known_command needs one command name"),
+    ("12", "?12 a command is missing after the id 12"),
+    ("3 PLAY zz", "?3 cannot read 'zz'"),
+])
+def test_malformed_commands_get_a_reason(session: EngineSession, line: str, reply: str) -> None:
+    answer = ask(session, line)
+    assert answer.startswith(reply), answer
+    assert ask(session, "name") == "= nugar"  # the session goes on
+
+
+def test_a_game_played_to_the_end(session: EngineSession) -> None:
+    ask(session, "rules kalah(pits=3,seeds=2)")
+    game = nugar.new_game("kalah(pits=3,seeds=2)")
+    while ask(session, "result") == "= *":
+        legal = ask(session, "legal")[2:].split()
+        assert legal == [str(m) for m in game.legal_moves()]
+        assert ask(session, "tomove") == f"= {game.to_move}"
+        move = ask(session, "go agent random")[2:]
+        assert move in legal
+        assert ask(session, f"play {move}") == "= "
+        game.play(move)
+    assert game.outcome is not None
+    assert ask(session, "result") == f"= {game.result}"
+    assert ask(session, "status") == f"= over {game.result} {game.outcome.reason}"
+    assert ask(session, "score") == "= {} {}".format(*game.score)
+    assert ask(session, "turns") == "= " + " ".join(game.turns())
+    assert ask(session, "legal") == "= "
+    assert ask(session, "tomove") == "= -"
+    assert ask(session, "go").startswith("? the game is over")
+    assert ask(session, "play 1").startswith("? 1 cannot be played: the game is over")
+    data = json.loads(ask(session, "json")[2:])
+    assert data["turns"] == game.turns() and data["result"] == game.result
+
+
+def test_undo_newgame_resign_and_commands(session: EngineSession) -> None:
+    assert ask(session, "play c3") == "= "
+    assert ask(session, "play d4") == "= "
+    assert ask(session, "moves") == "= c3 d4"
+    assert ask(session, "undo") == "= d4"
+    assert ask(session, "status") == "= running 2"
+    assert ask(session, "undo turn") == "= c3"
+    assert ask(session, "play c3") == "= "
+    assert ask(session, "resign") == "= 1-0"
+    assert ask(session, "result") == "= 1-0"
+    assert ask(session, "newgame") == "= "
+    assert ask(session, "turns") == "= "
+    assert ask(session, "known_command go") == "= true"
+    assert ask(session, "known_command fly") == "= false"
+    names = ask(session, "list_commands")[2:].split("\n")
+    for required in ("rules", "newgame", "play", "undo", "legal", "turns", "board", "result",
+                     "go", "name", "version", "quit"):
+        assert required in names
+    assert ask(session, "agent") == "= level:4"
+    assert ask(session, "agent greedy") == "= greedy"
+    assert re.fullmatch(r"= [a-f][1-5]", ask(session, "go movetime 50 nodes 100"))
+    assert session.handle("   # nothing here") is None
+    assert ask(session, "quit") == "= " and session.finished

@@ -1,0 +1,424 @@
+"""The web server's JSON API and websockets, through Starlette's test client and httpx."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+import nugar
+from nugar.server import create_app
+from nugar.server.render import board_data, svg
+from nugar.server.store import GameRow, Store, StoredEvent, hash_key
+
+
+@pytest.fixture()
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    app = create_app(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.05, rate=None)
+    with TestClient(app) as c:
+        yield c
+
+
+def create(c: TestClient, **body: Any) -> dict[str, Any]:
+    r = c.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+def move(c: TestClient, gid: str, key: str, text: str) -> httpx.Response:
+    return c.post(f"/api/games/{gid}/move", json={"key": key, "move": text})
+
+
+def wait_for(c: TestClient, gid: str, pred: Any, timeout: float = 20.0) -> dict[str, Any]:
+    end = time.monotonic() + timeout
+    while True:
+        state: dict[str, Any] = c.get(f"/api/games/{gid}").json()
+        if pred(state):
+            return state
+        assert time.monotonic() < end, f"condition not reached; last state {state['turns']}"
+        time.sleep(0.05)
+
+
+# --- creating games ---------------------------------------------------------------------------
+def test_presets_name_their_sources(client: TestClient) -> None:
+    data = client.get("/api/presets").json()
+    by_name = {p["name"]: p for p in data}
+    assert set(by_name) == {p["name"] for p in nugar.presets()}
+    assert by_name["dara-sheet"]["source"] == "dara-rule-sheet.txt"
+    opts = {o["name"]: o for o in by_name["dala"]["options"]}
+    assert opts["rows"]["default"] == "6" and opts["centre_first"]["default"] == "on"
+
+
+def test_friend_game_gives_watch_link_and_one_secret_per_seat(client: TestClient) -> None:
+    made = create(client, rules="dala(quiet_limit=off)", mode="friend")
+    gid = made["id"]
+    assert set(made["keys"]) == {"1", "2"} and made["keys"]["1"] != made["keys"]["2"]
+    assert made["links"]["watch"].endswith(f"/g/{gid}")
+    assert made["links"]["seats"]["2"].endswith(f"#seat=2&key={made['keys']['2']}")
+    state = client.get(f"/api/games/{gid}").json()
+    assert state["rules"] == "dala(quiet_limit=off)" and state["to_move"] == 1
+    assert made["keys"]["1"] not in json.dumps(state)  # the public state holds no secrets
+    # dala: the first drop must go to the centre
+    assert sorted(state["legal"]) == ["c3", "c4", "d3", "d4"]
+
+
+@pytest.mark.parametrize("body, code, words", [
+    ({"rules": "chess", "mode": "friend"}, "bad_rules", "dara"),
+    ({"rules": "dara(rows=99)", "mode": "friend"}, "bad_rules", "rows"),
+    ({"rules": "dara", "mode": "online"}, "bad_request", "mode"),
+    ({"rules": "dara", "mode": "ai", "level": 9}, "bad_level", "1..8"),
+    ({"rules": "dara", "mode": "ai", "level": 2, "seat": 3}, "bad_seat", "1 or 2"),
+    ({"rules": 5, "mode": "ai"}, "bad_request", "rules"),
+])
+def test_bad_creation_requests_are_refused_clearly(client: TestClient, body: dict[str, Any],
+                                                   code: str, words: str) -> None:
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 422
+    assert r.json()["error"] == code and words in r.json()["detail"]
+
+
+def test_malformed_json_and_unknown_routes_give_json_errors(client: TestClient) -> None:
+    r = client.post("/api/games", content=b"{not json",
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["error"] == "bad_request"
+    r = client.get("/api/nothing")
+    assert r.status_code == 404 and r.json()["error"] == "not_found"
+    r = client.get("/api/games/zzzz0000")
+    assert r.status_code == 404 and "zzzz0000" in r.json()["detail"]
+    r = client.get("/api/games/../../etc")
+    assert r.status_code == 404
+
+
+# --- moves --------------------------------------------------------------------------------------
+def test_only_the_seat_holder_moves_and_engine_judges(client: TestClient) -> None:
+    made = create(client, rules="dara", mode="friend")
+    gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
+    r = move(client, gid, "", "c3")
+    assert r.status_code == 403 and r.json()["error"] == "bad_key"
+    r = move(client, gid, "wrong-secret", "c3")
+    assert r.status_code == 403
+    r = move(client, gid, k2, "c3")
+    assert r.status_code == 409 and r.json()["error"] == "not_your_turn"
+    r = move(client, gid, k1, "c3-c4-c5")
+    assert r.status_code == 422 and r.json()["error"] == "invalid_move"
+    r = move(client, gid, k1, "z9")
+    assert r.status_code == 422
+    assert move(client, gid, k1, "c3").status_code == 200
+    r = move(client, gid, k2, "c3")
+    assert r.status_code == 409 and r.json()["error"] == "illegal_move"
+    assert "not legal" in r.json()["detail"]
+    state = move(client, gid, k2, "d4").json()
+    assert [t["text"] for t in state["turns"]] == ["c3", "d4"] and state["v"] == 3
+    # refused requests changed nothing
+    assert client.get(f"/api/games/{gid}").json()["moves"] == ["c3", "d4"]
+
+
+def test_sowing_turn_with_bonus_step_and_score(client: TestClient) -> None:
+    made = create(client, rules="kalah", mode="hotseat")
+    gid, key = made["id"], made["keys"]["0"]
+    state = move(client, gid, key, "3-1").json()  # 4 seeds from hole 3 end in the store
+    assert state["turns"] == [{"player": 1, "text": "3-1", "n": 2}]
+    assert state["to_move"] == 2 and state["score"] == [1, 0]
+    assert state["board"]["holes"] == [[0, 5, 1, 6, 6, 5], [4, 4, 4, 4, 4, 4]]
+
+
+def test_moves_after_the_end_are_refused(client: TestClient) -> None:
+    made = create(client, rules="kalah(pits=1,seeds=1)", mode="friend")
+    gid, k1 = made["id"], made["keys"]["1"]
+    state = move(client, gid, k1, "1").json()
+    # the single seed goes to the store: player 1 has a bonus step but no seeds; the game ends
+    assert state["over"] and state["result"] is not None and state["legal"] == []
+    r = move(client, gid, k1, "1")
+    assert r.status_code == 409 and r.json()["error"] == "game_over"
+    r = client.post(f"/api/games/{gid}/resign", json={"key": k1})
+    assert r.status_code == 409
+
+
+def test_resign_and_draw_offers(client: TestClient) -> None:
+    made = create(client, rules="dara", mode="friend")
+    gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
+    r = client.post(f"/api/games/{gid}/offers/draw", json={"key": k1, "action": "accept"})
+    assert r.status_code == 409 and r.json()["error"] == "no_offer"
+    state = client.post(f"/api/games/{gid}/offers/draw", json={"key": k1}).json()
+    assert state["offers"] == {"draw": 1}
+    r = client.post(f"/api/games/{gid}/offers/draw", json={"key": k1, "action": "decline"})
+    assert r.status_code == 409  # one cannot decline one's own offer
+    state = client.post(f"/api/games/{gid}/offers/draw", json={"key": k2, "action": "decline"}
+                        ).json()
+    assert state["offers"] == {} and not state["over"]
+    client.post(f"/api/games/{gid}/offers/draw", json={"key": k2})
+    state = client.post(f"/api/games/{gid}/offers/draw", json={"key": k1, "action": "accept"}
+                        ).json()
+    assert state["over"] and state["result"] == "1/2-1/2" and state["reason"] == "agreement"
+    r = client.post(f"/api/games/{gid}/offers/bribe", json={"key": k1})
+    assert r.status_code == 404
+
+    made = create(client, rules="dara", mode="friend")
+    gid, k2 = made["id"], made["keys"]["2"]
+    state = client.post(f"/api/games/{gid}/resign", json={"key": k2}).json()
+    assert state["result"] == "1-0" and state["reason"] == "resigned"
+
+
+def test_takeback_between_people(client: TestClient) -> None:
+    made = create(client, rules="dara", mode="friend")
+    gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
+    r = client.post(f"/api/games/{gid}/offers/takeback", json={"key": k1})
+    assert r.status_code == 409 and r.json()["error"] == "nothing_to_undo"
+    move(client, gid, k1, "c3")
+    move(client, gid, k2, "d4")
+    assert client.post(f"/api/games/{gid}/undo", json={"key": k1}).status_code == 409
+    client.post(f"/api/games/{gid}/offers/takeback", json={"key": k1})
+    state = client.post(f"/api/games/{gid}/offers/takeback",
+                        json={"key": k2, "action": "accept"}).json()
+    # player 1 asked: both the reply and his own turn are taken back, and he is to move
+    assert state["moves"] == [] and state["to_move"] == 1
+
+
+def test_game_against_the_ai_undo_and_hint(client: TestClient) -> None:
+    made = create(client, rules="kalah", mode="ai", level=1, seat=1)
+    gid, key = made["id"], made["keys"]["1"]
+    assert set(made["keys"]) == {"1"}
+    hint = client.post(f"/api/games/{gid}/hint", json={"key": key}).json()
+    assert hint["move"] in [str(m) for m in nugar.new_game("kalah").legal_moves()]
+    move(client, gid, key, "1")
+    state = wait_for(client, gid, lambda s: s["over"] or s["to_move"] == 1)
+    assert [t["player"] for t in state["turns"]] == [1, 2]
+    # undo takes back the AI's reply and the human's turn
+    state = client.post(f"/api/games/{gid}/undo", json={"key": key}).json()
+    assert state["moves"] == [] and state["to_move"] == 1
+    r = client.post(f"/api/games/{gid}/undo", json={"key": key})
+    assert r.status_code == 409 and r.json()["error"] == "nothing_to_undo"
+    r = client.post(f"/api/games/{gid}/offers/draw", json={"key": key})
+    assert r.status_code == 409
+
+
+def test_ai_moves_first_when_human_takes_second_seat(client: TestClient) -> None:
+    made = create(client, rules="dara", mode="ai", level=2, seat=2)
+    state = wait_for(client, made["id"], lambda s: len(s["moves"]) >= 1)
+    assert state["turns"][0]["player"] == 1 and state["to_move"] == 2
+    r = move(client, made["id"], made["keys"]["2"], state["legal"][0])
+    assert r.status_code == 200
+
+
+# --- storage ------------------------------------------------------------------------------------
+def test_restart_resumes_games_exactly(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    with TestClient(create_app(url, rate=None)) as c:
+        made = create(c, rules="dara-sheet", mode="friend")
+        gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
+        for i, text in enumerate(["a1", "f5", "b1", "e5", "a2"]):
+            assert move(c, gid, (k1, k2)[i % 2], text).status_code == 200
+        c.post(f"/api/games/{gid}/offers/draw", json={"key": k1})
+        before = c.get(f"/api/games/{gid}").json()
+    with TestClient(create_app(url, rate=None)) as c:
+        after = c.get(f"/api/games/{gid}").json()
+        assert after == before
+        assert move(c, gid, k1, "f4").status_code == 409  # still player 2's turn
+        assert move(c, gid, k2, "f4").json()["v"] == before["v"] + 1
+
+
+def test_restart_lets_the_ai_move_in_a_stored_game(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    store = Store(url)
+    row = GameRow(id="abc123", rules="kalah", mode="ai", ai_level=1, ai_seat=2,
+                  key_hash_1=hash_key("k"), key_hash_2=None, moves=["1"], ending=None,
+                  offers={}, result=None, reason=None, version=1)
+    store.create(row, StoredEvent(1, "created", {}))
+    store.close()
+    with TestClient(create_app(url, ai_time=0.05, rate=None)) as c:
+        state = wait_for(c, "abc123", lambda s: s["to_move"] == 1 or s["over"])
+        assert state["turns"][0]["text"] == "1" and state["turns"][1]["player"] == 2
+
+
+def test_corrupt_stored_game_is_reported_not_changed(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    store = Store(url)
+    row = GameRow(id="bad1", rules="dara", mode="friend", ai_level=None, ai_seat=None,
+                  key_hash_1=hash_key("a"), key_hash_2=hash_key("b"), moves=["c3", "c3"],
+                  ending=None, offers={}, result=None, reason=None, version=1)
+    store.create(row, StoredEvent(1, "created", {}))
+    with TestClient(create_app(url, rate=None)) as c:
+        r = c.get("/api/games/bad1")
+        assert r.status_code == 409 and "move 2" in r.json()["detail"]
+        assert move(c, "bad1", "a", "d4").status_code == 409
+    loaded = store.load("bad1")
+    assert loaded is not None and loaded.moves == ["c3", "c3"]
+
+
+def test_concurrent_moves_on_one_game_never_interleave(tmp_path: Path) -> None:
+    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=None)
+
+    async def run() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            made = (await c.post("/api/games", json={"rules": "dara", "mode": "friend"})
+                    ).json()
+            gid, keys = made["id"], made["keys"]
+            for i, text in enumerate(["a1", "f5", "b1", "e5", "c1", "d5"]):
+                key = keys[str(i % 2 + 1)]
+                replies = await asyncio.gather(*[
+                    c.post(f"/api/games/{gid}/move", json={"key": key, "move": text})
+                    for _ in range(12)])
+                codes = sorted(r.status_code for r in replies)
+                # the same move sent twelve times at once is played exactly once; the others
+                # find that it is no longer this player's turn
+                assert codes == [200] + [409] * 11
+                assert {r.json().get("error") for r in replies if r.status_code == 409} == {
+                    "not_your_turn"}
+            final = (await c.get(f"/api/games/{gid}")).json()
+            assert final["moves"] == ["a1", "f5", "b1", "e5", "c1", "d5"]
+            store: Store = app.state.store
+            events = store.events_since(gid, 0, 1000)
+            assert [e.version for e in events] == list(range(1, final["v"] + 1))
+            played = [m for e in events if e.type == "move" for m in e.data["moves"]]
+            assert played == final["moves"]
+            game = nugar.new_game("dara")
+            for m in played:
+                game.play(m)
+            assert list(game.score) == final["score"]
+
+    asyncio.run(run())
+
+
+# --- limits -------------------------------------------------------------------------------------
+def test_oversized_bodies_and_floods_are_refused(tmp_path: Path) -> None:
+    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=1.0, burst=5, max_body=2000)
+    with TestClient(app) as c:
+        r = c.post("/api/games", content=b"x" * 5000, headers={"content-type": "application/json"})
+        assert r.status_code == 413 and r.json()["error"] == "body_too_large"
+        codes = [c.get("/api/presets").status_code for _ in range(8)]
+        assert codes.count(429) >= 3 and codes[0] == 200
+        r = c.get("/api/presets")
+        assert r.status_code == 429 and r.json()["error"] == "rate_limited"
+
+
+def test_long_move_text_is_refused(client: TestClient) -> None:
+    made = create(client, rules="dara", mode="hotseat")
+    r = move(client, made["id"], made["keys"]["0"], "c3" * 100)
+    assert r.status_code == 422
+
+
+# --- websockets ---------------------------------------------------------------------------------
+def test_spectator_sees_moves_live_and_reconnect_catches_up(client: TestClient) -> None:
+    made = create(client, rules="dara", mode="friend")
+    gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        first = ws.receive_json()
+        assert first["type"] == "sync" and first["v"] == 1
+        move(client, gid, k1, "c3")
+        ev = ws.receive_json()
+        assert ev["type"] == "move" and ev["v"] == 2 and ev["data"]["moves"] == ["c3"]
+        assert ev["state"]["to_move"] == 2
+    move(client, gid, k2, "d4")
+    move(client, gid, k1, "a1")
+    with client.websocket_connect(f"/ws/games/{gid}?since=2") as ws:
+        missed = [ws.receive_json(), ws.receive_json()]
+        assert [m["v"] for m in missed] == [3, 4]
+        assert [m["data"]["moves"] for m in missed] == [["d4"], ["a1"]]
+        assert missed[-1]["state"]["moves"] == ["c3", "d4", "a1"]
+        ws.send_text(json.dumps({"type": "sync", "since": 4}))
+        assert ws.receive_json()["type"] == "uptodate"
+        ws.send_text("nonsense")
+        assert ws.receive_json()["error"] == "bad_message"
+        ws.send_text(json.dumps({"type": "ping"}))
+        assert ws.receive_json() == {"type": "pong", "v": 4}
+    for since in ("99", "-5", "abc"):
+        with client.websocket_connect(f"/ws/games/{gid}?since={since}") as ws:
+            msg = ws.receive_json()
+            assert msg["type"] == "sync" and msg["state"]["moves"] == ["c3", "d4", "a1"]
+
+
+def test_websocket_for_unknown_game_says_so(client: TestClient) -> None:
+    with client.websocket_connect("/ws/games/nope1234") as ws:
+        msg = ws.receive_json()
+        assert msg["type"] == "error" and msg["error"] == "unknown_game"
+
+
+# --- records, pages, rendering ------------------------------------------------------------------
+def test_record_download_and_replay(client: TestClient) -> None:
+    made = create(client, rules="kalah", mode="hotseat")
+    gid, key = made["id"], made["keys"]["0"]
+    for text in ["3-1", "2"]:
+        move(client, gid, key, text)
+    text = client.get(f"/api/games/{gid}/record").text
+    assert '[Rules "kalah"]' in text and "3-1" in text
+    replay = client.post("/api/replay", json={"record": text}).json()
+    assert [t["text"] for t in replay["turns"]] == ["3-1", "2"]
+    assert len(replay["positions"]) == 3
+    assert replay["positions"][-1]["board"] == client.get(f"/api/games/{gid}").json()["board"]
+    r = client.post("/api/replay", json={"record": '[Rules "kalah"]\n\n1. 9 *'})
+    assert r.status_code == 422 and r.json()["error"] == "bad_record"
+    pos = client.get(f"/api/games/{gid}/position", params={"ply": 2}).json()
+    assert pos["board"]["stores"] == [1, 0]
+    assert client.get(f"/api/games/{gid}/position", params={"ply": 9}).status_code == 422
+
+
+def test_rules_pages(client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from nugar.server import pages
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "dara.md").write_text("# Dara\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+                                    "<script>x</script>\n")
+    monkeypatch.setattr(pages, "DOC_DIRS", (folder,))
+    assert 'href="/rules/dara"' in client.get("/rules").text
+    page = client.get("/rules/dara").text
+    assert "<h1>Dara</h1>" in page and "<table>" in page and "<script>" not in page
+    assert client.get("/rules/chess").status_code == 404
+    assert client.get("/").status_code == 200 and "app.js" in client.get("/g/abc").text
+
+
+def test_svg_marks_squares_pieces_and_last_move() -> None:
+    game = nugar.new_game("dara")
+    game.play("c3")
+    game.play("d4")
+    picture = svg(game, last_move=game.move_stack[-1], highlight=["a1"])
+    assert picture.count("data-square=") == 30
+    assert picture.count('class="piece p1"') == 1 and picture.count('class="piece p2"') == 1
+    assert 'class="sq last" data-square="d4"' in picture
+    assert 'class="sq lit" data-square="a1"' in picture
+    assert board_data(game)["hands"] == [11, 11]
+    kalah = nugar.new_game("kalah(pits=4,seeds=3)")
+    kalah.play("2")
+    picture = svg(kalah, last_move=kalah.move_stack)
+    assert picture.count("data-hole=") == 8 and picture.count('class="store"') == 2
+    assert 'class="hole last" data-player="1" data-hole="2"' in picture
+
+
+def test_serve_command_registers_and_checks_arguments() -> None:
+    import argparse
+
+    from nugar.server.cli import register
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    args = parser.parse_args(["serve", "--port", "0", "--db", "sqlite://"])
+    assert args.func(args) == 2
+    args = parser.parse_args(["serve", "--ai-time", "-1"])
+    assert args.func(args) == 2
+    with pytest.raises(SystemExit):
+        parser.parse_args(["serve", "--port", "eighty"])
+
+
+def test_load_script_finds_no_lost_or_doubled_moves() -> None:
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "load_server.py"
+    spec = importlib.util.spec_from_file_location("load_server", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["load_server"] = module  # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    result = module.run(games=3, concurrency=3, time_limit=60)
+    assert result["games"] == 3 and result["moves"] > 0
+    assert result["problems"] == []
+    assert "## Web server load" in module.markdown(result)
