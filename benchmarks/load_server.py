@@ -57,7 +57,7 @@ def _free_port() -> int:
 
 
 async def _watch(base_ws: str, log: GameLog, ready: asyncio.Event) -> None:
-    async with connect(f"{base_ws}/ws/games/{log.gid}?since=1") as ws:
+    async with connect(f"{base_ws}/ws/games/{log.gid}?since=1", open_timeout=60) as ws:
         ready.set()
         while True:
             msg = json.loads(await ws.recv())
@@ -80,7 +80,7 @@ async def _play_one(client: httpx.AsyncClient, base_ws: str, rules: str, rng: ra
     keys = made["keys"]
     ready = asyncio.Event()
     watcher = asyncio.create_task(_watch(base_ws, log, ready))
-    await asyncio.wait_for(ready.wait(), 30)
+    await asyncio.wait_for(ready.wait(), 90)
     state = made["state"]
     while not state["over"]:
         key = keys[str(state["to_move"])]
@@ -96,7 +96,7 @@ async def _play_one(client: httpx.AsyncClient, base_ws: str, rules: str, rng: ra
         r.raise_for_status()
         log.played.append(move)
         state = r.json()
-    await asyncio.wait_for(watcher, 30)
+    await asyncio.wait_for(watcher, 90)
     final = (await client.get(f"/api/games/{log.gid}")).json()
     log.stored_moves = final["moves"]
     log.final_version = final["v"]
@@ -112,7 +112,9 @@ async def _run(base: str, games: int, concurrency: int, time_limit: float, seed:
     rng = random.Random(seed)
     sem = asyncio.Semaphore(concurrency)
     deadline = time.monotonic() + time_limit
-    limits = httpx.Limits(max_connections=concurrency * 2)
+    # idle connections are dropped well before the server's keep-alive ends, so a request
+    # never goes out on a connection the server is closing
+    limits = httpx.Limits(max_connections=concurrency * 2, keepalive_expiry=2.0)
 
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
 
@@ -129,12 +131,12 @@ async def _run(base: str, games: int, concurrency: int, time_limit: float, seed:
     return logs, latencies, elapsed
 
 
-def _check_journal(db: Path, logs: list[GameLog]) -> list[str]:
+def _check_journal(db_url: str, logs: list[GameLog]) -> list[str]:
     """Compare every game with its stored journal; returns the problems found."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     from nugar.server.store import Store
 
-    store = Store(f"sqlite:///{db}")
+    store = Store(db_url)
     problems = []
     for log in logs:
         events = store.events_since(log.gid, 0, 100_000)
@@ -148,16 +150,20 @@ def _check_journal(db: Path, logs: list[GameLog]) -> list[str]:
     return problems
 
 
-def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed: int = 1
-        ) -> dict[str, Any]:
-    """Start a server, play the games, check them; returns the figures."""
+def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed: int = 1,
+        db_url: str | None = None) -> dict[str, Any]:
+    """Start a server, play the games, check them; returns the figures.
+
+    ``db_url`` is the server's database (default: a SQLite file in a temporary folder).
+    """
     port = _free_port()
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "load.db"
+        url = db_url or f"sqlite:///{Path(tmp) / 'load.db'}"
         env = dict(os.environ)
         proc = subprocess.Popen(
             [sys.executable, "-m", "nugar.server.cli", "--host", HOST, "--port", str(port),
-             "--db", f"sqlite:///{db}", "--rate", "0"],
+             "--db", url, "--rate", "0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         base = f"http://{HOST}:{port}"
         try:
@@ -177,7 +183,7 @@ def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed
         finally:
             proc.terminate()
             proc.wait(20)
-        problems = _check_journal(db, logs)
+        problems = _check_journal(url, logs)
     for log in logs:
         if log.stored_moves != log.played:
             problems.append(f"{log.gid}: stored moves differ from the moves played")
@@ -193,6 +199,8 @@ def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed
         return 1000 * lat[min(len(lat) - 1, int(p * len(lat)))]
 
     return {
+        "database": "SQLite file" if db_url is None else db_url.split(":", 1)[0],
+        "cpus": os.cpu_count(), "load_before": load_before,
         "games": len(logs), "moves": moves, "concurrency": concurrency,
         "seconds": elapsed, "games_per_s": len(logs) / elapsed, "moves_per_s": moves / elapsed,
         "p50_ms": pct(0.50), "p90_ms": pct(0.90), "p99_ms": pct(0.99),
@@ -207,10 +215,12 @@ def markdown(r: dict[str, Any]) -> str:
         "## Web server load",
         "",
         f"`python benchmarks/load_server.py --games {r['games']} --concurrency "
-        f"{r['concurrency']}`: one `nugar serve` process (SQLite file, uvicorn, rate limit "
-        "off) on 127.0.0.1; each game is played by two HTTP clients picking random legal "
+        f"{r['concurrency']}`: one `nugar serve` process ({r['database']}, uvicorn, rate "
+        "limit off) on 127.0.0.1; each game is played by two HTTP clients picking random legal "
         f"moves and watched by one websocket spectator; rule sets {', '.join(RULES)} in turn; "
-        f"games still running after {MAX_MOVES} moves are resigned.",
+        f"games still running after {MAX_MOVES} moves are resigned. The clients run on the "
+        f"same machine ({r['cpus']} CPUs, shared; load average {r['load_before']} before the "
+        "run), so the figures are a floor rather than the server's capacity.",
         "",
         "| figure | value |",
         "| --- | --- |",
@@ -251,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=120.0,
                         help="stop starting new games after this many seconds")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--db", default=None, metavar="URL",
+                        help="the server's database (default: a temporary SQLite file); "
+                        "must be on this machine")
     parser.add_argument("--write-docs", action="store_true",
                         help="append the figures to docs/benchmarks.md")
     args = parser.parse_args(argv)
@@ -258,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--games must be 1..5000 and --concurrency 1..256")
     if not 0 < args.time_limit <= 3600:
         parser.error("--time-limit must be between 0 and 3600 seconds")
-    result = run(args.games, args.concurrency, args.time_limit, args.seed)
+    result = run(args.games, args.concurrency, args.time_limit, args.seed, args.db)
     text = markdown(result)
     print(text)
     for p in result["problems"][:20]:

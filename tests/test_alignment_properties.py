@@ -32,6 +32,19 @@ RULE_SETS = [
     "dala(long_lines=forbidden,drop_limit=no_three,repetition=2)",
     "dara-sheet(rows=3,cols=7,pieces=9,loss_at=3,drop_limit=none)",
     "dara(rows=9,cols=9,pieces=20,long_lines=allowed)",
+    "dara-sheet(rows=7,cols=9,pieces=25,drop_limit=no_three)",
+    "dala(rows=8,cols=8,pieces=20,long_lines=forbidden,no_return=on)",
+]
+
+# boards of one 63-bit word, where move generation uses whole-board bit operations
+ONE_WORD_RULES = [
+    "dara", "dara-niger", "dara-sheet", "dala",
+    "dala(long_lines=forbidden,no_return=on,drop_limit=no_four)",
+    "dara(drop_limit=none,long_lines=allowed,no_return=on)",
+    "dara-niger(rows=1,cols=12,pieces=5,loss_at=1)",
+    "dara-niger(rows=12,cols=1,pieces=5,loss_at=1)",
+    "dara-sheet(rows=7,cols=9,pieces=25,centre_first=on)",
+    "dala(rows=9,cols=7,pieces=25,drop_limit=no_three)",
 ]
 
 SETTINGS = settings(max_examples=25, deadline=None,
@@ -107,6 +120,24 @@ def test_compiled_playouts_end(rules: str) -> None:
     outcomes = {K.random_playout(params, state, seed) for seed in range(30)}
     assert outcomes <= {1, 2, 3}
     assert np.array_equal(state, before)
+
+
+@SETTINGS
+@given(rules=st.sampled_from(ONE_WORD_RULES), seed=st.integers(0, 2**32 - 1))
+def test_bitboard_and_square_by_square_generation_agree(rules: str, seed: int) -> None:
+    game = nugar.new_game(rules)
+    assert isinstance(game, AlignmentGame)
+    assert game.params[K.P_W] == 1
+    size = K.num_actions(game.params)
+    fast, slow = np.empty(size, np.int64), np.empty(size, np.int64)
+    rng = random.Random(seed)
+    while not game.is_over and len(game.move_stack) < 200:
+        if not game.capture_pending:
+            n = K._turn_moves_one_word(game.params, game.state, fast, False)
+            assert n == K._turn_moves_any_board(game.params, game.state, slow, False)
+            assert fast[:n].tolist() == slow[:n].tolist()
+            assert K._turn_moves_one_word(game.params, game.state, fast, True) == min(n, 1)
+        game.play(rng.choice(game.legal_moves()))
 
 
 def trajectory(rules: str, seed: int, plies: int) -> list[int]:

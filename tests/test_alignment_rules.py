@@ -558,6 +558,25 @@ class TestRepetition:
         game.play(SQUARE_CYCLE[1])
         assert game.outcome == nugar.Outcome(None, "repetition")
 
+    def test_positions_are_compared_only_at_the_start_of_a_turn(self) -> None:
+        game = setup("dara", STEP_INTO_THREE)
+        history = np.zeros(8, dtype=np.int64)
+        count = K.note_position(game.params, game.state, history, 0)
+        assert count == 1 and history[0] == game.key
+        game.play("c1-c2")
+        assert game.capture_pending
+        assert K.note_position(game.params, game.state, history, count) == count
+        game.play("xe5")
+        assert K.note_position(game.params, game.state, history, count) == 1  # after a capture
+        assert history[0] == game.key                                          # nothing older
+
+    def test_a_playout_without_draw_rules_stops_at_max_plies(self) -> None:
+        rules = "dara(rows=1,cols=5,pieces=3,loss_at=0,quiet_limit=off,repetition=off)"
+        game = setup(rules, "X . O . O", in_hand=(1, 0))
+        before = game.state.copy()
+        assert K.random_playout(game.params, game.state, 5, 500) == 0
+        assert np.array_equal(game.state, before)
+
     def test_compiled_playouts_apply_repetition(self) -> None:
         # only repetition can end a game in which nobody can ever form a three
         rules = "dara(rows=1,cols=5,pieces=3,loss_at=0,quiet_limit=off)"

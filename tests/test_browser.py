@@ -25,7 +25,7 @@ import nugar
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-TIMEOUT = 20_000  # ms for any one wait
+TIMEOUT = 30_000  # ms for any one wait (the machine may be busy)
 
 
 def _free_port() -> int:
@@ -127,6 +127,7 @@ def test_full_game_against_the_ai_by_clicks(server: str, browser: Browser, shots
     page.fill('[data-option="pits"]', "4")
     page.fill('[data-option="seeds"]', "2")
     assert page.text_content("#rules-text") == "kalah(pits=4,seeds=2)"
+    page.select_option("#level", "1")
     page.click("#start")
     page.wait_for_selector("#board svg")
     clicks = 0
@@ -259,6 +260,40 @@ def test_an_illegal_click_does_nothing(server: str, browser: Browser) -> None:
     page.click('[data-square="d4"]')  # legal square, but it is White's turn now
     page.wait_for_timeout(300)
     assert posts == [] and moves_text(page) == ["c3"]
+
+
+def test_step_and_capture_by_clicks(server: str, browser: Browser, shots: Path) -> None:
+    page = new_page(browser)
+    page.goto(server + "/")
+    # a short game: four pieces each, so the move phase starts after eight drops
+    page.wait_for_selector("#preset option", state="attached")
+    page.click("#options-box summary")
+    page.fill('[data-option="pieces"]', "4")
+    page.check('input[name="mode"][value="hotseat"]')
+    page.click("#start")
+    page.wait_for_url("**/g/**")
+    page.wait_for_function("document.body.dataset.v !== undefined")
+    gid = page.url.split("/g/")[1].split("#")[0]
+    key = page.url.split("key=")[1]
+    for square in ["a1", "a5", "b1", "b5", "c2", "d5", "f3", "e3"]:
+        r = httpx.post(f"{server}/api/games/{gid}/move", json={"key": key, "move": square})
+        assert r.status_code == 200, r.text
+    page.wait_for_function("Number(document.body.dataset.ply) === 8")
+    # the move phase: click the piece, then its target; the three a1 b1 c1 captures
+    page.click('[data-square="c2"]')
+    assert page.locator('[data-square="c2"].sel').count() == 1
+    assert page.locator('[data-square="c1"].target').count() == 1
+    v = version(page)
+    page.click('[data-square="c1"]')
+    wait_version_above(page, v)
+    assert page.locator("#board .cap-target").count() == 4  # every White piece
+    page.screenshot(path=str(shots / "dara-capture.png"))
+    v = version(page)
+    page.click('[data-square="a5"]')
+    wait_version_above(page, v)
+    assert moves_text(page)[-1] == "c2-c1xa5"
+    assert page.locator('[data-square="a5"] .captured').count() == 1
+    assert page.locator('[data-square="a5"] .piece').count() == 0
 
 
 def test_sowing_hot_seat_and_phone_screen(server: str, browser: Browser, shots: Path) -> None:

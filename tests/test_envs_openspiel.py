@@ -46,33 +46,40 @@ def test_python_mcts_and_alpha_beta_play_legal_moves(name: str) -> None:
         state.apply_action(action)
 
 
-def _store_difference(state: NugarSpielState) -> float:
-    first, second = state.nugar_game.score
-    return (first - second) / 48.0
+def _solve(game: nugar.Game) -> int:
+    """Exact value for the first player (+1, 0, -1) by plain search over the nugar API."""
+    outcome = game.outcome
+    if outcome is not None:
+        return 0 if outcome.winner is None else (1 if outcome.winner == 1 else -1)
+    values = []
+    for a in game.legal_actions():
+        game.push_action(a)
+        values.append(_solve(game))
+        game.undo()
+    return max(values) if game.to_move == 1 else min(values)
 
 
-def test_alpha_beta_and_mcts_find_a_winning_kalah_move() -> None:
+def test_alpha_beta_and_mcts_find_the_only_winning_kalah_move() -> None:
+    holes1, holes2, stores = [0, 1, 1, 0, 1, 1], [1, 0, 0, 0, 1, 0], (20, 22)
+    reference = SowingGame.from_position("kalah", holes1, holes2, stores=stores)
+    winning = []
+    for a in reference.legal_actions():
+        reference.push_action(a)
+        if _solve(reference) == 1:
+            winning.append(a)
+        reference.undo()
+    assert len(winning) == 1 and len(reference.legal_actions()) == 4
+
     game = pyspiel.load_game("nugar_kalah")
-    # First player to move; hole 6 (action 5) holds one seed: it reaches the store, the
-    # bonus step then empties hole 5 into the store too... only hole 6 keeps him ahead: the
-    # position is built so that hole 1 hands the opponent a capture of 10.
-    nugar_game = SowingGame.from_position("kalah", [1, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 10],
-                                          stores=(20, 16))
-    state = NugarSpielState(game, nugar_game)
-    value, action = minimax.alpha_beta_search(game, state, value_function=_store_difference,
-                                              maximum_depth=6, maximizing_player_id=0)
-    # check against nugar itself: play the chosen move out with the best replies
-    assert value == 1.0
-    follow = state.clone()
-    follow.apply_action(action)
-    _, reply = minimax.alpha_beta_search(game, follow, maximum_depth=6,
-                                         value_function=_store_difference,
-                                         maximizing_player_id=0)
-    assert follow.is_terminal() or reply in follow.legal_actions()
+    state = NugarSpielState(game, SowingGame.from_position("kalah", holes1, holes2,
+                                                           stores=stores))
+    value, action = minimax.alpha_beta_search(game, state, maximum_depth=40,
+                                              maximizing_player_id=0)
+    assert (value, action) == (1.0, winning[0])
     rng = np.random.RandomState(0)
-    bot = mcts.MCTSBot(game, 1.4, 300, mcts.RandomRolloutEvaluator(2, rng), random_state=rng,
+    bot = mcts.MCTSBot(game, 1.4, 400, mcts.RandomRolloutEvaluator(1, rng), random_state=rng,
                        solve=True)
-    assert bot.step(state.clone()) == action
+    assert bot.step(state.clone()) == winning[0]
 
 
 def test_parameters_reach_the_rules() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import secrets
 import sys
 import time
 from collections.abc import Iterator
@@ -21,8 +23,15 @@ from nugar.server.store import GameRow, Store, StoredEvent, hash_key
 
 
 @pytest.fixture()
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    app = create_app(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.05, rate=None)
+def db_url(tmp_path: Path) -> str:
+    """A fresh SQLite file, or the database named by ``$NUGAR_TEST_DB_URL`` (e.g. PostgreSQL:
+    the same tests then run against it)."""
+    return os.environ.get("NUGAR_TEST_DB_URL") or f"sqlite:///{tmp_path / 'games.db'}"
+
+
+@pytest.fixture()
+def client(db_url: str) -> Iterator[TestClient]:
+    app = create_app(db_url, ai_time=0.05, rate=None)
     with TestClient(app) as c:
         yield c
 
@@ -84,6 +93,12 @@ def test_bad_creation_requests_are_refused_clearly(client: TestClient, body: dic
     r = client.post("/api/games", json=body)
     assert r.status_code == 422
     assert r.json()["error"] == code and words in r.json()["detail"]
+
+
+def test_openapi_schema_lists_the_api(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    assert {"/api/games", "/api/games/{game_id}/move", "/api/replay"} <= set(schema["paths"])
+    assert client.get("/docs").status_code == 200
 
 
 def test_malformed_json_and_unknown_routes_give_json_errors(client: TestClient) -> None:
@@ -159,6 +174,7 @@ def test_resign_and_draw_offers(client: TestClient) -> None:
     state = client.post(f"/api/games/{gid}/offers/draw", json={"key": k1, "action": "accept"}
                         ).json()
     assert state["over"] and state["result"] == "1/2-1/2" and state["reason"] == "agreement"
+    assert '[Agreement "draw agreed, 1/2-1/2"]' in client.get(f"/api/games/{gid}/record").text
     r = client.post(f"/api/games/{gid}/offers/bribe", json={"key": k1})
     assert r.status_code == 404
 
@@ -166,6 +182,21 @@ def test_resign_and_draw_offers(client: TestClient) -> None:
     gid, k2 = made["id"], made["keys"]["2"]
     state = client.post(f"/api/games/{gid}/resign", json={"key": k2}).json()
     assert state["result"] == "1-0" and state["reason"] == "resigned"
+
+
+def test_hot_seat_undo_draw_and_resign(client: TestClient) -> None:
+    made = create(client, rules="dara", mode="hotseat")
+    gid, key = made["id"], made["keys"]["0"]
+    for text in ["c3", "d4"]:
+        move(client, gid, key, text)
+    state = client.post(f"/api/games/{gid}/undo", json={"key": key}).json()
+    assert state["moves"] == ["c3"] and state["to_move"] == 2
+    state = client.post(f"/api/games/{gid}/resign", json={"key": key}).json()
+    assert state["winner"] == 1 and state["reason"] == "resigned"  # the player to move resigned
+    made = create(client, rules="kalah", mode="hotseat")
+    state = client.post(f"/api/games/{made['id']}/offers/draw",
+                        json={"key": made["keys"]["0"]}).json()
+    assert state["result"] == "1/2-1/2" and state["reason"] == "agreement"
 
 
 def test_takeback_between_people(client: TestClient) -> None:
@@ -210,8 +241,8 @@ def test_ai_moves_first_when_human_takes_second_seat(client: TestClient) -> None
 
 
 # --- storage ------------------------------------------------------------------------------------
-def test_restart_resumes_games_exactly(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'g.db'}"
+def test_restart_resumes_games_exactly(db_url: str) -> None:
+    url = db_url
     with TestClient(create_app(url, rate=None)) as c:
         made = create(c, rules="dara-sheet", mode="friend")
         gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
@@ -226,36 +257,51 @@ def test_restart_resumes_games_exactly(tmp_path: Path) -> None:
         assert move(c, gid, k2, "f4").json()["v"] == before["v"] + 1
 
 
-def test_restart_lets_the_ai_move_in_a_stored_game(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'g.db'}"
+def test_restart_lets_the_ai_move_in_a_stored_game(db_url: str) -> None:
+    url = db_url
     store = Store(url)
-    row = GameRow(id="abc123", rules="kalah", mode="ai", ai_level=1, ai_seat=2,
+    gid = secrets.token_hex(8)
+    row = GameRow(id=gid, rules="kalah", mode="ai", ai_level=1, ai_seat=2,
                   key_hash_1=hash_key("k"), key_hash_2=None, moves=["1"], ending=None,
                   offers={}, result=None, reason=None, version=1)
     store.create(row, StoredEvent(1, "created", {}))
     store.close()
     with TestClient(create_app(url, ai_time=0.05, rate=None)) as c:
-        state = wait_for(c, "abc123", lambda s: s["to_move"] == 1 or s["over"])
+        state = wait_for(c, gid, lambda s: s["to_move"] == 1 or s["over"])
         assert state["turns"][0]["text"] == "1" and state["turns"][1]["player"] == 2
 
 
-def test_corrupt_stored_game_is_reported_not_changed(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'g.db'}"
+def test_default_database_is_in_the_user_data_directory(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from nugar.server.store import default_db_url
+
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    url = default_db_url()
+    assert url == f"sqlite:///{tmp_path / 'data' / 'nugar' / 'games.sqlite3'}"
+    with TestClient(create_app(None, rate=None)) as c:
+        create(c, rules="dara", mode="hotseat")
+    assert (tmp_path / "data" / "nugar" / "games.sqlite3").stat().st_size > 0
+
+
+def test_corrupt_stored_game_is_reported_not_changed(db_url: str) -> None:
+    url = db_url
     store = Store(url)
-    row = GameRow(id="bad1", rules="dara", mode="friend", ai_level=None, ai_seat=None,
+    gid = secrets.token_hex(8)
+    row = GameRow(id=gid, rules="dara", mode="friend", ai_level=None, ai_seat=None,
                   key_hash_1=hash_key("a"), key_hash_2=hash_key("b"), moves=["c3", "c3"],
                   ending=None, offers={}, result=None, reason=None, version=1)
     store.create(row, StoredEvent(1, "created", {}))
     with TestClient(create_app(url, rate=None)) as c:
-        r = c.get("/api/games/bad1")
+        r = c.get(f"/api/games/{gid}")
         assert r.status_code == 409 and "move 2" in r.json()["detail"]
-        assert move(c, "bad1", "a", "d4").status_code == 409
-    loaded = store.load("bad1")
+        assert move(c, gid, "a", "d4").status_code == 409
+    loaded = store.load(gid)
     assert loaded is not None and loaded.moves == ["c3", "c3"]
 
 
-def test_concurrent_moves_on_one_game_never_interleave(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=None)
+def test_concurrent_moves_on_one_game_never_interleave(db_url: str) -> None:
+    app = create_app(db_url, rate=None)
 
     async def run() -> None:
         transport = httpx.ASGITransport(app=app)
@@ -335,6 +381,26 @@ def test_spectator_sees_moves_live_and_reconnect_catches_up(client: TestClient) 
         with client.websocket_connect(f"/ws/games/{gid}?since={since}") as ws:
             msg = ws.receive_json()
             assert msg["type"] == "sync" and msg["state"]["moves"] == ["c3", "d4", "a1"]
+
+
+def test_websocket_bad_frames_close_only_that_socket(client: TestClient) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    made = create(client, rules="kalah", mode="hotseat")
+    gid = made["id"]
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        assert ws.receive_json()["type"] == "sync"
+        ws.send_bytes(b"\x00\x01")
+        with pytest.raises(WebSocketDisconnect):
+            ws.receive_json()
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        ws.receive_json()
+        for _ in range(25):  # a flood of messages closes the socket
+            ws.send_text(json.dumps({"type": "ping"}))
+        with pytest.raises(WebSocketDisconnect):
+            while True:
+                ws.receive_json()
+    assert move(client, gid, made["keys"]["0"], "1").status_code == 200
 
 
 def test_websocket_for_unknown_game_says_so(client: TestClient) -> None:

@@ -240,6 +240,12 @@ def test_random_positions_match_the_reference(rules: str, data: st.DataObject) -
     assert game.step_captures() == [
         ref.sow(h)[1] if ref.cells[ref.base(to_move) + h - 1] else None
         for h in range(1, pits + 1)]
+    for player in (1, 2):  # step_result rates the steps of either player
+        other = Reference(**{**ref.__dict__, "to_move": player})
+        for h in range(pits):
+            if other.cells[other.base(player) + h]:
+                _, captures, bonus = other.sow(h + 1)
+                assert K.step_result(game.params, game.state, player, h) == (captures, bonus)
     for move in game.legal_moves():
         trial = game.copy()
         trial.play(move)

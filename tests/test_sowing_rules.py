@@ -316,6 +316,16 @@ class TestEndAnySideEmpty:
         assert game.outcome == nugar.Outcome(2, "empty_side")
         assert game.score == (4, 5) and game.result == "0-1"
 
+    def test_a_position_set_up_finished_starts_ended(self) -> None:
+        game = setup("kalah(pits=4)", """
+            0 0 0 0
+           3       1
+            1 1 0 0
+        """, to_move=1)
+        # player 2's side is empty: the owner takes his leftovers at once
+        assert game.outcome == nugar.Outcome(None, "empty_side")
+        assert game.score == (3, 3) and game.legal_moves() == []
+
     def test_equal_stores_draw(self) -> None:
         game = nugar.new_game("kalah(pits=1,seeds=1)")
         game.play("1")
@@ -448,12 +458,6 @@ class TestDracalaCaptures:
         assert legal(game) == ["3"]
 
     def test_without_captures_every_step_is_legal(self) -> None:
-        game = setup("dracala(pits=4)", """
-            0 0 0 0
-           0       0
-            1 1 0 0
-        """, to_move=1)
-        assert game.is_over  # player 2 has an empty side already
         game = setup("dracala(pits=4)", """
             1 1 0 1
            0       0
@@ -642,7 +646,7 @@ class TestErrors:
         game = nugar.new_game("kalah")
         with pytest.raises(InvalidMoveError) as info:
             game.play(text)
-        assert str(info.value)
+        assert str(info.value).endswith("; player 1 may play: 1, 2, 3, 4, 5, 6")
         assert game.move_stack == [] and board(game) == ([4] * 6, [4] * 6, (0, 0))
 
     def test_parse_move_checks_the_hole_range(self) -> None:
@@ -660,6 +664,8 @@ class TestErrors:
         game.play("1")
         with pytest.raises(IllegalMoveError, match="game is over"):
             game.play("1")
+        with pytest.raises(InvalidMoveError, match=r"the game is over \(1/2-1/2 \(empty_side\)\)"):
+            game.play("2")
         assert game.legal_actions() == [] and game.legal_moves() == []
 
     def test_undo_and_undo_turn(self) -> None:

@@ -13,16 +13,17 @@ from .simple import GreedyAgent, RandomAgent
 AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "alphabeta", "mcts", "level:N")
 
 #: the levels offered by the command line and the web UI: level -> agent spec.
-#: Lower levels cap their search depth (or play at random part of the time); the top levels
-#: use whatever time the caller gives. docs/strength.md has the measured strength.
+#: Levels 3 to 6 search a tenth of the time given (levels 3 to 5 also stop at a node budget),
+#: level 7 three tenths and level 8 all of it, so a level never searches more than the one
+#: above it, whatever the time. docs/strength.md has the measured strength.
 LEVELS: dict[int, str] = {
     1: "greedy:noise=0.6",
     2: "greedy",
-    3: "alphabeta:depth=2",
-    4: "alphabeta:depth=3",
-    5: "alphabeta:depth=4",
-    6: "alphabeta:depth=6",
-    7: "alphabeta:depth=9",
+    3: "alphabeta:nodes=200,share=0.1",
+    4: "alphabeta:nodes=1000,share=0.1",
+    5: "alphabeta:nodes=5000,share=0.1",
+    6: "alphabeta:share=0.1",
+    7: "alphabeta:share=0.3",
     8: "alphabeta",
 }
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import numpy.typing as npt
 
 from ..kernels import search_core as C
 from ..rules.base import Game, Move
@@ -27,6 +28,7 @@ from .engine import (
     DEFAULT_TABLE_MB,
     Deadline,
     SearchBuffers,
+    default_weights,
     game_state,
     kernels_for,
     turn_start_keys,
@@ -56,15 +58,19 @@ def score_to_float(score: int) -> float:
 class AlphaBetaAgent(Agent):
     """Negamax alpha-beta within the tighter of its own budget and the caller's limits.
 
-    Options (``alphabeta:depth=6,time=0.5,nodes=100000,table=64``): ``depth`` in decisions,
-    ``time`` in seconds, ``nodes`` searched, ``table`` the transposition table in MB
-    (default 256).
+    Options (``alphabeta:depth=6,time=0.5,nodes=100000,table=64,share=0.5``): ``depth`` in
+    decisions, ``time`` in seconds, ``nodes`` searched, ``table`` the transposition table in
+    MB (default 256), ``share`` the fraction of the time limit actually used (weaker levels),
+    ``w`` the evaluation weights separated by ``/`` (for tuning; see docs/ai.md).
     """
 
     def __init__(self, depth: int | None = None, time_limit: float | None = None,
                  nodes: int | None = None, table_mb: float = DEFAULT_TABLE_MB,
-                 weights: np.ndarray | None = None) -> None:
+                 weights: npt.NDArray[np.int64] | None = None, share: float = 1.0) -> None:
+        if not 0.0 < share <= 1.0:
+            raise ValueError(f"alphabeta share must be in (0, 1], not {share!r}")
         self.budget = Limits(time_limit, depth, nodes)
+        self.share = share
         self.table_mb = table_mb
         self.weights = weights
         self._buffers: dict[str, SearchBuffers] = {}
@@ -72,6 +78,10 @@ class AlphaBetaAgent(Agent):
                                             ("nodes", nodes)) if v is not None]
         if table_mb != DEFAULT_TABLE_MB:
             parts.append(f"table={table_mb:g}")
+        if share != 1.0:
+            parts.append(f"share={share:g}")
+        if weights is not None:
+            parts.append("w=" + "/".join(str(int(x)) for x in weights))
         self.spec = "alphabeta" + (":" + ",".join(parts) if parts else "")
 
     @classmethod
@@ -80,11 +90,21 @@ class AlphaBetaAgent(Agent):
         time_limit = option_float(spec, options, "time", 0.0, None)
         nodes = option_int(spec, options, "nodes", 1, None)
         table = option_float(spec, options, "table", 0.0, float(DEFAULT_TABLE_MB))
-        no_more_options(spec, "alphabeta", options, ("depth", "time", "nodes", "table"))
-        assert table is not None
+        share = option_float(spec, options, "share", 0.0, 1.0, hi=1.0)
+        raw_weights = options.pop("w", None)
+        weights = None
+        if raw_weights is not None:
+            try:
+                weights = np.array([int(x) for x in raw_weights.split("/")], dtype=np.int64)
+            except ValueError:
+                raise ValueError(f"agent {spec!r}: w lists whole-number evaluation weights "
+                                 f"separated by '/', e.g. w=100/18/30/40/35") from None
+        no_more_options(spec, "alphabeta", options,
+                        ("depth", "time", "nodes", "table", "share", "w"))
+        assert table is not None and share is not None
         if depth is not None and depth > MAX_DEPTH:
             raise ValueError(f"agent {spec!r}: depth must be <= {MAX_DEPTH}, not {depth}")
-        return cls(depth, time_limit, nodes, table)
+        return cls(depth, time_limit, nodes, table, weights, share)
 
     def _buffers_for(self, game: Game, n_actions: int) -> SearchBuffers:
         size = game_state(game).shape[0]
@@ -108,7 +128,13 @@ class AlphaBetaAgent(Agent):
         lim = self.budget.merged(limits)
         if lim.is_empty:
             lim = Limits(time=DEFAULT_TIME)
+        if self.share != 1.0 and lim.time is not None:
+            lim = Limits(lim.time * self.share, lim.depth, lim.nodes)
         fam = kernels_for(game, self.weights)
+        expected = default_weights(game.rules).shape[0]
+        if fam.weights.shape[0] != expected:
+            raise ValueError(f"{self.spec}: {game.rules.game} evaluation takes {expected} "
+                             f"weights, not {fam.weights.shape[0]}")
         buf = self._buffers_for(game, fam.n_actions)
         state = game_state(game)
         legal = game.legal_actions()

@@ -228,11 +228,12 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _error(str(exc))
     a = agent.analyse(game, limits)
+    pv = [str(m) for m in a.pv]
     data = {"move": str(a.move), "score": a.score, "depth": a.depth, "nodes": a.nodes,
-            "pv": [str(m) for m in a.pv], "seconds": round(a.seconds, 4)}
+            "pv": pv, "seconds": round(a.seconds, 4)}
     if args.json:
         print(json.dumps(data))
     else:
         print(f"move {data['move']}  score {a.score}  depth {a.depth}  nodes {a.nodes}  "
-              f"time {a.seconds:.3f}s\npv {' '.join(data['pv'])}")
+              f"time {a.seconds:.3f}s\npv {' '.join(pv)}")
     return EXIT_OK

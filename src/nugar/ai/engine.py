@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -144,7 +145,7 @@ class SearchBuffers:
 
 class Deadline:
     """Sets ``stop[0]`` from a timer thread once ``seconds`` have passed (the search kernels
-    release the GIL and poll the flag every 1024 nodes)."""
+    release the GIL and poll the flag every 64 nodes)."""
 
     def __init__(self, stop: IntArray, seconds: float | None) -> None:
         self.stop = stop
@@ -172,8 +173,7 @@ _warm: set[str] = set()
 def warm_up(game: Game) -> float:
     """Compile (or load from numba's cache) the search kernels for ``game``'s family, so the
     first real search is not charged for it; returns the seconds it took (0 if done before)."""
-    key = game.rules.family
-    if _warm:
+    if _warm or getattr(numba.config, "DISABLE_JIT", False):
         return 0.0
     start = time.perf_counter()
     fam = kernels_for(game)
@@ -190,5 +190,5 @@ def warm_up(game: Game) -> float:
     values = np.zeros(8, dtype=np.float64)
     C.mcts(fam.fam, fam.params, fam.weights, state, nodes, values,
            buf.ctx, buf.stop, fam.n_actions, 1, 1.0, 0, 100.0, 1)
-    _warm.add(key)
+    _warm.add(game.rules.family)
     return time.perf_counter() - start

@@ -11,9 +11,10 @@ Layout (see ``docs/architecture.md``): the state is the common header followed b
 ``sq`` drop, ``N + 4*sq + d`` step (d: 0 up, 1 right, 2 down, 3 left), ``5N + sq`` capture,
 ``6N`` pass.
 
-Lines are found by walking a precomputed neighbour table from the squares a move touches: a
-move can only create or break the runs through the squares it changes, so no whole-board scan
-is needed to decide whether a three was formed.
+Whether a move formed a three is decided by walking a precomputed neighbour table from the
+squares the move touched: a move only creates or breaks the lines through those squares. Legal
+drops and steps are found with whole-board bit operations on boards of up to 63 squares (every
+preset), and square by square on larger boards; tests check that both give the same moves.
 
 Repetition needs the positions of earlier turns, which one state does not hold: the caller
 keeps an ``int64`` history buffer and calls :func:`note_position` after each decision (see
@@ -79,7 +80,11 @@ P_OFF_ZHAND = 22   # offset of hand keys: 2 players x 2 digits x 64 values
 P_OFF_ZLAST = 23   # offset of last-step keys: 2 players x (origin N, target N)
 P_Z_SIDE = 24      # key of "second player to move"
 P_Z_PENDING = 25   # key of "a capture decision is owed"
-P_FIXED = 26
+P_FULL = 26        # boards of one word (N <= 63): every square's bit
+P_NOT_LAST_COL = 28   # ... every square but those of the last column
+P_CENTRE_MASK = 29    # ... the centre squares
+P_BELOW_TOP = 30      # ... every square but those of the top row
+P_FIXED = 32
 
 UNLIMITED = 1 << 40
 NUM_DIRECTIONS = 4
@@ -129,6 +134,12 @@ def make_params(options: AlignmentOptions) -> IntArray:
     p[P_Z_SIDE] = keys[-2]
     p[P_Z_PENDING] = keys[-1]
     p[P_OFF_NB], p[P_OFF_ZPIECE] = off_nb, off_zpiece
+    if words == 1:
+        last = sum(1 << (r * cols + cols - 1) for r in range(rows))
+        full = (1 << n) - 1
+        p[P_FULL], p[P_NOT_LAST_COL] = full, full & ~last
+        p[P_BELOW_TOP] = full >> cols
+        p[P_CENTRE_MASK] = sum(1 << int(c) for c in p[P_CENTRE:P_CENTRE + 4] if c >= 0)
     p[P_OFF_ZHAND], p[P_OFF_ZLAST] = off_zhand, off_zlast
     return p
 
@@ -233,12 +244,6 @@ def in_three(params: IntArray, state: IntArray, player: int, sq: int) -> bool:
 
 
 @kernel
-def _forms_at(params: IntArray, state: IntArray, player: int, sq: int) -> bool:
-    """After a piece arrived on ``sq``: whether a line through it is a three."""
-    return in_three(params, state, player, sq)
-
-
-@kernel
 def _forms_by_leaving(params: IntArray, state: IntArray, player: int, origin: int,
                       target: int) -> bool:
     """After a piece left ``origin`` for ``target``: whether a line that ran through
@@ -305,8 +310,9 @@ def _step_target(params: IntArray, state: IntArray, player: int, sq: int, d: int
 
 
 @kernel
-def _turn_moves(params: IntArray, state: IntArray, out: IntArray, first_only: bool) -> int:
-    """Drops or steps of the player to move (no captures, no pass), ascending codes."""
+def _turn_moves_any_board(params: IntArray, state: IntArray, out: IntArray,
+                          first_only: bool) -> int:
+    """Drops or steps of the player to move, ascending codes (walks squares one by one)."""
     n = params[P_N]
     player = state[ST_TO_MOVE]
     count = 0
@@ -330,6 +336,145 @@ def _turn_moves(params: IntArray, state: IntArray, out: IntArray, first_only: bo
                     out[count] = n + 4 * sq + d
                     count += 1
     return count
+
+
+# --- one-word boards: whole-board bit operations ----------------------------------------------
+# On boards of up to 63 squares (every preset) the legal drops and steps are found for all
+# squares at once with shifts; a square's run of own pieces in one direction is read from
+# masks R1, R2, R3 ("the next 1, 2, 3 squares that way are own").
+@kernel
+def _shift(params: IntArray, b: int, d: int) -> int:
+    """The squares one step from those of ``b`` in direction ``d`` (one-word boards)."""
+    # bits that would leave the board are cleared before a left shift, so that the result
+    # never needs more than N bits (plain Python ints do not wrap as int64 does)
+    if d == 0:
+        return int((b & params[P_BELOW_TOP]) << params[P_COLS])
+    if d == 1:
+        return int((b & params[P_NOT_LAST_COL]) << 1)
+    if d == 2:
+        return int(b >> params[P_COLS])
+    return int((b >> 1) & params[P_NOT_LAST_COL])
+
+
+@kernel
+def _runs(params: IntArray, own: int, d: int) -> tuple[int, int, int]:
+    """Masks of the squares whose next 1, 2, 3 squares in direction ``d`` are all in ``own``."""
+    back = d ^ 2
+    r1 = _shift(params, own, back)
+    r2 = r1 & _shift(params, r1, back)
+    r3 = r1 & _shift(params, r2, back)
+    return r1, r2, r3
+
+
+@kernel
+def _line_at_least(params: IntArray, own: int, d: int, m: int) -> int:
+    """Squares whose own neighbours on both sides along the axis of ``d`` number ``m`` (2 or
+    3) or more: a piece put there stands in a line of ``m + 1`` or more."""
+    a1, a2, a3 = _runs(params, own, d)
+    b1, b2, b3 = _runs(params, own, d ^ 2)
+    if m <= 2:
+        return a2 | b2 | (a1 & b1)
+    return a3 | b3 | (a1 & b2) | (a2 & b1)
+
+
+@kernel
+def _turn_moves_one_word(params: IntArray, state: IntArray, out: IntArray,
+                         first_only: bool) -> int:
+    """As :func:`_turn_moves_any_board`, with bit operations on a one-word board."""
+    n = params[P_N]
+    player = state[ST_TO_MOVE]
+    own = state[ST_BOARD + player - 1]
+    empty = params[P_FULL] & ~(state[ST_BOARD] | state[ST_BOARD + 1])
+    count = 0
+    if in_drop_phase(state):
+        if state[ST_HAND1 + player - 1] <= 0:
+            return 0
+        ok = empty
+        if _centre_only(params, state):
+            ok &= params[P_CENTRE_MASK]
+        limit = params[P_DROP_MAX]
+        if limit < UNLIMITED:
+            ok &= ~(_line_at_least(params, own, 1, limit) | _line_at_least(params, own, 0, limit))
+        if first_only:
+            return 1 if ok != 0 else 0
+        sq = 0
+        while ok != 0:
+            if ok & 1:
+                out[count] = sq
+                count += 1
+            ok >>= 1
+            sq += 1
+        return count
+    limited = params[P_STEP_MAX] < UNLIMITED
+    if limited:
+        across_rows = _line_at_least(params, own, 1, 3)   # for steps up and down
+        across_cols = _line_at_least(params, own, 0, 3)   # for steps left and right
+    else:
+        across_rows = 0
+        across_cols = 0
+    # the one step no_return forbids: back from the last target to the last origin
+    banned_bit = 0
+    banned_d = -1
+    if params[P_NO_RETURN] != 0:
+        i = ST_LAST1 + 2 * (player - 1)
+        if state[i + 1] >= 0:
+            banned_bit = 1 << state[i + 1]
+            for d in range(NUM_DIRECTIONS):
+                if params[params[P_OFF_NB] + 4 * state[i + 1] + d] == state[i]:
+                    banned_d = d
+    origins0 = 0
+    origins1 = 0
+    origins2 = 0
+    origins3 = 0
+    for d in range(NUM_DIRECTIONS):
+        targets = _shift(params, own, d) & empty
+        if limited:
+            along = _runs(params, own, d)[2]
+            targets &= ~(along | (across_rows if d % 2 == 0 else across_cols))
+        origins = _shift(params, targets, d ^ 2)
+        if d == banned_d:
+            origins &= ~banned_bit
+        if first_only and origins != 0:
+            return 1
+        if d == 0:
+            origins0 = origins
+        elif d == 1:
+            origins1 = origins
+        elif d == 2:
+            origins2 = origins
+        else:
+            origins3 = origins
+    every = origins0 | origins1 | origins2 | origins3
+    if first_only:
+        return 1 if every != 0 else 0
+    sq = 0
+    while every != 0:
+        if every & 1:
+            bit = 1 << sq
+            base = n + 4 * sq
+            if origins0 & bit:
+                out[count] = base
+                count += 1
+            if origins1 & bit:
+                out[count] = base + 1
+                count += 1
+            if origins2 & bit:
+                out[count] = base + 2
+                count += 1
+            if origins3 & bit:
+                out[count] = base + 3
+                count += 1
+        every >>= 1
+        sq += 1
+    return count
+
+
+@kernel
+def _turn_moves(params: IntArray, state: IntArray, out: IntArray, first_only: bool) -> int:
+    """Drops or steps of the player to move (no captures, no pass), ascending codes."""
+    if params[P_W] == 1:
+        return _turn_moves_one_word(params, state, out, first_only)
+    return _turn_moves_any_board(params, state, out, first_only)
 
 
 @kernel
@@ -454,7 +599,7 @@ def apply_action(params: IntArray, state: IntArray, action: int) -> None:
         state[ST_ON1 + player - 1] += 1
         _set_hand(params, state, player, state[ST_HAND1 + player - 1] - 1)
         _set_last(params, state, player, -1, -1)
-        if params[P_DROP_CAPTURE] != 0 and _forms_at(params, state, player, action):
+        if params[P_DROP_CAPTURE] != 0 and in_three(params, state, player, action):
             if _capture_follows(params, state, player):
                 return
         _end_turn(params, state, player, False, False, False)
@@ -464,7 +609,9 @@ def apply_action(params: IntArray, state: IntArray, action: int) -> None:
         _flip(params, state, player, origin)
         _flip(params, state, player, target)
         _set_last(params, state, player, origin, target)
-        if (_forms_at(params, state, player, target)
+        # new threes can only run through the target, or be what a line through the origin
+        # left behind; every other line is as it was
+        if (in_three(params, state, player, target)
                 or _forms_by_leaving(params, state, player, origin, target)):
             if _capture_follows(params, state, player):
                 return

@@ -20,15 +20,15 @@ import numpy as np
 import numpy.typing as npt
 
 from .alignment import (
+    P_COLS,
     P_N,
     P_OFF_NB,
     P_PROTECT,
+    P_ROWS,
     P_W,
     ST_BOARD,
     ST_HAND1,
     ST_ON1,
-    in_three,
-    owns,
 )
 from .common import ST_TO_MOVE
 from .jit import kernel
@@ -50,59 +50,96 @@ DALA_WEIGHTS = np.array([100, 5, 3, 45, 30, 40, 4], dtype=np.int64)
 
 
 @kernel
-def _is_empty(params: IntArray, state: IntArray, sq: int) -> bool:
-    w = params[P_W]
-    i = ST_BOARD + sq // 63
-    return (((state[i] | state[i + w]) >> (sq % 63)) & 1) == 0
+def _runs(params: IntArray, state: IntArray, player: int, runs: IntArray) -> None:
+    """For every square: own pieces in a row ending there coming from the left (``runs[0]``),
+    from the right (``runs[1]``), from below (``runs[2]``) and from above (``runs[3]``); 0 on
+    squares ``player`` does not hold. Four sweeps replace a walk per piece and direction."""
+    rows = params[P_ROWS]
+    cols = params[P_COLS]
+    base = ST_BOARD + (player - 1) * params[P_W]
+    n = rows * cols
+    # bit of each square, read once (a word per 63 squares; every preset fits in one)
+    bit = runs[4]
+    if params[P_W] == 1:
+        word = state[base]
+        for sq in range(n):
+            bit[sq] = (word >> sq) & 1
+    else:
+        for sq in range(n):
+            bit[sq] = (state[base + sq // 63] >> (sq % 63)) & 1
+    for r in range(rows):
+        run_l = 0
+        run_r = 0
+        row0 = r * cols
+        for c in range(cols):
+            sq = row0 + c
+            run_l = run_l + 1 if bit[sq] else 0
+            runs[0, sq] = run_l
+            sq2 = row0 + cols - 1 - c
+            run_r = run_r + 1 if bit[sq2] else 0
+            runs[1, sq2] = run_r
+    for c in range(cols):
+        run_d = 0
+        run_u = 0
+        for r in range(rows):
+            sq = r * cols + c
+            run_d = run_d + 1 if bit[sq] else 0
+            runs[2, sq] = run_d
+            sq2 = (rows - 1 - r) * cols + c
+            run_u = run_u + 1 if bit[sq2] else 0
+            runs[3, sq2] = run_u
 
 
 @kernel
-def _run_len(params: IntArray, state: IntArray, player: int, sq: int, d: int,
-             skip: int) -> int:
-    nb = params[P_OFF_NB]
-    count = 0
-    t = params[nb + 4 * sq + d]
-    while t >= 0 and t != skip and owns(params, state, player, t):
-        count += 1
-        t = params[nb + 4 * t + d]
-    return count
-
-
-@kernel
-def _would_form(params: IntArray, state: IntArray, player: int, target: int,
-                origin: int) -> bool:
-    """Whether ``player`` forms a three by moving the piece on ``origin`` (-1: a new piece)
-    to the empty ``target``."""
-    h = 1 + _run_len(params, state, player, target, 1, origin) + _run_len(
-        params, state, player, target, 3, origin)
-    if h == 3:
+def _would_form(params: IntArray, runs: IntArray, target: int, origin: int) -> bool:
+    """Whether moving the piece on ``origin`` to the empty ``target`` forms a three."""
+    cols = params[P_COLS]
+    n = params[P_N]
+    col = target % cols
+    left = runs[0, target - 1] if col > 0 and target - 1 != origin else 0
+    right = runs[1, target + 1] if col < cols - 1 and target + 1 != origin else 0
+    if left + right == 2:
         return True
-    v = 1 + _run_len(params, state, player, target, 0, origin) + _run_len(
-        params, state, player, target, 2, origin)
-    return v == 3
+    down = runs[2, target - cols] if target >= cols and target - cols != origin else 0
+    up = runs[3, target + cols] if target + cols < n and target + cols != origin else 0
+    return bool(down + up == 2)
 
 
 @kernel
-def _features(params: IntArray, state: IntArray, player: int) -> tuple[int, int, int, int]:
+def _features(params: IntArray, state: IntArray, player: int,
+              runs: IntArray) -> tuple[int, int, int, int]:
     """Mobility, threats, bulls and pieces standing in a three of ``player``."""
     n = params[P_N]
     nb = params[P_OFF_NB]
+    w = params[P_W]
+    _runs(params, state, player, runs)
+    occupied = runs[5]
+    if w == 1:
+        both = state[ST_BOARD] | state[ST_BOARD + 1]
+        for sq in range(n):
+            occupied[sq] = (both >> sq) & 1
+    else:
+        for sq in range(n):
+            i = ST_BOARD + sq // 63
+            occupied[sq] = ((state[i] | state[i + w]) >> (sq % 63)) & 1
     mobility = 0
     threats = 0
     bulls = 0
     protected = 0
     for sq in range(n):
-        if not owns(params, state, player, sq):
+        if runs[0, sq] == 0:
             continue
-        standing = in_three(params, state, player, sq)
+        standing = (runs[0, sq] + runs[1, sq] == 4) or (runs[2, sq] + runs[3, sq] == 4)
         if standing:
             protected += 1
         for d in range(4):
             t = params[nb + 4 * sq + d]
-            if t < 0 or not _is_empty(params, state, t):
+            if t < 0:
+                continue
+            if occupied[t]:
                 continue
             mobility += 1
-            if _would_form(params, state, player, t, sq):
+            if _would_form(params, runs, t, sq):
                 threats += 1
                 if standing:
                     bulls += 1
@@ -114,8 +151,9 @@ def evaluate(params: IntArray, state: IntArray, weights: IntArray) -> int:
     """Score of a running position for the player to move (see the module notes)."""
     me = state[ST_TO_MOVE]
     opp = 3 - me
-    mob_me, threat_me, bull_me, prot_me = _features(params, state, me)
-    mob_opp, threat_opp, bull_opp, prot_opp = _features(params, state, opp)
+    runs = np.empty((6, params[P_N]), dtype=np.int64)
+    mob_me, threat_me, bull_me, prot_me = _features(params, state, me, runs)
+    mob_opp, threat_opp, bull_opp, prot_opp = _features(params, state, opp, runs)
     hand_me = state[ST_HAND1 + me - 1]
     hand_opp = state[ST_HAND1 + opp - 1]
     material = (state[ST_ON1 + me - 1] + hand_me) - (state[ST_ON1 + opp - 1] + hand_opp)

@@ -1,8 +1,9 @@
 """Compiled game-tree search shared by both families: negamax alpha-beta and UCT.
 
 The search is written once for both families; a family code (``FAM_*``) picks the rules
-kernels (``legal_actions``, ``apply_action``) and the evaluation at each call. Everything the search needs lives in preallocated ``int64`` arrays owned by the
-caller, so a search allocates nothing per node and never grows past its table size.
+kernels (``legal_actions``, ``apply_action``) and the evaluation at each call. Everything
+the search needs lives in preallocated ``int64`` arrays owned by the caller, so a search
+allocates nothing per node and never grows past its table size.
 
 Conventions
 -----------
@@ -18,7 +19,7 @@ Conventions
 * A position at the start of a turn that already occurred earlier on the path (or in the
   game, as given by the caller) is scored as a draw.
 * ``ctx`` holds counters and results, ``stop[0]`` is set by another thread to abort (the
-  hard time limit); the search checks both every 1024 nodes.
+  hard time limit); the search checks it every 64 nodes, and the node limit at every node.
 """
 
 from __future__ import annotations
@@ -221,9 +222,9 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
     while True:
         if mode == _ENTER:
             ctx[CX_NODES] += 1
-            if (ctx[CX_NODES] & 1023) == 0:
-                if stop[0] != 0 or ctx[CX_NODES] >= ctx[CX_NODE_LIMIT]:
-                    ctx[CX_ABORTED] = 1
+            if ctx[CX_NODES] >= ctx[CX_NODE_LIMIT] or (
+                    (ctx[CX_NODES] & 63) == 0 and stop[0] != 0):
+                ctx[CX_ABORTED] = 1
             if ctx[CX_ABORTED] != 0:
                 return 0
             if ply > ctx[CX_SELDEPTH]:
@@ -456,7 +457,7 @@ _MASK63 = (1 << 63) - 1
 @kernel
 def _next_random(rng: IntArray) -> int:
     """A 63-bit LCG kept in ``rng[0]``; the high bits are returned (31 of them)."""
-    x = (rng[0] * _LCG_MUL + _LCG_ADD) & _MASK63
+    x = (int(rng[0]) * _LCG_MUL + _LCG_ADD) & _MASK63
     rng[0] = x
     return int(x >> 32)
 
@@ -476,7 +477,7 @@ def _rollout(fam: int, params: IntArray, weights: IntArray,
             v = _evaluate(fam, params, state, weights)
             if state[ST_TO_MOVE] != 1:
                 v = -v
-            return 1.0 / (1.0 + np.exp(-v / scale))
+            return float(1.0 / (1.0 + np.exp(-v / scale)))
         n = _legal(fam, params, state, buf)
         if n == 0:
             break
@@ -517,7 +518,7 @@ def mcts(fam: int, params: IntArray, weights: IntArray,
     done = 0
     ctx[CX_ABORTED] = 0
     while done < playouts:
-        if (done & 63) == 0 and (stop[0] != 0 or ctx[CX_NODES] >= ctx[CX_NODE_LIMIT]):
+        if stop[0] != 0 or ctx[CX_NODES] >= ctx[CX_NODE_LIMIT]:
             ctx[CX_ABORTED] = 1
             break
         state[:] = root

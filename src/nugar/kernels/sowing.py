@@ -20,10 +20,8 @@ loses at once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -41,10 +39,9 @@ from .common import (
     ST_REASON,
     ST_TO_MOVE,
 )
-from .jit import kernel
+from .jit import kernel, kernel_noalloc
 
 IntArray = npt.NDArray[np.int64]
-F = TypeVar("F", bound=Callable[..., Any])
 
 # --- params ---------------------------------------------------------------------------------
 P_PITS = 0           # holes per player
@@ -78,17 +75,7 @@ N_FIELDS = 5
 _MASK32 = (1 << 32) - 1
 
 
-def _kernel_noalloc(func: F) -> F:
-    """``kernel`` for the hot functions that allocate nothing: compiled without numba's
-    reference counting (``_nrt=False``). With it, numba increfs and decrefs every array
-    argument on entry and on each exit (atomic operations that its pruning pass does not
-    remove here), which made ``legal_actions`` about six times and a random game about
-    twice as slow. Such a function must not create arrays; ``NUMBA_DISABLE_JIT=1`` runs it
-    as plain Python like any other kernel. (This belongs in ``jit.py``; see the module
-    docstring there.)
-    """
-    options: dict[str, Any] = {"cache": True, "nogil": True, "_nrt": False}
-    return numba.njit(**options)(func)  # type: ignore[no-any-return]
+_kernel_noalloc = kernel_noalloc
 
 
 def make_params(options: Any, *, dracala: bool | None = None) -> IntArray:
@@ -109,7 +96,7 @@ def make_params(options: Any, *, dracala: bool | None = None) -> IntArray:
     rng = np.random.default_rng(0x5EED_50)
     n_keys = ZOB_CELLS + n_cells * 128
     keys = rng.integers(-(2**63), 2**63 - 1, size=n_keys, dtype=np.int64)
-    for c in range(n_cells):  # an empty cell adds nothing, so keys of sparse boards are cheap
+    for c in range(n_cells):  # an empty cell contributes nothing to the key
         keys[ZOB_CELLS + c * 128] = 0
     head = np.array([
         pits,
@@ -268,9 +255,9 @@ def setup_state(params: IntArray, state: IntArray) -> None:
 
 
 @_kernel_noalloc
-def _step_result(params: IntArray, state: IntArray, mover: int, hole: int) -> tuple[int, bool]:
-    """Captures of the step from the mover's ``hole`` (0-based, non-empty) and whether it
-    gives a bonus step, computed without playing it."""
+def step_result(params: IntArray, state: IntArray, mover: int, hole: int) -> tuple[int, bool]:
+    """Captures of the step from ``mover``'s ``hole`` (0-based, non-empty; either player, not
+    only the one to move) and whether it gives a bonus step, computed without playing it."""
     pits = params[P_PITS]
     n_cells = 2 * pits + 2
     mb = 0 if mover == 1 else pits + 1
@@ -298,6 +285,9 @@ def _step_result(params: IntArray, state: IntArray, mover: int, hole: int) -> tu
     return captures, False
 
 
+_step_result = step_result  # the name an early version of search_sowing.py imports
+
+
 @_kernel_noalloc
 def step_captures(params: IntArray, state: IntArray, captures: IntArray,
                   bonus: IntArray) -> None:
@@ -312,7 +302,7 @@ def step_captures(params: IntArray, state: IntArray, captures: IntArray,
             captures[h] = -1
             bonus[h] = 0
         else:
-            c, b = _step_result(params, state, mover, h)
+            c, b = step_result(params, state, mover, h)
             captures[h] = c
             bonus[h] = 1 if b else 0
 
@@ -339,7 +329,7 @@ def legal_actions(params: IntArray, state: IntArray, out: IntArray) -> int:
     for h in range(pits):
         if state[base + h] == 0:
             continue
-        c, b = _step_result(params, state, mover, h)
+        c, b = step_result(params, state, mover, h)
         if c > best:
             best = c
             count = 0

@@ -36,10 +36,9 @@ _DIRECTION_OF = {(0, 1): 0, (1, 0): 1, (0, -1): 2, (-1, 0): 3}
 
 @lru_cache(maxsize=64)
 def alignment_params(options: AlignmentOptions) -> K.IntArray:
-    """The (shared, read-only) kernel params of an alignment rule set."""
-    params = K.make_params(options)
-    params.setflags(write=False)
-    return params
+    """The kernel params of an alignment rule set, shared by its games (never written: a
+    read-only flag would make numba compile every kernel a second time for that array type)."""
+    return K.make_params(options)
 
 
 class AlignmentGame(Game):

@@ -22,6 +22,7 @@ from ..kernels.common import (
     OUTCOME_FIRST,
     OUTCOME_RUNNING,
     REASON_NAMES,
+    ST_KEY,
     ST_OUTCOME,
     ST_REASON,
     ST_TO_MOVE,
@@ -103,6 +104,24 @@ class SowingGame(Game):
         game.state = state
         return game
 
+    def play(self, move: str | Move) -> None:
+        """Play one step or a whole turn (``"4"``, ``"1-6"``); see :meth:`Game.play`.
+
+        A text that is not a step of this board raises ``InvalidMoveError`` naming the steps
+        that are legal now; the game is unchanged.
+        """
+        try:
+            super().play(move)
+        except InvalidMoveError as exc:
+            raise InvalidMoveError(f"{exc}; {self._legal_text()}") from None
+
+    def _legal_text(self) -> str:
+        outcome = self.outcome
+        if outcome is not None:
+            return f"the game is over ({outcome})"
+        moves = ", ".join(str(m) for m in self.legal_moves())
+        return f"player {self.to_move} may play: {moves}"
+
     # --- what the base class needs ---------------------------------------------------------
     def legal_actions(self) -> list[int]:
         if self._resigned is not None:
@@ -168,7 +187,7 @@ class SowingGame(Game):
     @property
     def key(self) -> int:
         """The position's Zobrist-style key."""
-        return int(self.state[3])
+        return int(self.state[ST_KEY])
 
     def step_captures(self) -> list[int | None]:
         """Seeds each of the mover's holes would put into his store if sown now (``None`` for
@@ -227,4 +246,4 @@ class SowingGame(Game):
         else:
             status = f"game over: {outcome}, score {store1} : {store2}"
         header = f"{self.rules.game} ({self.rules.text}): {status}; {last}"
-        return "\n".join([header, *lines])
+        return "\n".join(line.rstrip() for line in [header, *lines])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
@@ -31,6 +32,7 @@ from .rooms import ApiError, Hub, replay
 from .store import Store
 
 STATIC = Path(__file__).parent / "static"
+log = logging.getLogger("nugar.server")
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -327,6 +329,9 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
             names[row.ai_seat] = f"nugar AI level {row.ai_level}"
         tags = {"Site": "nugar server", "Event": f"nugar {row.mode} game",
                 "First": names[1], "Second": names[2]}
+        if row.ending and row.ending.get("agreement"):
+            # the engine knows no draw by agreement; the record says so in its own tag
+            tags["Agreement"] = "draw agreed, 1/2-1/2"
         text = dumps(room.game, tags)
         return PlainTextResponse(text, headers={
             "content-disposition": f'attachment; filename="nugar-{game_id}.txt"'})
@@ -381,16 +386,18 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         room.listeners.add(queue)
         last_sent = 0
+        send_lock = asyncio.Lock()  # the live pump and replies to the client take turns
 
         async def send_all(messages: list[dict[str, Any]]) -> None:
             nonlocal last_sent
-            for msg in messages:
-                if msg["type"] == "uptodate":
+            async with send_lock:
+                for msg in messages:
+                    if msg["type"] == "uptodate":
+                        last_sent = max(last_sent, msg["v"])
+                    elif msg["type"] != "sync" and msg["v"] <= last_sent:
+                        continue  # already sent (a live event raced a catch-up)
+                    await websocket.send_json(msg)
                     last_sent = max(last_sent, msg["v"])
-                elif msg["type"] != "sync" and msg["v"] <= last_sent:
-                    continue
-                await websocket.send_json(msg)
-                last_sent = max(last_sent, msg["v"])
 
         async def pump() -> None:
             while True:
@@ -416,20 +423,27 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
                 except ValueError:
                     msg = None
                 if not isinstance(msg, dict):
-                    await websocket.send_json({"type": "error", "error": "bad_message",
-                                               "detail": "send JSON objects such as "
-                                               '{"type": "sync", "since": 3}'})
+                    async with send_lock:
+                        await websocket.send_json({"type": "error", "error": "bad_message",
+                                                   "detail": "send JSON objects such as "
+                                                   '{"type": "sync", "since": 3}'})
                     continue
                 if msg.get("type") == "sync":
                     s = msg.get("since")
                     await send_all(await hub.catch_up(room, s if isinstance(s, int) else None))
                 elif msg.get("type") == "ping":
-                    await websocket.send_json({"type": "pong", "v": room.row.version})
+                    async with send_lock:
+                        await websocket.send_json({"type": "pong", "v": room.row.version})
                 else:
-                    await websocket.send_json({"type": "error", "error": "bad_message",
-                                               "detail": "message types are sync and ping"})
+                    async with send_lock:
+                        await websocket.send_json({"type": "error", "error": "bad_message",
+                                                   "detail": "message types are sync and ping"})
         except (WebSocketDisconnect, RuntimeError):
             pass
+        except Exception:  # a malformed frame (e.g. bytes) ends this socket, not the server
+            log.warning("websocket for game %s closed on bad input", game_id, exc_info=True)
+            with contextlib.suppress(Exception):
+                await websocket.close(code=1003)
         finally:
             room.listeners.discard(queue)
             if pump_task is not None:

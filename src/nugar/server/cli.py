@@ -57,10 +57,11 @@ def handler(args: argparse.Namespace) -> int:
     except Exception as exc:  # a bad URL or an unreachable database
         print(f"nugar serve: cannot open the database {args.db!r}: {exc}", file=sys.stderr)
         return 1
-    print(f"nugar: serving on http://{args.host}:{args.port}/ (database: "
-          f"{app.state.store.url})", file=sys.stderr)
+    shown = app.state.store.engine.url.render_as_string(hide_password=True)
+    print(f"nugar: serving on http://{args.host}:{args.port}/ (database: {shown})",
+          file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                ws_max_size=65536)
+                ws_max_size=65536, timeout_keep_alive=30)
     return 0
 
 

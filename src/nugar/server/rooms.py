@@ -306,6 +306,8 @@ class Hub:
                 raise ApiError(422, "invalid_move", str(exc)) from None
             except IllegalMoveError as exc:
                 raise ApiError(409, "illegal_move", str(exc)) from None
+            except ValueError as exc:  # any other refusal by the engine names its reason
+                raise ApiError(422, "invalid_move", str(exc)) from None
             played = [str(m) for m in game.move_stack[before:]]
             room.row.offers = {}
             state = await self._commit(room, "move", {"player": mover, "moves": played})

@@ -206,10 +206,6 @@ class Store:
                 .where(games_table.c.result.is_(None))).all()
         return [r[0] for r in rows]
 
-    def count_games(self) -> int:
-        with self.engine.connect() as conn:
-            return len(conn.execute(select(games_table.c.id)).all())
-
 
 def _dump_opt(value: dict[str, Any] | None) -> str | None:
     return None if value is None else json.dumps(value)

@@ -273,7 +273,13 @@ function statusText(s) {
   const who = playerName(s.family, s.to_move);
   if (ui.replay) return "";
   if (ui.key === null) return `${who} to move (you are watching)`;
-  if (myTurn()) return `${who} to move: your move`;
+  if (myTurn()) {
+    const moves = legal();
+    if (moves.length && moves.every((m) => m.startsWith("x"))) {
+      return `${who}: you formed a three, click a ${playerName(s.family, 3 - s.to_move)} piece to capture`;
+    }
+    return `${who} to move: your move`;
+  }
   if (s.mode === "ai") return `${who} to move: the computer is thinking`;
   return `${who} to move: waiting for your opponent`;
 }

@@ -1,0 +1,114 @@
+"""Speed of the AI: alpha-beta nodes per second, MCTS playouts per second, how closely the
+time limit is kept, and the memory a search uses.
+
+Run: ``python benchmarks/bench_ai.py [--seconds 1.0] [--presets dara,kalah] [--repeat 3]``.
+Prints a Markdown table (paste it into ``docs/benchmarks.md``, section "AI search").
+Positions: each preset after a fixed random opening (seeded), so runs are comparable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import resource
+import statistics
+import time
+
+import nugar
+from nugar.ai import Limits, make_agent
+from nugar.ai.engine import warm_up
+from nugar.rules.base import Game
+
+PRESETS = ["dara", "dara-niger", "dara-sheet", "dala", "kalah", "dracala"]
+
+
+def position(rules: str, opening: int, seed: int) -> Game:
+    rng = random.Random(seed)
+    while True:
+        game = nugar.new_game(rules)
+        for _ in range(opening):
+            if game.is_over:
+                break
+            game.play(rng.choice(game.legal_moves()))
+        # a position with a real choice (Dracala and pending captures often force one move)
+        if not game.is_over and len(game.legal_moves()) >= 3:
+            return game
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def bench_alphabeta(rules: str, seconds: float, repeat: int) -> tuple[float, int]:
+    rates = []
+    depth = 0
+    for i in range(repeat):
+        game = position(rules, 8 if "ala" in rules or "ara" in rules else 4, 100 + i)
+        agent = make_agent("alphabeta")
+        a = agent.analyse(game, Limits(time=seconds))
+        rates.append(a.nodes / a.seconds)
+        depth = max(depth, a.depth)
+    return statistics.median(rates), depth
+
+
+def bench_mcts(rules: str, seconds: float, repeat: int) -> float:
+    rates = []
+    for i in range(repeat):
+        game = position(rules, 4, 200 + i)
+        a = make_agent(f"mcts:seed={i}").analyse(game, Limits(time=seconds))
+        rates.append(a.nodes / a.seconds)
+    return statistics.median(rates)
+
+
+def bench_time_limits(rules: str, limits: list[float], tries: int) -> dict[float, float]:
+    """Worst wall time of ``analyse`` as a fraction of the limit."""
+    worst: dict[float, float] = {}
+    agent = make_agent("alphabeta")
+    for limit in limits:
+        ratios = []
+        for i in range(tries):
+            game = position(rules, 10, 300 + i)
+            start = time.perf_counter()
+            agent.analyse(game, Limits(time=limit))
+            ratios.append((time.perf_counter() - start) / limit)
+        worst[limit] = max(ratios)
+    return worst
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--presets", default=",".join(PRESETS))
+    parser.add_argument("--limit-tries", type=int, default=5)
+    args = parser.parse_args()
+    presets = [p for p in args.presets.split(",") if p]
+    start = time.perf_counter()
+    warm_up(nugar.new_game("kalah"))
+    print(f"machine: {platform.machine()}, {platform.processor() or '?'}, "
+          f"Python {platform.python_version()}; "
+          f"kernel load/compile {time.perf_counter() - start:.1f}s")
+    print()
+    print("| preset | alpha-beta nodes/s | depth in "
+          f"{args.seconds:g}s | MCTS playouts/s |")
+    print("| --- | ---: | ---: | ---: |")
+    for rules in presets:
+        nps, depth = bench_alphabeta(rules, args.seconds, args.repeat)
+        pps = bench_mcts(rules, args.seconds, args.repeat)
+        print(f"| {rules} | {nps:,.0f} | {depth} | {pps:,.0f} |")
+    print()
+    before = rss_mb()
+    worst = bench_time_limits("dara", [0.05, 0.2, 1.0], args.limit_tries)
+    print("| time limit (dara) | worst wall time / limit |")
+    print("| ---: | ---: |")
+    for limit, ratio in worst.items():
+        print(f"| {limit:g}s | {ratio:.3f} |")
+    print()
+    print(f"peak resident memory: {rss_mb():.0f} MB (before the time-limit runs: {before:.0f} "
+          "MB); transposition table: 256 MB reserved per alpha-beta agent, committed only "
+          "as touched")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""Solver figures: Kalah(pits, seeds) solved boards, Dracala, and search speed.
+
+Run (each part on its own; everything is single-threaded):
+
+    python benchmarks/bench_solver.py speed             # nodes/s, table use, hit rate, memory
+    python benchmarks/bench_solver.py dracala           # dracala and dracala(leftovers=...)
+    python benchmarks/bench_solver.py kalah --limit 600 --max-pits 6 --max-seeds 6
+
+``kalah`` solves every board from pits 1, seeds 1 upwards under ``empty_capture=none`` and
+``=single``; a board that does not finish within ``--limit`` CPU seconds ends its row (more
+seeds only take longer). CPU seconds, not wall-clock, because the machine is shared.
+Each part prints a Markdown table for ``docs/solving.md`` or ``docs/benchmarks.md``;
+``--memory`` sets the table size in MB (default 1024).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import sys
+import time
+
+from nugar.solver import Progress, SolveAborted, Solver
+
+
+def machine() -> str:
+    return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+            f"Python {platform.python_version()}")
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def progress_line(p: object) -> None:
+    print(f"  ... {p}", file=sys.stderr, flush=True)
+
+
+def run_kalah(args: argparse.Namespace) -> None:
+    print(f"Machine: {machine()}; table {args.memory} MB; limit {args.limit:g} CPU seconds "
+          f"per board.\n")
+    print("| pits | seeds | empty_capture | result for player 1 | final | nodes | CPU s | "
+          "wall s |")
+    print("| ---: | ---: | --- | --- | --- | ---: | ---: | ---: |")
+    captures = ("none", "single") if args.capture == "both" else (args.capture,)
+    for capture in captures:
+        for pits in range(1, args.max_pits + 1):
+            for seeds in range(1, args.max_seeds + 1):
+                rules = f"kalah(pits={pits},seeds={seeds},empty_capture={capture})"
+                solver = Solver(rules, max_memory_mb=args.memory)
+                cpu0 = time.process_time()
+
+                def watch(p: Progress, solver: Solver = solver, cpu0: float = cpu0) -> None:
+                    if args.verbose:
+                        print(f"  ... {solver.rules.text}: {p}", file=sys.stderr, flush=True)
+                    if time.process_time() - cpu0 > args.limit:
+                        solver.stop()
+
+                start = time.perf_counter()
+                try:
+                    s = solver.solve(progress=watch, interval=2.0)
+                except SolveAborted:
+                    print(f"| {pits} | {seeds} | {capture} | not solved | | "
+                          f"> {int(solver.stats[0]):,} | > {time.process_time() - cpu0:.0f} | "
+                          f"{time.perf_counter() - start:.0f} |", flush=True)
+                    break
+                print(f"| {pits} | {seeds} | {capture} | {s.result} by {abs(s.margin)} | "
+                      f"{s.final[0]} : {s.final[1]} | {s.nodes:,} | {s.cpu_seconds:.2f} | "
+                      f"{s.seconds:.2f} |", flush=True)
+                del solver
+
+
+def run_dracala(args: argparse.Namespace) -> None:
+    print(f"Machine: {machine()}; table {args.memory} MB.\n")
+    for rules in ("dracala", "dracala(leftovers=last_capturer)"):
+        solver = Solver(rules, max_memory_mb=args.memory)
+        s = solver.solve(progress=progress_line if args.verbose else None, interval=30.0)
+        print(f"{s}\n  pv: {' '.join(s.pv_turns)}\n  nodes {s.nodes:,}, {s.seconds:.1f} s, "
+              f"{s.nodes / s.seconds / 1e6:.2f} M nodes/s, table {s.table_used:,}/"
+              f"{s.table_size:,}, hit rate {s.hit_rate:.1%}, peak RSS {peak_rss_mb():.0f} MB",
+              flush=True)
+
+
+def run_speed(args: argparse.Namespace) -> None:
+    boards = ("kalah(pits=4,seeds=4)", "kalah(pits=5,seeds=3)", "kalah(pits=6,seeds=2)",
+              "dracala(pits=5,seeds=5)", "dracala")
+    Solver("kalah(pits=1,seeds=1)", max_memory_mb=1).solve()  # load the compiled code
+    print(f"Machine: {machine()}; table {args.memory} MB "
+          f"({args.memory * 2**20 // 16:,} slots of 16 bytes).\n")
+    print("| position | nodes | seconds | nodes/s | table used | hit rate | peak RSS MB |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for rules in boards:
+        solver = Solver(rules, max_memory_mb=args.memory)
+        s = solver.solve()
+        print(f"| `{rules}` start | {s.nodes:,} | {s.seconds:.2f} | "
+              f"{s.nodes / s.seconds / 1e6:.2f} M | {s.table_used / s.table_size:.1%} | "
+              f"{s.hit_rate:.1%} | {peak_rss_mb():.0f} |", flush=True)
+        del solver
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("part", choices=("speed", "dracala", "kalah"))
+    parser.add_argument("--memory", type=int, default=1024, help="table size in MB")
+    parser.add_argument("--limit", type=float, default=600.0, help="seconds per Kalah board")
+    parser.add_argument("--max-pits", type=int, default=6)
+    parser.add_argument("--max-seeds", type=int, default=6)
+    parser.add_argument("--capture", choices=("none", "single", "both"), default="both",
+                        help="empty_capture values to solve (kalah part)")
+    parser.add_argument("--verbose", action="store_true", help="progress on stderr")
+    args = parser.parse_args()
+    {"speed": run_speed, "dracala": run_dracala, "kalah": run_kalah}[args.part](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""``nugar solve RULES [TURNS...]``: the exact value of a sowing position under perfect play.
+
+``register(subparsers)`` adds the subcommand to the ``nugar`` command line; ``main(argv)``
+runs it on its own (``python -m nugar.solver.cli kalah(pits=4,seeds=4)``). Imports stay
+light here: the solver and its compiled search load in the handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE = 0, 1, 2
+
+
+class _Usage(Exception):
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("rules", metavar="RULES",
+                   help="a sowing rule set, e.g. dracala or 'kalah(pits=4,seeds=4)'")
+    p.add_argument("turns", nargs="*", metavar="TURN",
+                   help="turns played from the start before solving, e.g. 3-1 5")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--memory", type=float, default=None, metavar="MB",
+                   help="size of the table in megabytes (default 256)")
+    p.add_argument("--max-nodes", type=int, default=None, metavar="N",
+                   help="give up after N positions (exit 1)")
+    p.add_argument("--time", type=float, default=None, metavar="S",
+                   help="give up after S seconds (exit 1)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def register(subparsers: Any) -> None:
+    """Add ``solve`` to the ``nugar`` command line."""
+    p = subparsers.add_parser(
+        "solve", help="exact value of a Kalah or Dracala position under perfect play",
+        description="Solve the position after TURNS (the start if none) by exhaustive "
+                    "search: the result and final margin for the player to move, with a "
+                    "principal variation. Progress goes to stderr about once a second.")
+    _add_arguments(p)
+    p.set_defaults(func=handler)
+
+
+def _solve(args: argparse.Namespace) -> int:
+    from ..errors import IllegalMoveError, InvalidMoveError, NugarError
+    from ..rules import new_game, parse_rules
+    from .core import DEFAULT_MEMORY_MB, Progress, SolveAborted, Solver, check_solvable
+
+    try:
+        rules = parse_rules(args.rules)
+        check_solvable(rules)
+        memory = DEFAULT_MEMORY_MB if args.memory is None else args.memory
+        solver = Solver(rules, max_memory_mb=memory)
+    except NugarError as exc:
+        raise _Usage(str(exc)) from None
+    if args.max_nodes is not None and args.max_nodes < 1:
+        raise _Usage(f"--max-nodes must be >= 1, not {args.max_nodes}")
+    if args.time is not None and not args.time > 0:
+        raise _Usage(f"--time must be a positive number of seconds, not {args.time}")
+    game = new_game(rules)
+    texts = [t for arg in args.turns for t in arg.split() if not re.fullmatch(r"\d+\.+", t)]
+    for i, text in enumerate(texts, 1):
+        try:
+            game.play(text)
+        except IllegalMoveError as exc:
+            raise _Usage(f"turn {i} {text!r}: {exc}", EXIT_ILLEGAL) from None
+        except InvalidMoveError as exc:
+            raise _Usage(f"turn {i} {text!r}: {exc}") from None
+
+    def report(p: Progress) -> None:
+        print(f"solving {rules.text}: {p}", file=sys.stderr, flush=True)
+
+    try:
+        s = solver.solve(game, progress=None if args.quiet else report,
+                         max_nodes=args.max_nodes, time_limit=args.time)
+    except SolveAborted as exc:
+        raise _Usage(str(exc), EXIT_ILLEGAL) from None
+    except NugarError as exc:
+        raise _Usage(str(exc)) from None
+    if args.json:
+        print(json.dumps(s.to_json()))
+        return EXIT_OK
+    print(s)
+    print(f"principal variation: {' '.join(s.pv_turns) or '(game over)'}")
+    rate = s.nodes / s.seconds if s.seconds > 0 else 0.0
+    print(f"{s.nodes:,} positions in {s.seconds:.2f} s ({rate:,.0f}/s); table "
+          f"{s.table_used:,} of {s.table_size:,} slots used, hit rate {s.hit_rate:.1%}")
+    return EXIT_OK
+
+
+def handler(args: argparse.Namespace) -> int:
+    """Run ``nugar solve``; errors become one line on stderr and exit code 2 (1 when a turn
+    is illegal or the search gave up at its limit)."""
+    try:
+        return _solve(args)
+    except _Usage as exc:
+        print(f"nugar solve: {exc}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        print("nugar solve: interrupted", file=sys.stderr)
+        return 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``nugar solve`` as a program of its own."""
+    parser = argparse.ArgumentParser(prog="nugar solve", description=__doc__.splitlines()[0])
+    _add_arguments(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    return handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

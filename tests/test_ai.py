@@ -1,0 +1,363 @@
+"""Agents: the interface, spec parsing, legality in every preset, forced wins, and agreement
+of the compiled and pure-Python search paths."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import nugar
+from nugar.ai import LEVELS, Agent, Analysis, Limits, make_agent
+from nugar.rules.alignment import AlignmentGame
+from nugar.rules.base import Game
+from nugar.rules.sowing import SowingGame
+
+RULE_SETS = [
+    "dara",
+    "dara-niger",
+    "dara-sheet",
+    "dala",
+    "kalah",
+    "dracala",
+    "kalah(pits=3,seeds=2,empty_capture=single,skip_origin=on)",
+    "dara(rows=4,cols=4,pieces=5,blocked=lose,all_protected=take_any)",
+]
+
+
+def solve(game: Game, memo: dict[tuple[int, int], int]) -> int:
+    """Exact game value for the first player (+1 win, 0 draw, -1 loss) by plain minimax over
+    the public API: the independent reference the search is checked against."""
+    outcome = game.outcome
+    if outcome is not None:
+        return 0 if outcome.winner is None else (1 if outcome.winner == 1 else -1)
+    key = (game.key, game.to_move)  # type: ignore[attr-defined]
+    if key in memo:
+        return memo[key]
+    values = []
+    for a in game.legal_actions():
+        game.push_action(a)
+        values.append(solve(game, memo))
+        game.undo()
+    value = max(values) if game.to_move == 1 else min(values)
+    memo[key] = value
+    return value
+
+
+# --- the interface ---------------------------------------------------------------------------
+
+
+class TestSpecs:
+    @pytest.mark.parametrize("spec", ["random", "greedy", "alphabeta", "mcts", "random:seed=3",
+                                      "alphabeta:depth=6", "mcts:playouts=2000",
+                                      "alphabeta:depth=3,time=0.5,nodes=1000",
+                                      "greedy:noise=0.5,seed=1", "level:1", "level:8",
+                                      "level:5,seed=2" if "greedy" in LEVELS[5] else "level:5"])
+    def test_known_specs_build_agents(self, spec: str) -> None:
+        agent = make_agent(spec)
+        assert isinstance(agent, Agent)
+        assert agent.spec
+
+    @pytest.mark.parametrize("spec", ["minimax", "", "level:9", "level:0", "level",
+                                      "level:x", "alphabeta:depth=0", "alphabeta:depth=x",
+                                      "alphabeta:speed=3", "mcts:playouts=-1",
+                                      "random:seed=1,seed=2", "greedy:noise=2",
+                                      "alphabeta:time=0"])
+    def test_bad_specs_are_rejected_clearly(self, spec: str) -> None:
+        with pytest.raises(ValueError) as err:
+            make_agent(spec)
+        assert str(err.value)
+
+    def test_unknown_agent_names_the_allowed_ones(self) -> None:
+        with pytest.raises(ValueError, match="random, greedy, alphabeta, mcts"):
+            make_agent("stockfish")
+
+    def test_levels_cover_one_to_eight(self) -> None:
+        assert sorted(LEVELS) == list(range(1, 9))
+        for level in LEVELS:
+            assert make_agent(f"level:{level}").spec == f"level:{level}"
+
+    @pytest.mark.parametrize("kwargs", [{"time": 0}, {"time": -1.0}, {"depth": 0},
+                                        {"nodes": 0}, {"depth": 1.5}, {"time": float("inf")}])
+    def test_bad_limits(self, kwargs: dict[str, float]) -> None:
+        with pytest.raises(ValueError):
+            Limits(**kwargs)  # type: ignore[arg-type]
+
+    def test_limits_merge_takes_the_tighter(self) -> None:
+        merged = Limits(time=1.0, depth=5).merged(Limits(time=0.5, nodes=100))
+        assert merged == Limits(time=0.5, depth=5, nodes=100)
+
+    def test_finished_game_is_refused(self) -> None:
+        game = SowingGame.from_position("kalah", [0] * 6, [1] * 6, (30, 12))
+        assert game.is_over
+        for spec in ("random", "greedy", "alphabeta:depth=2", "mcts:playouts=10"):
+            with pytest.raises(ValueError, match="over"):
+                make_agent(spec).choose(game)
+
+
+# --- legality in random games ----------------------------------------------------------------
+
+AGENT_MIX = ["random:seed=1", "greedy:seed=2", "alphabeta:depth=2", "mcts:playouts=40,seed=3",
+             "alphabeta:nodes=3000", "level:1,seed=4"]
+
+
+@pytest.mark.parametrize("rules", RULE_SETS)
+def test_agents_only_return_legal_moves(rules: str) -> None:
+    """Agents take turns in one game, each decision checked against the legal moves; the
+    game must not be changed by an analysis."""
+    game = nugar.new_game(rules)
+    agents = [make_agent(s) for s in AGENT_MIX]
+    for decision in range(90):
+        if game.is_over:
+            break
+        agent = agents[decision % len(agents)]
+        before = (str(game), game.turns())
+        analysis = agent.analyse(game, Limits(depth=3, nodes=5000))
+        assert isinstance(analysis, Analysis)
+        assert (str(game), game.turns()) == before
+        assert analysis.move in game.legal_moves(), (agent.spec, str(game))
+        assert analysis.pv and analysis.pv[0] == analysis.move
+        assert analysis.nodes >= 0 and analysis.seconds >= 0
+        game.play(analysis.move)
+
+
+@pytest.mark.parametrize("rules", ["dara", "kalah", "dracala", "dala"])
+def test_search_principal_variation_is_playable(rules: str) -> None:
+    game = nugar.new_game(rules)
+    rng_agent = make_agent("random:seed=11")
+    for _ in range(12):
+        game.play(rng_agent.choose(game))
+    analysis = make_agent("alphabeta:depth=5").analyse(game)
+    copy = game.copy()
+    for move in analysis.pv:
+        copy.play(move)  # raises if any move of the line is not legal in turn
+    assert analysis.depth == 5
+
+
+def test_random_agent_is_reproducible_with_a_seed() -> None:
+    def moves(seed: int) -> list[str]:
+        game = nugar.new_game("dara")
+        agent = make_agent(f"random:seed={seed}")
+        return [str(agent.choose(game)) for _ in range(1) if not game.is_over] + [
+            str(m) for m in _play(game, agent, 20)]
+
+    assert moves(3) == moves(3)
+    assert moves(3) != moves(4)
+
+
+def _play(game: Game, agent: Agent, n: int) -> list[str]:
+    out = []
+    for _ in range(n):
+        if game.is_over:
+            break
+        move = agent.choose(game)
+        game.play(move)
+        out.append(str(move))
+    return out
+
+
+def test_greedy_takes_the_capture() -> None:
+    """Greedy counts the capture that follows a three: the only step forming one wins a
+    piece, every other step wins nothing."""
+    game = AlignmentGame.from_diagram("dara", """
+        . . . . . .
+        . O . . . .
+        . . . . . O
+        X X . . O .
+        . . X . . O""")
+    for seed in range(5):
+        move = make_agent(f"greedy:seed={seed}").choose(game)
+        assert str(move) == "c1-c2"
+
+
+def test_greedy_prefers_the_store_in_kalah() -> None:
+    game = nugar.new_game("kalah")  # hole 3 (4 seeds) ends in the store: one seed and a bonus
+    for seed in range(5):
+        assert str(make_agent(f"greedy:seed={seed}").choose(game)) == "3"
+
+
+# --- forced wins -----------------------------------------------------------------------------
+
+
+def _play_out(game: Game, agent: Agent, opponent: Agent, limit: int) -> None:
+    mover = game.to_move
+    for _ in range(limit):
+        if game.is_over:
+            return
+        who = agent if game.to_move == mover else opponent
+        game.play(who.choose(game))
+
+
+def test_finds_the_capture_that_wins_dara() -> None:
+    """Second player down to three pieces: the step forming a three and its capture win."""
+    game = AlignmentGame.from_diagram("dara", """
+        . . . . . .
+        . . . . . .
+        . . . . . O
+        X X . . O .
+        . . X . . O""")
+    analysis = make_agent("alphabeta:depth=3").analyse(game)
+    assert str(analysis.move) == "c1-c2"
+    assert analysis.score is not None and analysis.score > 9000
+    game.play(analysis.move)
+    game.play(make_agent("alphabeta:depth=3").choose(game))
+    assert game.outcome is not None and game.outcome.winner == 1
+
+
+def test_finds_the_dala_bull() -> None:
+    """c1 stands in the three a1-b1-c1 and stepping to c2 makes c2-d2-e2: it shuttles and
+    captures every turn, which beats four scattered pieces before they can block it."""
+    game = AlignmentGame.from_diagram("dala", """
+        O . O . O .
+        . . . . . .
+        . . . . . O
+        . . . . . .
+        . . . X X .
+        X X X . . .""")
+    agent = make_agent("alphabeta:depth=6")
+    analysis = agent.analyse(game)
+    assert str(analysis.move) == "c1-c2"
+    assert analysis.score is not None and analysis.score > 9000
+    _play_out(game, agent, make_agent("alphabeta:depth=4"), 12)
+    assert game.outcome is not None and game.outcome.winner == 1
+    assert game.outcome.reason == "pieces"
+
+
+DRACALA_WIN = ("dracala(pits=4,seeds=4)", [3, 4, 3, 4], [4, 0, 0, 1], (2, 2))
+
+
+def test_finds_a_dracala_forced_sequence() -> None:
+    """A small Dracala position (misère: more than half the seeds loses) that the first
+    player wins with one move only, checked by exhaustive minimax."""
+    rules, holes1, holes2, stores = DRACALA_WIN
+    game = SowingGame.from_position(rules, holes1, holes2, stores, to_move=1)
+    memo: dict[tuple[int, int], int] = {}
+    assert solve(game, memo) == 1
+    winning = []
+    for a in game.legal_actions():
+        game.push_action(a)
+        if solve(game, memo) == 1:
+            winning.append(a)
+        game.undo()
+    assert 0 < len(winning) < len(game.legal_actions())
+    analysis = make_agent("alphabeta:depth=20").analyse(game)
+    assert game.move_to_action(analysis.move) in winning
+    assert analysis.score is not None and analysis.score > 9000
+    _play_out(game, make_agent("alphabeta:depth=20"), make_agent("alphabeta:depth=20"), 60)
+    assert game.outcome is not None and game.outcome.winner == 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_search_agrees_with_exhaustive_minimax_on_small_kalah(seed: int) -> None:
+    """Deep enough to see the end, the search's verdict equals the exact game value."""
+    import random
+
+    rng = random.Random(seed)
+    holes1 = [rng.randint(0, 3) for _ in range(3)]
+    holes2 = [rng.randint(0, 3) for _ in range(3)]
+    holes1[0] += 1
+    holes2[2] += 1
+    game = SowingGame.from_position("kalah(pits=3,seeds=2)", holes1, holes2, (0, 0))
+    value = solve(game, {})
+    analysis = make_agent("alphabeta:depth=40").analyse(game)
+    assert analysis.score is not None
+    verdict = 0 if abs(analysis.score) < 9000 else (1 if analysis.score > 0 else -1)
+    assert verdict == value  # the first player is to move, so his view is the first's
+    if value != 0:
+        assert abs(analysis.score) > 9000
+
+
+def test_mcts_takes_an_immediate_win() -> None:
+    game = AlignmentGame.from_diagram("dara", """
+        . . . . . .
+        . . . . . .
+        . . . . . O
+        X X . . O .
+        . . X . . O""")
+    agent = make_agent("mcts:playouts=3000,seed=1")
+    game.play(agent.choose(game))
+    game.play(agent.choose(game))
+    assert game.outcome is not None and game.outcome.winner == 1
+
+
+REPEAT_DIAGRAM = """
+    X . . . . O
+    . . . . . .
+    . . . . . O
+    . . . . . .
+    X . X . O O"""
+
+
+def test_a_return_to_an_earlier_position_is_scored_as_a_draw() -> None:
+    """The first player is a piece down; after both sides shuttled once, stepping a5-b5
+    again returns to a position of the game, which the search scores as a draw (0) and so
+    prefers to any losing line. Without that history the same position scores below 0."""
+    fresh = AlignmentGame.from_diagram("dara(quiet_limit=off)", REPEAT_DIAGRAM)
+    before = make_agent("alphabeta:depth=2").analyse(fresh)
+    assert before.score is not None and before.score < 0
+    game = AlignmentGame.from_diagram("dara(quiet_limit=off)", REPEAT_DIAGRAM)
+    for turn in ["a5-b5", "f5-e5", "b5-a5", "e5-f5"]:
+        game.play(turn)
+    assert str(game) == str(fresh).replace("last move: -", "last move: e5-f5")
+    after = make_agent("alphabeta:depth=2").analyse(game)
+    assert after.score == 0.0
+    assert str(after.move) == "a5-b5"
+
+
+# --- compiled and pure paths -----------------------------------------------------------------
+
+_PURE_SCRIPT = textwrap.dedent("""
+    import json, random
+    import nugar
+    from nugar.ai import make_agent
+    out = []
+    for rules, depth, opening in (("kalah(pits=4,seeds=3)", 5, 4),
+                                  ("dara(rows=4,cols=4,pieces=5)", 3, 12)):
+        game = nugar.new_game(rules)
+        rng = random.Random(7)
+        for _ in range(opening):
+            game.play(rng.choice(game.legal_moves()))
+        a = make_agent(f"alphabeta:depth={depth},table=1").analyse(game)
+        out.append([str(a.move), a.score, a.depth, a.nodes, [str(m) for m in a.pv]])
+    print(json.dumps(out))
+""")
+
+
+def _run_search_script(disable_jit: bool) -> list[object]:
+    env = dict(os.environ)
+    env["NUMBA_DISABLE_JIT"] = "1" if disable_jit else "0"
+    done = subprocess.run([sys.executable, "-c", _PURE_SCRIPT], env=env, capture_output=True,
+                          text=True, timeout=600, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_compiled_and_pure_python_search_agree() -> None:
+    """The same moves, scores, node counts and lines at fixed depth with and without numba."""
+    compiled = _run_search_script(False)
+    pure = _run_search_script(True)
+    assert compiled == pure
+    assert len(compiled) == 2
+
+
+def test_table_size_is_fixed_by_the_option() -> None:
+    """The transposition table is allocated once at the configured size and a search never
+    replaces or grows it."""
+    from nugar.ai.alphabeta import AlphaBetaAgent
+
+    agent = make_agent("alphabeta:table=2,nodes=20000")
+    assert isinstance(agent, AlphaBetaAgent)
+    game = nugar.new_game("kalah")
+    agent.analyse(game)
+    (buffers,) = agent._buffers.values()
+    keys, data = buffers.tt_keys, buffers.tt_data
+    assert keys.nbytes + data.nbytes <= 2 * 1024 * 1024
+    assert keys.nbytes + data.nbytes > 1024 * 1024  # the largest power of two that fits
+    game.play(agent.choose(game))
+    agent.analyse(game)
+    (again,) = agent._buffers.values()
+    assert again.tt_keys is keys and again.tt_data is data
+    assert int((keys != 0).sum()) > 0

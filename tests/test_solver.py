@@ -1,0 +1,218 @@
+"""The exact solver against a plain exhaustive minimax written over the public Game API.
+
+The minimax below shares nothing with the solver: no kernel call, no table, no bonus-step
+bookkeeping (it keeps one fixed point of view, player 1, and lets ``to_move`` say who picks).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from nugar import new_game
+from nugar.rules.sowing import SowingGame
+from nugar.solver import PerfectAgent, Progress, SolveAborted, Solver, SolverError, solve
+from nugar.solver.cli import main as solve_main
+
+Value = tuple[int, int]
+
+
+def terminal(game: SowingGame) -> Value:
+    """Player 1's objective at the end: (result, tie-break), compared as a tuple."""
+    s1, s2 = game.score
+    outcome = game.outcome
+    assert outcome is not None
+    if not game.rules.is_dracala:
+        return (0, s1 - s2)
+    result = 0 if outcome.winner is None else (1 if outcome.winner == 1 else -1)
+    return (result, s2 - s1)  # misère: win by many, lose by few
+
+
+def minimax(game: SowingGame) -> Value:
+    """Exact value for player 1: he maximises, player 2 minimises."""
+    if game.outcome is not None:
+        return terminal(game)
+    values = []
+    for action in game.legal_actions():
+        game.push_action(action)
+        values.append(minimax(game))
+        game.undo()
+    return max(values) if game.to_move == 1 else min(values)
+
+
+def solver_value_for_first(game: SowingGame, solution_margin: int, result: str) -> Value:
+    """The solver's answer turned into player 1's (result, tie-break)."""
+    sign = 1 if game.to_move == 1 else -1
+    margin1 = sign * solution_margin
+    if not game.rules.is_dracala:
+        return (0, margin1)
+    r = {"win": 1, "draw": 0, "loss": -1}[result] * sign
+    return (r, -margin1)
+
+
+def random_position(rules: str, max_on_board: int, seed: int) -> SowingGame:
+    """Random legal play from the start until at most ``max_on_board`` seeds are in holes."""
+    rng = random.Random(seed)
+    game = new_game(rules)
+    assert isinstance(game, SowingGame)
+    while game.outcome is None and sum(map(sum, game.holes)) > max_on_board:
+        game.push_action(rng.choice(game.legal_actions()))
+    return game
+
+
+SMALL_BOARDS = [
+    "kalah(pits=1,seeds=1)", "kalah(pits=1,seeds=3)", "kalah(pits=2,seeds=1)",
+    "kalah(pits=2,seeds=2)", "kalah(pits=2,seeds=3)", "kalah(pits=3,seeds=1)",
+    "kalah(pits=3,seeds=2)",
+    "kalah(pits=2,seeds=2,empty_capture=single)", "kalah(pits=3,seeds=2,empty_capture=single)",
+    "kalah(pits=2,seeds=3,skip_origin=on)", "kalah(pits=3,seeds=1,end=mover_empty)",
+    "kalah(pits=2,seeds=3,leftovers=last_capturer)",
+    "dracala(pits=2,seeds=2)", "dracala(pits=3,seeds=2)", "dracala(pits=3,seeds=3)",
+    "dracala(pits=3,seeds=3,leftovers=last_capturer)", "dracala(pits=4,seeds=2)",
+]
+
+
+@pytest.mark.parametrize("rules", SMALL_BOARDS)
+def test_start_value_agrees_with_minimax(rules: str) -> None:
+    game = new_game(rules)
+    assert isinstance(game, SowingGame)
+    s = solve(game, max_memory_mb=4)
+    assert solver_value_for_first(game, s.margin, s.result) == minimax(game)
+
+
+@pytest.mark.parametrize("rules,on_board,seed", [
+    ("dracala", 10, 1), ("dracala", 10, 2), ("dracala", 10, 3),
+    ("dracala(leftovers=last_capturer)", 10, 4), ("dracala(leftovers=last_capturer)", 10, 5),
+    ("kalah", 7, 6), ("kalah", 7, 7), ("kalah(empty_capture=single)", 7, 8),
+])
+def test_late_positions_agree_with_minimax(rules: str, on_board: int, seed: int) -> None:
+    game = random_position(rules, on_board, seed)
+    s = solve(game, max_memory_mb=4)
+    assert solver_value_for_first(game, s.margin, s.result) == minimax(game)
+
+
+def test_principal_variation_replays_to_the_solved_score() -> None:
+    for rules in ("kalah(pits=3,seeds=3)", "dracala(pits=4,seeds=3)"):
+        game = new_game(rules)
+        s = solve(game, max_memory_mb=4)
+        for turn in s.pv_turns:
+            game.play(turn)
+        assert game.outcome is not None
+        assert game.score == s.final
+        assert [str(m) for m in game.move_stack] == [str(m) for m in s.pv]
+        mover_won = game.outcome.winner == s.to_move
+        assert s.result == ("draw" if game.outcome.winner is None
+                            else "win" if mover_won else "loss")
+
+
+def test_margin_and_result_come_from_the_player_to_move() -> None:
+    game = new_game("kalah(pits=3,seeds=2)")
+    first = solve(game, max_memory_mb=4)
+    game.push_action(game.legal_actions()[0])
+    if game.to_move == 2:
+        after = solve(game, max_memory_mb=4)
+        assert after.to_move == 2
+        # player 2's best after any first step is at least minus player 1's best overall
+        assert after.margin >= -first.margin
+
+
+def test_json_and_text_output() -> None:
+    s = solve("kalah(pits=2,seeds=2)", max_memory_mb=2)
+    data = s.to_json()
+    assert set(data) >= {"result", "margin", "final", "pv", "nodes", "seconds"}
+    assert data["final"][0] - data["final"][1] == data["margin"]  # player 1 is to move
+    assert str(s).startswith("kalah(pits=2,seeds=2): player 1 to move")
+
+
+def test_finished_game_is_its_own_value() -> None:
+    # player 1's side is empty: the game is over and player 2 keeps his last seed (owner)
+    game = SowingGame.from_position("kalah(pits=2,seeds=2)", [0, 0], [1, 0], (4, 3))
+    assert game.outcome is not None and game.score == (4, 4)
+    s = solve(game, max_memory_mb=2)
+    assert (s.result, s.margin, s.final, s.pv, s.nodes) == ("draw", 0, (4, 4), [], 0)
+
+
+def test_tiny_table_still_exact() -> None:
+    # Kalah(4,3) meets far more positions than a 1 MB table (65,536 slots) holds
+    rules = "kalah(pits=4,seeds=3)"
+    small = Solver(rules, max_memory_mb=1)
+    assert small.memory_bytes <= 2**20
+    s_small = small.solve()
+    s_big = solve(rules, max_memory_mb=64)
+    assert (s_small.value, s_small.final) == (s_big.value, s_big.final)
+
+
+def test_node_limit_aborts_and_the_table_stays_sound() -> None:
+    solver = Solver("kalah(pits=4,seeds=3)", max_memory_mb=8)
+    with pytest.raises(SolveAborted):
+        solver.solve(max_nodes=100)
+    assert solver.solve().value == solve("kalah(pits=4,seeds=3)", max_memory_mb=8).value
+
+
+def test_progress_is_reported() -> None:
+    seen: list[Progress] = []
+    solve("kalah(pits=4,seeds=4)", max_memory_mb=64, progress=seen.append)
+    # the callback runs about once a second; a run that finishes first reports nothing
+    for p in seen:
+        assert p.nodes > 0 and 0 <= p.hit_rate <= 1 and p.table_size > 0
+
+
+def test_bad_input_is_refused_clearly() -> None:
+    with pytest.raises(SolverError, match="sowing games"):
+        solve("dara")
+    with pytest.raises(SolverError, match="sowing games"):
+        solve("dala(quiet_limit=off)")
+    with pytest.raises(SolverError, match="max_memory_mb"):
+        Solver("kalah", max_memory_mb=0)
+    with pytest.raises(SolverError, match="at most 255"):
+        Solver("kalah(pits=6,seeds=30)")
+    with pytest.raises(SolverError, match="this solver is for"):
+        Solver("kalah(pits=2,seeds=2)").solve(new_game("kalah"))
+
+
+@pytest.mark.parametrize("rules,seed", [("kalah(pits=3,seeds=3)", 11), ("dracala", 12),
+                                        ("dracala(pits=4,seeds=4)", 13)])
+def test_perfect_agent_picks_an_optimal_step(rules: str, seed: int) -> None:
+    agent = PerfectAgent(max_memory_mb=8)
+    for k in range(3):
+        game = random_position(rules, 10, seed * 10 + k)
+        if game.outcome is not None:
+            continue
+        best = minimax(game)
+        analysis = agent.analyse(game)
+        game.play(analysis.move)
+        assert minimax(game) == best
+        assert analysis.depth == len(analysis.pv) >= 1
+
+
+def test_perfect_agent_refuses_alignment_and_ended_games() -> None:
+    agent = PerfectAgent(max_memory_mb=2)
+    with pytest.raises(SolverError, match="sowing games"):
+        agent.analyse(new_game("dara"))
+    over = SowingGame.from_position("kalah(pits=2,seeds=2)", [0, 0], [1, 0], (4, 3))
+    with pytest.raises(ValueError, match="game is over"):
+        agent.analyse(over)
+
+
+def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert solve_main(["kalah(pits=3,seeds=2)", "1", "--json", "--memory", "4"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    game = new_game("kalah(pits=3,seeds=2)")
+    game.play("1")
+    expected = solve(game, max_memory_mb=4)
+    assert (data["result"], data["margin"], data["final"], data["pv"]) == (
+        expected.result, expected.margin, list(expected.final), expected.pv_turns)
+
+
+def test_cli_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert solve_main(["dara"]) == 2
+    err = capsys.readouterr().err
+    assert "sowing games" in err and err.count("\n") == 1
+    assert solve_main(["nosuchgame"]) == 2
+    assert "nosuchgame" in capsys.readouterr().err
+    assert solve_main(["kalah(pits=2,seeds=2)", "7"]) == 2
+    assert "turn 1" in capsys.readouterr().err
+    assert solve_main(["kalah(pits=2,seeds=2)", "--memory", "0"]) == 2
+    assert "memory" in capsys.readouterr().err

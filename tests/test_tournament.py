@@ -1,0 +1,155 @@
+"""Matches, round robins, Elo figures, saved records and the ``match`` subcommands."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from nugar import record
+from nugar.ai import Limits
+from nugar.ai.tournament import (
+    MatchTable,
+    elo_from_score,
+    elo_interval,
+    match_specs,
+    run_match,
+    run_round_robin,
+)
+from nugar.cli import main
+
+
+class TestElo:
+    def test_even_score_is_zero(self) -> None:
+        elo, lo, hi = elo_interval(10, 0, 10)
+        assert elo == pytest.approx(0.0, abs=1e-9)
+        assert lo < 0 < hi
+        assert lo == pytest.approx(-hi)
+
+    def test_symmetry_between_the_two_agents(self) -> None:
+        a = elo_interval(30, 10, 12)
+        b = elo_interval(12, 10, 30)
+        assert a[0] == pytest.approx(-b[0])
+        assert a[1] == pytest.approx(-b[2])
+
+    def test_known_value(self) -> None:
+        # a 75% score is about +191 Elo: 400 * log10(3)
+        assert elo_from_score(0.75) == pytest.approx(400 * math.log10(3))
+        assert elo_interval(75, 0, 25)[0] == pytest.approx(400 * math.log10(3))
+
+    def test_interval_narrows_with_more_games(self) -> None:
+        small = elo_interval(7, 2, 3)
+        large = elo_interval(700, 200, 300)
+        assert small[0] == pytest.approx(large[0])
+        assert (large[2] - large[1]) < (small[2] - small[1]) / 5
+
+    def test_perfect_score_stays_finite(self) -> None:
+        elo, lo, hi = elo_interval(8, 0, 0)
+        assert all(math.isfinite(x) for x in (elo, lo, hi))
+        assert 0 < lo < elo <= hi
+
+    def test_table_counts(self) -> None:
+        table = MatchTable("a", "b", "dara")
+        assert table.score == 0.5 and table.games == 0
+        from nugar.ai.tournament import GameResult
+
+        for pts in (1.0, 0.5, 0.0, 1.0):
+            table.add(GameResult(0, True, "1-0", "pieces", pts, 10, None))
+        assert (table.wins, table.draws, table.losses, table.games) == (2, 1, 1, 4)
+        assert table.score == pytest.approx(2.5 / 4)
+        data = table.to_json()
+        assert {"games", "wins", "draws", "losses", "score"} <= set(data)
+
+
+def test_specs_alternate_colours_and_pairs_share_openings() -> None:
+    specs = match_specs("greedy", "random", "kalah", 6, Limits(time=0.1), opening=3, seed=1)
+    assert [s.a_first for s in specs] == [True, False] * 3
+    assert [s.first for s in specs] == ["greedy", "random"] * 3
+    for even, odd in zip(specs[::2], specs[1::2], strict=True):
+        assert even.opening_seed == odd.opening_seed
+    assert len({s.opening_seed for s in specs}) == 3
+
+
+def test_match_in_process_with_saved_records(tmp_path: Path) -> None:
+    table = run_match("greedy:seed=1", "random:seed=2", "kalah", games=4,
+                      limits=Limits(depth=2), save=tmp_path, seed=5)
+    assert table.games == 4
+    assert table.wins + table.draws + table.losses == 4
+    assert [r.index for r in table.results] == [0, 1, 2, 3]
+    files = sorted(tmp_path.glob("*.txt"))
+    assert len(files) == 4
+    for f, result in zip(files, table.results, strict=True):
+        rec = record.load_one(f.read_text(encoding="utf-8"))
+        assert rec.game.result == result.result
+        first = "greedy:seed=1" if result.a_first else "random:seed=2"
+        assert rec.tags["First"] == first
+    # greedy against random in Kalah: far stronger, but the test only needs it to score
+    assert table.score > 0.5
+
+
+def test_match_in_worker_processes() -> None:
+    table = run_match("alphabeta:depth=2", "random", "dara(rows=4,cols=4,pieces=5)", games=2,
+                      limits=Limits(nodes=2000), workers=2, seed=3)
+    assert table.games == 2
+    assert {r.a_first for r in table.results} == {True, False}
+
+
+def test_round_robin_points_add_up() -> None:
+    rr = run_round_robin(["random:seed=1", "greedy:seed=2", "alphabeta:depth=1"], "kalah",
+                         games=2, seed=4)
+    assert len(rr.tables) == 3
+    assert sum(rr.points()) == pytest.approx(6.0)
+    assert rr.games_played() == [4, 4, 4]
+    data = rr.to_json()
+    assert [s["agent"] for s in data["standings"]] == rr.agents
+
+
+def test_bad_match_arguments() -> None:
+    with pytest.raises(ValueError, match="allowed"):
+        run_match("greedy", "deepblue", "kalah", games=2)
+    with pytest.raises(ValueError, match="preset"):
+        run_match("greedy", "random", "chess", games=2)
+    with pytest.raises(ValueError, match="games"):
+        run_match("greedy", "random", "kalah", games=0)
+    with pytest.raises(ValueError, match="two agents"):
+        run_round_robin(["greedy"], "kalah", games=2)
+
+
+class TestCommandLine:
+    def test_match_json(self, capsys: pytest.CaptureFixture[str]) -> None:
+        code = main(["match", "greedy:seed=1", "random:seed=1", "--rules", "kalah", "--games",
+                     "2", "--depth", "1", "--json", "--seed", "2"])
+        assert code == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["games"] == 2
+        assert data["wins"] + data["draws"] + data["losses"] == 2
+        assert data["score"] == pytest.approx((data["wins"] + 0.5 * data["draws"]) / 2)
+
+    def test_match_table_and_records(self, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+        code = main(["match", "random:seed=3", "greedy:seed=4", "--rules", "kalah", "--games",
+                     "2", "--save", str(tmp_path / "games"), "--quiet"])
+        assert code == 0
+        out = capsys.readouterr().out
+        assert "wins" in out and "Elo" in out
+        assert len(list((tmp_path / "games").glob("*.txt"))) == 2
+
+    def test_unknown_agent_is_a_usage_error(self, capsys: pytest.CaptureFixture[str]) -> None:
+        assert main(["match", "greedy", "oracle", "--games", "2"]) == 2
+        err = capsys.readouterr().err
+        assert "oracle" in err and "alphabeta" in err
+
+    def test_tournament_json(self, capsys: pytest.CaptureFixture[str]) -> None:
+        code = main(["tournament", "random:seed=1", "greedy:seed=1", "--rules", "kalah",
+                     "--games", "2", "--json"])
+        assert code == 0
+        data = json.loads(capsys.readouterr().out)
+        assert sum(s["points"] for s in data["standings"]) == pytest.approx(2.0)
+
+    def test_analyse(self, capsys: pytest.CaptureFixture[str]) -> None:
+        assert main(["analyse", "kalah", "--agent", "alphabeta", "--depth", "3",
+                     "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["depth"] == 3 and data["pv"][0] == data["move"]
