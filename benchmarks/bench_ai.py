@@ -9,6 +9,7 @@ Positions: each preset after a fixed random opening (seeded), so runs are compar
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import random
 import resource
@@ -40,25 +41,35 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def bench_alphabeta(rules: str, seconds: float, repeat: int) -> tuple[float, int]:
+def bench_alphabeta(rules: str, seconds: float, repeat: int) -> tuple[float, float, int]:
+    """Median nodes per wall-clock second and per CPU second of the searching thread (the
+    second is what a core gives when the machine is shared), and the deepest depth."""
     rates = []
+    cpu_rates = []
     depth = 0
     for i in range(repeat):
         game = position(rules, 8 if "ala" in rules or "ara" in rules else 4, 100 + i)
         agent = make_agent("alphabeta")
+        cpu = time.thread_time()
         a = agent.analyse(game, Limits(time=seconds))
+        cpu = time.thread_time() - cpu
         rates.append(a.nodes / a.seconds)
+        cpu_rates.append(a.nodes / max(cpu, 1e-9))
         depth = max(depth, a.depth)
-    return statistics.median(rates), depth
+    return statistics.median(rates), statistics.median(cpu_rates), depth
 
 
-def bench_mcts(rules: str, seconds: float, repeat: int) -> float:
+def bench_mcts(rules: str, seconds: float, repeat: int) -> tuple[float, float]:
     rates = []
+    cpu_rates = []
     for i in range(repeat):
         game = position(rules, 4, 200 + i)
+        cpu = time.thread_time()
         a = make_agent(f"mcts:seed={i}").analyse(game, Limits(time=seconds))
+        cpu = time.thread_time() - cpu
         rates.append(a.nodes / a.seconds)
-    return statistics.median(rates)
+        cpu_rates.append(a.nodes / max(cpu, 1e-9))
+    return statistics.median(rates), statistics.median(cpu_rates)
 
 
 def bench_time_limits(rules: str, limits: list[float], tries: int) -> dict[float, float]:
@@ -86,17 +97,19 @@ def main() -> None:
     presets = [p for p in args.presets.split(",") if p]
     start = time.perf_counter()
     warm_up(nugar.new_game("kalah"))
+    print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"machine: {platform.machine()}, {platform.processor() or '?'}, "
           f"Python {platform.python_version()}; "
           f"kernel load/compile {time.perf_counter() - start:.1f}s")
     print()
-    print("| preset | alpha-beta nodes/s | depth in "
-          f"{args.seconds:g}s | MCTS playouts/s |")
-    print("| --- | ---: | ---: | ---: |")
+    print("| preset | alpha-beta nodes/s (wall) | nodes/CPU-s | depth in "
+          f"{args.seconds:g}s | MCTS playouts/s (wall) | playouts/CPU-s |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for rules in presets:
-        nps, depth = bench_alphabeta(rules, args.seconds, args.repeat)
-        pps = bench_mcts(rules, args.seconds, args.repeat)
-        print(f"| {rules} | {nps:,.0f} | {depth} | {pps:,.0f} |")
+        nps, cpu_nps, depth = bench_alphabeta(rules, args.seconds, args.repeat)
+        pps, cpu_pps = bench_mcts(rules, args.seconds, args.repeat)
+        print(f"| {rules} | {nps:,.0f} | {cpu_nps:,.0f} | {depth} | {pps:,.0f} | "
+              f"{cpu_pps:,.0f} |")
     print()
     before = rss_mb()
     worst = bench_time_limits("dara", [0.05, 0.2, 1.0], args.limit_tries)

@@ -157,7 +157,7 @@ def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed
     ``db_url`` is the server's database (default: a SQLite file in a temporary folder).
     """
     port = _free_port()
-    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    load_before = round(os.getloadavg()[0], 1) if hasattr(os, "getloadavg") else None
     with tempfile.TemporaryDirectory() as tmp:
         url = db_url or f"sqlite:///{Path(tmp) / 'load.db'}"
         env = dict(os.environ)

@@ -361,3 +361,33 @@ def test_table_size_is_fixed_by_the_option() -> None:
     (again,) = agent._buffers.values()
     assert again.tt_keys is keys and again.tt_data is data
     assert int((keys != 0).sum()) > 0
+
+
+def test_greedy_reverses_the_goal_in_dracala() -> None:
+    """Dracala is misère (more than half the seeds loses). On the first step every hole puts
+    one seed in the store, but hole 1 ends there and forces another capturing step: greedy
+    avoids it in Dracala, and takes it in Kalah with the same seeds."""
+    dracala = nugar.new_game("dracala")
+    assert len(dracala.legal_moves()) == 6
+    dracala.play("1")
+    assert dracala.to_move == 1  # the bonus step: more seeds into the store to come
+    dracala.undo()
+    kalah = nugar.new_game("kalah(seeds=6)")
+    for seed in range(6):
+        assert str(make_agent(f"greedy:seed={seed}").choose(dracala)) != "1"
+        assert str(make_agent(f"greedy:seed={seed}").choose(kalah)) == "1"
+
+
+@pytest.mark.parametrize("rules", ["dara", "kalah", "dracala", "dala"])
+def test_mcts_with_evaluation_cutoff(rules: str) -> None:
+    game = nugar.new_game(rules)
+    agent = make_agent("mcts:playouts=200,cutoff=8,seed=2")
+    for _ in range(6):
+        if game.is_over:
+            break
+        analysis = agent.analyse(game)
+        assert analysis.move in game.legal_moves()
+        if len(game.legal_moves()) > 1:  # a forced move is played without a search
+            assert analysis.score is not None and 0.0 <= analysis.score <= 1.0
+            assert analysis.nodes == 200
+        game.play(analysis.move)

@@ -47,6 +47,32 @@ ONE_WORD_RULES = [
     "dala(rows=9,cols=7,pieces=25,drop_limit=no_three)",
 ]
 
+OPTION_VALUES = {
+    "centre_first": ["on", "off"],
+    "drop_capture": ["on", "off"],
+    "drop_limit": ["none", "no_four", "no_three"],
+    "long_lines": ["forbidden", "allowed"],
+    "protect_threes": ["on", "off"],
+    "all_protected": ["forfeit", "take_any"],
+    "no_return": ["on", "off"],
+    "blocked": ["pass", "lose"],
+    "repetition": ["off", "2", "3"],
+    "quiet_limit": ["off", "1", "10", "100"],
+}
+
+
+@st.composite
+def random_rules(draw: st.DrawFn) -> str:
+    """A rule-set text with every alignment option drawn at random, on boards up to 8x8."""
+    loss_at = draw(st.integers(0, 3))
+    parts = [f"rows={draw(st.integers(1, 8))}", f"cols={draw(st.integers(1, 8))}",
+             f"pieces={draw(st.integers(loss_at + 1, loss_at + 14))}", f"loss_at={loss_at}"]
+    parts += [f"{name}={draw(st.sampled_from(values))}" for name, values in OPTION_VALUES.items()]
+    return "dara(" + ",".join(parts) + ")"
+
+
+ANY_RULES = st.one_of(st.sampled_from(RULE_SETS), random_rules())
+
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
@@ -60,8 +86,8 @@ def random_game(rules: str, seed: int, max_plies: int) -> AlignmentGame:
     return game
 
 
-@SETTINGS
-@given(rules=st.sampled_from(RULE_SETS), seed=st.integers(0, 2**32 - 1))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=ANY_RULES, seed=st.integers(0, 2**32 - 1))
 def test_random_games_keep_every_invariant(rules: str, seed: int) -> None:
     game = nugar.new_game(rules)
     assert isinstance(game, AlignmentGame)
@@ -164,9 +190,9 @@ def trajectory(rules: str, seed: int, plies: int) -> list[int]:
 
 
 @settings(max_examples=3, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1))
-def test_compiled_kernels_agree_with_plain_python(seed: int) -> None:
-    cases = [(rules, seed + i, 120) for i, rules in enumerate(RULE_SETS)]
+@given(seed=st.integers(0, 2**32 - 1), extra=st.lists(random_rules(), min_size=6, max_size=6))
+def test_compiled_kernels_agree_with_plain_python(seed: int, extra: list[str]) -> None:
+    cases = [(rules, seed + i, 120) for i, rules in enumerate(RULE_SETS + extra)]
     compiled = [trajectory(*case) for case in cases]
     here = Path(__file__).resolve().parent
     code = ("import json, sys; sys.path.insert(0, sys.argv[1]); "

@@ -129,6 +129,15 @@ class TestBoardAndNotation:
         assert "to move: O (White)" in text
         assert "last move: c3" in text
 
+    def test_text_board_of_a_finished_game_and_of_two_digit_rows(self) -> None:
+        game = setup("dara", LAST_THREE)
+        game.play("c1-c2xd1")
+        assert "game over: 1-0 (pieces)" in str(game)
+        assert "last move: c1-c2xd1" in str(game)
+        big = new("dara(rows=12,cols=3)")
+        lines = str(big).splitlines()
+        assert lines[0] == "   a b c" and lines[1] == "12 . . . 12" and lines[12] == " 1 . . . 1"
+
     def test_diagram_reads_back(self) -> None:
         game = setup("dara", STEP_INTO_THREE)
         again = setup("dara", game.diagram())

@@ -189,6 +189,17 @@ def test_two_people_by_link_with_a_spectator(server: str, browser: Browser,
     assert moves_text(spectator) == ["c3", "d4"]
     spectator.screenshot(path=str(shots / "spectator.png"))
 
+    # a takeback: Alice asks, Bob accepts, both turns are gone and Alice is to move again
+    v = version(bob)
+    alice.click("#takeback")
+    wait_version_above(bob, v)
+    assert "offers a takeback" in (bob.text_content("#offer-text") or "")
+    assert "You offered" in (alice.text_content("#offer-text") or "")
+    bob.click("#offer-accept")
+    for page in (alice, bob, spectator):
+        page.wait_for_function("document.querySelectorAll('#moves .turn').length === 0")
+    assert alice.locator("#board .lit").count() > 0
+
     # a draw offer, seen by the other player and accepted
     v = version(bob)
     alice.click("#draw")
@@ -345,5 +356,13 @@ def test_game_screens_for_the_docs(server: str, browser: Browser, shots: Path) -
     page.screenshot(path=str(shots / "dara-against-ai.png"))
     page.click("#hint")
     page.wait_for_function("document.getElementById('hint-text').textContent.startsWith('Hint')")
+    hint = (page.text_content("#hint-text") or "").removeprefix("Hint: ")
+    assert page.locator(f'[data-square="{hint}"].lit').count() == 1  # a legal drop
+    # undo takes back the computer's reply and my last turn
+    turns = len(moves_text(page))
+    v = version(page)
+    page.click("#undo")
+    wait_version_above(page, v)
+    assert len(moves_text(page)) == turns - 2
     page.goto(server + "/rules")
     assert "Rules of the games" in (page.text_content("h1") or "")

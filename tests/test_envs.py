@@ -309,7 +309,7 @@ def test_gymnasium_illegal_actions() -> None:
     e = NugarEnv("dara", opponent="level:1")
     e.reset(seed=0)
     e.step(14)  # c3
-    obs, reward, term, trunc, info = e.step(14)  # c3 again: lost
+    _, reward, term, trunc, info = e.step(14)  # c3 again: lost
     assert (reward, term, trunc, info["illegal"]) == (-1.0, True, False, True)
     assert e.game.outcome is not None and e.game.outcome.winner == 2
     strict = NugarEnv("dara", opponent="level:1", illegal_action="raise")

@@ -25,7 +25,7 @@ def test_every_preset_is_registered() -> None:
 @pytest.mark.parametrize("name", ALIGNMENT + SOWING)
 def test_random_sim_test(name: str) -> None:
     game = pyspiel.load_game(name)
-    pyspiel.random_sim_test(game, num_sims=3 if name in SOWING else 2, serialize=False,
+    pyspiel.random_sim_test(game, num_sims=3 if name in SOWING else 2, serialize=True,
                             verbose=False)
 
 

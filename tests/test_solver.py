@@ -148,6 +148,7 @@ def test_node_limit_aborts_and_the_table_stays_sound() -> None:
     solver = Solver("kalah(pits=4,seeds=3)", max_memory_mb=8)
     with pytest.raises(SolveAborted):
         solver.solve(max_nodes=100)
+    assert solver.snapshot(0.0).nodes <= 100  # one budget for all the searches of a solve
     assert solver.solve().value == solve("kalah(pits=4,seeds=3)", max_memory_mb=8).value
 
 
@@ -216,3 +217,48 @@ def test_cli_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert "turn 1" in capsys.readouterr().err
     assert solve_main(["kalah(pits=2,seeds=2)", "--memory", "0"]) == 2
     assert "memory" in capsys.readouterr().err
+
+
+def test_shipped_book_is_consistent() -> None:
+    from nugar.solver.book import BOOK_RULES, load
+
+    book = load()
+    assert {rules for rules, _ in book} == set(BOOK_RULES)
+    for rules in BOOK_RULES:
+        game = new_game(rules)
+        assert isinstance(game, SowingGame)
+        entry = next(e for (r, _), e in book.items() if r == rules)
+        assert entry["pv"][0] in entry["best"]
+        for action in entry["pv"]:  # the line is legal and ends with the stored score
+            assert action in game.legal_actions()
+            game.push_action(action)
+        assert game.outcome is not None and list(game.score) == entry["final"]
+    # the stored best first step of Dracala really keeps the stored value (about 2 s)
+    game = new_game("dracala")
+    entry = book[("dracala", "6,6,6,6,6,6|0|6,6,6,6,6,6|0|1|0|0")]
+    game.push_action(entry["best"][0])
+    after = Solver("dracala", max_memory_mb=64).solve(game)
+    assert after.to_move == 2 and after.value == -entry["value"]
+
+
+def test_perfect_agent_plays_the_book_at_the_start() -> None:
+    from nugar.solver.book import load
+
+    entry = load()[("dracala", "6,6,6,6,6,6|0|6,6,6,6,6,6|0|1|0|0")]
+    analysis = PerfectAgent(max_memory_mb=2).analyse(new_game("dracala"))
+    assert analysis.move.hole - 1 in entry["best"]
+    assert analysis.nodes == 0 and analysis.score == entry["value"]
+
+
+def test_register_adds_the_solve_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from nugar.solver.cli import register
+
+    parser = argparse.ArgumentParser(prog="nugar")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["solve", "dracala(pits=3,seeds=2)", "--quiet"])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    expected = solve("dracala(pits=3,seeds=2)", max_memory_mb=4)
+    assert str(expected) in out and " ".join(expected.pv_turns) in out

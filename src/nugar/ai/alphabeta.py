@@ -40,9 +40,9 @@ DEFAULT_TIME = 1.0
 #: the deepest iteration ever started
 MAX_DEPTH = 64
 #: the timer fires this early, leaving room to unwind and return within 5% of the limit
-TIME_MARGIN = 0.93
+TIME_MARGIN = 0.9
 #: seconds kept back from every limit for the work after the search (principal variation)
-TIME_RESERVE = 0.002
+TIME_RESERVE = 0.003
 
 
 def score_to_float(score: int) -> float:

@@ -83,7 +83,7 @@ def turn_start_keys(game: Game) -> list[int]:
     return [int(k) for k in history[: int(count)]]
 
 
-def _zeroed(n: int) -> IntArray:
+def zeroed(n: int) -> IntArray:
     """``n`` zeroed int64 on plain anonymous memory pages.
 
     NumPy asks for transparent huge pages on large arrays, which makes the first touch of each
@@ -109,8 +109,8 @@ class SearchBuffers:
         while entries * 2 * 16 <= table_mb * 1024 * 1024:
             entries *= 2
         self.table_entries = entries
-        self.tt_keys = _zeroed(entries)
-        self.tt_data = _zeroed(entries)
+        self.tt_keys = zeroed(entries)
+        self.tt_data = zeroed(entries)
         rows = C.MAX_PLY + 2
         self.stack = np.zeros((rows, state_size), dtype=np.int64)
         self.moves = np.zeros((rows, n_actions), dtype=np.int64)

@@ -22,13 +22,13 @@ from .base import (
     option_float,
     option_int,
 )
-from .engine import Deadline, game_state, kernels_for, warm_up
+from .engine import Deadline, game_state, kernels_for, warm_up, zeroed
 
 DEFAULT_PLAYOUTS = 2000
 #: tree nodes kept at most (six int64 and one float64 each: 56 bytes)
 DEFAULT_TREE_NODES = 1 << 20
-TIME_MARGIN = 0.93
-TIME_RESERVE = 0.002
+TIME_MARGIN = 0.9
+TIME_RESERVE = 0.003
 #: width of the logistic curve that turns an evaluation into a win chance, per family
 EVAL_SCALE = {"alignment": 150.0, "sowing": 400.0}
 
@@ -99,8 +99,10 @@ class MctsAgent(Agent):
             move = game.action_to_move(legal[0])
             return Analysis(move, None, 1, 0, [move], time.perf_counter() - start)
         if self._nodes.shape[0] != self.tree_nodes:
-            self._nodes = np.zeros((self.tree_nodes, C.ND_FIELDS), dtype=np.int64)
-            self._values = np.zeros(self.tree_nodes, dtype=np.float64)
+            # plain small pages: touched gradually during a timed search (see engine.zeroed)
+            self._nodes = zeroed(self.tree_nodes * C.ND_FIELDS).reshape(self.tree_nodes,
+                                                                         C.ND_FIELDS)
+            self._values = zeroed(self.tree_nodes).view(np.float64)
         ctx = np.zeros(C.CX_SIZE, dtype=np.int64)
         ctx[C.CX_NODE_LIMIT] = 1 << 62
         stop = np.zeros(1, dtype=np.int64)

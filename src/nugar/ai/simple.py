@@ -37,16 +37,22 @@ class RandomAgent(Agent):
 
 
 def _balance(game: Game, player: int) -> float:
-    """Material (alignment: pieces left) or store (sowing) of ``player`` minus the opponent's."""
+    """Material (alignment: pieces left) or store (sowing) of ``player`` minus the opponent's.
+
+    In Dracala the goal is reversed (a store holding more than half of all seeds loses), so
+    there the balance is the opponent's store minus the player's.
+    """
     first, second = game.score
-    return float(first - second) if player == 1 else float(second - first)
+    balance = float(first - second) if player == 1 else float(second - first)
+    return -balance if game.rules.is_dracala else balance
 
 
 class GreedyAgent(Agent):
     """Takes the move with the best immediate gain, ties broken at random.
 
     The gain is the change in material (alignment: pieces on board and in hand) or in the
-    store difference (sowing) once the mover's own run of decisions is over: a step that forms
+    store difference (sowing; reversed in Dracala, where capturing more than half loses) once
+    the mover's own run of decisions is over: a step that forms
     a three counts the best capture it allows, a sowing step that earns a bonus step counts the
     best follow-up (up to ``chain`` decisions). A move that ends the game counts as winning or
     losing outright; a draw counts as no gain. With ``noise`` > 0 it plays a random move with

@@ -91,8 +91,9 @@ class BatchSimulator:
             B.sowing_reset_batch(self.params, self.initial, self.states, self.legal,
                                  self.num_legal, self.masks, self._obs)
         else:
-            B.alignment_reset_batch(self.params, self.initial, self.states, self._history, self._counts,
-                                    self.legal, self.num_legal, self.masks, self._obs)
+            B.alignment_reset_batch(self.params, self.initial, self.states, self._history,
+                                    self._counts, self.legal, self.num_legal, self.masks,
+                                    self._obs)
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -113,8 +114,8 @@ class BatchSimulator:
                                       self.rewards, self.terminated, self.truncated,
                                       self.auto_reset)
         else:
-            bad = B.alignment_step_batch(self.params, self.initial, self.states, self._history, self._counts,
-                                         self._actions, self.legal, self.num_legal,
+            bad = B.alignment_step_batch(self.params, self.initial, self.states, self._history,
+                                         self._counts, self._actions, self.legal, self.num_legal,
                                          self.masks, self._obs, self.rewards, self.terminated,
                                          self.truncated, self.auto_reset)
         if bad >= 0:

@@ -94,7 +94,7 @@ class NugarEnv(gym.Env[Obs, np.int64]):
             terminated = not truncated
         return self._observation(), reward, terminated, truncated, self._info()
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | None:
         if self.render_mode is None:
             return None
         return str(self.game)
@@ -131,7 +131,8 @@ def _register() -> None:
     for name in PRESETS:
         env_id = f"nugar/{name}-v0"
         if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=NugarEnv, kwargs={"rules": name})
+            gym.register(id=env_id, entry_point="nugar.envs.gymnasium:NugarEnv",
+                         kwargs={"rules": name})
 
 
 _register()

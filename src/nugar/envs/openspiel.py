@@ -92,7 +92,7 @@ def _game_type(short_name: str, preset: Preset) -> pyspiel.GameType:
     )
 
 
-class NugarSpielGame(pyspiel.Game):  # type: ignore[misc] - pyspiel ships no type hints
+class NugarSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type hints
     """A nugar rule set as an OpenSpiel game; one subclass is registered per preset."""
 
     preset: Preset
@@ -125,7 +125,7 @@ class NugarSpielGame(pyspiel.Game):  # type: ignore[misc] - pyspiel ships no typ
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
 
 
-class NugarSpielState(pyspiel.State):  # type: ignore[misc] - pyspiel ships no type hints
+class NugarSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type hints
     """An OpenSpiel state holding a nugar :class:`~nugar.rules.base.Game`."""
 
     def __init__(self, game: NugarSpielGame, nugar_game: Game) -> None:

@@ -33,8 +33,16 @@ def env(rules: str | RuleSet = "dara", render_mode: str | None = None) -> AECEnv
     return wrappers.OrderEnforcingWrapper(raw_env(rules, render_mode=render_mode))
 
 
-class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the bare class
-    """The bare AEC environment; see the module docstring."""
+class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo has no type hints
+    """The bare AEC environment (PettingZoo's name for it); see the module docstring."""
+
+    agent_selection: str
+    agents: list[str]
+    rewards: dict[str, float]
+    _cumulative_rewards: dict[str, float]
+    terminations: dict[str, bool]
+    truncations: dict[str, bool]
+    infos: dict[str, dict[str, Any]]
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - PettingZoo reads this class attribute
         "render_modes": ["ansi"],
@@ -131,5 +139,5 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's naming convention for the ba
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
         self.agent_selection = AGENTS[self.game.to_move - 1]

@@ -219,6 +219,12 @@ def _run(params: IntArray, state: IntArray, player: int, sq: int, d: int, skip: 
     nb = params[P_OFF_NB]
     count = 0
     t = params[nb + 4 * sq + d]
+    if params[P_W] == 1:  # one word: test the bits of the player's word directly
+        own = state[ST_BOARD + player - 1]
+        while t >= 0 and t != skip and (own >> t) & 1 != 0:
+            count += 1
+            t = params[nb + 4 * t + d]
+        return count
     while t >= 0 and t != skip and owns(params, state, player, t):
         count += 1
         t = params[nb + 4 * t + d]
@@ -339,6 +345,22 @@ def _turn_moves_any_board(params: IntArray, state: IntArray, out: IntArray,
 
 
 # --- one-word boards: whole-board bit operations ----------------------------------------------
+# square number of a single set bit, by a de Bruijn sequence on 32-bit halves (the products stay
+# below 2**59, so they neither wrap in int64 nor grow as plain Python ints)
+_DE_BRUIJN = 0x077CB531
+_BIT_INDEX = np.zeros(32, dtype=np.int64)
+for _i in range(32):
+    _BIT_INDEX[(((1 << _i) * _DE_BRUIJN) & 0xFFFFFFFF) >> 27] = _i
+
+
+@kernel
+def _bit_square(bit: int) -> int:
+    """Index of the only set bit of ``bit`` (a power of two below 2**63)."""
+    if bit & 0xFFFFFFFF:
+        return int(_BIT_INDEX[((bit * _DE_BRUIJN) & 0xFFFFFFFF) >> 27])
+    return int(32 + _BIT_INDEX[(((bit >> 32) * _DE_BRUIJN) & 0xFFFFFFFF) >> 27])
+
+
 # On boards of up to 63 squares (every preset) the legal drops and steps are found for all
 # squares at once with shifts; a square's run of own pieces in one direction is read from
 # masks R1, R2, R3 ("the next 1, 2, 3 squares that way are own").
@@ -397,13 +419,11 @@ def _turn_moves_one_word(params: IntArray, state: IntArray, out: IntArray,
             ok &= ~(_line_at_least(params, own, 1, limit) | _line_at_least(params, own, 0, limit))
         if first_only:
             return 1 if ok != 0 else 0
-        sq = 0
         while ok != 0:
-            if ok & 1:
-                out[count] = sq
-                count += 1
-            ok >>= 1
-            sq += 1
+            low = ok & -ok
+            out[count] = _bit_square(low)
+            count += 1
+            ok ^= low
         return count
     limited = params[P_STEP_MAX] < UNLIMITED
     if limited:
@@ -447,25 +467,22 @@ def _turn_moves_one_word(params: IntArray, state: IntArray, out: IntArray,
     every = origins0 | origins1 | origins2 | origins3
     if first_only:
         return 1 if every != 0 else 0
-    sq = 0
     while every != 0:
-        if every & 1:
-            bit = 1 << sq
-            base = n + 4 * sq
-            if origins0 & bit:
-                out[count] = base
-                count += 1
-            if origins1 & bit:
-                out[count] = base + 1
-                count += 1
-            if origins2 & bit:
-                out[count] = base + 2
-                count += 1
-            if origins3 & bit:
-                out[count] = base + 3
-                count += 1
-        every >>= 1
-        sq += 1
+        bit = every & -every
+        every ^= bit
+        base = n + 4 * _bit_square(bit)
+        if origins0 & bit:
+            out[count] = base
+            count += 1
+        if origins1 & bit:
+            out[count] = base + 1
+            count += 1
+        if origins2 & bit:
+            out[count] = base + 2
+            count += 1
+        if origins3 & bit:
+            out[count] = base + 3
+            count += 1
     return count
 
 

@@ -37,9 +37,11 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
 BoolArray = npt.NDArray[np.bool_]
 
-_MASK63 = (1 << 63) - 1
-_LCG_MUL = 6364136223846793005 & _MASK63
-_LCG_ADD = 1442695040888963407 & _MASK63
+# Random choices use the Park-Miller "minimal standard" generator: its products stay below
+# 2**62, so compiled code (where LLVM may assume signed arithmetic never wraps) and plain
+# Python give the same numbers.
+_MINSTD_MOD = 2147483647
+_MINSTD_MUL = 48271
 
 # --- sowing observations --------------------------------------------------------------------
 # A vector of 2P + 6 numbers: the observer's holes 1..P and store, then the opponent's holes
@@ -92,8 +94,8 @@ def _rewards_of(state: IntArray, rewards: FloatArray) -> None:
 @kernel
 def _is_house_draw(state: IntArray) -> bool:
     reason = state[ST_REASON]
-    return state[ST_OUTCOME] == OUTCOME_DRAW and (reason == REASON_REPETITION
-                                                  or reason == REASON_QUIET_LIMIT)
+    return bool(state[ST_OUTCOME] == OUTCOME_DRAW
+                and (reason == REASON_REPETITION or reason == REASON_QUIET_LIMIT))
 
 
 @kernel
@@ -319,17 +321,17 @@ def alignment_random_steps(params: IntArray, initial: IntArray, states: IntArray
 @kernel
 def random_legal_actions(legal: IntArray, num_legal: IntArray, seed: int,
                          out: IntArray) -> int:
-    """Pick one legal action per game uniformly (63-bit LCG seeded by ``seed``); a game with no
-    legal action gets -1. Returns the next seed, so calls can be chained."""
-    x = (int(seed) ^ 0x2545F4914F6CDD1D) & _MASK63
+    """Pick one legal action per game uniformly (Park-Miller generator seeded by ``seed``); a
+    game with no legal action gets -1. Returns the next seed, so calls can be chained."""
+    x = int(seed) % (_MINSTD_MOD - 1) + 1
     for i in range(legal.shape[0]):
         n = num_legal[i]
         if n == 0:
             out[i] = -1
             continue
-        x = (x * _LCG_MUL + _LCG_ADD) & _MASK63
-        out[i] = legal[i, (x >> 31) % n]
-    return x
+        x = x * _MINSTD_MUL % _MINSTD_MOD
+        out[i] = legal[i, x % n]
+    return x - 1  # as a seed, this continues the same sequence
 
 
 @kernel

@@ -2,9 +2,11 @@
 
 It keeps one :class:`~nugar.solver.core.Solver` per rule set for its whole life, so the
 table filled while solving one move answers most of the next (positions along a game are
-the subtrees already searched). The score it reports is the solver's exact value for the
-player to move (``docs/solving.md``): in Kalah the final margin; in Dracala
-``result * (2T + 1) + misère margin``, so any win scores above every draw and loss.
+the subtrees already searched). The starting positions of the Dracala presets, the only
+slow ones (about a minute), come from the shipped book (``book.py``). The score it reports
+is the solver's exact value for the player to move (``docs/solving.md``): in Kalah the
+final margin; in Dracala ``result * (2T + 1) + misère margin``, so any win scores above
+every draw and loss.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import time
 from ..ai.base import Agent, Analysis, Limits, check_playable
 from ..rules.base import Game, Move
 from ..rules.sowing import SowingGame
+from .book import lookup
 from .core import DEFAULT_MEMORY_MB, SolveAborted, Solver, SolverError, check_solvable
 
 
@@ -46,6 +49,12 @@ class PerfectAgent(Agent):
         check_solvable(game.rules)
         solver = self.solver_for(game)
         start = time.perf_counter()
+        assert isinstance(game, SowingGame)  # check_solvable passed
+        entry = lookup(game.rules.text, game.params, game.state)
+        if entry is not None:  # a starting position solved ahead of time
+            pv = [Move.sow(a + 1) for a in entry["pv"]]
+            return Analysis(move=pv[0], score=float(entry["value"]), depth=len(pv), nodes=0,
+                            pv=pv, seconds=time.perf_counter() - start)
         time_limit = None if limits is None else limits.time
         try:
             solution = solver.solve(game, time_limit=time_limit)
@@ -59,7 +68,7 @@ class PerfectAgent(Agent):
 
     def _fallback(self, game: Game, solver: Solver, start: float) -> Analysis:
         legal = game.legal_actions()
-        assert isinstance(game, SowingGame)  # check_solvable passed
+        assert isinstance(game, SowingGame)
         move: Move = game.action_to_move(solver.table_move(game.state, legal))
         return Analysis(move=move, score=None, depth=0, nodes=0, pv=[move],
                         seconds=time.perf_counter() - start)

@@ -150,6 +150,13 @@ class Solver:
         self.keys = S.make_keys(2 * self.pits + 2)
         self.stats = np.zeros(S.N_STATS, dtype=np.int64)
         self.is_dracala = self.rules.is_dracala
+        self._origin: tuple[float, int] | None = None
+        self._next_report = 0.0
+
+    @property
+    def start_state(self) -> np.ndarray[Any, Any]:
+        """A copy of the rule set's starting position."""
+        return self._template.state.copy()
 
     # --- table ------------------------------------------------------------------------
     @property
@@ -182,15 +189,16 @@ class Solver:
 
     def search(self, state: np.ndarray[Any, Any], alpha: int, beta: int, *,
                progress: ProgressCallback | None = None, interval: float = 1.0,
-               max_nodes: int | None = None, deadline: float | None = None) -> int:
+               node_limit: int | None = None, deadline: float | None = None) -> int:
         """Fail-soft value of ``state`` in the window ``(alpha, beta)`` (see kernels.search).
 
-        Raises :class:`SolveAborted` when ``max_nodes`` (counted from this call) or the
-        ``deadline`` (a ``time.monotonic()`` instant) is reached first."""
+        Raises :class:`SolveAborted` when the solver's node counter reaches ``node_limit``
+        (an absolute count, so that a series of searches shares one budget) or the
+        ``deadline`` (a ``time.monotonic()`` instant) comes first."""
         self._check_state(state)
         stats = self.stats
         stats[S.S_STOP] = 0
-        stats[S.S_LIMIT] = 0 if max_nodes is None else int(stats[S.S_NODES]) + max_nodes
+        stats[S.S_LIMIT] = 0 if node_limit is None else max(1, node_limit)
         root = np.ascontiguousarray(state, dtype=np.int64).copy()
         args = (self.params, self.keys, self.tt_keys, self.tt_data, stats, root,
                 int(alpha), int(beta))
@@ -219,9 +227,9 @@ class Solver:
                 errors.append(exc)
 
         worker = threading.Thread(target=work, name="nugar-solver", daemon=True)
-        start = time.monotonic()
-        nodes0 = int(self.stats[S.S_NODES])
-        next_report = start + interval
+        start, nodes0 = self._origin or (time.monotonic(), int(self.stats[S.S_NODES]))
+        # one report per interval across the many searches of one solve
+        next_report = max(self._next_report, time.monotonic() + min(interval, 0.2))
         worker.start()
         try:
             while worker.is_alive():
@@ -230,7 +238,7 @@ class Solver:
                 if deadline is not None and now >= deadline:
                     self.stop()
                 if progress is not None and now >= next_report and worker.is_alive():
-                    next_report = now + interval
+                    next_report = self._next_report = now + interval
                     progress(self.snapshot(now - start, nodes0))
         except BaseException:  # Ctrl-C: stop the search before leaving
             self.stop()
@@ -346,18 +354,25 @@ class Solver:
         state = game.state.copy()
         deadline = None if time_limit is None else time.monotonic() + time_limit
         kw: dict[str, Any] = {"progress": progress, "interval": interval,
-                              "max_nodes": max_nodes, "deadline": deadline}
+                              "deadline": deadline}
         nodes0 = int(self.stats[S.S_NODES])
+        if max_nodes is not None:
+            kw["node_limit"] = nodes0 + max_nodes
+        self._origin = (time.monotonic(), nodes0)  # progress counts from here
+        self._next_report = self._origin[0] + interval
         probes0 = int(self.stats[S.S_PROBES])
         hits0 = int(self.stats[S.S_HITS])
         start = time.perf_counter()
         cpu_start = time.process_time()
         me = int(state[ST_TO_MOVE])
-        if int(state[ST_OUTCOME]) != 0:
-            value = int(S.terminal_value(self.params, state))
-        else:
-            value = self.value(state, **kw)
-        line, final_state = self.principal_variation(state, value, **kw)
+        try:
+            if int(state[ST_OUTCOME]) != 0:
+                value = int(S.terminal_value(self.params, state))
+            else:
+                value = self.value(state, **kw)
+            line, final_state = self.principal_variation(state, value, **kw)
+        finally:
+            self._origin = None
         seconds = time.perf_counter() - start
         result, margin = self.describe(state, value)
         p = self.pits
