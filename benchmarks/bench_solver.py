@@ -46,7 +46,7 @@ def run_kalah(args: argparse.Namespace) -> None:
     print("| ---: | ---: | --- | --- | --- | ---: | ---: | ---: |")
     captures = ("none", "single") if args.capture == "both" else (args.capture,)
     for capture in captures:
-        for pits in range(1, args.max_pits + 1):
+        for pits in range(args.min_pits, args.max_pits + 1):
             for seeds in range(1, args.max_seeds + 1):
                 rules = f"kalah(pits={pits},seeds={seeds},empty_capture={capture})"
                 solver = Solver(rules, max_memory_mb=args.memory)
@@ -107,6 +107,7 @@ def main() -> None:
     parser.add_argument("part", choices=("speed", "dracala", "kalah"))
     parser.add_argument("--memory", type=int, default=1024, help="table size in MB")
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per Kalah board")
+    parser.add_argument("--min-pits", type=int, default=1)
     parser.add_argument("--max-pits", type=int, default=6)
     parser.add_argument("--max-seeds", type=int, default=6)
     parser.add_argument("--capture", choices=("none", "single", "both"), default="both",

@@ -131,9 +131,11 @@ def test_pettingzoo_api_and_seed(rules: str) -> None:
     seed_test(lambda: env(rules), num_cycles=100)
 
 
-def _play_aec(rules: str, seed: int) -> tuple[raw_env, int, dict[str, float]]:
+def _play_aec(rules: str, seed: int
+              ) -> tuple[raw_env, int, dict[str, float], set[tuple[bool, bool]]]:
     """Play one random game, checking at every decision that the AEC view matches the engine.
-    Returns the env, the number of repeated selections of one agent and the final rewards."""
+    Returns the env, the number of repeated selections of one agent, the final rewards and
+    the (termination, truncation) flags each agent saw at the end."""
     e = env(rules)
     e.reset(seed=seed)
     raw = e.unwrapped
@@ -142,10 +144,12 @@ def _play_aec(rules: str, seed: int) -> tuple[raw_env, int, dict[str, float]]:
     repeats = 0
     last_agent = None
     total = dict.fromkeys(AGENTS, 0.0)
+    end_flags: set[tuple[bool, bool]] = set()
     for agent in e.agent_iter(20_000):
         obs, reward, term, trunc, _ = e.last()
         total[agent] += reward
         if term or trunc:
+            end_flags.add((bool(term), bool(trunc)))
             e.step(None)
             continue
         game = raw.game
@@ -159,15 +163,16 @@ def _play_aec(rules: str, seed: int) -> tuple[raw_env, int, dict[str, float]]:
         last_agent = agent
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert raw.game.is_over and not e.agents
-    return raw, repeats, total
+    return raw, repeats, total, end_flags
 
 
 @pytest.mark.parametrize("rules", ["kalah", "dracala", "dara", "dala"])
 def test_pettingzoo_full_games_match_the_engine(rules: str) -> None:
     repeats_seen = 0
     for seed in range(3):
-        raw, repeats, total = _play_aec(rules, seed)
+        raw, repeats, total, flags = _play_aec(rules, seed)
         repeats_seen += repeats
+        assert flags == {(True, False)}  # these seeded games end by the rules proper
         outcome = raw.game.outcome
         assert outcome is not None
         if outcome.winner is None:
@@ -205,13 +210,15 @@ def test_house_draws_are_truncations() -> None:
 
     reasons = set()
     for seed in range(10):
-        raw, _, total = _play_aec("dara(quiet_limit=off,repetition=2)", seed)
+        raw, _, total, flags = _play_aec("dara(quiet_limit=off,repetition=2)", seed)
         outcome = raw.game.outcome
         assert outcome is not None
         reasons.add(outcome.reason)
-        assert all(raw.truncations.get(a, False) is False for a in raw.agents)
         if outcome.reason == "repetition":
             assert total == {"player_0": 0.0, "player_1": 0.0}
+            assert flags == {(False, True)}
+        else:
+            assert flags == {(True, False)}
     assert "repetition" in reasons
 
 

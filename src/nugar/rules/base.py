@@ -40,15 +40,15 @@ class Move:
 
     @classmethod
     def drop(cls, square: str) -> Move:
-        return cls("drop", (square,))
+        return cls("drop", (square.strip().lower(),))
 
     @classmethod
     def step(cls, origin: str, target: str) -> Move:
-        return cls("step", (origin, target))
+        return cls("step", (origin.strip().lower(), target.strip().lower()))
 
     @classmethod
     def capture(cls, square: str) -> Move:
-        return cls("capture", (square,))
+        return cls("capture", (square.strip().lower(),))
 
     @classmethod
     def pass_(cls) -> Move:
