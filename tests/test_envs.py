@@ -125,6 +125,8 @@ def test_observer_must_be_a_player() -> None:
 # --- PettingZoo --------------------------------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably")
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")  # dict obs, as PZ's own
 @pytest.mark.parametrize("rules", ALL_PRESETS)
 def test_pettingzoo_api_and_seed(rules: str) -> None:
     api_test(env(rules), num_cycles=300)
@@ -264,8 +266,9 @@ def test_pettingzoo_render_and_arguments() -> None:
 
 @pytest.mark.parametrize("rules", ALL_PRESETS)
 def test_gymnasium_check_env(rules: str) -> None:
-    check_env(NugarEnv(rules, opponent="level:1"))
-    check_env(NugarEnv(rules, opponent="level:2", player=2, render_mode="ansi"))
+    check_env(gym.make(f"nugar/{rules}-v0", opponent="level:1").unwrapped)
+    made = gym.make(f"nugar/{rules}-v0", opponent="level:2", player=2, render_mode="ansi")
+    check_env(made.unwrapped)  # made through the registry: the render modes are checked too
 
 
 def test_gymnasium_make() -> None:

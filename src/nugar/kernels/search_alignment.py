@@ -149,9 +149,15 @@ def _features(params: IntArray, state: IntArray, player: int,
 @kernel
 def evaluate(params: IntArray, state: IntArray, weights: IntArray) -> int:
     """Score of a running position for the player to move (see the module notes)."""
+    return evaluate_with(params, state, weights, np.empty((6, params[P_N]), dtype=np.int64))
+
+
+@kernel
+def evaluate_with(params: IntArray, state: IntArray, weights: IntArray,
+                  runs: IntArray) -> int:
+    """:func:`evaluate` with a caller's ``(6, N)`` scratch array (no allocation per call)."""
     me = state[ST_TO_MOVE]
     opp = 3 - me
-    runs = np.empty((6, params[P_N]), dtype=np.int64)
     mob_me, threat_me, bull_me, prot_me = _features(params, state, me, runs)
     mob_opp, threat_opp, bull_opp, prot_opp = _features(params, state, opp, runs)
     hand_me = state[ST_HAND1 + me - 1]

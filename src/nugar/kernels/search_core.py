@@ -64,10 +64,19 @@ def _apply(fam: int, params: IntArray, state: IntArray, action: int) -> None:
 
 
 @kernel
-def _evaluate(fam: int, params: IntArray, state: IntArray, weights: IntArray) -> int:
+def _evaluate(fam: int, params: IntArray, state: IntArray, weights: IntArray,
+              scratch: IntArray) -> int:
     if fam == FAM_SOWING:
         return _sow_eval.evaluate(params, state, weights)
-    return _align_eval.evaluate(params, state, weights)
+    return _align_eval.evaluate_with(params, state, weights, scratch)
+
+
+@kernel
+def _scratch(fam: int, params: IntArray) -> IntArray:
+    """Work space of the evaluation, allocated once per search."""
+    if fam == FAM_SOWING:
+        return np.empty((6, 1), dtype=np.int64)
+    return np.empty((6, params[_align.P_N]), dtype=np.int64)
 
 
 # ctx fields
@@ -210,6 +219,7 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
     ctx[CX_ROOT_MOVE] = -1
     ctx[CX_ROOT_SCORE] = 0
     frames = np.zeros((stack.shape[0], FR_FIELDS), dtype=np.int64)
+    scratch = _scratch(fam, params)
     mask = tt_keys.shape[0] - 1
     ply = 0
     frames[0, FR_DEPTH] = root_depth
@@ -236,7 +246,7 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
             fr[FR_ME] = me
             fr[FR_PATH_LEN] = ctx[CX_PATH_LEN]
             if (depth <= 0 and fr[FR_CONT] == 0) or ply >= stack.shape[0] - 2:
-                ret = _evaluate(fam, params, state, weights)
+                ret = _evaluate(fam, params, state, weights, scratch)
                 mode = _RETURN
                 continue
             key = state[ST_KEY]
@@ -255,7 +265,7 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
                         continue
             n = _legal(fam, params, state, moves[ply])
             if n == 0:
-                ret = _evaluate(fam, params, state, weights)
+                ret = _evaluate(fam, params, state, weights, scratch)
                 mode = _RETURN
                 continue
             _order_moves(fam, params, state, stack[ply + 1], moves[ply], order[ply], n, me,
@@ -464,8 +474,8 @@ def _next_random(rng: IntArray) -> int:
 
 @kernel
 def _rollout(fam: int, params: IntArray, weights: IntArray,
-             state: IntArray, buf: IntArray, rng: IntArray, cutoff: int, scale: float
-             ) -> float:
+             state: IntArray, buf: IntArray, rng: IntArray, cutoff: int, scale: float,
+             scratch: IntArray) -> float:
     """Random play from ``state`` (in place); the reward in [0, 1] for the first player.
 
     With ``cutoff`` > 0 the playout stops after that many decisions and the evaluation,
@@ -474,7 +484,7 @@ def _rollout(fam: int, params: IntArray, weights: IntArray,
     steps = 0
     while state[ST_OUTCOME] == OUTCOME_RUNNING:
         if cutoff > 0 and steps >= cutoff:
-            v = _evaluate(fam, params, state, weights)
+            v = _evaluate(fam, params, state, weights, scratch)
             if state[ST_TO_MOVE] != 1:
                 v = -v
             return float(1.0 / (1.0 + np.exp(-v / scale)))
@@ -503,6 +513,7 @@ def mcts(fam: int, params: IntArray, weights: IntArray,
     are no longer expanded but playouts go on. Returns the number of playouts made.
     """
     buf = np.empty(n_act, dtype=np.int64)
+    scratch = _scratch(fam, params)
     state = root.copy()
     rng = np.zeros(1, dtype=np.int64)
     rng[0] = (seed ^ 0x2545F4914F6CDD1D) & _MASK63
@@ -564,7 +575,7 @@ def mcts(fam: int, params: IntArray, weights: IntArray,
                 ctx[CX_NODES] += 1
         # simulation
         reward_first = _rollout(fam, params, weights, state, buf, rng,
-                                cutoff, scale)
+                                cutoff, scale, scratch)
         # back-propagation
         while node >= 0:
             nodes[node, ND_VISITS] += 1
