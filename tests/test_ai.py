@@ -56,6 +56,7 @@ class TestSpecs:
                                       "alphabeta:depth=6", "mcts:playouts=2000",
                                       "alphabeta:depth=3,time=0.5,nodes=1000",
                                       "greedy:noise=0.5,seed=1", "level:1", "level:8",
+                                      "perfect",
                                       "level:5,seed=2" if "greedy" in LEVELS[5] else "level:5"])
     def test_known_specs_build_agents(self, spec: str) -> None:
         agent = make_agent(spec)
@@ -136,6 +137,17 @@ def test_search_principal_variation_is_playable(rules: str) -> None:
     for move in analysis.pv:
         copy.play(move)  # raises if any move of the line is not legal in turn
     assert analysis.depth == 5
+
+
+def test_perfect_agent_is_reachable_by_name() -> None:
+    """``perfect`` (the exact solver of nugar.solver) is built by make_agent and agrees with
+    the exhaustive minimax of this file on a small Kalah."""
+    game = nugar.new_game("kalah(pits=3,seeds=2)")
+    analysis = make_agent("perfect").analyse(game)
+    memo: dict[tuple[int, int], int] = {}
+    value = solve(game, memo)
+    game.play(analysis.move)
+    assert solve(game, memo) == value  # the chosen move keeps the exact value
 
 
 def test_random_agent_is_reproducible_with_a_seed() -> None:

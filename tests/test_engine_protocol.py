@@ -59,7 +59,8 @@ def test_a_session_through_a_subprocess() -> None:
         "= ",
         "= 2-4",
         "= *",
-        "? there is no hole 9 in kalah(pits=4,seeds=3); holes are 1..4",
+        "? there is no hole 9 in kalah(pits=4,seeds=3); holes are 1..4; "
+        "player 2 may play: 1, 2, 3, 4",
         replies[9],
         replies[10],
         "? go: depth needs a whole number >= 1, not 'x'",

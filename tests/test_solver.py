@@ -262,3 +262,45 @@ def test_register_adds_the_solve_subcommand(capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out
     expected = solve("dracala(pits=3,seeds=2)", max_memory_mb=4)
     assert str(expected) in out and " ".join(expected.pv_turns) in out
+
+
+def test_perfect_agent_specs() -> None:
+    from nugar.ai.base import parse_spec
+
+    name, _, options = parse_spec("perfect:memory=8")
+    agent = PerfectAgent.from_options("perfect:memory=8", options)
+    assert name == "perfect" and agent.max_memory_mb == 8 and agent.spec == "perfect:memory=8"
+    assert PerfectAgent.from_options("perfect", {}).spec == "perfect"
+    with pytest.raises(ValueError, match="memory must be >= 1"):
+        PerfectAgent.from_options("perfect:memory=0", {"memory": "0"})
+    with pytest.raises(ValueError, match="allowed: memory"):
+        PerfectAgent.from_options("perfect:depth=3", {"depth": "3"})
+
+
+def test_perfect_agent_time_limit_is_a_safety_net() -> None:
+    from nugar.ai.base import Limits
+
+    game = new_game("kalah(pits=5,seeds=4)")  # about ten million positions: not in 0.05 s
+    analysis = PerfectAgent(max_memory_mb=8).analyse(game, Limits(time=0.05))
+    assert analysis.depth == 0 and analysis.score is None
+    assert analysis.move in game.legal_moves()
+
+
+def test_plain_python_kernels_give_the_same_search() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = ("import json; from nugar.solver import solve; "
+            "print(json.dumps([solve(r, max_memory_mb=1).to_json() for r in "
+            "('kalah(pits=3,seeds=2)', 'dracala(pits=3,seeds=3,leftovers=last_capturer)')]))")
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True, timeout=120).stdout
+    plain = json.loads(out)
+    for data, rules in zip(plain, ("kalah(pits=3,seeds=2)",
+                                   "dracala(pits=3,seeds=3,leftovers=last_capturer)"),
+                           strict=True):
+        compiled = solve(rules, max_memory_mb=1).to_json()
+        for key in ("result", "margin", "final", "pv", "value", "nodes", "table_used"):
+            assert data[key] == compiled[key]

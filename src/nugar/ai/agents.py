@@ -10,27 +10,28 @@ from __future__ import annotations
 from .base import Agent, no_more_options, option_float, option_int, parse_spec
 from .simple import GreedyAgent, RandomAgent
 
-AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "alphabeta", "mcts", "level:N")
+AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "alphabeta", "mcts", "level:N", "perfect")
 
 #: the levels offered by the command line and the web UI: level -> agent spec.
-#: Levels 3 to 6 search a tenth of the time given (levels 3 to 5 also stop at a node budget),
+#: Levels 3 to 6 search 15% of the time given (levels 3 to 5 also stop at a node budget),
 #: level 7 three tenths and level 8 all of it, so a level never searches more than the one
 #: above it, whatever the time. docs/strength.md has the measured strength.
 LEVELS: dict[int, str] = {
     1: "greedy:noise=0.6",
     2: "greedy",
-    3: "alphabeta:nodes=200,share=0.1",
-    4: "alphabeta:nodes=1000,share=0.1",
-    5: "alphabeta:nodes=5000,share=0.1",
-    6: "alphabeta:share=0.1",
+    3: "alphabeta:nodes=150,share=0.15",
+    4: "alphabeta:nodes=600,share=0.15",
+    5: "alphabeta:nodes=2500,share=0.15",
+    6: "alphabeta:share=0.15",
     7: "alphabeta:share=0.3",
     8: "alphabeta",
 }
 
 
 def _known() -> str:
-    return ("random, greedy, alphabeta, mcts, level:N (N 1..8); options as name:key=value,"
-            " e.g. alphabeta:depth=6, mcts:playouts=2000, random:seed=3")
+    return ("random, greedy, alphabeta, mcts, level:N (N 1..8), perfect (sowing games: the "
+            "exact solver); options as name:key=value, e.g. alphabeta:depth=6, "
+            "mcts:playouts=2000, random:seed=3")
 
 
 def make_agent(spec: str) -> Agent:
@@ -74,4 +75,8 @@ def make_agent(spec: str) -> Agent:
         from .mcts import MctsAgent
 
         return MctsAgent.from_options(spec, options)
+    if name == "perfect":
+        from ..solver.agent import PerfectAgent
+
+        return PerfectAgent.from_options(spec, options)
     raise ValueError(f"unknown agent {name!r} in {spec!r}; allowed: " + _known())

@@ -149,6 +149,7 @@ class AlphaBetaAgent(Agent):
         deadline = None if lim.time is None else max(0.0, lim.time * TIME_MARGIN - TIME_RESERVE)
         with Deadline(buf.stop, deadline):
             for depth in range(1, max_depth + 1):
+                buf.ctx[C.CX_ROOT_HINT] = best if reached > 0 else -1
                 score = C.search_root(fam.fam, fam.params,
                                       fam.weights, buf.stack, buf.moves, buf.order,
                                       buf.tt_keys, buf.tt_data, buf.killers, buf.history,
@@ -170,8 +171,9 @@ class AlphaBetaAgent(Agent):
                 reached = depth
                 if abs(best_score) > C.WIN_BOUND:
                     break  # a forced result: deeper search cannot change it
-                if lim.time is not None and time.perf_counter() - start > 0.45 * lim.time:
-                    break  # the next iteration would most likely not finish
+                if lim.time is not None and time.perf_counter() - start > 0.8 * lim.time:
+                    break  # too little time left for the next iteration to change anything
+                # otherwise go on: an unfinished iteration still improves the root move
         n_pv = C.principal_variation(fam.fam, fam.params, state, buf.tt_keys,
                                      buf.tt_data, fam.n_actions, best, buf.pv)
         move = game.action_to_move(best)

@@ -134,6 +134,7 @@ class SearchBuffers:
     def new_search(self, keys: list[int], node_limit: int | None) -> None:
         """Reset counters, age the move-ordering tables and load the repetition path."""
         self.ctx[:] = 0
+        self.ctx[C.CX_ROOT_HINT] = -1
         self.ctx[C.CX_NODE_LIMIT] = node_limit if node_limit is not None else 1 << 62
         self.stop[0] = 0
         self.history >>= 2

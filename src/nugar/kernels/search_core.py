@@ -87,6 +87,7 @@ CX_PATH_LEN = 3     # used entries of the path-key array
 CX_ROOT_MOVE = 4    # best root action of the current iteration (-1 none yet)
 CX_ROOT_SCORE = 5   # its score
 CX_SELDEPTH = 6     # deepest ply reached
+CX_ROOT_HINT = 7    # root move to search first (the last iteration's best; -1 none)
 CX_SIZE = 8
 
 # transposition-table entry: key array + packed data word
@@ -263,6 +264,10 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
                         ret = t_score
                         mode = _RETURN
                         continue
+            if ply == 0 and ctx[CX_ROOT_HINT] >= 0:
+                # the table slot may have been overwritten: the last iteration's best move
+                # must come first, so that an unfinished iteration's choice stays sound
+                tt_move = ctx[CX_ROOT_HINT]
             n = _legal(fam, params, state, moves[ply])
             if n == 0:
                 ret = _evaluate(fam, params, state, weights, scratch)

@@ -3,7 +3,7 @@
 It keeps one :class:`~nugar.solver.core.Solver` per rule set for its whole life, so the
 table filled while solving one move answers most of the next (positions along a game are
 the subtrees already searched). The starting positions of the Dracala presets, the only
-slow ones (about a minute), come from the shipped book (``book.py``). The score it reports
+slow ones (10 CPU seconds), come from the shipped book (``book.py``). The score it reports
 is the solver's exact value for the player to move (``docs/solving.md``): in Kalah the
 final margin; in Dracala ``result * (2T + 1) + misère margin``, so any win scores above
 every draw and loss.
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from ..ai.base import Agent, Analysis, Limits, check_playable
+from ..ai.base import Agent, Analysis, Limits, check_playable, no_more_options, option_int
 from ..rules.base import Game, Move
 from ..rules.sowing import SowingGame
 from .book import lookup
@@ -34,6 +34,14 @@ class PerfectAgent(Agent):
         self.spec = "perfect" if max_memory_mb == DEFAULT_MEMORY_MB else \
             f"perfect:memory={max_memory_mb:g}"
         self._solvers: dict[str, Solver] = {}
+
+    @classmethod
+    def from_options(cls, spec: str, options: dict[str, str]) -> PerfectAgent:
+        """Build from a parsed spec (``perfect`` or ``perfect:memory=MB``) for make_agent."""
+        memory = option_int(spec, options, "memory", 1, DEFAULT_MEMORY_MB)
+        no_more_options(spec, "perfect", options, ("memory",))
+        assert memory is not None
+        return cls(memory)
 
     def solver_for(self, game: Game) -> Solver:
         text = game.rules.text

@@ -1,13 +1,13 @@
 """The shipped table of solved positions (``data/book.json``) and the script that builds it.
 
 Every Dracala position after the first step solves from an empty table in about two CPU
-seconds or less here, but the starting position takes about a minute (each of the six first
-steps has to be refuted in full), so the book holds the starting positions of the Dracala
-presets: their value, every optimal first step and a principal variation. Positions are
-written out in plain text (:func:`position_text`), not by hash key, so the file stays
-readable and independent of the solver's key tables.
+seconds or less here, but the starting position takes about 8 million positions and 10 CPU
+seconds (each of its six first steps has to be solved in full), so the book holds the
+starting positions of the Dracala presets: their value, every optimal first step and a
+principal variation. Positions are written out in plain text (:func:`position_text`), not
+by hash key, so the file stays readable and independent of the solver's key tables.
 
-Rebuild with ``python -m nugar.solver.book`` (about a minute of CPU per rule set).
+Rebuild with ``python -m nugar.solver.book`` (about 10 CPU seconds per rule set here).
 """
 
 from __future__ import annotations

@@ -127,7 +127,7 @@ class Solver:
     """Exact search for one sowing rule set, with a table kept between calls.
 
     >>> from nugar.solver import Solver
-    >>> Solver("kalah(pits=2,seeds=2)").solve().result
+    >>> Solver("kalah(pits=3,seeds=3)", max_memory_mb=4).solve().result
     'win'
     """
 
@@ -417,9 +417,9 @@ def solve(game: Game | RuleSet | str, *, max_memory_mb: float = DEFAULT_MEMORY_M
     when reached first.
 
     >>> from nugar.solver import solve
-    >>> s = solve("kalah(pits=2,seeds=2)")
+    >>> s = solve("kalah(pits=2,seeds=2)", max_memory_mb=4)
     >>> s.result, s.margin, s.final, s.pv_turns
-    ('win', 2, (5, 3), ['1-2', '1', '1', '2'])
+    ('loss', -2, (3, 5), ['2', '1', '1', '1', '2'])
     """
     rules = _rules_of(game)
     solver = Solver(rules, max_memory_mb=max_memory_mb)
