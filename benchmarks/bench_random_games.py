@@ -1,6 +1,6 @@
 """Random games per second for every preset, through the public API and the compiled core.
 
-Run:  python benchmarks/bench_random_games.py [--seconds 3] [--markdown]
+Run:  python benchmarks/bench_random_games.py [--seconds 3] [--presets dara kalah ...]
 
 Both paths play uniformly random legal decisions to the end of the game under the preset's
 default options (draw rules included). The public-API path calls ``legal_actions`` and
@@ -99,7 +99,8 @@ def main() -> None:
         compiled, _ = _rate(compiled_game(rules), args.seconds)
         if rules == "kalah":
             kalah_rate = compiled
-        print(f"| `{rules}` | {length:.0f} | {api:,.0f} | {compiled:,.0f} | {compiled / api:.0f}x |")
+        ratio = compiled / api
+        print(f"| `{rules}` | {length:.0f} | {api:,.0f} | {compiled:,.0f} | {ratio:.0f}x |")
     if kalah_rate is not None:
         peer = openspiel_mancala(args.seconds)
         if peer is None:

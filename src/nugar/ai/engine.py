@@ -74,13 +74,11 @@ def turn_start_keys(game: Game) -> list[int]:
     """
     if game.rules.family == "sowing":
         return []
-    # AlignmentGame keeps exactly these keys for its own repetition rule (since the last
-    # drop or capture: older positions cannot recur)
-    history = getattr(game, "_history", None)
-    count = getattr(game, "_history_count", None)
-    if history is None or count is None:
+    from ..rules.alignment import AlignmentGame
+
+    if not isinstance(game, AlignmentGame):
         return []
-    return [int(k) for k in history[: int(count)]]
+    return game.repetition_keys()
 
 
 def zeroed(n: int) -> IntArray:

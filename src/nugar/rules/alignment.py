@@ -196,6 +196,11 @@ class AlignmentGame(Game):
         """Move-phase turns since the last capture (the ``quiet_limit`` counter)."""
         return int(self.state[K.ST_QUIET])
 
+    def repetition_keys(self) -> list[int]:
+        """Keys of the turn-start positions since the last drop or capture, oldest first
+        (older positions cannot recur); the current position is last when it starts a turn."""
+        return [int(k) for k in self._history[: int(self._history_count)]]
+
     @property
     def key(self) -> int:
         """64-bit key of the position (board, hands, side to move, owed capture, last steps
