@@ -129,3 +129,18 @@ def test_perft_one_counts_the_legal_moves(rules: str) -> None:
     game = nugar.new_game(rules)
     assert nugar.perft(game, 1) == len(game.legal_moves())
     assert nugar.perft(game, 0) == 1
+
+
+@pytest.mark.parametrize(
+    ("rules", "bad"),
+    [("dara", "zz"), ("dara", "g1"), ("dara", "4"), ("dala", "c3-c4-c5"), ("kalah", "c3"),
+     ("kalah", "9"), ("dracala", "1-x")],
+)
+def test_unreadable_moves_name_the_legal_ones_and_change_nothing(rules: str, bad: str) -> None:
+    game = nugar.new_game(rules)
+    before = (str(game), game.turns())
+    with pytest.raises(nugar.InvalidMoveError) as info:
+        game.play(bad)
+    legal = ", ".join(str(m) for m in game.legal_moves())
+    assert str(info.value).endswith(f"player 1 may play: {legal}")
+    assert (str(game), game.turns()) == before

@@ -200,12 +200,16 @@ class Game(ABC):
         Raises ``InvalidMoveError`` for text that is not a move of this game and
         ``IllegalMoveError`` for a move that is not legal now; either way the game is unchanged.
         """
-        if isinstance(move, Move):
-            moves = [self.parse_move(move)]
-        elif isinstance(move, str):
-            moves = [self.parse_move(t) for t in split_turn(self.family, move)]
-        else:
-            raise InvalidMoveError(f"a move is given as text or a Move, not {type(move).__name__}")
+        try:
+            if isinstance(move, Move):
+                moves = [self.parse_move(move)]
+            elif isinstance(move, str):
+                moves = [self.parse_move(t) for t in split_turn(self.family, move)]
+            else:
+                raise InvalidMoveError(
+                    f"a move is given as text or a Move, not {type(move).__name__}")
+        except InvalidMoveError as exc:
+            raise InvalidMoveError(f"{exc}; {self._legal_text()}") from None
         start = len(self._moves)
         mover = self.to_move
         for i, m in enumerate(moves):
@@ -226,12 +230,17 @@ class Game(ABC):
             raise IllegalMoveError(
                 f"turn {whole!r} cannot continue with {move}: the turn of player {mover} "
                 "ended before it")
-        legal = self.legal_moves()
-        if move not in legal:
+        if move not in self.legal_moves():
             where = f" (in turn {whole!r})" if whole is not None else ""
-            raise IllegalMoveError(
-                f"{move} is not legal here{where}; player {self.to_move} may play: "
-                + (", ".join(str(m) for m in legal) or "nothing"))
+            raise IllegalMoveError(f"{move} is not legal here{where}; {self._legal_text()}")
+
+    def _legal_text(self) -> str:
+        """What may be played now, for error messages."""
+        outcome = self.outcome
+        if outcome is not None:
+            return f"the game is over ({outcome})"
+        moves = ", ".join(str(m) for m in self.legal_moves()) or "nothing"
+        return f"player {self.to_move} may play: {moves}"
 
     def undo(self) -> Move | None:
         """Take back the last move (or a resignation); returns the move taken back."""

@@ -104,24 +104,6 @@ class SowingGame(Game):
         game.state = state
         return game
 
-    def play(self, move: str | Move) -> None:
-        """Play one step or a whole turn (``"4"``, ``"1-6"``); see :meth:`Game.play`.
-
-        A text that is not a step of this board raises ``InvalidMoveError`` naming the steps
-        that are legal now; the game is unchanged.
-        """
-        try:
-            super().play(move)
-        except InvalidMoveError as exc:
-            raise InvalidMoveError(f"{exc}; {self._legal_text()}") from None
-
-    def _legal_text(self) -> str:
-        outcome = self.outcome
-        if outcome is not None:
-            return f"the game is over ({outcome})"
-        moves = ", ".join(str(m) for m in self.legal_moves())
-        return f"player {self.to_move} may play: {moves}"
-
     # --- what the base class needs ---------------------------------------------------------
     def legal_actions(self) -> list[int]:
         if self._resigned is not None:
