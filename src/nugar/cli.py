@@ -30,7 +30,7 @@ from .textboard import player_name, render
 if TYPE_CHECKING:
     from .ai import Agent, Limits
 
-_EXTENSIONS = ("nugar.ai.cli", "nugar.server.cli")
+_EXTENSIONS = ("nugar.ai.cli", "nugar.server.cli", "nugar.solver.cli")
 DEFAULT_LEVEL = 4
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE = 0, 1, 2

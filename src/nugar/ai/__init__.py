@@ -14,6 +14,8 @@ Agents: ``random``, ``greedy``, ``alphabeta`` (negamax with iterative deepening,
 
 from __future__ import annotations
 
+from typing import Any
+
 from .agents import AGENT_NAMES, LEVELS, make_agent
 from .base import Agent, Analysis, Limits
 from .simple import GreedyAgent, RandomAgent
@@ -27,4 +29,15 @@ __all__ = [
     "Limits",
     "RandomAgent",
     "make_agent",
+    "solve",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``nugar.ai.solve``: the exact solver of sowing positions (``nugar.solver.solve``),
+    imported on first use because the solver's agent itself builds on ``nugar.ai``."""
+    if name == "solve":
+        from ..solver import solve
+
+        return solve
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
