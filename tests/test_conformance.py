@@ -118,6 +118,19 @@ def test_resign_and_undo_resignation(rules: str) -> None:
     assert game.outcome is None and game.legal_moves()
 
 
+@pytest.mark.parametrize("rules", ["dara", "kalah"])
+def test_agreed_draw_ends_the_game_and_undo_takes_it_back(rules: str) -> None:
+    game = nugar.new_game(rules)
+    game.play(game.legal_moves()[0])
+    game.agree_draw()
+    assert game.outcome == nugar.Outcome(None, "agreement")
+    assert game.result == "1/2-1/2" and game.legal_moves() == []
+    with pytest.raises(IllegalMoveError, match="game is over"):
+        game.agree_draw()
+    assert game.undo() is None
+    assert game.outcome is None and game.legal_moves()
+
+
 @pytest.mark.parametrize("rules", ["dara", "dala", "kalah", "dracala"])
 def test_nothing_to_undo_is_a_clear_error(rules: str) -> None:
     with pytest.raises(IllegalMoveError, match="nothing to undo"):

@@ -357,3 +357,17 @@ def test_only_the_last_turn_may_stop_half_way() -> None:
     assert record.from_json({"rules": "kalah", "turns": ["3"]}).to_move == 1
     with pytest.raises(RecordError, match="not complete"):
         record.from_json({"rules": "kalah", "turns": ["3", "1"]})
+
+
+def test_a_draw_by_agreement_round_trips() -> None:
+    game = nugar.new_game("dara")
+    game.play("c3")
+    game.agree_draw()
+    text = record.dumps(game)
+    assert '[Termination "agreement"]' in text and '[Result "1/2-1/2"]' in text
+    again = record.load_one(text)
+    assert again.game.outcome == nugar.Outcome(None, "agreement")
+    assert record.dumps(again.game, again.tags) == text
+    with pytest.raises(record.RecordError, match="draw by agreement ends 1/2-1/2"):
+        record.loads(text.replace('[Result "1/2-1/2"]', '[Result "1-0"]').replace(
+            "1/2-1/2\n", "1-0\n"))

@@ -174,7 +174,11 @@ def test_resign_and_draw_offers(client: TestClient) -> None:
     state = client.post(f"/api/games/{gid}/offers/draw", json={"key": k1, "action": "accept"}
                         ).json()
     assert state["over"] and state["result"] == "1/2-1/2" and state["reason"] == "agreement"
-    assert '[Agreement "draw agreed, 1/2-1/2"]' in client.get(f"/api/games/{gid}/record").text
+    text = client.get(f"/api/games/{gid}/record").text
+    assert '[Result "1/2-1/2"]' in text and '[Termination "agreement"]' in text
+    from nugar.record import load_one
+
+    assert load_one(text).game.outcome == nugar.Outcome(None, "agreement")
     r = client.post(f"/api/games/{gid}/offers/bribe", json={"key": k1})
     assert r.status_code == 404
 

@@ -607,7 +607,8 @@ def _open_turn(game: Game, mover: int) -> str | None:
 
 
 def _settle_result(game: Game, result: str | None, termination: object) -> str | None:
-    """Check a stated result against the replayed game; a stated resignation is applied."""
+    """Check a stated result against the replayed game; a stated resignation or agreed draw
+    is applied."""
     actual = game.result
     if actual is not None:
         if result is None:
@@ -622,6 +623,10 @@ def _settle_result(game: Game, result: str | None, termination: object) -> str |
         if result == "1/2-1/2":
             return "a resignation cannot end in a draw"
         game.resign(2 if result == "1-0" else 1)
+    elif termination == "agreement":
+        if result != "1/2-1/2":
+            return f"a draw by agreement ends 1/2-1/2, not {result}"
+        game.agree_draw()
     return None
 
 

@@ -243,7 +243,8 @@ class Game(ABC):
         return f"player {self.to_move} may play: {moves}"
 
     def undo(self) -> Move | None:
-        """Take back the last move (or a resignation); returns the move taken back."""
+        """Take back the last move (or a resignation or agreed draw); returns the move taken
+        back, ``None`` for a resignation or agreed draw."""
         if self._resigned is not None:
             self._resigned = None
             return None
@@ -322,6 +323,13 @@ class Game(ABC):
         if loser not in (1, 2):
             raise IllegalMoveError(f"player must be 1 or 2, not {player!r}")
         self._resigned = Outcome(3 - loser, "resigned")
+
+    def agree_draw(self) -> None:
+        """Both players agree to a draw (offer and accept are the caller's business);
+        ``undo`` takes it back like a resignation."""
+        if self.outcome is not None:
+            raise IllegalMoveError(f"cannot agree a draw: the game is over ({self.outcome})")
+        self._resigned = Outcome(None, "agreement")
 
     # --- misc ------------------------------------------------------------------------------
     def copy(self) -> Game:

@@ -329,10 +329,11 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
             names[row.ai_seat] = f"nugar AI level {row.ai_level}"
         tags = {"Site": "nugar server", "Event": f"nugar {row.mode} game",
                 "First": names[1], "Second": names[2]}
-        if row.ending and row.ending.get("agreement"):
-            # the engine knows no draw by agreement; the record says so in its own tag
-            tags["Agreement"] = "draw agreed, 1/2-1/2"
-        text = dumps(room.game, tags)
+        game = room.game
+        if row.ending and row.ending.get("agreement") and game.outcome is None:
+            game = game.copy()
+            game.agree_draw()
+        text = dumps(game, tags)
         return PlainTextResponse(text, headers={
             "content-disposition": f'attachment; filename="nugar-{game_id}.txt"'})
 
