@@ -5,12 +5,17 @@ Run (each part on its own; everything is single-threaded):
     python benchmarks/bench_solver.py speed             # nodes/s, table use, hit rate, memory
     python benchmarks/bench_solver.py dracala           # dracala and dracala(leftovers=...)
     python benchmarks/bench_solver.py kalah --limit 600 --max-pits 6 --max-seeds 6
+    python benchmarks/bench_solver.py db --pits 6 --db-seeds 8 12 16 20   # database builds
+    python benchmarks/bench_solver.py compare --rules 'kalah(pits=5,seeds=4)' --db-seeds 0 12 16
 
 ``kalah`` solves every board from pits 1, seeds 1 upwards under ``empty_capture=none`` and
 ``=single``; a board that does not finish within ``--limit`` CPU seconds ends its row (more
 seeds only take longer). CPU seconds, not wall-clock, because the machine is shared.
 Each part prints a Markdown table for ``docs/solving.md`` or ``docs/benchmarks.md``;
-``--memory`` sets the table size in MB (default 1024).
+``--memory`` sets the table size in MB (default 1024). ``--db-seeds K`` gives the Kalah
+endgame database's reach (default: the solver's automatic choice; 0: none); ``db`` builds
+databases alone (size, CPU seconds, steps played) and ``compare`` solves one board with
+several reaches (database build included in the CPU seconds).
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ import resource
 import sys
 import time
 
+from nugar.rules.options import parse_rules
 from nugar.solver import Progress, SolveAborted, Solver
+from nugar.solver.db import EndgameDB
 
 
 def machine() -> str:
@@ -42,14 +49,15 @@ def run_kalah(args: argparse.Namespace) -> None:
     print(f"Machine: {machine()}; table {args.memory} MB; limit {args.limit:g} CPU seconds "
           f"per board.\n")
     print("| pits | seeds | empty_capture | result for player 1 | final | nodes | CPU s | "
-          "wall s |")
-    print("| ---: | ---: | --- | --- | --- | ---: | ---: | ---: |")
+          "wall s | db seeds | db hits |")
+    print("| ---: | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
     captures = ("none", "single") if args.capture == "both" else (args.capture,)
     for capture in captures:
         for pits in range(args.min_pits, args.max_pits + 1):
             for seeds in range(1, args.max_seeds + 1):
                 rules = f"kalah(pits={pits},seeds={seeds},empty_capture={capture})"
-                solver = Solver(rules, max_memory_mb=args.memory)
+                db = None if args.db_seeds is None else args.db_seeds[0]
+                solver = Solver(rules, max_memory_mb=args.memory, db_seeds=db)
                 cpu0 = time.process_time()
 
                 def watch(p: Progress, solver: Solver = solver, cpu0: float = cpu0) -> None:
@@ -64,11 +72,12 @@ def run_kalah(args: argparse.Namespace) -> None:
                 except SolveAborted:
                     print(f"| {pits} | {seeds} | {capture} | not solved | | "
                           f"> {int(solver.stats[0]):,} | > {time.process_time() - cpu0:.0f} | "
-                          f"{time.perf_counter() - start:.0f} |", flush=True)
+                          f"{time.perf_counter() - start:.0f} | {solver.db_seeds} | |",
+                          flush=True)
                     break
                 print(f"| {pits} | {seeds} | {capture} | {s.result} by {abs(s.margin)} | "
                       f"{s.final[0]} : {s.final[1]} | {s.nodes:,} | {s.cpu_seconds:.2f} | "
-                      f"{s.seconds:.2f} |", flush=True)
+                      f"{s.seconds:.2f} | {s.db_seeds} | {s.db_hits:,} |", flush=True)
                 del solver
 
 
@@ -102,9 +111,48 @@ def run_speed(args: argparse.Namespace) -> None:
         del solver
 
 
+def run_db(args: argparse.Namespace) -> None:
+    print(f"Machine: {machine()}.\n")
+    print("| pits | seeds on board | positions (bytes) | CPU s | steps played | "
+          "positions per CPU s |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    EndgameDB(parse_rules("kalah(pits=1,seeds=1)"), 2)  # load the compiled code
+    for k in args.db_seeds or [8, 12, 16]:
+        db = EndgameDB(parse_rules(f"kalah(pits={args.pits},seeds=1,empty_capture="
+                                   f"{'single' if args.capture == 'single' else 'none'})"), k)
+        print(f"| {args.pits} | {k} | {db.size:,} | {db.cpu_seconds:.2f} | {db.steps:,} | "
+              f"{db.size / max(db.cpu_seconds, 1e-9) / 1e6:.2f} M |", flush=True)
+        del db
+
+
+def run_compare(args: argparse.Namespace) -> None:
+    print(f"Machine: {machine()}; table {args.memory} MB.\n")
+    print("| rules | db seeds | db MB | db CPU s | nodes | db hits | CPU s in all | result |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for k in args.db_seeds or [0]:
+        solver = Solver(args.rules, max_memory_mb=args.memory, db_seeds=k)
+        cpu0 = time.process_time()
+
+        def watch(p: Progress, solver: Solver = solver, cpu0: float = cpu0) -> None:
+            if time.process_time() - cpu0 > args.limit:
+                solver.stop()
+
+        try:
+            s = solver.solve(progress=watch, interval=2.0)
+        except SolveAborted:
+            print(f"| `{args.rules}` | {k} | | | > {int(solver.stats[0]):,} | | "
+                  f"> {time.process_time() - cpu0:.0f} | not solved |", flush=True)
+            continue
+        db = solver.db
+        print(f"| `{args.rules}` | {k} | {db.nbytes / 2**20 if db else 0:.1f} | "
+              f"{db.cpu_seconds if db else 0:.2f} | {s.nodes:,} | {s.db_hits:,} | "
+              f"{s.cpu_seconds:.2f} | {s.result} by {abs(s.margin)} |", flush=True)
+        del solver
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("speed", "dracala", "kalah"))
+    parser.add_argument("part", choices=("speed", "dracala", "kalah", "db", "compare"))
     parser.add_argument("--memory", type=int, default=1024, help="table size in MB")
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per Kalah board")
     parser.add_argument("--min-pits", type=int, default=1)
@@ -112,9 +160,14 @@ def main() -> None:
     parser.add_argument("--max-seeds", type=int, default=6)
     parser.add_argument("--capture", choices=("none", "single", "both"), default="both",
                         help="empty_capture values to solve (kalah part)")
+    parser.add_argument("--db-seeds", type=int, nargs="+", default=None,
+                        help="endgame database reach(es) (kalah: the first; default automatic)")
+    parser.add_argument("--pits", type=int, default=6, help="board of the db part")
+    parser.add_argument("--rules", default="kalah(pits=5,seeds=4)", help="compare part")
     parser.add_argument("--verbose", action="store_true", help="progress on stderr")
     args = parser.parse_args()
-    {"speed": run_speed, "dracala": run_dracala, "kalah": run_kalah}[args.part](args)
+    {"speed": run_speed, "dracala": run_dracala, "kalah": run_kalah, "db": run_db,
+     "compare": run_compare}[args.part](args)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ of the compiled and pure-Python search paths."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -403,3 +404,91 @@ def test_mcts_with_evaluation_cutoff(rules: str) -> None:
             assert analysis.score is not None and 0.0 <= analysis.score <= 1.0
             assert analysis.nodes == 200
         game.play(analysis.move)
+
+
+@pytest.mark.parametrize("rules", ["dara", "dara-sheet", "dala", "dara(rows=7,cols=9)"])
+def test_bitboard_evaluation_counts_as_the_square_walk(rules: str) -> None:
+    """The one-word evaluation (shifts and bit counts) finds the same mobility, threats,
+    bulls and pieces in a three as the walk over every square, in random positions."""
+    import random
+
+    import numpy as np
+
+    from nugar.kernels import alignment as kernel
+    from nugar.kernels import search_alignment as ev
+
+    checked = 0
+    for seed in range(8):
+        rng = random.Random(seed)
+        game = nugar.new_game(rules)
+        params = game.params
+        assert params[kernel.P_W] == 1
+        runs = np.empty((6, params[kernel.P_N]), dtype=np.int64)
+        for _ in range(160):
+            if game.is_over:
+                break
+            game.play(rng.choice(game.legal_moves()))
+            state = game.state
+            for player in (1, 2):
+                own = int(state[kernel.ST_BOARD + player - 1])
+                other = int(state[kernel.ST_BOARD + 2 - player])
+                walk = ev._features(params, state, player, runs)
+                assert ev._features_one_word(params, own, other) == walk
+                checked += 1
+    assert checked > 100
+
+
+def test_popcount() -> None:
+    from nugar.kernels.search_alignment import popcount
+
+    for x in (0, 1, 0b1011, (1 << 62) | 5, (1 << 63) - 1, 0x5555555555555555):
+        assert popcount(x) == bin(x).count("1")
+
+
+def test_level_budgets_grow_from_level_to_level() -> None:
+    """Levels 3 to 7 stop at node budgets that grow at least threefold per level; level 8
+    has none (all of the time given)."""
+    from nugar.ai.agents import LevelAgent
+
+    budgets = []
+    for level in range(3, 8):
+        agent = make_agent(LEVELS[level])
+        nodes = agent.budget.nodes  # type: ignore[attr-defined]
+        assert nodes is not None
+        budgets.append(nodes)
+    assert all(b >= 3 * a for a, b in itertools.pairwise(budgets))
+    top = make_agent("level:8")
+    assert isinstance(top, LevelAgent)
+    assert top.agent_for(nugar.new_game("dara")).budget.nodes is None  # type: ignore[attr-defined]
+
+
+def test_level_8_plays_dracala_with_the_solver() -> None:
+    from nugar.ai.agents import LevelAgent
+    from nugar.ai.alphabeta import AlphaBetaAgent
+    from nugar.solver.agent import PerfectAgent
+
+    agent = make_agent("level:8")
+    assert isinstance(agent, LevelAgent) and agent.spec == "level:8"
+    assert isinstance(agent.agent_for(nugar.new_game("dracala")), PerfectAgent)
+    assert isinstance(agent.agent_for(nugar.new_game("kalah")), AlphaBetaAgent)
+    assert isinstance(agent.agent_for(nugar.new_game("dara")), AlphaBetaAgent)
+    game = nugar.new_game("dracala")
+    assert agent.choose(game, Limits(time=5.0)) in game.legal_moves()
+    agent.reset()
+
+
+def test_level_falls_back_to_the_search_when_the_solver_runs_out_of_time() -> None:
+    from nugar.ai.agents import LevelAgent
+
+    class Unsolved(Agent):
+        spec = "unsolved"
+
+        def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
+            move = game.legal_moves()[0]
+            return Analysis(move, None, 0, 0, [move], 0.0)
+
+    game = nugar.new_game("dracala")
+    agent = LevelAgent("level:8", make_agent("alphabeta:depth=3"), {"Dracala": "perfect"})
+    agent._agents["Dracala"] = Unsolved()
+    assert agent.analyse(game, Limits(time=30.0)).depth == 3   # the search decided
+    assert agent.analyse(game).depth == 0                        # no time limit: no fallback

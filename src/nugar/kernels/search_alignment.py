@@ -20,8 +20,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .alignment import (
+    P_BELOW_TOP,
     P_COLS,
+    P_FULL,
     P_N,
+    P_NOT_LAST_COL,
     P_OFF_NB,
     P_PROTECT,
     P_ROWS,
@@ -147,6 +150,72 @@ def _features(params: IntArray, state: IntArray, player: int,
 
 
 @kernel
+def popcount(x: int) -> int:
+    """Number of set bits of ``x`` (0 <= x < 2**63), by adding neighbouring bit fields; no
+    step overflows, so compiled and plain Python agree."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    x = x + (x >> 8)
+    x = x + (x >> 16)
+    x = x + (x >> 32)
+    return int(x & 0x7F)
+
+
+@kernel
+def _features_one_word(params: IntArray, own: int, other: int) -> tuple[int, int, int, int]:
+    """:func:`_features` on a board of one word, every square at once with shifts.
+
+    For each square the masks ``l1, l2, l3`` say that the next 1, 2, 3 squares to its left
+    hold own pieces (``r*`` to the right, ``d*`` below, ``u*`` above); ``lx2`` is "exactly
+    two", and so on. A square whose own neighbours along a row add up to exactly two
+    (``h2``) completes a three there; a step forms a three on an empty square when the
+    neighbours that stay (the moving piece does not count) add up to two along its row or
+    column. Pieces on ``h2 | v2`` stand in a three themselves."""
+    cols = params[P_COLS]
+    nlc = params[P_NOT_LAST_COL]
+    bt = params[P_BELOW_TOP]
+    full = params[P_FULL]
+    # squares whose left / right / lower / upper neighbour is in x
+    l1 = (own & nlc) << 1
+    l2 = l1 & ((l1 & nlc) << 1)
+    l3 = l1 & ((l2 & nlc) << 1)
+    r1 = (own >> 1) & nlc
+    r2 = r1 & ((r1 >> 1) & nlc)
+    r3 = r1 & ((r2 >> 1) & nlc)
+    d1 = (own & bt) << cols
+    d2 = d1 & ((d1 & bt) << cols)
+    d3 = d1 & ((d2 & bt) << cols)
+    u1 = own >> cols
+    u2 = u1 & (u1 >> cols)
+    u3 = u1 & (u2 >> cols)
+    lx2 = l2 & ~l3
+    rx2 = r2 & ~r3
+    dx2 = d2 & ~d3
+    ux2 = u2 & ~u3
+    h2 = (lx2 & ~r1) | (l1 & ~l2 & r1 & ~r2) | (rx2 & ~l1)
+    v2 = (dx2 & ~u1) | (d1 & ~d2 & u1 & ~u2) | (ux2 & ~d1)
+    empty = full & ~(own | other)
+    standing = own & (h2 | v2)
+    # targets of a step from the left (right, below, above) that form a three
+    from_l = empty & (rx2 | v2)
+    from_r = empty & (lx2 | v2)
+    from_d = empty & (ux2 | h2)
+    from_u = empty & (dx2 | h2)
+    mobility = (popcount(empty & l1) + popcount(empty & r1) + popcount(empty & d1)
+                + popcount(empty & u1))
+    threats = (popcount(from_l & l1) + popcount(from_r & r1) + popcount(from_d & d1)
+               + popcount(from_u & u1))
+    bulls = 0
+    if standing != 0:
+        bulls = (popcount(from_l & ((standing & nlc) << 1))
+                 + popcount(from_r & ((standing >> 1) & nlc))
+                 + popcount(from_d & ((standing & bt) << cols))
+                 + popcount(from_u & (standing >> cols)))
+    return mobility, threats, bulls, popcount(standing)
+
+
+@kernel
 def evaluate(params: IntArray, state: IntArray, weights: IntArray) -> int:
     """Score of a running position for the player to move (see the module notes)."""
     return evaluate_with(params, state, weights, np.empty((6, params[P_N]), dtype=np.int64))
@@ -158,8 +227,14 @@ def evaluate_with(params: IntArray, state: IntArray, weights: IntArray,
     """:func:`evaluate` with a caller's ``(6, N)`` scratch array (no allocation per call)."""
     me = state[ST_TO_MOVE]
     opp = 3 - me
-    mob_me, threat_me, bull_me, prot_me = _features(params, state, me, runs)
-    mob_opp, threat_opp, bull_opp, prot_opp = _features(params, state, opp, runs)
+    if params[P_W] == 1:
+        own = state[ST_BOARD + me - 1]
+        other = state[ST_BOARD + opp - 1]
+        mob_me, threat_me, bull_me, prot_me = _features_one_word(params, own, other)
+        mob_opp, threat_opp, bull_opp, prot_opp = _features_one_word(params, other, own)
+    else:
+        mob_me, threat_me, bull_me, prot_me = _features(params, state, me, runs)
+        mob_opp, threat_opp, bull_opp, prot_opp = _features(params, state, opp, runs)
     hand_me = state[ST_HAND1 + me - 1]
     hand_opp = state[ST_HAND1 + opp - 1]
     material = (state[ST_ON1 + me - 1] + hand_me) - (state[ST_ON1 + opp - 1] + hand_opp)

@@ -181,6 +181,39 @@ _GOT = 3
 
 
 @kernel
+def _has_own_neighbour(params: IntArray, own: int, sq: int) -> bool:
+    nb = params[_align.P_OFF_NB] + 4 * sq
+    for d in range(4):
+        t = params[nb + d]
+        if t >= 0 and (own >> t) & 1:
+            return True
+    return False
+
+
+@kernel
+def _align_quiet(params: IntArray, state: IntArray, a: int, me: int) -> bool:
+    """Whether the alignment decision ``a`` surely neither keeps the turn (forms a three
+    with a capture to follow) nor ends the game in ``me``'s favour, so that move ordering
+    need not play it to find out. A three needs an own piece next to the target, or (a
+    line of four left behind) next to the origin; a drop forms none that counts without
+    ``drop_capture``; with ``blocked=lose`` any move may win, and captures and passes are
+    always played. ``False`` means "play it and see"."""
+    n = params[_align.P_N]
+    if a >= 5 * n or params[_align.P_W] != 1 or params[_align.P_BLOCKED_LOSE] != 0:
+        return False
+    own = state[_align.ST_BOARD + me - 1]
+    if a < n:
+        if params[_align.P_DROP_CAPTURE] == 0:
+            return True
+        return not _has_own_neighbour(params, own, a)
+    origin = (a - n) >> 2
+    target = params[params[_align.P_OFF_NB] + a - n]
+    rest = own & ~(1 << origin)
+    return not (_has_own_neighbour(params, rest, target)
+                or _has_own_neighbour(params, rest, origin))
+
+
+@kernel
 def _order_moves(fam: int, params: IntArray, state: IntArray, child: IntArray, mv: IntArray,
                  sc: IntArray, n: int, me: int, depth: int, tt_move: int, k0: int, k1: int,
                  history: IntArray) -> None:
@@ -195,6 +228,9 @@ def _order_moves(fam: int, params: IntArray, state: IntArray, child: IntArray, m
             s += 1 << 39
         if depth >= 2 and n > 1 and a != tt_move:
             # moves that keep the turn (a three formed, a bonus step) or win come early
+            if fam != FAM_SOWING and _align_quiet(params, state, a, me):
+                sc[i] = s
+                continue
             child[:] = state
             _apply(fam, params, child, a)
             if child[ST_OUTCOME] == me:

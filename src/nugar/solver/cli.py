@@ -35,6 +35,11 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="give up after N positions (exit 1)")
     p.add_argument("--time", type=float, default=None, metavar="S",
                    help="give up after S seconds (exit 1)")
+    p.add_argument("--db-seeds", type=int, default=None, metavar="K",
+                   help="Kalah endgame database of every position with at most K seeds on "
+                        "the board (0: none; default: chosen by board size)")
+    p.add_argument("--db-cache", action="store_true",
+                   help="keep built endgame databases under ~/.cache/nugar and reuse them")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
 
@@ -58,7 +63,10 @@ def _solve(args: argparse.Namespace) -> int:
         rules = parse_rules(args.rules)
         check_solvable(rules)
         memory = DEFAULT_MEMORY_MB if args.memory is None else args.memory
-        solver = Solver(rules, max_memory_mb=memory)
+        if args.db_seeds is not None and args.db_seeds < 0:
+            raise _Usage(f"--db-seeds must be >= 0, not {args.db_seeds}")
+        solver = Solver(rules, max_memory_mb=memory, db_seeds=args.db_seeds,
+                        db_cache=args.db_cache)
     except NugarError as exc:
         raise _Usage(str(exc)) from None
     if args.max_nodes is not None and args.max_nodes < 1:
@@ -93,6 +101,10 @@ def _solve(args: argparse.Namespace) -> int:
     rate = s.nodes / s.seconds if s.seconds > 0 else 0.0
     print(f"{s.nodes:,} positions in {s.seconds:.2f} s ({rate:,.0f}/s); table "
           f"{s.table_used:,} of {s.table_size:,} slots used, hit rate {s.hit_rate:.1%}")
+    if solver.db is not None:
+        print(f"endgame database: positions with <= {solver.db.levels} seeds on the board, "
+              f"{solver.db.nbytes / 2**20:,.1f} MB, built in {solver.db.cpu_seconds:.2f} CPU s"
+              f"{' (from the cache)' if solver.db.loaded_from else ''}; {s.db_hits:,} look-ups")
     return EXIT_OK
 
 

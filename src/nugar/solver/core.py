@@ -21,11 +21,14 @@ from ..kernels import sowing as K
 from ..kernels.common import HEADER, ST_OUTCOME, ST_TO_MOVE
 from ..rules.base import Game, Move
 from ..rules.options import RuleSet, parse_rules
+from . import db as D
 from . import kernels as S
 
 DEFAULT_MEMORY_MB = 256
 MAX_SEEDS = 255          # the solver's key tables cover counts 0..255 per cell
 _ENTRY_BYTES = 16        # one int64 key and one int64 of packed bounds
+AUTO_DB_MIN_TOTAL = 24   # smaller boards solve in a fraction of a second: no database
+AUTO_DB_MAX_ENTRIES = 1 << 27  # the automatic database stays within 128 MB
 
 
 class SolverError(NugarError):
@@ -84,6 +87,9 @@ class Solution:
     probes: int
     hits: int
     cpu_seconds: float = 0.0
+    db_seeds: int = 0
+    db_hits: int = 0
+    db_seconds: float = 0.0
 
     @property
     def hit_rate(self) -> float:
@@ -96,7 +102,8 @@ class Solution:
                 "value": self.value, "nodes": self.nodes, "seconds": round(self.seconds, 3),
                 "cpu_seconds": round(self.cpu_seconds, 3),
                 "table_size": self.table_size, "table_used": self.table_used,
-                "hit_rate": round(self.hit_rate, 4)}
+                "hit_rate": round(self.hit_rate, 4), "db_seeds": self.db_seeds,
+                "db_hits": self.db_hits, "db_seconds": round(self.db_seconds, 3)}
 
     def __str__(self) -> str:
         verb = {"win": "wins", "draw": "draws", "loss": "loses"}[self.result]
@@ -123,6 +130,24 @@ def check_solvable(rules: RuleSet) -> None:
                           f"{MAX_SEEDS} seeds in play")
 
 
+def auto_db_seeds(rules: RuleSet) -> int:
+    """The endgame database's reach chosen when none is given (``docs/solving.md``)."""
+    if not D.supported(rules):
+        return 0
+    opts = rules.options
+    pits = int(getattr(opts, "pits"))  # noqa: B009
+    total = 2 * pits * int(getattr(opts, "seeds"))  # noqa: B009
+    if total < AUTO_DB_MIN_TOTAL:
+        return 0
+    # measured best reaches (docs/solving.md): about 45 % of the seeds in play, as long
+    # as the database stays within AUTO_DB_MAX_ENTRIES (build: about 2 M positions per
+    # CPU second)
+    k = 0
+    while k < (9 * total) // 20 and D.entries(pits, k + 1) <= AUTO_DB_MAX_ENTRIES:
+        k += 1
+    return k
+
+
 class Solver:
     """Exact search for one sowing rule set, with a table kept between calls.
 
@@ -131,8 +156,8 @@ class Solver:
     'win'
     """
 
-    def __init__(self, rules: RuleSet | str, *, max_memory_mb: float = DEFAULT_MEMORY_MB
-                 ) -> None:
+    def __init__(self, rules: RuleSet | str, *, max_memory_mb: float = DEFAULT_MEMORY_MB,
+                 db_seeds: int | None = None, db_cache: bool = False) -> None:
         self.rules = parse_rules(rules)
         check_solvable(self.rules)
         if isinstance(max_memory_mb, bool) or not isinstance(max_memory_mb, int | float) \
@@ -152,6 +177,40 @@ class Solver:
         self.is_dracala = self.rules.is_dracala
         self._origin: tuple[float, int] | None = None
         self._next_report = 0.0
+        if db_seeds is not None and (isinstance(db_seeds, bool) or not isinstance(db_seeds, int)
+                                     or not 0 <= db_seeds <= D.MAX_DB_SEEDS):
+            raise SolverError(f"db_seeds must be an integer 0..{D.MAX_DB_SEEDS} (seeds on "
+                              f"the board), or None for automatic, not {db_seeds!r}")
+        if db_seeds is None:
+            db_seeds = auto_db_seeds(self.rules)
+        elif db_seeds > 0 and not D.supported(self.rules):
+            raise SolverError(f"no endgame database for {self.rules.text}: Kalah with "
+                              f"leftovers=owner or last_mover only")
+        self.db: D.EndgameDB | None = None
+        self.db_seeds = db_seeds
+        self._db_cache = db_cache
+        self._db_table: np.ndarray[Any, Any] = np.zeros(1, dtype=np.int8)
+        self._db_binom: np.ndarray[Any, Any] = np.zeros((1, 1), dtype=np.int64)
+
+    def build_db(self, deadline: float | None = None, upto: int | None = None
+                 ) -> D.EndgameDB | None:
+        """Build (or load from the cache) the endgame database's levels up to ``upto``
+        seeds on the board (default: all), if this solver uses one; each search does it
+        for the seeds on the board of its root (no deeper level can be met). Raises
+        :class:`SolveAborted` when ``deadline`` (a ``time.monotonic()`` instant) passes
+        first; the levels done so far are kept, used, and not built again."""
+        if self.db_seeds <= 0:
+            return None
+        if self.db is None:
+            self.db = D.EndgameDB(self.rules, self.db_seeds, cache=self._db_cache,
+                                  build=False)
+            self._db_table = self.db.table
+            self._db_binom = self.db.binom
+        top = self.db_seeds if upto is None else min(upto, self.db_seeds)
+        if self.db.levels < top and not self.db.build(deadline, top):
+            raise SolveAborted(f"the endgame database was not ready in time (levels "
+                               f"0..{self.db.levels} of {self.db_seeds} built)")
+        return self.db
 
     @property
     def start_state(self) -> np.ndarray[Any, Any]:
@@ -165,6 +224,7 @@ class Solver:
 
     @property
     def memory_bytes(self) -> int:
+        """The table's bytes (the endgame database's are ``db.nbytes``)."""
         return int(self.tt_keys.nbytes + self.tt_data.nbytes)
 
     def clear(self) -> None:
@@ -200,8 +260,12 @@ class Solver:
         stats[S.S_STOP] = 0
         stats[S.S_LIMIT] = 0 if node_limit is None else max(1, node_limit)
         root = np.ascontiguousarray(state, dtype=np.int64).copy()
+        p = self.pits
+        self.build_db(deadline, int(root[HEADER + 2 * p + 2 + K.F_TOTAL] - root[HEADER + p]
+                                    - root[HEADER + 2 * p + 1]))
         args = (self.params, self.keys, self.tt_keys, self.tt_data, stats, root,
-                int(alpha), int(beta))
+                int(alpha), int(beta), self._db_table, self._db_binom,
+                self.db.levels if self.db is not None else 0)
         if progress is None and deadline is None:
             value = int(S.search(*args))
         else:
@@ -362,6 +426,8 @@ class Solver:
         self._next_report = self._origin[0] + interval
         probes0 = int(self.stats[S.S_PROBES])
         hits0 = int(self.stats[S.S_HITS])
+        db_hits0 = int(self.stats[S.S_DB_HITS])
+        db_seconds0 = self.db.seconds if self.db is not None else 0.0
         start = time.perf_counter()
         cpu_start = time.process_time()
         me = int(state[ST_TO_MOVE])
@@ -388,7 +454,10 @@ class Solver:
             table_size=self.table_size, table_used=int(self.stats[S.S_USED]),
             probes=int(self.stats[S.S_PROBES]) - probes0,
             hits=int(self.stats[S.S_HITS]) - hits0,
-            cpu_seconds=time.process_time() - cpu_start)
+            cpu_seconds=time.process_time() - cpu_start,
+            db_seeds=max(self.db.levels, 0) if self.db is not None else 0,
+            db_hits=int(self.stats[S.S_DB_HITS]) - db_hits0,
+            db_seconds=self.db.seconds - db_seconds0 if self.db is not None else 0.0)
 
 
 def _turn_texts(params: np.ndarray[Any, Any], state: np.ndarray[Any, Any], line: list[int]
@@ -408,13 +477,16 @@ def _turn_texts(params: np.ndarray[Any, Any], state: np.ndarray[Any, Any], line:
 
 def solve(game: Game | RuleSet | str, *, max_memory_mb: float = DEFAULT_MEMORY_MB,
           progress: ProgressCallback | None = None, max_nodes: int | None = None,
-          time_limit: float | None = None) -> Solution:
+          time_limit: float | None = None, db_seeds: int | None = None,
+          db_cache: bool = False) -> Solution:
     """Exact value of ``game`` (a sowing game, or a rule set for its starting position)
     under perfect play by both sides, with a principal variation.
 
     ``max_memory_mb`` bounds the table; ``progress`` is called about once a second with a
     :class:`Progress`; ``max_nodes`` / ``time_limit`` (seconds) raise :class:`SolveAborted`
-    when reached first.
+    when reached first. ``db_seeds`` is the endgame database's reach in seeds on the board
+    (0: none; ``None``: chosen by :func:`auto_db_seeds`); ``db_cache`` keeps built databases
+    on disk (``db.py``).
 
     >>> from nugar.solver import solve
     >>> s = solve("kalah(pits=2,seeds=2)", max_memory_mb=4)
@@ -422,6 +494,6 @@ def solve(game: Game | RuleSet | str, *, max_memory_mb: float = DEFAULT_MEMORY_M
     ('loss', -2, (3, 5), ['2', '1', '1', '1', '2'])
     """
     rules = _rules_of(game)
-    solver = Solver(rules, max_memory_mb=max_memory_mb)
+    solver = Solver(rules, max_memory_mb=max_memory_mb, db_seeds=db_seeds, db_cache=db_cache)
     return solver.solve(game if isinstance(game, Game) else None, progress=progress,
                         max_nodes=max_nodes, time_limit=time_limit)

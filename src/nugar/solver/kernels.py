@@ -38,8 +38,10 @@ from ..kernels.common import (
     ST_TO_MOVE,
 )
 from ..kernels.jit import kernel
+from .db import db_index
 
 IntArray = npt.NDArray[np.int64]
+ByteArray = npt.NDArray[np.int8]
 
 INF = (1 << 19) - 1       # beyond every value; the packed bounds hold -INF..INF
 _BOUND_OFFSET = 1 << 19
@@ -57,7 +59,8 @@ S_LIMIT = 5       # stop when S_NODES reaches this (0: no limit)
 S_STOP = 6        # set to 1 from outside to abort; the search then returns at once
 S_ABORTED = 7     # 1 if the search stopped early (limit, stop, or a line over MAX_PLY)
 S_TOO_DEEP = 8    # 1 if a line was longer than MAX_PLY
-N_STATS = 9
+S_DB_HITS = 9     # positions answered by the endgame database (``db.py``)
+N_STATS = 10
 
 # key tables made by make_keys: offsets
 _K_SIDE = 0
@@ -208,10 +211,15 @@ def tt_probe(tt_keys: IntArray, tt_data: IntArray, key: int) -> int:
 
 @kernel
 def search(params: IntArray, keys: IntArray, tt_keys: IntArray, tt_data: IntArray,
-           stats: IntArray, root: IntArray, alpha: int, beta: int) -> int:
+           stats: IntArray, root: IntArray, alpha: int, beta: int, db: ByteArray,
+           binom: IntArray, db_seeds: int) -> int:
     """Fail-soft alpha-beta value of ``root`` for its player to move, in ``(alpha, beta)``:
     a result ``<= alpha`` is an upper bound, ``>= beta`` a lower bound, else exact. Check
     ``stats[S_ABORTED]`` afterwards: when set, the result means nothing.
+
+    A running Kalah position with at most ``db_seeds`` seeds on the board is not searched:
+    its exact value is the store difference plus the endgame database's entry (``db.py``;
+    ``db_seeds = 0`` and empty arrays: no database).
 
     The recursion is unrolled onto explicit per-ply arrays: numba's on-disk cache does not
     reload self-recursive functions safely (a cached recursive version crashed here)."""
@@ -271,6 +279,11 @@ def search(params: IntArray, keys: IntArray, tt_keys: IntArray, tt_data: IntArra
                     continue
                 if bottom >= b_in:
                     ret = bottom
+                    continue
+                on_board = total - mine - theirs
+                if on_board <= db_seeds:
+                    stats[S_DB_HITS] += 1
+                    ret = offset + db[db_index(params, binom, state, on_board)]
                     continue
             key = position_key(params, keys, state)
             stats[S_PROBES] += 1
