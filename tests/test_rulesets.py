@@ -120,3 +120,15 @@ class TestErrors:
         assert rules.with_options(no_return=True).text == "dara(no_return=on)"
         with pytest.raises(RulesError, match="unknown option"):
             rules.with_options(colour="red")
+
+
+def test_a_family_class_refuses_the_other_familys_rules() -> None:
+    from nugar.rules.alignment import AlignmentGame
+    from nugar.rules.sowing import SowingGame
+
+    with pytest.raises(RulesError, match=r"needs a sowing rule set \(kalah, dracala\), not 'dara'"):
+        SowingGame("dara")
+    with pytest.raises(RulesError,
+                       match=r"needs an alignment rule set \(dara, dara-niger, dara-sheet, dala\)"):
+        AlignmentGame("kalah(pits=3)")
+    assert SowingGame("dracala").rules.text == "dracala"

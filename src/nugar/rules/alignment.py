@@ -27,7 +27,7 @@ from ..kernels.common import (
 )
 from ..notation import FILES, parse_square, square_name
 from .base import Game, Move, Outcome
-from .options import AlignmentOptions, Family, RuleSet, parse_rules
+from .options import AlignmentOptions, Family, RuleSet
 
 SYMBOLS = {0: ".", 1: "X", 2: "O"}
 COLOUR_NAMES = {1: "Black", 2: "White"}
@@ -56,12 +56,9 @@ class AlignmentGame(Game):
     family: ClassVar[Family] = "alignment"
 
     def __init__(self, rules: RuleSet | str = "dara") -> None:
-        rule_set = parse_rules(rules)
-        if not isinstance(rule_set.options, AlignmentOptions):
-            raise NugarError(f"AlignmentGame needs an alignment rule set (dara, dara-niger, "
-                             f"dara-sheet, dala), not {rule_set.text!r}")
-        super().__init__(rule_set)
-        self.options: AlignmentOptions = rule_set.options
+        super().__init__(rules)
+        assert isinstance(self.rules.options, AlignmentOptions)
+        self.options: AlignmentOptions = self.rules.options
         self.rows: int = self.options.rows
         self.cols: int = self.options.cols
         self.params: K.IntArray = alignment_params(self.options)

@@ -13,9 +13,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from ..errors import IllegalMoveError, InvalidMoveError
+from ..errors import IllegalMoveError, InvalidMoveError, RulesError
 from ..notation import join_turn, normalize, split_turn
-from .options import Family, RuleSet
+from .options import PRESETS, Family, RuleSet, parse_rules
 
 MoveKind = Literal["drop", "step", "capture", "pass", "sow"]
 
@@ -118,8 +118,14 @@ class Game(ABC):
 
     family: ClassVar[Family]
 
-    def __init__(self, rules: RuleSet) -> None:
-        self.rules = rules
+    def __init__(self, rules: RuleSet | str) -> None:
+        rule_set = parse_rules(rules)
+        if rule_set.family != self.family:
+            names = ", ".join(p.name for p in PRESETS.values() if p.family == self.family)
+            article = "an" if self.family[0] in "aeiou" else "a"
+            raise RulesError(f"{type(self).__name__} needs {article} {self.family} rule set "
+                             f"({names}), not {rule_set.text!r}")
+        self.rules = rule_set
         self._moves: list[Move] = []
         self._movers: list[int] = []
         self._resigned: Outcome | None = None

@@ -28,7 +28,7 @@ from ..kernels.common import (
     ST_TO_MOVE,
 )
 from .base import Game, Move, Outcome
-from .options import Family, RuleSet, SowingOptions, parse_rules
+from .options import Family, RuleSet, SowingOptions
 
 
 @lru_cache(maxsize=64)
@@ -49,14 +49,11 @@ class SowingGame(Game):
     family: ClassVar[Family] = "sowing"
 
     def __init__(self, rules: RuleSet | str = "kalah") -> None:
-        rule_set = parse_rules(rules)
-        if not isinstance(rule_set.options, SowingOptions):
-            raise NugarError(f"SowingGame needs a sowing rule set (kalah, dracala), "
-                             f"not {rule_set.text!r}")
-        super().__init__(rule_set)
-        self.options: SowingOptions = rule_set.options
+        super().__init__(rules)
+        assert isinstance(self.rules.options, SowingOptions)
+        self.options: SowingOptions = self.rules.options
         self.pits: int = self.options.pits
-        self.params = _params(self.options, rule_set.is_dracala)
+        self.params = _params(self.options, self.rules.is_dracala)
         self.state: K.IntArray = K.initial_state(self.params)
         self._stack: list[K.IntArray] = []
         self._captures: list[int] = []
