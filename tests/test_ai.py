@@ -328,13 +328,18 @@ _PURE_SCRIPT = textwrap.dedent("""
     import nugar
     from nugar.ai import make_agent
     out = []
-    for rules, depth, opening in (("kalah(pits=4,seeds=3)", 5, 4),
-                                  ("dara(rows=4,cols=4,pieces=5)", 3, 12)):
+    for case in (("kalah(pits=4,seeds=3)", 5, 4),
+                                  ("dara(rows=4,cols=4,pieces=5)", 3, 12),
+                                  ("dara(rows=4,cols=4,pieces=5)", 3, 12,
+                                   "noise=60,contempt=25,seed=4"),
+                                  ("kalah(pits=4,seeds=3)", 5, 4, "noise=150,seed=2")):
+        rules, depth, opening = case[:3]
+        extra = "," + case[3] if len(case) > 3 else ""
         game = nugar.new_game(rules)
         rng = random.Random(7)
         for _ in range(opening):
             game.play(rng.choice(game.legal_moves()))
-        a = make_agent(f"alphabeta:depth={depth},table=1").analyse(game)
+        a = make_agent(f"alphabeta:depth={depth},table=1{extra}").analyse(game)
         out.append([str(a.move), a.score, a.depth, a.nodes, [str(m) for m in a.pv]])
     print(json.dumps(out))
 """)
@@ -353,7 +358,7 @@ def test_compiled_and_pure_python_search_agree() -> None:
     compiled = _run_search_script(False)
     pure = _run_search_script(True)
     assert compiled == pure
-    assert len(compiled) == 2
+    assert len(compiled) == 4
 
 
 def test_table_size_is_fixed_by_the_option() -> None:
@@ -478,7 +483,7 @@ def test_level_8_plays_dracala_with_the_solver() -> None:
 
 
 def test_level_falls_back_to_the_search_when_the_solver_runs_out_of_time() -> None:
-    from nugar.ai.agents import LevelAgent
+    from nugar.ai.agents import LevelAgent, level_spec
 
     class Unsolved(Agent):
         spec = "unsolved"
@@ -488,7 +493,8 @@ def test_level_falls_back_to_the_search_when_the_solver_runs_out_of_time() -> No
             return Analysis(move, None, 0, 0, [move], 0.0)
 
     game = nugar.new_game("dracala")
-    agent = LevelAgent("level:8", make_agent("alphabeta:depth=3"), {"Dracala": "perfect"})
-    agent._agents["Dracala"] = Unsolved()
+    agent = LevelAgent(8)
+    agent._agents[level_spec(8, "Dracala")] = Unsolved()
+    agent._fallback = make_agent("alphabeta:depth=3")
     assert agent.analyse(game, Limits(time=30.0)).depth == 3   # the search decided
     assert agent.analyse(game).depth == 0                        # no time limit: no fallback

@@ -304,3 +304,68 @@ def test_plain_python_kernels_give_the_same_search() -> None:
         compiled = solve(rules, max_memory_mb=1).to_json()
         for key in ("result", "margin", "final", "pv", "value", "nodes", "table_used"):
             assert data[key] == compiled[key]
+
+
+def result_for_mover(game: SowingGame) -> int:
+    """The exact result (1 win, 0 draw, -1 loss) for the player to move, by minimax."""
+    result, tie_break = minimax(game)
+    r = result if game.rules.is_dracala else (tie_break > 0) - (tie_break < 0)
+    return r if game.to_move == 1 else -r
+
+
+@pytest.mark.parametrize("rules", ["kalah(pits=3,seeds=2)", "dracala(pits=3,seeds=3)",
+                                   "dracala(pits=4,seeds=2)"])
+def test_result_agrees_with_minimax(rules: str) -> None:
+    solver = Solver(rules, max_memory_mb=4)
+    seen = set()
+    for seed in range(12):
+        game = random_position(rules, 9, seed)
+        expected = result_for_mover(game) if game.outcome is None else None
+        if expected is None:  # a finished game: the result of its final scores
+            continue
+        assert solver.result(game.state) == expected
+        seen.add(expected)
+    assert len(seen) >= 2  # the positions are not all of one kind
+
+
+def test_swindle_keeps_the_result_and_leaves_the_opponent_a_way_to_err() -> None:
+    # mid-game positions of full Dracala: on smaller boards nearly every step is forced
+    rules = "dracala"
+    plain, sly = PerfectAgent(max_memory_mb=32), PerfectAgent(max_memory_mb=32, swindle=True)
+    judge = Solver(rules, max_memory_mb=32)
+
+    def result_of_mover(game: SowingGame, mover: int) -> int:
+        r = {"win": 1, "draw": 0, "loss": -1}[judge.solve(game).result] \
+            if game.outcome is None else (0 if game.outcome.winner is None else
+                                          1 if game.outcome.winner == game.to_move else -1)
+        return r if game.to_move == mover else -r
+
+    changed = 0
+    for seed in range(150):
+        game = random_position(rules, 28, seed)
+        if game.outcome is None and len(game.legal_actions()) > 1:
+            me, before = game.to_move, result_of_mover(game, game.to_move)
+            move, usual = sly.analyse(game).move, plain.analyse(game).move
+            child = game.copy()
+            child.play(move)
+            assert result_of_mover(child, me) == before  # never gives ground
+            if before == 1:
+                assert move == usual  # a won game is played as ever
+            if move != usual:
+                changed += 1
+                assert child.to_move != me
+                mistakes = []
+                for reply in child.legal_actions():
+                    after = child.copy()
+                    after.push_action(reply)
+                    mistakes.append(result_of_mover(after, me) > before)
+                assert any(mistakes)
+    assert changed > 0
+
+
+def test_swindle_option() -> None:
+    assert PerfectAgent.from_options("perfect:swindle=1", {"swindle": "1"}).swindle
+    assert PerfectAgent(swindle=True).spec == "perfect:swindle=1"
+    assert not PerfectAgent.from_options("perfect", {}).swindle
+    with pytest.raises(ValueError, match=r"swindle must be 0 \(off\) or 1 \(on\)"):
+        PerfectAgent.from_options("perfect:swindle=2", {"swindle": "2"})

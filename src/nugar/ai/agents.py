@@ -15,78 +15,159 @@ from .simple import GreedyAgent, RandomAgent
 
 AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "alphabeta", "mcts", "level:N", "perfect")
 
-#: the levels offered by the command line and the web UI: level -> agent spec.
-#: Levels 1 and 2 mix random moves into greedy play; levels 3 to 7 stop at fixed node
-#: budgets four to five times apart (and at the caller's time
-#: limit), level 8 uses all of the time given, so a level never searches more than the one
-#: above it, whatever the time. docs/strength.md has the measured strength.
-LEVELS: dict[int, str] = {
-    1: "greedy:noise=0.9",
-    2: "greedy:noise=0.3",
-    3: "alphabeta:nodes=40",
-    4: "alphabeta:nodes=200",
-    5: "alphabeta:nodes=1000",
-    6: "alphabeta:nodes=4000",
-    7: "alphabeta:nodes=16000",
-    8: "alphabeta",
+#: the levels offered by the command line and the web UI, per game: game name -> level ->
+#: agent spec. Every level of every game is measured against the one below in
+#: docs/strength.md. The idea is the same in all games: level 1 plays almost at random,
+#: levels 3 to 7 search fixed node budgets (so they play alike on any machine and at any time
+#: limit) and are held back by deliberate imprecision that shrinks from level to level, and
+#: level 8 searches with all of the time given. What the imprecision is depends on the game:
+#:
+#: * Dara and Dala: ``noise``, random offsets added to the evaluation of each searched
+#:   position, so a weaker level misjudges positions but still sees captures coming. In Dala
+#:   the budgets are smaller and level 3 is still greedy: there a search of 16,000 nodes
+#:   played no better than one of 4,000 (docs/strength.md). Level 8 of Dara plays on for a
+#:   win rather than repeat moves (``contempt``).
+#: * Kalah: ``blunder``, the chance of a random move at a decision with a choice. A searched
+#:   Kalah move rarely differs from a deeper one by much, and colours and openings decide
+#:   most games between good players, so only an outright slip tells two strong levels
+#:   apart.
+#: * Dracala: smaller node budgets and no handicap. Most positions have one legal move, so
+#:   from the worst sensible play to perfect play there is only about 900 Elo; level 1
+#:   searches one decision deep, which falls for the captures that lead to a majority and
+#:   does worse than random moves, so level 2 is random. Level 8 is the exact solver
+#:   (``perfect``) with ``swindle=1``: where it cannot win it picks, among the steps that
+#:   keep its result, the one that gives the opponent the best chance to go wrong. The
+#:   steps between levels stay smaller than elsewhere (docs/strength.md).
+LEVEL_TABLE: dict[str, dict[int, str]] = {
+    "Dara": {
+        1: "greedy:noise=0.9",
+        2: "greedy:noise=0.3",
+        3: "alphabeta:nodes=40,noise=120",
+        4: "alphabeta:nodes=200,noise=100",
+        5: "alphabeta:nodes=1000,noise=80",
+        6: "alphabeta:nodes=4000,noise=70",
+        7: "alphabeta:nodes=16000,noise=15",
+        8: "alphabeta:contempt=30",
+    },
+    "Dala": {
+        1: "greedy:noise=0.9",
+        2: "greedy:noise=0.6",
+        3: "greedy:noise=0.2",
+        4: "alphabeta:nodes=60,noise=130",
+        5: "alphabeta:nodes=250,noise=100",
+        6: "alphabeta:nodes=1000,noise=60",
+        7: "alphabeta:nodes=4000,noise=60",
+        8: "alphabeta",
+    },
+    "Kalah": {
+        1: "random",
+        2: "greedy:noise=0.7",
+        3: "alphabeta:depth=1,blunder=0.4",
+        4: "alphabeta:nodes=250,blunder=0.26",
+        5: "alphabeta:nodes=1000,blunder=0.19",
+        6: "alphabeta:nodes=4000,blunder=0.12",
+        7: "alphabeta:nodes=16000,blunder=0.04",
+        8: "alphabeta",
+    },
+    "Dracala": {
+        1: "alphabeta:depth=1",
+        2: "random",
+        3: "alphabeta:nodes=45",
+        4: "alphabeta:nodes=180",
+        5: "alphabeta:nodes=400",
+        6: "alphabeta:nodes=2000",
+        7: "alphabeta:nodes=8000",
+        8: "perfect:swindle=1",
+    },
 }
 
-#: levels that play another agent in some games: level -> {game name: agent spec}. In
-#: Dracala the exact solver answers each move in well under a second, so level 8 plays
-#: perfectly there.
-LEVEL_BY_GAME: dict[int, dict[str, str]] = {
-    8: {"Dracala": "perfect"},
-}
+#: the levels of Dara, the table shown when no game is named
+LEVELS: dict[int, str] = LEVEL_TABLE["Dara"]
+
+#: the share of a time limit the exact solver of a level may use before the level's
+#: search decides instead; at 0.2 s the rest still searches more than level 7's budget
+SPECIAL_SHARE = 0.85
+
+#: what decides when the solver of a level runs out of time
+SOLVER_FALLBACK = "alphabeta"
 
 
-#: the share of a time limit the game's own agent of a level (the solver) may use before
-#: the default agent decides instead
-SPECIAL_SHARE = 0.5
+def level_spec(level: int, game: str) -> str:
+    """The agent spec of ``level`` in the game named ``game`` (``rules.game``)."""
+    return LEVEL_TABLE.get(game, LEVELS)[level]
+
+
+def _with_options(spec: str, extra: str) -> str:
+    if not extra or spec.startswith("perfect"):  # the solver has nothing random to seed
+        return spec
+    return spec + ("," if ":" in spec else ":") + extra
 
 
 class LevelAgent(Agent):
-    """A level whose agent depends on the game: ``default`` unless ``by_game`` names another
-    spec for the game's name (``game.rules.game``). Agents are built on first use."""
+    """A level: the agent of ``LEVEL_TABLE`` for the game being played, built on first use,
+    with the caller's extra options (``level:5,seed=3``) passed on."""
 
-    def __init__(self, spec: str, default: Agent, by_game: dict[str, str]) -> None:
-        self.spec = spec
-        self.default = default
-        self.by_game = dict(by_game)
+    def __init__(self, level: int, extra: str = "") -> None:
+        self.level = level
+        self.extra = extra
+        self.spec = f"level:{level}" + (f",{extra}" if extra else "")
         self._agents: dict[str, Agent] = {}
+        self._fallback: Agent | None = None
+        self._seed: int | None = None
+        for table in LEVEL_TABLE.values():  # every spec is checked up front
+            _check_spec(_with_options(table[level], extra))
 
     def agent_for(self, game: Game) -> Agent:
-        name = game.rules.game
-        other = self.by_game.get(name)
-        if other is None:
-            return self.default
-        agent = self._agents.get(name)
+        spec = level_spec(self.level, game.rules.game)
+        agent = self._agents.get(spec)
         if agent is None:
-            agent = make_agent(other)
-            self._agents[name] = agent
+            agent = make_agent(_with_options(spec, self.extra))
+            if self._seed is not None:
+                agent.reseed(self._seed)
+            self._agents[spec] = agent
         return agent
 
     def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
-        """The game's own agent decides; under a time limit it gets half of it, and when it
-        reports no finished answer (``depth == 0``: the solver ran out of time) the default
-        agent decides with the time left."""
+        """The game's agent decides. The exact solver gets ``SPECIAL_SHARE`` of a time limit
+        (what it solves stays in its table for the next move); when it
+        reports no finished answer (``depth == 0``: it ran out of time) the search decides
+        with the time left."""
         agent = self.agent_for(game)
-        if agent is self.default or limits is None or limits.time is None:
+        solver = level_spec(self.level, game.rules.game).startswith("perfect")
+        if not solver or limits is None or limits.time is None:
             return agent.analyse(game, limits)
         start = time.perf_counter()
         first = agent.analyse(game, Limits(time=limits.time * SPECIAL_SHARE))
         left = limits.time - (time.perf_counter() - start)
         if first.depth > 0 or left < 0.01:
             return first
-        second = self.default.analyse(game, Limits(left, limits.depth, limits.nodes))
+        if self._fallback is None:
+            self._fallback = make_agent(SOLVER_FALLBACK)
+        second = self._fallback.analyse(game, Limits(left, limits.depth, limits.nodes))
         return Analysis(second.move, second.score, second.depth, second.nodes, second.pv,
                         time.perf_counter() - start)
 
+    def reseed(self, value: int) -> None:
+        """Seed the agents built so far and those built later."""
+        self._seed = value
+        for agent in (*self._agents.values(), *((self._fallback,) if self._fallback else ())):
+            agent.reseed(value)
+
     def reset(self) -> None:
         """Forget the search tables of the agents built so far (a new game)."""
-        for agent in (self.default, *self._agents.values()):
+        for agent in (*self._agents.values(), *((self._fallback,) if self._fallback else ())):
             reset = getattr(agent, "reset", None)
             if callable(reset):
                 reset()
+
+
+def _check_spec(spec: str) -> None:
+    """Raise ``ValueError`` if ``spec`` names no agent. The solver is not built here (it
+    loads its kernels); a search agent allocates its table only when it first searches."""
+    name, _, _ = parse_spec(spec)
+    if name == "perfect":
+        return
+    make_agent(spec)
 
 
 def _known() -> str:
@@ -108,15 +189,11 @@ def make_agent(spec: str) -> Agent:
                              f"not {positional!r}") from None
         if level not in LEVELS:
             raise ValueError(f"agent {spec!r}: level must be 1..8, not {level}")
-        base = LEVELS[level]
         extra = ",".join(f"{k}={v}" for k, v in options.items())
-        if extra:
-            base += ("," if ":" in base else ":") + extra
-        agent = make_agent(base)
-        agent.spec = f"level:{level}" + (f",{extra}" if extra else "")
-        if level in LEVEL_BY_GAME:
-            return LevelAgent(agent.spec, agent, LEVEL_BY_GAME[level])
-        return agent
+        try:
+            return LevelAgent(level, extra)
+        except ValueError as err:
+            raise ValueError(f"agent {spec!r}: {err}") from None
     if positional is not None:
         raise ValueError(f"agent {spec!r}: cannot read {positional!r}; allowed agents: "
                          + _known())

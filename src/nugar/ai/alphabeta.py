@@ -8,6 +8,7 @@ iterations, enforces the limits and turns action codes back into moves.
 
 from __future__ import annotations
 
+import random
 import time
 
 import numpy as np
@@ -61,14 +62,32 @@ class AlphaBetaAgent(Agent):
     Options (``alphabeta:depth=6,time=0.5,nodes=100000,table=64,share=0.5``): ``depth`` in
     decisions, ``time`` in seconds, ``nodes`` searched, ``table`` the transposition table in
     MB (default 256), ``share`` the fraction of the time limit actually used (weaker levels),
-    ``w`` the evaluation weights separated by ``/`` (for tuning; see docs/ai.md).
+    ``w`` the evaluation weights separated by ``/`` (for tuning; see docs/ai.md),
+    ``noise`` the most each leaf evaluation is moved at random, in hundredths of a piece or
+    seed (weaker levels: the offsets are drawn anew for each game, ``seed`` fixes them),
+    ``contempt`` what a draw costs the agent, in the same unit (it plays on for a win
+    unless it is behind by more than that), ``blunder`` the chance, at each decision with
+    a choice, of playing a random other legal move instead of the searched one (weaker
+    levels).
     """
 
     def __init__(self, depth: int | None = None, time_limit: float | None = None,
                  nodes: int | None = None, table_mb: float = DEFAULT_TABLE_MB,
-                 weights: npt.NDArray[np.int64] | None = None, share: float = 1.0) -> None:
+                 weights: npt.NDArray[np.int64] | None = None, share: float = 1.0,
+                 noise: int = 0, contempt: int = 0, seed: int | None = None,
+                 blunder: float = 0.0) -> None:
         if not 0.0 < share <= 1.0:
             raise ValueError(f"alphabeta share must be in (0, 1], not {share!r}")
+        if noise < 0 or contempt < 0:
+            raise ValueError("alphabeta noise and contempt must be >= 0")
+        if not 0.0 <= blunder <= 1.0:
+            raise ValueError(f"alphabeta blunder must be between 0 and 1, not {blunder!r}")
+        self.blunder = blunder
+        self.noise = noise
+        self.contempt = contempt
+        self._rng = random.Random(seed)
+        self._noise_seed = self._rng.randrange(1 << 31)
+        self._last_player = 0  # the player the table's draw scores were searched for
         self.budget = Limits(time_limit, depth, nodes)
         self.share = share
         self.table_mb = table_mb
@@ -82,6 +101,11 @@ class AlphaBetaAgent(Agent):
             parts.append(f"share={share:g}")
         if weights is not None:
             parts.append("w=" + "/".join(str(int(x)) for x in weights))
+        parts += [f"{k}={v}" for k, v in (("noise", noise), ("contempt", contempt)) if v]
+        if blunder:
+            parts.append(f"blunder={blunder:g}")
+        if seed is not None:
+            parts.append(f"seed={seed}")
         self.spec = "alphabeta" + (":" + ",".join(parts) if parts else "")
 
     @classmethod
@@ -99,12 +123,19 @@ class AlphaBetaAgent(Agent):
             except ValueError:
                 raise ValueError(f"agent {spec!r}: w lists whole-number evaluation weights "
                                  f"separated by '/', e.g. w=100/18/30/40/35") from None
+        noise = option_int(spec, options, "noise", 0, 0)
+        contempt = option_int(spec, options, "contempt", 0, 0)
+        seed = option_int(spec, options, "seed", 0, None)
+        blunder = option_float(spec, options, "blunder", 0.0, 0.0, inclusive=True, hi=1.0)
         no_more_options(spec, "alphabeta", options,
-                        ("depth", "time", "nodes", "table", "share", "w"))
+                        ("depth", "time", "nodes", "table", "share", "w", "noise", "contempt",
+                         "seed", "blunder"))
         assert table is not None and share is not None
+        assert noise is not None and contempt is not None and blunder is not None
         if depth is not None and depth > MAX_DEPTH:
             raise ValueError(f"agent {spec!r}: depth must be <= {MAX_DEPTH}, not {depth}")
-        return cls(depth, time_limit, nodes, table, weights, share)
+        return cls(depth, time_limit, nodes, table, weights, share, noise, contempt, seed,
+                   blunder)
 
     def _buffers_for(self, game: Game, n_actions: int) -> SearchBuffers:
         size = game_state(game).shape[0]
@@ -116,10 +147,17 @@ class AlphaBetaAgent(Agent):
             self._buffers[key] = buf
         return buf
 
+    def reseed(self, value: int) -> None:
+        """Seed the noise and blunders, and start afresh (see ``reset``)."""
+        self._rng.seed(value)
+        self.reset()
+
     def reset(self) -> None:
-        """Forget the transposition table (a new game)."""
+        """Forget the transposition table and draw new noise offsets (a new game)."""
         for buf in self._buffers.values():
             buf.clear_table()
+        self._noise_seed = self._rng.randrange(1 << 31)
+        self._last_player = 0
 
     def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
         check_playable(game)
@@ -141,7 +179,14 @@ class AlphaBetaAgent(Agent):
         max_depth = min(lim.depth or MAX_DEPTH, MAX_DEPTH)
         if len(legal) == 1:
             max_depth = 1
+        if self.contempt and self._last_player not in (0, game.to_move):
+            # draws in the table are scored for the other player: they would mislead
+            buf.clear_table()
+        self._last_player = game.to_move
         buf.new_search(turn_start_keys(game), lim.nodes)
+        buf.ctx[C.CX_NOISE] = self.noise
+        buf.ctx[C.CX_NOISE_SEED] = self._noise_seed
+        buf.ctx[C.CX_CONTEMPT] = self.contempt
         buf.stack[0] = state
         best = legal[0]
         best_score = 0
@@ -176,6 +221,10 @@ class AlphaBetaAgent(Agent):
                 # otherwise go on: an unfinished iteration still improves the root move
         n_pv = C.principal_variation(fam.fam, fam.params, state, buf.tt_keys,
                                      buf.tt_data, fam.n_actions, best, buf.pv)
+        if self.blunder and len(legal) > 1 and self._rng.random() < self.blunder:
+            # a deliberate slip of a weaker level: any other legal move
+            best = self._rng.choice([a for a in legal if a != best])
+            n_pv = 0
         move = game.action_to_move(best)
         pv: list[Move] = [game.action_to_move(int(a)) for a in buf.pv[:n_pv]]
         if not pv or pv[0] != move:

@@ -9,6 +9,7 @@ principal variation.
 from __future__ import annotations
 
 import math
+import random
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -94,6 +95,15 @@ class Agent(ABC):
     def choose(self, game: Game, limits: Limits | None = None) -> Move:
         """The move :meth:`analyse` picks."""
         return self.analyse(game, limits).move
+
+    def reseed(self, value: int) -> None:
+        """Seed whatever this agent draws at random, so that the games that follow can be
+        replayed (the Gymnasium environment calls it on a seeded ``reset``). By default the
+        agent's ``rng`` (a ``random.Random``) if it has one; agents that play the same move
+        every time need nothing."""
+        rng = getattr(self, "rng", None)
+        if isinstance(rng, random.Random):
+            rng.seed(value)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec!r}>"

@@ -78,6 +78,10 @@ class MctsAgent(Agent):
         assert exploration is not None and cutoff is not None and tree is not None
         return cls(playouts, time_limit, exploration, cutoff, seed, tree)
 
+    def reseed(self, value: int) -> None:
+        """Seed the random playouts."""
+        self._rng = np.random.default_rng(value)
+
     def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
         check_playable(game)
         warm_up(game)

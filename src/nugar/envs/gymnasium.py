@@ -15,7 +15,6 @@ as masking-free learners need; ``illegal_action="raise"`` raises ``IllegalMoveEr
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import gymnasium as gym
@@ -63,9 +62,7 @@ class NugarEnv(gym.Env[Obs, np.int64]):
         super().reset(seed=seed)
         # Agents that play at random draw from their own generator: seed it from ours so that
         # a seeded reset replays the same opponent.
-        rng = getattr(self.opponent, "rng", None)
-        if isinstance(rng, random.Random):
-            rng.seed(int(self.np_random.integers(2**62)))
+        self.opponent.reseed(int(self.np_random.integers(2**62)))
         self.game = new_game(self.rule_set)
         self._play_opponent()
         return self._observation(), self._info()

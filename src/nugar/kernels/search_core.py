@@ -88,7 +88,11 @@ CX_ROOT_MOVE = 4    # best root action of the current iteration (-1 none yet)
 CX_ROOT_SCORE = 5   # its score
 CX_SELDEPTH = 6     # deepest ply reached
 CX_ROOT_HINT = 7    # root move to search first (the last iteration's best; -1 none)
-CX_SIZE = 8
+CX_NOISE = 8        # evaluation noise: each leaf score moves by up to this much (0 none)
+CX_NOISE_SEED = 9   # seed of that noise (a 31-bit number), fixed for a game
+CX_CONTEMPT = 10    # a draw scores -this for the root player (and +this for the other)
+CX_ROOT_PLAYER = 11 # the player to move at the root
+CX_SIZE = 12
 
 # transposition-table entry: key array + packed data word
 TT_EXACT = 1
@@ -142,6 +146,38 @@ def _terminal_score(outcome: int, player: int, ply: int) -> int:
     if outcome == player:
         return WIN - ply
     return -(WIN - ply)
+
+
+@kernel
+def _draw_score(ctx: IntArray, player: int) -> int:
+    """A draw for ``player``: ``-contempt`` for the root player, ``+contempt`` otherwise."""
+    contempt = int(ctx[CX_CONTEMPT])
+    if player == ctx[CX_ROOT_PLAYER]:
+        return -contempt
+    return contempt
+
+
+@kernel
+def _leaf_noise(ctx: IntArray, key: int) -> int:
+    """A pseudo-random offset in ``[-noise, noise]`` that depends only on the position's key
+    and the game's seed, so a position keeps its offset wherever it recurs in the search
+    (the transposition table stays consistent). Two Lehmer steps on 31-bit numbers: no
+    product leaves the int64 range, so compiled and pure Python agree."""
+    amp = int(ctx[CX_NOISE])
+    h = ((key ^ (key >> 31)) ^ ctx[CX_NOISE_SEED]) & 0x7FFFFFFF
+    h = (h * 48271 + 11) % 2147483647
+    h = (h * 48271 + 13) % 2147483647
+    return int(h % (2 * amp + 1) - amp)
+
+
+@kernel
+def _leaf(fam: int, params: IntArray, state: IntArray, weights: IntArray,
+          scratch: IntArray, ctx: IntArray) -> int:
+    """The static evaluation of a search leaf, with the level's noise when it has some."""
+    v = _evaluate(fam, params, state, weights, scratch)
+    if ctx[CX_NOISE] > 0:
+        v += _leaf_noise(ctx, state[ST_KEY])
+    return v
 
 
 @kernel
@@ -255,6 +291,7 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
     ctx[CX_ABORTED] = 0
     ctx[CX_ROOT_MOVE] = -1
     ctx[CX_ROOT_SCORE] = 0
+    ctx[CX_ROOT_PLAYER] = stack[0][ST_TO_MOVE]
     frames = np.zeros((stack.shape[0], FR_FIELDS), dtype=np.int64)
     scratch = _scratch(fam, params)
     mask = tt_keys.shape[0] - 1
@@ -283,7 +320,7 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
             fr[FR_ME] = me
             fr[FR_PATH_LEN] = ctx[CX_PATH_LEN]
             if (depth <= 0 and fr[FR_CONT] == 0) or ply >= stack.shape[0] - 2:
-                ret = _evaluate(fam, params, state, weights, scratch)
+                ret = _leaf(fam, params, state, weights, scratch, ctx)
                 mode = _RETURN
                 continue
             key = state[ST_KEY]
@@ -306,7 +343,7 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
                 tt_move = ctx[CX_ROOT_HINT]
             n = _legal(fam, params, state, moves[ply])
             if n == 0:
-                ret = _evaluate(fam, params, state, weights, scratch)
+                ret = _leaf(fam, params, state, weights, scratch, ctx)
                 mode = _RETURN
                 continue
             _order_moves(fam, params, state, stack[ply + 1], moves[ply], order[ply], n, me,
@@ -348,7 +385,10 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
             me = fr[FR_ME]
             outcome = child[ST_OUTCOME]
             if outcome != OUTCOME_RUNNING:
-                v = _terminal_score(outcome, me, ply + 1)
+                if outcome == OUTCOME_DRAW:
+                    v = _draw_score(ctx, me)
+                else:
+                    v = _terminal_score(outcome, me, ply + 1)
                 mode = _GOT
                 continue
             cf = frames[ply + 1]
@@ -369,7 +409,7 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
             else:
                 ck = child[ST_KEY]
                 if _is_repeat(path, ctx[CX_PATH_LEN], ck):
-                    v = 0
+                    v = _draw_score(ctx, me)
                     mode = _GOT
                     continue
                 path[ctx[CX_PATH_LEN]] = ck

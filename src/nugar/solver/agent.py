@@ -14,10 +14,14 @@ from __future__ import annotations
 import time
 
 from ..ai.base import Agent, Analysis, Limits, check_playable, no_more_options, option_int
+from ..kernels.common import ST_OUTCOME
 from ..rules.base import Game, Move
 from ..rules.sowing import SowingGame
 from .book import lookup
 from .core import DEFAULT_MEMORY_MB, SolveAborted, Solver, SolverError, check_solvable
+
+#: the quick search whose choice of reply the swindle expects of a fallible opponent
+SWINDLE_MODEL = "alphabeta:nodes=500"
 
 
 class PerfectAgent(Agent):
@@ -27,21 +31,35 @@ class PerfectAgent(Agent):
     solved in time the agent plays the table's best step found so far (or the first legal
     step) and reports ``depth=0``; a solved move reports ``depth`` = length of the principal
     variation. Depth and node limits are ignored: a partial solve means nothing.
+
+    With ``swindle=True`` (``perfect:swindle=1``, level 8 of Dracala) it still never gives
+    up a better result, but where it cannot win it chooses, among the steps that keep its
+    result, the one that leaves the opponent the largest share of replies that throw the
+    opponent's result away: a fallible opponent then errs more often. A won position is
+    played as without it.
     """
 
-    def __init__(self, max_memory_mb: float = DEFAULT_MEMORY_MB) -> None:
+    def __init__(self, max_memory_mb: float = DEFAULT_MEMORY_MB, swindle: bool = False
+                 ) -> None:
         self.max_memory_mb = max_memory_mb
-        self.spec = "perfect" if max_memory_mb == DEFAULT_MEMORY_MB else \
-            f"perfect:memory={max_memory_mb:g}"
+        self.swindle = swindle
+        options = [] if max_memory_mb == DEFAULT_MEMORY_MB else [f"memory={max_memory_mb:g}"]
+        if swindle:
+            options.append("swindle=1")
+        self.spec = "perfect" + (":" + ",".join(options) if options else "")
         self._solvers: dict[str, Solver] = {}
+        self._model: Agent | None = None
 
     @classmethod
     def from_options(cls, spec: str, options: dict[str, str]) -> PerfectAgent:
-        """Build from a parsed spec (``perfect`` or ``perfect:memory=MB``) for make_agent."""
+        """Build from a parsed spec (``perfect``, ``perfect:memory=MB,swindle=1``)."""
         memory = option_int(spec, options, "memory", 1, DEFAULT_MEMORY_MB)
-        no_more_options(spec, "perfect", options, ("memory",))
-        assert memory is not None
-        return cls(memory)
+        swindle = option_int(spec, options, "swindle", 0, 0)
+        no_more_options(spec, "perfect", options, ("memory", "swindle"))
+        assert memory is not None and swindle is not None
+        if swindle > 1:
+            raise ValueError(f"agent {spec!r}: swindle must be 0 (off) or 1 (on), not {swindle}")
+        return cls(memory, bool(swindle))
 
     def solver_for(self, game: Game) -> Solver:
         text = game.rules.text
@@ -70,9 +88,67 @@ class PerfectAgent(Agent):
             return self._fallback(game, solver, start)
         if not solution.pv:
             raise SolverError("the position has no legal step to play")
-        return Analysis(move=solution.pv[0], score=float(solution.value),
-                        depth=len(solution.pv), nodes=solution.nodes, pv=solution.pv,
-                        seconds=time.perf_counter() - start)
+        pv = solution.pv
+        result = {"win": 1, "draw": 0, "loss": -1}[solution.result]
+        if self.swindle and result < 1:
+            deadline = None if time_limit is None else \
+                time.monotonic() + max(0.0, time_limit - (time.perf_counter() - start))
+            try:
+                step = self._swindle_step(solver, game, result, pv[0].hole - 1,
+                                          deadline)
+            except SolveAborted:  # out of time: the solver's own step is as good
+                step = pv[0].hole - 1
+            if step != pv[0].hole - 1:
+                pv = [Move.sow(step + 1)]
+        return Analysis(move=pv[0], score=float(solution.value), depth=len(solution.pv),
+                        nodes=solution.nodes, pv=pv, seconds=time.perf_counter() - start)
+
+    def _swindle_step(self, solver: Solver, game: SowingGame, result: int, best: int,
+                      deadline: float | None) -> int:
+        """The step keeping ``result`` (for the player to move, below a win) that gives the
+        opponent the best chance to throw its own result away; ``best`` (the solver's step)
+        when no step gives any.
+
+        A step's chance is first whether the reply a quick search prefers
+        (``SWINDLE_MODEL``) is such a mistake, then the share of all replies that are."""
+        me = game.to_move
+
+        def result_for_me(position: SowingGame) -> int:
+            r = solver.result(position.state, deadline=deadline)
+            return r if position.to_move == me else -r
+
+        steps = game.legal_actions()
+        if len(steps) < 2:
+            return best
+        if self._model is None:
+            from ..ai.agents import make_agent  # the solver package loads before nugar.ai
+
+            self._model = make_agent(SWINDLE_MODEL)
+        chosen, chosen_chance = best, (0, 0.0)
+        for step in steps:
+            child = game.copy()
+            child.push_action(step)
+            if int(child.state[ST_OUTCOME]) != 0 or child.to_move == me:
+                continue  # over, or a bonus step: no reply of the opponent to weigh
+            if result_for_me(child) != result:
+                continue  # this step would lose ground
+            replies = child.legal_actions()
+            if len(replies) < 2:
+                continue
+            mistakes = set()
+            for reply in replies:
+                after = child.copy()
+                after.push_action(reply)
+                if result_for_me(after) > result:
+                    mistakes.add(reply)
+            if not mistakes:
+                continue
+            likely = self._model.analyse(child, Limits()).move
+            chance = (int(child.move_to_action(likely) in mistakes),
+                      len(mistakes) / len(replies))
+            if chance > chosen_chance:
+                chosen, chosen_chance = step, chance
+        return chosen
 
     def _fallback(self, game: Game, solver: Solver, start: float) -> Analysis:
         legal = game.legal_actions()

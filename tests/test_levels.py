@@ -1,0 +1,244 @@
+"""The levels 1 to 8: one table per game, and the handicaps that tell the levels apart
+(evaluation noise, blunders) or make the top level play on for a win (contempt)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+import nugar
+from nugar.ai import Limits, make_agent
+from nugar.ai.agents import LEVEL_TABLE, LEVELS, LevelAgent, level_spec
+from nugar.ai.alphabeta import AlphaBetaAgent
+from nugar.ai.base import parse_spec
+from nugar.kernels import search_core as C
+from nugar.rules.alignment import AlignmentGame
+
+#: a preset of each game of the level table
+PRESET = {"Dara": "dara", "Dala": "dala", "Kalah": "kalah", "Dracala": "dracala"}
+
+
+def test_every_game_has_a_table_of_eight_levels() -> None:
+    assert set(LEVEL_TABLE) == {p["game"] for p in nugar.presets()}
+    for table in LEVEL_TABLE.values():
+        assert sorted(table) == list(range(1, 9))
+    assert LEVELS is LEVEL_TABLE["Dara"]
+
+
+@pytest.mark.parametrize("game_name", sorted(PRESET))
+def test_a_level_plays_its_own_games_table(game_name: str) -> None:
+    game = nugar.new_game(PRESET[game_name])
+    for level in range(1, 9):
+        agent = make_agent(f"level:{level}")
+        assert isinstance(agent, LevelAgent) and agent.spec == f"level:{level}"
+        assert agent.agent_for(game).spec == LEVEL_TABLE[game_name][level]
+        assert level_spec(level, game_name) == LEVEL_TABLE[game_name][level]
+
+
+def _handicaps(spec: str) -> tuple[float, float, float] | None:
+    """(search budget, noise, blunder) of a search level's spec, None for other agents; a
+    search without a node or depth budget counts as the largest, and so does the solver."""
+    name, _, options = parse_spec(spec)
+    if name == "perfect":
+        return (float("inf"), 0.0, 0.0)
+    if name != "alphabeta":
+        return None
+    budget = float(options["nodes"]) if "nodes" in options else (
+        float(options["depth"]) if "depth" in options else float("inf"))
+    return (budget, float(options.get("noise", 0)), float(options.get("blunder", 0)))
+
+
+@pytest.mark.parametrize("game_name", sorted(PRESET))
+def test_handicaps_shrink_from_level_to_level(game_name: str) -> None:
+    """Among the search levels of a game, going up a level never searches less, never adds
+    noise and never blunders more, and always changes one of them; level 8 has no budget
+    and no handicap."""
+    table = LEVEL_TABLE[game_name]
+    steps = [h for level in range(1, 9) if (h := _handicaps(table[level])) is not None]
+    assert len(steps) >= 5
+    for (b1, n1, p1), (b2, n2, p2) in itertools.pairwise(steps):
+        assert b2 >= b1 and n2 <= n1 and p2 <= p1
+        assert (b2, n2, p2) != (b1, n1, p1)
+    assert steps[-1] == (float("inf"), 0.0, 0.0)
+
+
+@pytest.mark.parametrize("game_name", sorted(PRESET))
+def test_level_options_reach_the_games_agent(game_name: str) -> None:
+    game = nugar.new_game(PRESET[game_name])
+    for level in range(1, 8):
+        agent = make_agent(f"level:{level},seed=3")
+        assert isinstance(agent, LevelAgent)
+        assert agent.agent_for(game).spec.endswith("seed=3")
+        move = agent.choose(game, Limits(time=1.0))
+        assert move in game.legal_moves()
+
+
+@pytest.mark.parametrize("spec", ["level:3,foo=1", "level:8,depth=x", "alphabeta:noise=-1",
+                                  "alphabeta:blunder=2", "alphabeta:contempt=x",
+                                  "alphabeta:blunder=-0.1"])
+def test_bad_level_and_handicap_options_are_refused(spec: str) -> None:
+    with pytest.raises(ValueError) as err:
+        make_agent(spec)
+    assert spec.split(":")[0] in str(err.value) or "agent" in str(err.value)
+
+
+# --- evaluation noise ------------------------------------------------------------------------
+
+
+def test_noise_offsets_stay_in_range_and_follow_key_and_seed() -> None:
+    ctx = np.zeros(C.CX_SIZE, dtype=np.int64)
+    ctx[C.CX_NOISE] = 40
+    rng = random.Random(1)
+    keys = [rng.randrange(1 << 63) for _ in range(2000)]
+    ctx[C.CX_NOISE_SEED] = 12345
+    first = [C._leaf_noise(ctx, k) for k in keys]
+    assert all(-40 <= v <= 40 for v in first)
+    assert min(first) < -30 and max(first) > 30          # spread over the whole range
+    assert abs(sum(first) / len(first)) < 4               # centred on 0
+    assert [C._leaf_noise(ctx, k) for k in keys] == first  # a position keeps its offset
+    ctx[C.CX_NOISE_SEED] = 999
+    other = [C._leaf_noise(ctx, k) for k in keys]
+    # another game, other offsets
+    assert sum(a != b for a, b in zip(first, other, strict=True)) > 1800
+
+
+def test_noise_varies_the_choice_between_games_and_a_seed_repeats_it() -> None:
+    """With a large noise the search picks among the Kalah openings almost at random, a new
+    game draws new offsets, and the same seed gives the same choices."""
+    game = nugar.new_game("kalah")
+    noisy = make_agent("alphabeta:depth=3,noise=5000,seed=8")
+    again = make_agent("alphabeta:depth=3,noise=5000,seed=8")
+    moves, repeated = [], []
+    for agent, out in ((noisy, moves), (again, repeated)):
+        for _ in range(12):
+            agent.reset()  # a new game: new offsets
+            out.append(str(agent.choose(game)))
+    assert moves == repeated
+    assert len(set(moves)) >= 3
+    plain = make_agent("alphabeta:depth=3")
+    assert len({str(plain.choose(game)) for _ in range(3)}) == 1
+
+
+def test_small_noise_keeps_an_obvious_capture() -> None:
+    """Noise of a few tenths of a piece does not hide a capture that wins the game."""
+    game = AlignmentGame.from_diagram("dara", """
+        . . . . . .
+        . . . . . .
+        . . . . . .
+        X X . . O O
+        . . X . O .""")
+    for seed in range(5):
+        agent = make_agent(f"alphabeta:depth=2,noise=40,seed={seed}")
+        assert str(agent.choose(game)).startswith("c1-c2")
+
+
+# --- blunders ----------------------------------------------------------------------------------
+
+
+def test_blunder_one_never_plays_the_searched_move() -> None:
+    game = nugar.new_game("kalah")
+    best = make_agent("alphabeta:depth=4").choose(game)
+    for seed in range(6):
+        move = make_agent(f"alphabeta:depth=4,blunder=1,seed={seed}").choose(game)
+        assert move in game.legal_moves() and move != best
+    assert make_agent("alphabeta:depth=4,blunder=0").choose(game) == best
+
+
+def test_blunder_leaves_a_forced_move_alone() -> None:
+    game = nugar.new_game("dracala")
+    while len(game.legal_moves()) != 1:
+        game.push(game.legal_moves()[0])
+    only = game.legal_moves()[0]
+    assert make_agent("alphabeta:depth=2,blunder=1,seed=1").choose(game) == only
+
+
+def test_blunder_rate_is_roughly_the_option() -> None:
+    game = nugar.new_game("kalah")
+    best = make_agent("alphabeta:depth=2").choose(game)
+    agent = make_agent("alphabeta:depth=2,blunder=0.25,seed=11")
+    slips = sum(agent.choose(game) != best for _ in range(200))
+    assert 25 <= slips <= 75
+
+
+# --- contempt ----------------------------------------------------------------------------------
+
+
+REPEAT_DIAGRAM = """
+    X . . . . O
+    . . . . . .
+    . . . . . O
+    . . . . . .
+    X . X . O O"""
+
+
+def _shuttled() -> AlignmentGame:
+    """The first player is a piece down; after both sides shuttled once, a5-b5 returns to a
+    position of the game, a draw for the search."""
+    game = AlignmentGame.from_diagram("dara(quiet_limit=off)", REPEAT_DIAGRAM)
+    for turn in ["a5-b5", "f5-e5", "b5-a5", "e5-f5"]:
+        game.play(turn)
+    return game
+
+
+def test_contempt_scores_a_draw_below_zero() -> None:
+    plain = make_agent("alphabeta:depth=2").analyse(_shuttled())
+    assert plain.score == 0.0 and str(plain.move) == "a5-b5"
+    keen = make_agent("alphabeta:depth=2,contempt=30").analyse(_shuttled())
+    assert keen.score == -0.3 and str(keen.move) == "a5-b5"  # still better than losing
+
+
+def test_contempt_larger_than_the_deficit_plays_on() -> None:
+    fresh = AlignmentGame.from_diagram("dara(quiet_limit=off)", REPEAT_DIAGRAM)
+    behind = make_agent("alphabeta:depth=2").analyse(fresh).score
+    assert behind is not None and -9000 < behind < 0
+    contempt = int(-behind * 100) + 50
+    keen = make_agent(f"alphabeta:depth=2,contempt={contempt}").analyse(_shuttled())
+    assert str(keen.move) != "a5-b5"
+    assert keen.score is not None and keen.score > -contempt / 100
+
+
+def test_level_8_of_dara_has_contempt() -> None:
+    agent = make_agent("level:8")
+    assert isinstance(agent, LevelAgent)
+    searcher = agent.agent_for(nugar.new_game("dara-sheet"))
+    assert isinstance(searcher, AlphaBetaAgent) and searcher.contempt > 0
+
+
+def test_contempt_agent_playing_both_sides_forgets_the_other_sides_draws() -> None:
+    """One agent searching for both players (a self-play match reuses it) clears its table
+    when the player changes, so draw scores searched for one side never mislead the other."""
+    agent = make_agent("alphabeta:depth=2,contempt=30")
+    game = _shuttled()
+    game.play("a5-b5")           # now the second player is to move
+    agent.analyse(game)
+    game.undo()
+    again = agent.analyse(game)  # the first player again, as in test_contempt_scores...
+    assert again.score == -0.3 and str(again.move) == "a5-b5"
+
+
+@pytest.mark.parametrize("spec,rules", [("level:1", "dara"), ("level:4", "dala"),
+                                        ("level:5", "kalah"), ("mcts:playouts=50", "kalah")])
+def test_reseed_replays_the_same_games(spec: str, rules: str) -> None:
+    """A reseeded agent plays the same game again (what a seeded Gymnasium reset needs)."""
+
+    def game_of(agent: nugar.ai.Agent) -> list[str]:
+        game = nugar.new_game(rules)
+        for _ in range(16):
+            if game.outcome is not None:
+                break
+            game.push(agent.choose(game, Limits(time=5.0)))
+        return [str(m) for m in game.move_stack]
+
+    agent = make_agent(spec)
+    agent.reseed(11)
+    first = game_of(agent)
+    agent.reseed(11)
+    assert game_of(agent) == first
+    games = set()
+    for value in range(6):  # other seeds give other games
+        agent.reseed(value)
+        games.add(tuple(game_of(agent)))
+    assert len(games) > 1
