@@ -319,3 +319,21 @@ def test_a_record_that_cannot_be_saved_is_printed(tmp_path: Path,
     assert code == 1
     assert f"Could not save to {target}" in out
     assert "1. 3-6 *" in out and not target.exists()
+
+
+def test_an_internal_error_is_one_line_not_a_traceback(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import nugar.ai.tournament as tournament
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise TypeError("'<' not supported between instances of 'str' and 'int'")
+
+    monkeypatch.setattr(tournament, "run_match", broken)
+    monkeypatch.delenv("NUGAR_DEBUG", raising=False)
+    assert main(["match", "random", "random", "--games", "2", "--quiet"]) == 70
+    err = capsys.readouterr().err
+    assert err.startswith("nugar match: internal error (TypeError: '<' not supported")
+    assert "bug in nugar" in err and "Traceback" not in err
+    monkeypatch.setenv("NUGAR_DEBUG", "1")
+    with pytest.raises(TypeError):
+        main(["match", "random", "random", "--games", "2", "--quiet"])

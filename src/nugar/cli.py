@@ -34,6 +34,7 @@ _EXTENSIONS = ("nugar.ai.cli", "nugar.server.cli", "nugar.solver.cli")
 DEFAULT_LEVEL = 4
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE = 0, 1, 2
+EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: an error inside nugar
 
 
 class CliError(Exception):
@@ -507,6 +508,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\n{prog}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug of ours: say so in one line, not a traceback
+        if os.environ.get("NUGAR_DEBUG"):
+            raise
+        print(f"{prog}: internal error ({type(exc).__name__}: {exc}). This is a bug in "
+              f"nugar; please report it with the command you ran (NUGAR_DEBUG=1 shows the "
+              f"traceback).", file=sys.stderr)
+        return EXIT_INTERNAL
     return int(code)
 
 
