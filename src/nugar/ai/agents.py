@@ -147,15 +147,19 @@ class LevelAgent(Agent):
         return Analysis(second.move, second.score, second.depth, second.nodes, second.pv,
                         time.perf_counter() - start)
 
+    def _built(self) -> list[Agent]:
+        """The agents built so far, the solver's fallback included."""
+        return [*self._agents.values(), *([self._fallback] if self._fallback else [])]
+
     def reseed(self, value: int) -> None:
         """Seed the agents built so far and those built later."""
         self._seed = value
-        for agent in (*self._agents.values(), *((self._fallback,) if self._fallback else ())):
+        for agent in self._built():
             agent.reseed(value)
 
     def reset(self) -> None:
         """Forget the search tables of the agents built so far (a new game)."""
-        for agent in (*self._agents.values(), *((self._fallback,) if self._fallback else ())):
+        for agent in self._built():
             reset = getattr(agent, "reset", None)
             if callable(reset):
                 reset()

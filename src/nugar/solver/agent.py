@@ -89,16 +89,16 @@ class PerfectAgent(Agent):
         if not solution.pv:
             raise SolverError("the position has no legal step to play")
         pv = solution.pv
-        result = {"win": 1, "draw": 0, "loss": -1}[solution.result]
+        result = solver.result_of(game.state, solution.value)
         if self.swindle and result < 1:
             deadline = None if time_limit is None else \
                 time.monotonic() + max(0.0, time_limit - (time.perf_counter() - start))
+            best = pv[0].hole - 1
             try:
-                step = self._swindle_step(solver, game, result, pv[0].hole - 1,
-                                          deadline)
+                step = self._swindle_step(solver, game, result, best, deadline)
             except SolveAborted:  # out of time: the solver's own step is as good
-                step = pv[0].hole - 1
-            if step != pv[0].hole - 1:
+                step = best
+            if step != best:
                 pv = [Move.sow(step + 1)]
         return Analysis(move=pv[0], score=float(solution.value), depth=len(solution.pv),
                         nodes=solution.nodes, pv=pv, seconds=time.perf_counter() - start)

@@ -341,13 +341,15 @@ class Solver:
         Cheaper than :meth:`value`: one or two null-window searches at the edges between
         results (a margin above 0 in Kalah; above half of the seeds in Dracala)."""
         if int(state[ST_OUTCOME]) != 0:
-            value = int(S.terminal_value(self.params, state))
-        else:
-            edge = self._result_edge(state)
-            if self.search(state, edge, edge + 1, **kw) > edge:
-                return 1
-            value = self.search(state, -edge - 1, -edge, **kw)
-            return -1 if value < -edge else 0
+            return self.result_of(state, int(S.terminal_value(self.params, state)))
+        edge = self._result_edge(state)
+        if self.search(state, edge, edge + 1, **kw) > edge:
+            return 1
+        # a fail-soft bound below -edge proves a loss; anything else is a draw
+        return self.result_of(state, self.search(state, -edge - 1, -edge, **kw))
+
+    def result_of(self, state: np.ndarray[Any, Any], value: int) -> int:
+        """The result (1, 0, -1) that ``value`` means for ``state``'s player to move."""
         edge = self._result_edge(state)
         return 1 if value > edge else -1 if value < -edge else 0
 
@@ -419,8 +421,8 @@ class Solver:
         """(result, margin) of a value for ``state``'s player to move."""
         if not self.is_dracala:
             return ("win" if value > 0 else "loss" if value < 0 else "draw"), value
-        total = int(state[HEADER + 2 * self.pits + 2 + K.F_TOTAL])
-        result = 1 if value > total else -1 if value < -total else 0
+        total = self._result_edge(state)
+        result = self.result_of(state, value)
         margin = -(value - result * (2 * total + 1))
         return ("win", "draw", "loss")[1 - result], margin
 
