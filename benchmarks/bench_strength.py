@@ -7,9 +7,12 @@
 For each rule set it plays level N against level N-1 (N = 2..7) at ``--time`` (levels 1 to
 7 stop at node budgets, so the machine does not matter), then level 8 against level 7,
 level 6 and ``random`` at ``--level8-time`` (level 8 uses its time: give it free cores).
-Each match is ``nugar match`` with ``--seed`` (default 7) and 2 random opening decisions,
-and prints one Markdown row (W-D-L of the first agent, its score, the target, whether
-the row meets it, and the wall-clock seconds) for docs/strength.md. The targets are those
+Each match is ``nugar match`` with ``--seed`` (default 7) and 2 random opening decisions
+(``--opening 2``), except in Dracala, which is played from the start (``--opening 0``: its
+levels make their own random choices, and two random decisions there decide the
+theoretical result of about half the games; docs/strength.md). Each prints one Markdown
+row (opening, W-D-L of the first agent, its score, the target, whether the row meets it,
+and the wall-clock seconds) for docs/strength.md. The targets are those
 of the AI issue: every level 65% over the one below, level 8 99% against random and 90%
 against level 6.
 """
@@ -25,6 +28,9 @@ from nugar.ai.base import Limits
 from nugar.ai.tournament import run_match
 
 PRESETS = ("dara", "dara-niger", "dara-sheet", "dala", "kalah", "dracala")
+
+#: random opening decisions of each pair of games, by preset (default 2)
+OPENING = {"dracala": 0}
 
 
 def matches(level8_time: float, time_limit: float) -> list[tuple[str, str, float, float]]:
@@ -43,18 +49,21 @@ def main() -> None:
     ap.add_argument("--level8-time", type=float, default=0.1, help="level 8 (default 0.1)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--opening", type=int, default=None,
+                    help="random opening decisions (default: 2, in Dracala 0)")
     args = ap.parse_args()
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; "
           f"{args.games} games a match, --seed {args.seed}, --workers {args.workers}\n")
-    print("| rules | A | B | s/decision | W-D-L | score | target | met | wall s |")
-    print("| --- | --- | --- | ---: | --- | ---: | ---: | --- | ---: |")
+    print("| rules | opening | A | B | s/decision | W-D-L | score | target | met | wall s |")
+    print("| --- | ---: | --- | --- | ---: | --- | ---: | ---: | --- | ---: |")
     for rules in args.rules:
+        opening = OPENING.get(rules, 2) if args.opening is None else args.opening
         for a, b, seconds, target in matches(args.level8_time, args.time):
             start = time.perf_counter()
             t = run_match(a, b, rules, args.games, Limits(time=seconds), args.workers,
-                          seed=args.seed)
-            print(f"| {rules} | {a} | {b} | {seconds:g} | {t.wins}-{t.draws}-{t.losses} | "
-                  f"{100 * t.score:.1f}% | {100 * target:.0f}% | "
+                          opening=opening, seed=args.seed)
+            print(f"| {rules} | {opening} | {a} | {b} | {seconds:g} | "
+                  f"{t.wins}-{t.draws}-{t.losses} | {100 * t.score:.1f}% | {100 * target:.0f}% | "
                   f"{'yes' if t.score >= target else 'no'} | "
                   f"{time.perf_counter() - start:.0f} |", flush=True)
 

@@ -12,6 +12,7 @@ import random
 import pytest
 
 from nugar import new_game
+from nugar.ai.base import Limits
 from nugar.rules.sowing import SowingGame
 from nugar.solver import PerfectAgent, Progress, SolveAborted, Solver, SolverError, solve
 from nugar.solver.cli import main as solve_main
@@ -220,19 +221,31 @@ def test_cli_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_shipped_book_is_consistent() -> None:
-    from nugar.solver.book import BOOK_RULES, load
+    from nugar.solver.book import BOOK_DEPTH, BOOK_RULES, load, opening_positions, position_text
 
     book = load()
     assert {rules for rules, _ in book} == set(BOOK_RULES)
     for rules in BOOK_RULES:
         game = new_game(rules)
         assert isinstance(game, SowingGame)
-        entry = next(e for (r, _), e in book.items() if r == rules)
+        entry = book[(rules, position_text(game.params, game.state))]
         assert entry["pv"][0] in entry["best"]
         for action in entry["pv"]:  # the line is legal and ends with the stored score
             assert action in game.legal_actions()
             game.push_action(action)
         assert game.outcome is not None and list(game.score) == entry["final"]
+        # the book holds exactly the positions up to BOOK_DEPTH decisions in
+        positions = opening_positions(rules)
+        assert {(rules, position_text(g.params, g.state)) for g in positions} == \
+            {key for key in book if key[0] == rules}
+        for g in positions:  # each stored line and swindle step is legal where it is stored
+            e = book[(rules, position_text(g.params, g.state))]
+            line = g.copy()
+            for action in e["pv"]:
+                assert action in line.legal_actions()
+                line.push_action(action)
+            assert e["swindle"] in g.legal_actions() and e["length"] >= len(e["pv"])
+        assert max(len(g.move_stack) for g in positions) == BOOK_DEPTH
     # the stored best first step of Dracala really keeps the stored value (about 2 s)
     game = new_game("dracala")
     entry = book[("dracala", "6,6,6,6,6,6|0|6,6,6,6,6,6|0|1|0|0")]
@@ -241,13 +254,59 @@ def test_shipped_book_is_consistent() -> None:
     assert after.to_move == 2 and after.value == -entry["value"]
 
 
-def test_perfect_agent_plays_the_book_at_the_start() -> None:
-    from nugar.solver.book import load
+def test_book_entries_agree_with_a_fresh_solver() -> None:
+    # a sample of positions two to four decisions in: stored value, first step of the line,
+    # and the swindle step all check out against a solver with an empty table
+    from nugar.solver.book import load, opening_positions, position_text
 
-    entry = load()[("dracala", "6,6,6,6,6,6|0|6,6,6,6,6,6|0|1|0|0")]
+    book = load()
+    positions = [g for g in opening_positions("dracala") if len(g.move_stack) >= 2]
+    judge = Solver("dracala", max_memory_mb=64)
+    rng = random.Random(4)
+    for game in rng.sample(positions, 12):
+        entry = book[("dracala", position_text(game.params, game.state))]
+        assert judge.value(game.state) == entry["value"]
+        result = judge.result_of(game.state, entry["value"])
+        for step in (entry["pv"][0], entry["swindle"]):
+            child = game.copy()
+            child.push_action(step)
+            if child.outcome is not None:
+                continue
+            r = judge.result(child.state)
+            assert (r if child.to_move == game.to_move else -r) == result  # keeps the result
+        child = game.copy()
+        child.push_action(entry["pv"][0])
+        if child.outcome is None:  # the line's first step keeps the exact value
+            v = judge.value(child.state)
+            assert (v if child.to_move == game.to_move else -v) == entry["value"]
+
+
+def test_perfect_agent_plays_the_book_in_the_opening() -> None:
+    from nugar.solver.book import load, position_text
+
+    book = load()
+    entry = book[("dracala", "6,6,6,6,6,6|0|6,6,6,6,6,6|0|1|0|0")]
     analysis = PerfectAgent(max_memory_mb=2).analyse(new_game("dracala"))
     assert analysis.move.hole - 1 in entry["best"]
     assert analysis.nodes == 0 and analysis.score == entry["value"]
+    # four decisions in, under a time limit far too short to solve: still the book's steps,
+    # the swindle's where it differs
+    plain, sly = PerfectAgent(max_memory_mb=2), PerfectAgent(max_memory_mb=2, swindle=True)
+    differ = 0
+    for seed in range(40):
+        game = new_game("dracala")
+        rng = random.Random(seed)
+        for _ in range(rng.randint(1, 4)):
+            game.push_action(rng.choice(game.legal_actions()))
+        if game.outcome is not None:
+            continue
+        assert isinstance(game, SowingGame)
+        e = book[("dracala", position_text(game.params, game.state))]
+        a, b = plain.analyse(game, Limits(time=0.001)), sly.analyse(game, Limits(time=0.001))
+        assert a.move.hole - 1 == e["pv"][0] and b.move.hole - 1 == e["swindle"]
+        assert a.nodes == 0 and a.score == e["value"] and a.depth == e["length"]
+        differ += e["swindle"] != e["pv"][0]
+    assert differ > 0
 
 
 def test_register_adds_the_solve_subcommand(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,11 +2,12 @@
 
 It keeps one :class:`~nugar.solver.core.Solver` per rule set for its whole life, so the
 table filled while solving one move answers most of the next (positions along a game are
-the subtrees already searched). The starting positions of the Dracala presets, the only
-slow ones (10 CPU seconds), come from the shipped book (``book.py``). The score it reports
-is the solver's exact value for the player to move (``docs/solving.md``): in Kalah the
-final margin; in Dracala ``result * (2T + 1) + misère margin``, so any win scores above
-every draw and loss.
+the subtrees already searched). The opening positions of the Dracala presets, the slow
+ones (10 CPU seconds for the start, up to 2 for the next ones), come from the shipped book
+(``book.py``: every position up to four decisions in). The score it reports is the
+solver's exact value for the player to move (``docs/solving.md``): in Kalah the final
+margin; in Dracala ``result * (2T + 1) + misère margin``, so any win scores above every
+draw and loss.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ..kernels.common import ST_OUTCOME
 from ..rules.base import Game, Move
 from ..rules.sowing import SowingGame
 from .book import lookup
-from .core import DEFAULT_MEMORY_MB, SolveAborted, Solver, SolverError, check_solvable
+from .core import DEFAULT_MEMORY_MB, Solution, SolveAborted, Solver, SolverError, check_solvable
 
 #: the quick search whose choice of reply the swindle expects of a fallible opponent
 SWINDLE_MODEL = "alphabeta:nodes=500"
@@ -77,31 +78,43 @@ class PerfectAgent(Agent):
         start = time.perf_counter()
         assert isinstance(game, SowingGame)  # check_solvable passed
         entry = lookup(game.rules.text, game.params, game.state)
-        if entry is not None:  # a starting position solved ahead of time
+        if entry is not None:  # an opening position solved ahead of time
             pv = [Move.sow(a + 1) for a in entry["pv"]]
-            return Analysis(move=pv[0], score=float(entry["value"]), depth=len(pv), nodes=0,
-                            pv=pv, seconds=time.perf_counter() - start)
+            step = entry["swindle"] if self.swindle else entry["pv"][0]
+            return Analysis(move=Move.sow(step + 1), score=float(entry["value"]),
+                            depth=entry["length"], nodes=0,
+                            pv=pv if step == entry["pv"][0] else [Move.sow(step + 1)],
+                            seconds=time.perf_counter() - start)
         time_limit = None if limits is None else limits.time
         try:
-            solution = solver.solve(game, time_limit=time_limit)
+            solution, step = self.decide(game, time_limit)
         except SolveAborted:
             return self._fallback(game, solver, start)
-        if not solution.pv:
-            raise SolverError("the position has no legal step to play")
-        pv = solution.pv
-        result = solver.result_of(game.state, solution.value)
-        if self.swindle and result < 1:
-            deadline = None if time_limit is None else \
-                time.monotonic() + max(0.0, time_limit - (time.perf_counter() - start))
-            best = pv[0].hole - 1
-            try:
-                step = self._swindle_step(solver, game, result, best, deadline)
-            except SolveAborted:  # out of time: the solver's own step is as good
-                step = best
-            if step != best:
-                pv = [Move.sow(step + 1)]
+        pv = solution.pv if step == solution.pv[0].hole - 1 else [Move.sow(step + 1)]
         return Analysis(move=pv[0], score=float(solution.value), depth=len(solution.pv),
                         nodes=solution.nodes, pv=pv, seconds=time.perf_counter() - start)
+
+    def decide(self, game: SowingGame, time_limit: float | None = None
+               ) -> tuple[Solution, int]:
+        """Solve ``game``'s position (without the book) and return the solution and the step
+        (an action) this agent plays there: the solution's first step, or with ``swindle``
+        in a drawn or lost position the swindle's choice. Raises ``SolveAborted`` when the
+        position is not solved within ``time_limit`` seconds."""
+        start = time.perf_counter()
+        solver = self.solver_for(game)
+        solution = solver.solve(game, time_limit=time_limit)
+        if not solution.pv:
+            raise SolverError("the position has no legal step to play")
+        best = solution.pv[0].hole - 1
+        result = solver.result_of(game.state, solution.value)
+        if not self.swindle or result >= 1:
+            return solution, best
+        deadline = None if time_limit is None else \
+            time.monotonic() + max(0.0, time_limit - (time.perf_counter() - start))
+        try:
+            return solution, self._swindle_step(solver, game, result, best, deadline)
+        except SolveAborted:  # out of time: the solver's own step is as good
+            return solution, best
 
     def _swindle_step(self, solver: Solver, game: SowingGame, result: int, best: int,
                       deadline: float | None) -> int:
