@@ -79,18 +79,17 @@ class PerfectAgent(Agent):
         assert isinstance(game, SowingGame)  # check_solvable passed
         entry = lookup(game.rules.text, game.params, game.state)
         if entry is not None:  # an opening position solved ahead of time
-            pv = [Move.sow(a + 1) for a in entry["pv"]]
             step = entry["swindle"] if self.swindle else entry["pv"][0]
             return Analysis(move=Move.sow(step + 1), score=float(entry["value"]),
                             depth=entry["length"], nodes=0,
-                            pv=pv if step == entry["pv"][0] else [Move.sow(step + 1)],
+                            pv=_line_from(step, [Move.sow(a + 1) for a in entry["pv"]]),
                             seconds=time.perf_counter() - start)
         time_limit = None if limits is None else limits.time
         try:
             solution, step = self.decide(game, time_limit)
         except SolveAborted:
             return self._fallback(game, solver, start)
-        pv = solution.pv if step == solution.pv[0].hole - 1 else [Move.sow(step + 1)]
+        pv = _line_from(step, solution.pv)
         return Analysis(move=pv[0], score=float(solution.value), depth=len(solution.pv),
                         nodes=solution.nodes, pv=pv, seconds=time.perf_counter() - start)
 
@@ -169,3 +168,9 @@ class PerfectAgent(Agent):
         move: Move = game.action_to_move(solver.table_move(game.state, legal))
         return Analysis(move=move, score=None, depth=0, nodes=0, pv=[move],
                         seconds=time.perf_counter() - start)
+
+
+def _line_from(step: int, line: list[Move]) -> list[Move]:
+    """The line to report for playing ``step`` (an action): the solver's ``line`` when it
+    starts with that step, else the step alone (a swindle step leaves the optimal line)."""
+    return line if line and line[0].hole - 1 == step else [Move.sow(step + 1)]
