@@ -1,7 +1,4 @@
-"""Where the shared test fixtures live: ``../shared/fixtures`` beside the repository root.
-
-CI clones the repository with ``shared/`` next to it, as the working machines have it.
-"""
+"""Where the test fixtures live: ``tests/fixtures/`` inside the repository (see its README)."""
 
 from __future__ import annotations
 
@@ -10,15 +7,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def fixture(*parts: str) -> Path:
     """Path of a fixture file; fails with a clear message when the fixtures are missing."""
     path = FIXTURES.joinpath(*parts)
     if not path.exists():
-        raise FileNotFoundError(f"fixture {path} not found: the shared fixtures must be checked "
-                                "out as ../shared beside the repository root")
+        raise FileNotFoundError(f"fixture {path} not found: tests/fixtures/ is part of the "
+                                "repository; restore it from version control")
     return path
 
 

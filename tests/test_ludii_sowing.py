@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import nugar
+from fixtures_path import fixture
 
-FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ludii" / "kalah.jsonl.gz"
+FIXTURE = fixture("ludii", "kalah.jsonl.gz")
 
 
 def load_games() -> list[dict[str, Any]]:

@@ -8,15 +8,15 @@ against each other as well as against the fixture.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 import nugar
+from fixtures_path import fixture
 from nugar.kernels import sowing as K
 from nugar.rules.sowing import SowingGame
 
-PERFT_MD = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "perft.md"
+PERFT_MD = fixture("perft.md")
 RULE_SETS = ("kalah", "kalah(empty_capture=single)", "dracala")
 PYTHON_MAX_DEPTH = 4
 
