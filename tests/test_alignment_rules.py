@@ -1,4 +1,4 @@
-"""Scenario tests of the alignment rules (RULES.md, "Alignment family"), one class per rule and
+"""Scenario tests of the alignment rules (rules page, "Alignment family"), one class per rule and
 per option value, on small ASCII boards read by ``AlignmentGame.from_diagram``.
 
 Diagrams put the highest row first; ``X`` is the first player, ``O`` the second, ``.`` empty.
@@ -125,8 +125,8 @@ class TestBoardAndNotation:
         text = str(game)
         assert "a b c d e f" in text
         assert "3 . . X . . . 3" in text
-        assert "in hand: X 11, O 12" in text
-        assert "to move: O (White)" in text
+        assert "X Black (first), O White (second); in hand: Black 11, White 12" in text
+        assert "to move: White\n" in text
         assert "last move: c3" in text
 
     def test_text_board_of_a_finished_game_and_of_two_digit_rows(self) -> None:
@@ -680,7 +680,9 @@ class TestErrors:
 
     def test_a_capture_when_none_is_owed(self) -> None:
         game = new("dara")
-        with pytest.raises(IllegalMoveError, match=r"turn .* ended|not legal"):
+        with pytest.raises(IllegalMoveError, match=r"^turn 'c3xd4' cannot continue with xd4: "
+                                                   r"Black's turn ended with c3, as c3 formed "
+                                                   r"no three$"):
             game.play("c3xd4")
         assert game.turns() == []
 

@@ -127,9 +127,14 @@ def test_full_game_against_the_ai_by_clicks(server: str, browser: Browser, shots
     page.fill('[data-option="pits"]', "4")
     page.fill('[data-option="seeds"]', "2")
     assert page.text_content("#rules-text") == "kalah(pits=4,seeds=2)"
+    # the seats carry the names the server gives for the family
+    assert page.text_content('#seat option[value="1"]') == "South (first)"
+    assert page.text_content('#seat option[value="2"]') == "North (second)"
     page.select_option("#level", "1")
     page.click("#start")
     page.wait_for_selector("#board svg")
+    page.wait_for_function("document.getElementById('you').textContent.length > 0")
+    assert page.text_content("#you") == "You play South (first)."
     clicks = 0
     while True:
         page.wait_for_function(
@@ -227,6 +232,7 @@ def test_reload_mid_game_and_continue(server: str, browser: Browser, shots: Path
     assert page.url == url
     assert moves_text(page) == ["a1", "f5", "b1"]
     assert page.locator("#board .piece").count() == 3
+    assert (page.text_content("#status") or "").startswith("White to move")
     # continue by typing a move (the keyboard path)
     v = version(page)
     page.fill("#move-input", "e5")
@@ -237,7 +243,8 @@ def test_reload_mid_game_and_continue(server: str, browser: Browser, shots: Path
     page.fill("#move-input", "e5")
     page.press("#move-input", "Enter")
     page.wait_for_function("document.getElementById('error').textContent.length > 0")
-    assert "not legal" in (page.text_content("#error") or "")
+    assert (page.text_content("#error") or "").startswith(
+        "e5 is not legal here: e5 is occupied (by a White piece); Black may play: ")
     assert moves_text(page) == ["a1", "f5", "b1", "e5"]
     # history: arrow keys step back and forth through the turns
     page.click("h2")

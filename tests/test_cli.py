@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import random
 import subprocess
@@ -13,7 +14,9 @@ import pytest
 
 import nugar
 from nugar import record
-from nugar.cli import main
+from nugar.ai import DEFAULT_LEVEL
+from nugar.cli import build_parser, main
+from nugar.rules.options import SowingOptions, format_value, option_fields
 
 
 @pytest.fixture(autouse=True)
@@ -93,6 +96,27 @@ def test_extensions_add_commands_and_their_errors_are_not_hidden(
         cli.build_parser()
 
 
+@pytest.mark.parametrize("args", [
+    ["moves", "dara", "c3", "d4"],
+    ["rules"],
+    ["rules", "dala", "--json"],
+    ["replay", "-", "--rules", "kalah"],
+    ["--help"],
+])
+def test_a_pipe_closed_by_the_reader_ends_quietly(args: list[str], tmp_path: Path) -> None:
+    # the reading end is closed before nugar writes, as when `| head -3` has read its lines
+    # and gone; nugar must end with status 0 and say nothing (no "Broken pipe", no traceback)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "nugar", *args], input="1. 3-6 1 *\n",
+                              stdout=write_end, stderr=subprocess.PIPE, text=True,
+                              env=dict(os.environ, NO_COLOR="1"), timeout=120)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
 # --- rules and moves ---------------------------------------------------------------------
 
 
@@ -113,7 +137,7 @@ def test_rules_of_one_rule_set_shows_values_defaults_and_choices(
     assert "dala(quiet_limit=off)" in out and "dala-wikipedia.txt" in out
     rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:5]]
             for line in out.splitlines() if line.count("│") >= 5}
-    assert rows["quiet_limit"] == ["off", "100", "int >= 1 or off"]
+    assert rows["quiet_limit"] == ["off", "100", "int 1..1000 or off"]
     assert rows["centre_first"] == ["on", "on", "on/off"]
     assert rows["drop_limit"] == ["none", "none", "none/no_four/no_three"]
 
@@ -141,6 +165,77 @@ def test_moves_after_the_end(monkeypatch: pytest.MonkeyPatch,
                              monkeypatch=monkeypatch, capsys=capsys)
     assert (code, out) == (0, "")
     assert "game over" in err
+
+
+def test_moves_without_arguments_asks_for_the_rules_only(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["moves"], monkeypatch=monkeypatch, capsys=capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("usage: nugar moves [-h] RULES [TURN ...]")
+    assert err.splitlines()[-1] == ("nugar moves: error: the following arguments are "
+                                    "required: RULES")
+
+
+def test_rules_written_to_a_pipe_keep_every_column_whole(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("COLUMNS", "80")  # what a console assumes without a terminal
+    code, out, _ = run_cli(["rules"], monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0 and "…" not in out
+    dala = nugar.PRESETS["dala"]
+    differences = ", ".join(f"{k}={format_value(v)}" for k, v in dala.overrides.items())
+    assert any(differences in line and dala.source in line for line in out.splitlines())
+    assert "'dala(quiet_limit=off)' or 'kalah(pits=4,seeds=3)'." in out
+    code, out, _ = run_cli(["rules", "dracala"], monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0 and "…" not in out
+    assert nugar.PRESETS["dracala"].description in out
+
+
+def test_rules_as_json_for_every_preset(monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["rules", "--json"], monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    presets = json.loads(out)["presets"]
+    assert [p["name"] for p in presets] == list(nugar.PRESETS)
+    for data in presets:
+        preset = nugar.PRESETS[data["name"]]
+        assert (data["game"], data["family"], data["source"], data["description"]) == (
+            preset.game, preset.family, preset.source, preset.description)
+        assert data["overrides"] == {k: format_value(v) for k, v in preset.overrides.items()}
+        declared = option_fields(type(preset.options))
+        assert [o["name"] for o in data["options"]] == [f.name for f in declared]
+        for option, f in zip(data["options"], declared, strict=True):
+            assert option["default"] == format_value(getattr(preset.options, f.name))
+            assert (option["kind"], option["meaning"]) == (f.metadata["kind"], f.metadata["doc"])
+            assert "value" not in option
+            if f.metadata["kind"] == "int":
+                assert (option["min"], option["max"], option["off_allowed"]) == (
+                    f.metadata["lo"], f.metadata["hi"], f.metadata["off_ok"])
+    dala = {o["name"]: o for o in presets[[p["name"] for p in presets].index("dala")]["options"]}
+    assert (dala["rows"]["default"], dala["rows"]["min"]) == ("6", 1)
+    assert dala["quiet_limit"]["off_allowed"] is True
+    assert dala["drop_limit"]["values"] == ["none", "no_four", "no_three"]
+    assert dala["centre_first"] | {"meaning": ""} == {
+        "name": "centre_first", "kind": "switch", "default": "on", "allowed": "on/off",
+        "meaning": ""}
+
+
+def test_rules_as_json_for_one_rule_set(monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["rules", "kalah(seeds=3,skip_origin=on)", "--json"],
+                           monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert {k: data[k] for k in ("rules", "preset", "game", "family", "source")} == {
+        "rules": "kalah(seeds=3,skip_origin=on)", "preset": "kalah", "game": "Kalah",
+        "family": "sowing", "source": "dracala-mancala-world.txt"}
+    options = {o["name"]: o for o in data["options"]}
+    assert list(options) == [f.name for f in option_fields(SowingOptions)]
+    assert (options["seeds"]["value"], options["seeds"]["default"]) == ("3", "4")
+    assert (options["skip_origin"]["value"], options["skip_origin"]["default"]) == ("on", "off")
+    assert options["pits"]["meaning"] == "holes per player"
+    code, out, err = run_cli(["rules", "chess", "--json"], monkeypatch=monkeypatch,
+                             capsys=capsys)
+    assert (code, out) == (2, "") and "unknown preset 'chess'" in err
 
 
 # --- replay ------------------------------------------------------------------------------
@@ -192,7 +287,65 @@ def test_replay_of_an_illegal_record_exits_1(tmp_path: Path, monkeypatch: pytest
     assert "Traceback" not in err
 
 
+WEB_RECORD = """Example Game
+Anna Berg (South) - Carlos Mendes (North), igGameCenter, 2011 (North wins, 37 : 33)
+The following game was played online; South's seeds are counted first.
+1. 4 (-1)....1 (-1)
+2. 2 (-1)....6 (-1)
+3. 1 (-1)....4 (-1)
+4. 3 (-1)....6 (-1)
+5. 5 (-4)....6-3 (-2)
+6. 6 (-7)....2 (-3)
+7. 1-6-3-4 (-9)....4 (-1)
+8. 6 (-1)....5-3-5-6 (-5)
+9. 6-4 (-5)....4 (-4)
+10. 5 (-1)....6-5-4 (-13)
+11. 3 (-4)....6-1 (-1)
+12. 4 (-2)
+"""
+
+
+def test_replay_of_a_record_copied_from_a_web_page(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "dracala.txt"
+    path.write_text(WEB_RECORD, encoding="utf-8")
+    code, out, err = run_cli(["replay", "--rules", "dracala", str(path)],
+                             monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0, err
+    assert "Result: 0-1 (majority)" in out and "Score: 37 : 33 (stores)" in out
+    assert "12. 4 0-1" in out
+    notes = err.splitlines()
+    assert notes == [
+        f"nugar replay: note: {path}, line 1: skipped, not movetext: 'Example Game'",
+        f"nugar replay: note: {path}, line 2: skipped, not movetext: 'Anna Berg (South) - "
+        "Carlos Mendes (North), igGameCenter,...'",
+        f"nugar replay: note: {path}, line 3: skipped, not movetext: \"The following game "
+        "was played online; South's seeds are c...\""]
+
+
+def test_replay_of_a_web_record_with_a_bad_move_names_its_place(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "dracala.txt"
+    path.write_text(WEB_RECORD.replace("7. 1-6-3-4 (-9)", "7. 1-6-3-2 (-9)"), encoding="utf-8")
+    code, out, err = run_cli(["replay", "--rules", "dracala", str(path)],
+                             monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 1
+    assert f"{path}, line 10, column 4: turn 13 (first player) '1-6-3-2'" in err
+    assert "Result:" not in out and "Traceback" not in err
+
+
 # --- play --------------------------------------------------------------------------------
+
+
+def test_play_uses_the_one_default_level(monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    args = build_parser().parse_args(["play", "dara", "--first", "ai"])
+    assert args.first.agent == args.second.agent == args.hint == f"level:{DEFAULT_LEVEL}"
+    code, out, _ = run_cli(["play", "--help"], monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    assert f"level {DEFAULT_LEVEL})" in out and f"level:{DEFAULT_LEVEL})" in out
 
 
 def test_play_between_two_people_to_the_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -305,7 +458,7 @@ def test_play_in_a_pseudo_terminal() -> None:
     os.close(master)
     assert proc.wait(timeout=60) == 0
     out = b"".join(chunks).decode("utf-8", "replace")
-    assert "South (first) > " in out
+    assert "South > " in out
     assert "Not played: there is no hole 8 in kalah" in out
     assert "1. 3-6 *" in out
 

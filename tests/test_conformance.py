@@ -155,5 +155,6 @@ def test_unreadable_moves_name_the_legal_ones_and_change_nothing(rules: str, bad
     with pytest.raises(nugar.InvalidMoveError) as info:
         game.play(bad)
     legal = ", ".join(str(m) for m in game.legal_moves())
-    assert str(info.value).endswith(f"player 1 may play: {legal}")
+    first = {"alignment": "Black", "sowing": "South"}[game.family]
+    assert str(info.value).endswith(f"; {first} may play: {legal}")
     assert (str(game), game.turns()) == before

@@ -11,6 +11,8 @@ import sys
 import pytest
 
 import nugar
+from nugar.ai import DEFAULT_LEVEL, TOP_LEVEL
+from nugar.ai.agents import LEVEL_TABLE
 from nugar.engine import EngineSession
 
 
@@ -60,7 +62,7 @@ def test_a_session_through_a_subprocess() -> None:
         "= 2-4",
         "= *",
         "? there is no hole 9 in kalah(pits=4,seeds=3); holes are 1..4; "
-        "player 2 may play: 1, 2, 3, 4",
+        "North may play: 1, 2, 3, 4",
         replies[9],
         replies[10],
         "? go: depth needs a whole number >= 1, not 'x'",
@@ -93,6 +95,18 @@ def test_engine_starts_with_the_rules_given() -> None:
     assert replies == ["= dracala", "= 1 2 3 4 5 6"]
     _, proc = talk([], "--rules", "nosuch")
     assert proc.returncode == 2 and "unknown preset 'nosuch'" in proc.stderr
+
+
+def test_the_engine_plays_at_full_strength_unless_told_otherwise() -> None:
+    # the top of every game's level table: a referee sending only "go movetime MS" gets it
+    assert all(max(levels) == TOP_LEVEL for levels in LEVEL_TABLE.values())
+    assert TOP_LEVEL > DEFAULT_LEVEL
+    replies, proc = talk(["agent", "rules dracala", "agent", "go movetime 300",
+                          "agent level:3", "agent"])
+    assert proc.returncode == 0
+    assert replies[:3] == [f"= level:{TOP_LEVEL}", "= dracala", f"= level:{TOP_LEVEL}"]
+    assert re.fullmatch(r"= [1-6]", replies[3])
+    assert replies[4:] == ["= level:3", "= level:3"]
 
 
 @pytest.fixture
@@ -172,7 +186,7 @@ def test_undo_newgame_resign_and_commands(session: EngineSession) -> None:
     for required in ("rules", "newgame", "play", "undo", "legal", "turns", "board", "result",
                      "go", "name", "version", "quit"):
         assert required in names
-    assert ask(session, "agent") == "= level:4"
+    assert ask(session, "agent") == f"= level:{TOP_LEVEL}"
     assert ask(session, "agent greedy") == "= greedy"
     assert re.fullmatch(r"= [a-f][1-5]", ask(session, "go movetime 50 nodes 100"))
     assert session.handle("   # nothing here") is None

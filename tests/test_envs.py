@@ -10,6 +10,8 @@ from pettingzoo.test import api_test, seed_test
 
 import nugar
 from nugar import PRESETS, IllegalMoveError, InvalidMoveError
+from nugar.ai import DEFAULT_LEVEL, LEVELS
+from nugar.ai.agents import LevelAgent
 from nugar.envs.encoding import Encoder
 from nugar.envs.gymnasium import NugarEnv
 from nugar.envs.pettingzoo import AGENTS, env, raw_env
@@ -275,6 +277,15 @@ def test_gymnasium_make() -> None:
     e = gym.make("nugar/dracala-v0", opponent="random")
     obs, info = e.reset(seed=0)
     assert obs.shape == (18,) and info["action_mask"].shape == (6,)
+
+
+def test_gymnasium_opponent_is_the_default_level() -> None:
+    # the same level as the terminal and the web page, from one constant
+    for e in (NugarEnv("dara"), gym.make("nugar/kalah-v0").unwrapped):
+        assert isinstance(e, NugarEnv)
+        assert isinstance(e.opponent, LevelAgent)
+        assert (e.opponent.level, e.opponent.spec) == (DEFAULT_LEVEL, f"level:{DEFAULT_LEVEL}")
+    assert min(LEVELS) < DEFAULT_LEVEL < max(LEVELS)  # a middle level (docs/ai.md)
 
 
 @pytest.mark.parametrize(("rules", "player"), [("kalah", 1), ("kalah", 2), ("dara", 2)])

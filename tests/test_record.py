@@ -220,6 +220,103 @@ def test_a_one_hole_turn_written_against_the_dots() -> None:
     assert rec.turns == ["3-6", "1", "1", "2"]
 
 
+# --- records copied from a web page ---------------------------------------------------------
+
+# A Dracala game played by nugar's levels 6 (South) and 5 (North), written as a Mancala World
+# page shows an example game: a heading, the players, a sentence, then the numbered lines.
+WEB_HEADER = [
+    "Example Game",
+    "Anna Berg (South) - Carlos Mendes (North), igGameCenter, 2011 (North wins, 37 : 33)",
+    "The following game was played online; South's seeds are counted first.",
+]
+WEB_MOVES = [
+    "1. 4 (-1)....1 (-1)",
+    "2. 2 (-1)....6 (-1)",
+    "3. 1 (-1)....4 (-1)",
+    "4. 3 (-1)....6 (-1)",
+    "5. 5 (-4)....6-3 (-2)",
+    "6. 6 (-7)....2 (-3)",
+    "7. 1-6-3-4 (-9)....4 (-1)",
+    "8. 6 (-1)....5-3-5-6 (-5)",
+    "9. 6-4 (-5)....4 (-4)",
+    "10. 5 (-1)....6-5-4 (-13)",
+    "11. 3 (-4)....6-1 (-1)",
+    "12. 4 (-2)",
+]
+WEB_RECORD = "\n".join(WEB_HEADER + WEB_MOVES) + "\n"
+
+
+def test_a_record_copied_from_a_web_page_skips_the_words_around_the_moves() -> None:
+    parsed = record.parse(WEB_RECORD, "dracala")
+    assert [(s.line, s.text) for s in parsed.skipped] == list(enumerate(WEB_HEADER, 1))
+    [rec] = parsed.records
+    bare = " ".join(line.split(" ", 1)[1] for line in WEB_MOVES)  # the turns alone
+    plain = record.load_one(" ".join(t for t in bare.replace("....", " ").split()
+                                     if not t.startswith("(")), "dracala")
+    assert rec.turns == plain.turns and len(rec.turns) == 23
+    assert rec.game.outcome is not None and rec.result == "0-1"
+    assert rec.game.score == (37, 33)  # as the heading says, South's seeds first
+    assert record.loads(WEB_RECORD, "dracala")[0].turns == rec.turns
+
+
+def test_errors_inside_the_numbered_lines_keep_their_place() -> None:
+    bad_move = WEB_RECORD.replace("9. 6-4 (-5)", "9. 6-9 (-5)")
+    problems = errors_of(bad_move, "dracala")
+    assert (problems[0].line, problems[0].column) == (12, 4)
+    assert "no hole 9" in problems[0].reason
+    bad_note = WEB_RECORD.replace("5-3-5-6 (-5)", "5-3-5-6 (-4)")
+    problems = errors_of(bad_note, "dracala")
+    assert (problems[0].line, problems[0].column) == (11, 22)
+    assert "annotated (-4) but put 5" in problems[0].reason
+    # a number line that is not movetext is an error too, not a skipped line
+    problems = errors_of(WEB_RECORD.replace("6. 6 (-7)", "6. 6 (-7) ) "), "dracala")
+    assert (problems[0].line, problems[0].column) == (9, 11)
+    assert "unexpected character ')'" in problems[0].reason
+
+
+def test_only_texts_without_tags_are_sorted() -> None:
+    # with tag pairs a record is strict, as before: the heading is an error
+    problems = errors_of('[Rules "dracala"]\nExample Game\n1. 4 (-1)....1 (-1) *')
+    assert (problems[0].line, problems[0].column) == (2, 1)
+    # without a numbered line every line is a bare list of turns
+    assert record.load_one("c3 d4\ne2 c2", "dara").turns == ["c3", "d4", "e2", "c2"]
+    assert record.parse("c3 d4\ne2 c2", "dara").skipped == []
+
+
+def test_lines_that_continue_the_moves_are_movetext() -> None:
+    text = ("Our game\n"
+            "; a line comment\n"
+            "1. c3 d4 {a comment\n"
+            "on two lines} 2. e2\n"       # inside the comment, then its end
+            "c2 3. e3 b2\n"               # a wrapped line: continues line 4
+            "*\n"
+            "\n"
+            "Played in Niamey.\n")        # after a blank line: text again
+    parsed = record.parse(text, "dara")
+    assert [s.line for s in parsed.skipped] == [1, 8]
+    [rec] = parsed.records
+    assert rec.turns == ["c3", "d4", "e2", "c2", "e3", "b2"]
+    assert rec.comments == {-1: ["a line comment"], 1: ["a comment on two lines"]}
+
+
+def test_text_directly_under_the_moves_is_read_as_moves_and_says_so() -> None:
+    problems = errors_of("1. 4 (-1)....1 (-1)\nSouth resigned.\n", "dracala")
+    assert (problems[0].line, problems[0].column) == (2, 1)
+    assert "cannot read 'south'" in problems[0].reason.lower()
+    assert "put a blank line before it" in problems[0].reason
+    parsed = record.parse("1. 4 (-1)....1 (-1)\n\nSouth resigned.\n", "dracala")
+    assert [s.line for s in parsed.skipped] == [3]
+
+
+def test_notes_on_skipped_lines_are_short() -> None:
+    long_line = record.SkippedLine(2, WEB_HEADER[1])
+    note = long_line.note("game.txt")
+    assert note.startswith("game.txt, line 2: skipped, not movetext: 'Anna Berg (South)")
+    assert note.endswith("...'") and len(note) < 110
+    assert record.SkippedLine(1, "Example Game").note() == (
+        "line 1: skipped, not movetext: 'Example Game'")
+
+
 # --- located errors --------------------------------------------------------------------------
 
 

@@ -1,7 +1,9 @@
-"""Rule sets as text: presets, overrides, canonical printing and clear errors (RULES.md,
-"Naming a rule set in text")."""
+"""Rule sets as text: presets, overrides, canonical printing and clear errors (rules page
+nugar/docs/rules.md, "A rule set as text")."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -92,12 +94,12 @@ class TestErrors:
         [
             ("chess", "allowed: dara, dara-niger, dara-sheet, dala, kalah, dracala"),
             ("dara(colour=red)", "allowed: rows, cols, pieces"),
-            ("kalah(pits=0)", "allowed: int >= 1"),
-            ("dara(rows=27)", "allowed: int 1..26"),
+            ("kalah(pits=0)", "pits must be 1..32, not 0"),
+            ("dara(rows=27)", "rows must be 1..26, not 27"),
             ("dara(no_return=maybe)", "allowed: on, off"),
             ("dara(drop_limit=five)", "allowed: none, no_four, no_three"),
-            ("dara(repetition=1)", "int >= 2 or off"),
-            ("kalah(pits=off)", "allowed: int >= 1"),
+            ("dara(repetition=1)", "repetition must be 2..100 or off, not 1"),
+            ("kalah(pits=off)", "allowed: int 1..32"),
             ("dara(pieces=2)", "greater than loss_at"),
             ("dara(rows)", "needs a value"),
             ("dara(rows=4,rows=5)", "given twice"),
@@ -132,3 +134,118 @@ def test_a_family_class_refuses_the_other_familys_rules() -> None:
                        match=r"needs an alignment rule set \(dara, dara-niger, dara-sheet, dala\)"):
         AlignmentGame("kalah(pits=3)")
     assert SowingGame("dracala").rules.text == "dracala"
+
+
+# --- numeric limits ------------------------------------------------------------------------------
+#: every int option: the options its extremes need besides itself, its bounds, whether "off"
+#: is allowed; the bounds are what the kernels handle (see options.py)
+LIMITS: dict[str, tuple[str, dict[str, int], int, int, bool]] = {
+    "rows": ("dara", {}, 1, 26, False),
+    "cols": ("dara", {}, 1, 26, False),
+    "pieces": ("dara", {"loss_at": 0}, 1, 676, False),
+    "loss_at": ("dara", {"pieces": 676}, 0, 675, False),
+    "repetition": ("dara", {}, 2, 100, True),
+    "quiet_limit": ("dara", {}, 1, 1000, True),
+    "pits": ("kalah", {}, 1, 32, False),
+    "seeds": ("kalah", {}, 1, 64, False),
+}
+
+
+def _rules_text(preset: str, extra: dict[str, int], name: str, value: object) -> str:
+    inner = ",".join(f"{k}={v}" for k, v in {**extra, name: value}.items())
+    return f"{preset}({inner})"
+
+
+class TestNumericLimits:
+    def test_every_int_option_has_its_limits_here(self) -> None:
+        from nugar.rules.options import option_fields
+
+        ints = {f.name for t in (nugar.AlignmentOptions, nugar.SowingOptions)
+                for f in option_fields(t) if f.metadata["kind"] == "int"}
+        assert ints == set(LIMITS)
+
+    @pytest.mark.parametrize("name", list(LIMITS))
+    def test_the_bounds_are_accepted(self, name: str) -> None:
+        preset, extra, lo, hi, off = LIMITS[name]
+        for value in (lo, hi):
+            rules = parse_rules(_rules_text(preset, extra, name, value))
+            assert getattr(rules.options, name) == value
+        if off:
+            assert getattr(parse_rules(_rules_text(preset, extra, name, "off")).options,
+                           name) is None
+
+    @pytest.mark.parametrize("name", list(LIMITS))
+    def test_just_outside_the_bounds_is_refused_saying_the_bounds(self, name: str) -> None:
+        preset, extra, lo, hi, off = LIMITS[name]
+        allowed = f"{lo}..{hi}" + (" or off" if off else "")
+        for value in (lo - 1, hi + 1):
+            message = f"{name} must be {allowed}, not {value}"
+            with pytest.raises(RulesError) as info:
+                parse_rules(_rules_text(preset, extra, name, value))
+            assert str(info.value) == message
+            with pytest.raises(RulesError) as info:  # the same check without the text form
+                parse_rules(preset).with_options(**{**extra, name: value})
+            assert str(info.value) == message
+
+    def test_the_issue_examples(self) -> None:
+        with pytest.raises(RulesError, match=r"^pits must be 1\.\.32, not 40$"):
+            nugar.new_game("kalah(pits=40)")
+        with pytest.raises(RulesError, match=r"^seeds must be 1\.\.64, not 1000$"):
+            nugar.new_game("kalah(seeds=1000)")
+
+    def test_options_made_directly_are_checked_too(self) -> None:
+        with pytest.raises(RulesError, match=re.escape("rows must be 1..26, not 0")):
+            nugar.AlignmentOptions(rows=0)
+        with pytest.raises(RulesError, match=re.escape("seeds must be 1..64, not True")):
+            nugar.SowingOptions(seeds=True)
+        message = "quiet_limit must be 1..1000 or off, not '5'"
+        with pytest.raises(RulesError, match=re.escape(message)):
+            nugar.AlignmentOptions(quiet_limit="5")  # type: ignore[arg-type]
+
+    def test_a_huge_number_is_refused_in_one_line(self) -> None:
+        message = "pits must be 1..32, not 1" + "0" * 11 + "..."
+        with pytest.raises(RulesError, match=re.escape(message)):
+            parse_rules("kalah(pits=" + "1" + "0" * 5000 + ")")
+
+    def test_the_limits_are_described_for_the_option_tables(self) -> None:
+        from nugar.rules.options import describe_values, option_fields
+
+        described = {f.name: describe_values(f) for f in option_fields(nugar.SowingOptions)}
+        assert described["pits"] == "int 1..32"
+        described = {f.name: describe_values(f) for f in option_fields(nugar.AlignmentOptions)}
+        assert described["repetition"] == "int 2..100 or off"
+
+    @pytest.mark.parametrize("rules", [
+        "dara(rows=1,cols=1,pieces=1,loss_at=0)",
+        "dara(rows=26,cols=26,pieces=676,loss_at=675)",
+        "dara(rows=26,cols=26,loss_at=0)",
+        "dala(rows=1,cols=26,pieces=13,loss_at=0)",
+        "dara-sheet(rows=26,cols=1,pieces=13,loss_at=0)",
+        "dara(rows=3,cols=3,pieces=4,loss_at=0,repetition=2,quiet_limit=1)",
+        "dara(rows=3,cols=3,pieces=4,loss_at=0,repetition=100,quiet_limit=1000)",
+        "kalah(pits=1,seeds=1)",
+        "kalah(pits=32,seeds=64)",
+        "dracala(pits=32,seeds=64)",
+        "kalah(pits=1,seeds=64,skip_origin=on)",
+        "dracala(pits=32,seeds=1)",
+    ])
+    def test_games_at_the_limits_play(self, rules: str) -> None:
+        import random
+
+        from nugar.ai.agents import make_agent
+        from nugar.envs.encoding import Encoder
+
+        game = nugar.new_game(rules)
+        encoder = Encoder(rules)
+        rng = random.Random(7)
+        for _ in range(40):
+            if game.is_over:
+                break
+            observation = encoder.observe(game, game.to_move)
+            assert observation.shape == encoder.observation_shape
+            game.play(rng.choice(game.legal_moves()))
+            assert nugar.from_position(game.position_text()) == game
+        if not game.is_over:
+            move = make_agent("alphabeta:depth=1").choose(game)
+            assert move in game.legal_moves()
+        assert len(game.move_stack) > 0

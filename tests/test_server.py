@@ -17,6 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import nugar
+from nugar.ai import DEFAULT_LEVEL, LEVELS
 from nugar.server import create_app
 from nugar.server.render import board_data, svg
 from nugar.server.store import GameRow, Store, StoredEvent, hash_key
@@ -93,6 +94,19 @@ def test_bad_creation_requests_are_refused_clearly(client: TestClient, body: dic
     r = client.post("/api/games", json=body)
     assert r.status_code == 422
     assert r.json()["error"] == code and words in r.json()["detail"]
+
+
+def test_the_web_uses_the_one_default_level(client: TestClient) -> None:
+    # the page selects the level the server names, and a game made without one gets it
+    assert client.get("/api/levels").json() == {"levels": sorted(LEVELS),
+                                                "default": DEFAULT_LEVEL}
+    made = create(client, rules="kalah", mode="ai", seat=1)
+    assert made["state"]["ai_level"] == DEFAULT_LEVEL
+    page = client.get("/").text
+    select = page.split('<select id="level"', 1)[1].split("</select>", 1)[0]
+    assert "<option" not in select  # no level written into the page itself
+    script = client.get("/static/app.js").text
+    assert '"/api/levels"' in script
 
 
 def test_openapi_schema_lists_the_api(client: TestClient) -> None:
@@ -439,10 +453,10 @@ def test_rules_pages(client: TestClient, tmp_path: Path, monkeypatch: pytest.Mon
     folder.mkdir()
     (folder / "dara.md").write_text("# Dara\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
                                     "<script>x</script>\n")
-    monkeypatch.setattr(pages, "DOC_DIRS", (folder,))
+    monkeypatch.setattr(pages, "docs_root", lambda: tmp_path)
     assert 'href="/rules/dara"' in client.get("/rules").text
     page = client.get("/rules/dara").text
-    assert "<h1>Dara</h1>" in page and "<table>" in page and "<script>" not in page
+    assert '<h1 id="dara">Dara</h1>' in page and "<table>" in page and "<script>" not in page
     assert client.get("/rules/chess").status_code == 404
     assert client.get("/").status_code == 200 and "app.js" in client.get("/g/abc").text
 

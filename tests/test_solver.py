@@ -124,7 +124,8 @@ def test_json_and_text_output() -> None:
     data = s.to_json()
     assert set(data) >= {"result", "margin", "final", "pv", "nodes", "seconds"}
     assert data["final"][0] - data["final"][1] == data["margin"]  # player 1 is to move
-    assert str(s).startswith("kalah(pits=2,seeds=2): player 1 to move")
+    assert str(s).startswith("kalah(pits=2,seeds=2): South to move")
+    assert f"final stores South {s.final[0]} : North {s.final[1]}" in str(s)
 
 
 def test_finished_game_is_its_own_value() -> None:

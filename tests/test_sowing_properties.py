@@ -1,7 +1,7 @@
 """Property tests of the sowing engine over random games and random rule sets.
 
 Every game is checked step by step against a deliberately naive reference written from the
-text of RULES.md (one seed at a time, every step of Dracala played out to rate it), and the
+text of the rules page (one seed at a time, every step of Dracala played out to rate it), and the
 usual invariants are checked on the way: undo restores the exact state, every legal move's
 text parses back to it, seeds are conserved, nobody moves after the end, games end. A
 ``NUMBA_DISABLE_JIT=1`` subprocess checks that the kernels give the same answers as plain
@@ -32,7 +32,7 @@ MAX_STEPS = 20_000
 # --- the reference ---------------------------------------------------------------------------
 @dataclass
 class Reference:
-    """Kalah and Dracala the slow and obvious way (RULES.md, "Sowing family")."""
+    """Kalah and Dracala the slow and obvious way (rules page, "Sowing family")."""
 
     pits: int
     skip_origin: bool

@@ -1,4 +1,4 @@
-"""Scenario tests of the sowing rules (RULES.md, "Sowing family"): one class per rule or option
+"""Scenario tests of the sowing rules (rules page, "Sowing family"): one class per rule or option
 value, each on a small board drawn as a diagram.
 
 A diagram has three lines, as the first player sees the board::
@@ -169,7 +169,9 @@ class TestBonusStep:
     def test_turn_text_may_not_continue_after_the_turn_ended(self) -> None:
         game = nugar.new_game("kalah")
         before = game.state.copy()
-        with pytest.raises(IllegalMoveError, match="ended before"):
+        with pytest.raises(IllegalMoveError,
+                           match=r"^turn '1-6' cannot continue with 6: South's turn ended with "
+                                 r"1, as the last seed of 1 did not fall into South's store$"):
             game.play("1-6")  # hole 1 ends in hole 5: no bonus step
         assert np.array_equal(game.state, before) and game.move_stack == []
 
@@ -443,7 +445,7 @@ class TestDracalaCaptures:
         # hole 1 captures 1 + 1 by opposition; hole 3 only sows 1 into the store
         assert game.step_captures() == [2, None, 1]
         assert legal(game) == ["1"]
-        with pytest.raises(IllegalMoveError, match=r"player 1 may play: 1$"):
+        with pytest.raises(IllegalMoveError, match=r"South may play: 1$"):
             game.play("3")
 
     def test_a_step_into_the_store_is_a_capture(self) -> None:
@@ -627,7 +629,7 @@ class TestErrors:
         """)
         before = game.state.copy()
         with pytest.raises(IllegalMoveError,
-                           match=r"^1 is not legal here; player 1 may play: 2, 3$"):
+                           match=r"^1 is not legal here: hole 1 is empty; South may play: 2, 3$"):
             game.play("1")
         assert np.array_equal(game.state, before) and game.move_stack == []
 
@@ -635,7 +637,8 @@ class TestErrors:
         game = nugar.new_game("kalah")
         before = game.state.copy()
         with pytest.raises(IllegalMoveError,
-                           match=r"in turn '3-3'.*player 1 may play: 1, 2, 4, 5, 6$"):
+                           match=r"^3 is not legal here \(in turn '3-3'\): hole 3 is empty; "
+                                 r"South may play: 1, 2, 4, 5, 6$"):
             game.play("3-3")  # the bonus step is fine, but hole 3 is empty now
         assert np.array_equal(game.state, before) and game.move_stack == []
         assert game.turn_captures() == []
@@ -646,7 +649,7 @@ class TestErrors:
         game = nugar.new_game("kalah")
         with pytest.raises(InvalidMoveError) as info:
             game.play(text)
-        assert str(info.value).endswith("; player 1 may play: 1, 2, 3, 4, 5, 6")
+        assert str(info.value).endswith("; South may play: 1, 2, 3, 4, 5, 6")
         assert game.move_stack == [] and board(game) == ([4] * 6, [4] * 6, (0, 0))
 
     def test_parse_move_checks_the_hole_range(self) -> None:
@@ -709,18 +712,22 @@ class TestTextAndRecords:
         game = nugar.new_game("kalah")
         game.play("3-6")
         text = str(game)
-        assert "Kalah (kalah): player 2 to move; last turn: player 1 3-6" in text
+        assert "Kalah (kalah): North to move; last turn: South 3-6" in text
         lines = text.splitlines()
-        assert lines[1].split()[:6] == ["6", "5", "4", "3", "2", "1"]
+        assert lines[1].split() == ["6", "5", "4", "3", "2", "1", "holes", "of", "North",
+                                    "(second)"]
         assert lines[2].split() == ["4", "4", "5", "5", "5", "5"]  # his 6..1
+        # the stores stand at the ends of the middle row, each named with its count
         assert lines[3].split()[:2] == ["0", "2"]
+        assert lines[3].endswith("  North's store 0 on the left, South's store 2 on the right")
         assert lines[4].split() == ["4", "4", "0", "5", "5", "0"]
-        assert lines[5].split()[:6] == ["1", "2", "3", "4", "5", "6"]
+        assert lines[5].split() == ["1", "2", "3", "4", "5", "6", "holes", "of", "South",
+                                    "(first)"]
 
     def test_board_text_at_the_end(self) -> None:
         game = nugar.new_game("kalah(pits=1,seeds=2)")
         game.play("1")
-        assert "game over: 0-1 (empty_side), score 1 : 3" in str(game)
+        assert "game over: 0-1 (empty_side), stores South 1, North 3" in str(game)
 
     def test_turn_captures_match_the_annotation(self) -> None:
         game = nugar.new_game("kalah")

@@ -11,27 +11,28 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import Field, dataclass
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
 from . import __version__, record
+from .ai.agents import DEFAULT_LEVEL, LEVELS
 from .errors import IllegalMoveError, InvalidMoveError, NugarError, RulesError
 from .rules import PRESETS, RuleSet, new_game, parse_rules
-from .rules.options import describe_values, format_value, option_fields
+from .rules.options import Options, describe_values, format_value, option_fields
 from .textboard import player_name, render
 
 if TYPE_CHECKING:
     from .ai import Agent, Limits
 
 _EXTENSIONS = ("nugar.ai.cli", "nugar.server.cli", "nugar.solver.cli")
-DEFAULT_LEVEL = 4
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE = 0, 1, 2
 EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: an error inside nugar
@@ -73,7 +74,8 @@ class PlayerSpec:
 
 
 def player_arg(text: str) -> PlayerSpec:
-    """argparse type: ``human``, ``ai`` (level 4), ``ai:N`` (level N) or ``ai:SPEC``."""
+    """argparse type: ``human``, ``ai`` (``DEFAULT_LEVEL``), ``ai:N`` (level N) or
+    ``ai:SPEC``."""
     t = text.strip().lower()
     if t == "human":
         return PlayerSpec(None)
@@ -90,7 +92,8 @@ def player_arg(text: str) -> PlayerSpec:
             raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
         return PlayerSpec(spec)
     raise argparse.ArgumentTypeError(
-        f"{text!r} is not a player; allowed: human, ai, ai:LEVEL (1..8) or ai:AGENT "
+        f"{text!r} is not a player; allowed: human, ai, ai:LEVEL ({min(LEVELS)}.."
+        f"{max(LEVELS)}) or ai:AGENT "
         "(e.g. ai:random, ai:greedy, ai:alphabeta:depth=4)")
 
 
@@ -303,11 +306,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.file == "-":
         if args.step:
             raise CliError("--step reads Enter from stdin, so the record must come from a file")
-        records = record.loads(sys.stdin.read(), args.rules, source=source)
+        parsed = record.parse(sys.stdin.read(), args.rules, source=source)
     else:
         if not os.path.isfile(args.file):
             raise CliError(f"no such record file: {args.file}")
-        records = record.read_file(args.file, args.rules)
+        parsed = record.parse_file(args.file, args.rules)
+    for skipped in parsed.skipped:  # the words around moves copied from a web page
+        print(f"nugar replay: note: {skipped.note(source)}", file=sys.stderr)
+    records = parsed.records
     if not records:
         raise CliError(f"{source}: no game found in the record", EXIT_ILLEGAL)
     reader = _Input(console) if args.step else None
@@ -349,8 +355,53 @@ def _step_through(console: Console, reader: _Input, rec: record.Record) -> None:
 # --- rules ---------------------------------------------------------------------------------
 
 
+#: the width of ``nugar rules`` written to a file or a pipe: enough for every column whole
+_PLAIN_WIDTH = 10_000
+
+
+def _option_json(f: Field[Any], options: Options | None,
+                 preset_options: Options) -> dict[str, Any]:
+    """One option as JSON: values as rule-set texts write them (``on``, ``off``, ``6``)."""
+    meta = f.metadata
+    out: dict[str, Any] = {"name": f.name, "kind": meta["kind"]}
+    if options is not None:
+        out["value"] = format_value(getattr(options, f.name))
+    out["default"] = format_value(getattr(preset_options, f.name))
+    out["allowed"] = describe_values(f)
+    if meta["kind"] == "choice":
+        out["values"] = list(meta["values"])
+    elif meta["kind"] == "int":
+        out.update(min=meta["lo"], max=meta["hi"], off_allowed=meta["off_ok"])
+    out["meaning"] = meta.get("doc", "")
+    return out
+
+
+def rules_json(rules: RuleSet | None = None) -> dict[str, Any]:
+    """What ``nugar rules [RULES] --json`` prints: every preset with its options, or one rule
+    set with each option's value beside the preset's default."""
+    if rules is None:
+        return {"presets": [
+            {"name": preset.name, "game": preset.game, "family": preset.family,
+             "description": preset.description, "source": preset.source,
+             "overrides": {k: format_value(v) for k, v in preset.overrides.items()},
+             "options": [_option_json(f, None, preset.options)
+                         for f in option_fields(type(preset.options))]}
+            for preset in PRESETS.values()]}
+    preset = rules.preset
+    return {"rules": rules.text, "preset": preset.name, "game": rules.game,
+            "family": rules.family, "description": preset.description,
+            "source": preset.source,
+            "options": [_option_json(f, rules.options, preset.options)
+                        for f in option_fields(type(rules.options))]}
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
+    if args.json:
+        print(json.dumps(rules_json(args.rules), indent=2))
+        return EXIT_OK
     console = _console()
+    if not console.is_terminal:  # a file or a pipe: whole columns, not cut to 80
+        console.width = _PLAIN_WIDTH
     if args.rules is None:
         table = Table(title="Presets (see 'nugar rules NAME' for all options)")
         for column in ("preset", "game", "family", "differences from the family defaults",
@@ -425,12 +476,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--first", type=player_arg, default=PlayerSpec(None),
                    metavar="human|ai[:LEVEL]", help="who plays first (default: human)")
     p.add_argument("--second", type=player_arg, default=PlayerSpec(f"level:{DEFAULT_LEVEL}"),
-                   metavar="human|ai[:LEVEL]", help="who plays second (default: ai, level 4)")
+                   metavar="human|ai[:LEVEL]",
+                   help=f"who plays second (default: ai, level {DEFAULT_LEVEL})")
     p.add_argument("--save", metavar="FILE", help="write the game record to FILE")
     p.add_argument("--movetime", type=positive_float, metavar="SECONDS",
                    help="time the computer may take per decision")
     p.add_argument("--hint", default=f"level:{DEFAULT_LEVEL}", metavar="AGENT",
-                   help="agent that answers 'hint' (default: level:4)")
+                   help=f"agent that answers 'hint' (default: level:{DEFAULT_LEVEL})")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("replay", help="check a game record and show it turn by turn",
@@ -447,14 +499,19 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Without RULES: the presets and their sources. With RULES: "
                                    "every option, its value, default and allowed values.")
     p.add_argument("rules", nargs="?", type=rules_arg, metavar="RULES", help=rules_help)
+    p.add_argument("--json", action="store_true",
+                   help="print the same as JSON: presets, or options with value, default, "
+                        "allowed values, limits and meaning")
     p.set_defaults(func=cmd_rules)
 
     p = sub.add_parser("moves", help="legal moves after some turns (for scripts)",
                        description="Print the legal moves, one per line, after playing the "
                                    "given turns from the start.")
     p.add_argument("rules", type=rules_arg, metavar="RULES", help=rules_help)
-    p.add_argument("turns", nargs="*", metavar="TURN", help="turns or single decisions, "
-                                                           "e.g. c3 d4 or 1-6 5")
+    # default=[]: without it argparse counts a '*' positional as required and names it
+    # (wrongly) when RULES is missing
+    p.add_argument("turns", nargs="*", default=[], metavar="TURN",
+                   help="turns or single decisions, e.g. c3 d4 or 1-6 5 (optional)")
     p.set_defaults(func=cmd_moves)
 
     p = sub.add_parser("engine", help="the engine protocol on stdin/stdout",
@@ -476,7 +533,39 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+    """Run the command line; returns the exit code.
+
+    A reader that stops early (``nugar moves dara | head -3``) closes the pipe: that is a
+    normal end, so the command stops quietly with status 0.
+    """
+    try:
+        code = _run(argv)
+        sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
+    except BrokenPipeError:
+        return _pipe_closed()
+    except SystemExit as exc:  # rich's consoles exit by themselves on a closed pipe
+        if isinstance(exc.__context__, BrokenPipeError):
+            return _pipe_closed()
+        raise
+    return code
+
+
+def _pipe_closed() -> int:
+    """Point stdout at the null device, so that the interpreter's last flush of what is left
+    in the buffer does not fail on the closed pipe again; status 0."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (a test captures it)
+        return EXIT_OK
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+    return EXIT_OK
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -501,6 +590,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RulesError, InvalidMoveError, NugarError) as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # the reader of our output has gone: see main
+        raise
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""
         print(f"{prog}: cannot use{where}: {exc.strerror or exc}", file=sys.stderr)

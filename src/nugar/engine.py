@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
+from .ai.agents import TOP_LEVEL
 from .errors import NugarError
 from .record import to_json
 from .rules import Game, RuleSet, new_game, parse_rules
@@ -23,7 +24,8 @@ if TYPE_CHECKING:
     from .ai import Limits
 
 PROTOCOL_VERSION = "1"
-DEFAULT_AGENT = "level:4"
+#: a program driving the engine (a GUI, a referee) gets full strength unless it asks for less
+DEFAULT_AGENT = f"level:{TOP_LEVEL}"
 
 
 class CommandError(Exception):

@@ -1,4 +1,4 @@
-"""Move and turn text for both families (RULES.md, "Board and notation").
+"""Move and turn text for both families (the rules page, nugar/docs/rules.md, "Notation").
 
 Alignment: a drop ``c3``, a step ``c3-c4``, a capture ``xe5``, ``pass``; a turn appends its
 capture: ``c3-c4xe5``, ``c3xe5``. Sowing: a step is a hole number ``4``; a turn joins its steps

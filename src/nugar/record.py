@@ -14,9 +14,11 @@ The text form is tag pairs followed by numbered movetext of whole turns::
 
 Reading also accepts a bare list of turns (the rule set is then given by the caller) and
 Mancala World style sowing records, ``9. 2-6 (-3)....4 (-1)``, whose ``(-N)`` annotations are
-checked against the seeds each turn put into the mover's store (``RULES.md``). Every record
-read is replayed on the rules engine; each problem found is reported with its line, column
-and reason, in one :class:`RecordError`.
+checked against the seeds each turn put into the mover's store (rules page). A text without
+tag pairs whose moves are numbered lines may carry other lines of text (a heading, the
+players, a sentence copied with the moves from a web page): they are skipped, and each is
+listed in :attr:`Parsed.skipped`. Every record read is replayed on the rules engine; each
+problem found is reported with its line, column and reason, in one :class:`RecordError`.
 """
 
 from __future__ import annotations
@@ -261,6 +263,93 @@ def from_json(obj: Mapping[str, Any] | str) -> Game:
 
 # --- reading -------------------------------------------------------------------------------
 
+#: a line of movetext: a move number (``12.``), a comment, or a result at its start
+_MOVETEXT_LINE_RE = re.compile(r"\s*(?:\d+\.|[{;]|(?:1-0|0-1|1/2-1/2|\*)(?![\w/-]))")
+_NUMBERED_LINE_RE = re.compile(r"\s*\d+\.")
+_TAG_LINE_RE = re.compile(r"\s*\[")
+_NOTE_WIDTH = 60
+
+
+@dataclass(frozen=True)
+class SkippedLine:
+    """A line of a record's text that is not movetext and was left out (``line`` 1-based)."""
+
+    line: int
+    text: str
+
+    def note(self, source: str | None = None) -> str:
+        """``source, line 2: skipped, not movetext: 'Ralf Gering (South) - ...'``."""
+        text = " ".join(self.text.split())
+        if len(text) > _NOTE_WIDTH:
+            text = text[:_NOTE_WIDTH - 3].rstrip() + "..."
+        where = f"{source}, line {self.line}" if source else f"line {self.line}"
+        return f"{where}: skipped, not movetext: {text!r}"
+
+
+@dataclass
+class Parsed:
+    """What reading a text gives: its games, and the lines of text left out as not movetext."""
+
+    records: list[Record]
+    skipped: list[SkippedLine] = field(default_factory=list)
+
+
+@dataclass
+class _Lines:
+    """A text with its prose lines blanked out (so line numbers stay), what was blanked, and
+    the lines read as movetext only because they continue the line above."""
+
+    text: str
+    skipped: list[SkippedLine]
+    continued: set[int]
+
+
+def _movetext_lines(text: str) -> _Lines:
+    """Find the movetext of a text copied with the words around it.
+
+    Only a text without tag pairs that has at least one numbered line (``1. 4 (-1)....6-3``)
+    is sorted; any other is all movetext, as written. In a sorted text, a line is movetext if
+    it starts with a move number, a comment or a result, if it continues the movetext line
+    right above it (no blank line between: a wrapped line, so that a move is never dropped
+    without a word), or if it lies inside a comment opened above. Every other line (a heading,
+    the players, a sentence; a paragraph after the moves, below a blank line) is skipped.
+    """
+    lines = text.split("\n")
+    if (any(_TAG_LINE_RE.match(line) for line in lines)
+            or not any(_NUMBERED_LINE_RE.match(line) for line in lines)):
+        return _Lines(text, [], set())
+    skipped: list[SkippedLine] = []
+    continued: set[int] = set()
+    in_moves = in_comment = False
+    for i, line in enumerate(lines):
+        if in_comment:
+            in_comment = _ends_in_comment(line, True)
+            in_moves = True
+        elif not line.strip():
+            in_moves = False
+        elif _MOVETEXT_LINE_RE.match(line) or in_moves:
+            if not _MOVETEXT_LINE_RE.match(line):
+                continued.add(i + 1)
+            in_comment = _ends_in_comment(line, False)
+            in_moves = True
+        else:
+            skipped.append(SkippedLine(i + 1, line.strip()))
+            lines[i] = ""
+    return _Lines("\n".join(lines), skipped, continued)
+
+
+def _ends_in_comment(line: str, in_comment: bool) -> bool:
+    """Whether a ``{`` comment is still open at the end of ``line``."""
+    for char in line:
+        if in_comment:
+            in_comment = char != "}"
+        elif char == "{":
+            in_comment = True
+        elif char == ";":
+            break
+    return in_comment
+
+
 _TOKEN_RE = re.compile(r"""
     (?P<ws>\s+)
   | (?P<tag>\[)
@@ -337,12 +426,15 @@ class _Pending:
 class _Reader:
     """Reads a text game by game, collecting every problem instead of stopping at the first."""
 
-    def __init__(self, text: str, rules: str | RuleSet | None, source: str | None) -> None:
+    def __init__(self, text: str, rules: str | RuleSet | None, source: str | None,
+                 continued: set[int] | None = None) -> None:
         self.text = text
         self.default_rules = rules
         self.source = source
         self.problems: list[RecordError] = []
         self.records: list[Record] = []
+        self.continued = continued or set()  # unnumbered lines read as wrapped movetext
+        self.first_on_line = False
 
     def problem(self, reason: str, where: _Token | _Turn | None) -> None:
         line = where.line if where else None
@@ -351,7 +443,9 @@ class _Reader:
 
     def read(self) -> list[Record]:
         cur = _Pending()
+        line = 0
         for tok in _tokens(self.text):
+            self.first_on_line, line = tok.line != line, tok.line
             if tok.kind in ("tag", "badtag"):
                 if cur.started:  # the tags of the next game end this one
                     self.finish(cur)
@@ -494,6 +588,10 @@ class _Reader:
             return
         mover = game.to_move
         reason = _play_turn(game, tok.text)
+        if reason and self.first_on_line and tok.line in self.continued:
+            reason += (f" (line {tok.line} does not start with a move number; it is read as "
+                       "movetext because it follows the moves directly: if it is other text, "
+                       "put a blank line before it)")
         if reason:
             self.problem(f"turn {len(cur.turns) + 1} ({_player(mover)}) {tok.text!r}: {reason}",
                          tok)
@@ -630,9 +728,11 @@ def _settle_result(game: Game, result: str | None, termination: object) -> str |
     return None
 
 
-def loads(text: str, rules: str | RuleSet | None = None, *,
-          source: str | None = None) -> list[Record]:
-    """Read every game in ``text`` (records separated by tags or results).
+def parse(text: str, rules: str | RuleSet | None = None, *,
+          source: str | None = None) -> Parsed:
+    """Read every game in ``text`` (records separated by tags or results), and say which
+    lines were skipped as not movetext (the words around the moves of a text copied from a
+    web page; ``docs/records.md`` says which lines those are).
 
     ``rules`` is used for games that carry neither a ``Rules`` nor a ``Game`` tag (a bare list
     of turns, a Mancala World record). ``source`` (a file name) prefixes error locations.
@@ -640,13 +740,20 @@ def loads(text: str, rules: str | RuleSet | None = None, *,
     """
     if not isinstance(text, str):
         raise RecordError(f"a record is text, not {type(text).__name__}")
-    reader = _Reader(text, rules, source)
+    lines = _movetext_lines(text)
+    reader = _Reader(lines.text, rules, source, lines.continued)
     records = reader.read()
     if reader.problems:
         first = reader.problems[0]
         first.problems = reader.problems
         raise first
-    return records
+    return Parsed(records, lines.skipped)
+
+
+def loads(text: str, rules: str | RuleSet | None = None, *,
+          source: str | None = None) -> list[Record]:
+    """The games of ``text``: :func:`parse` without the skipped lines."""
+    return parse(text, rules, source=source).records
 
 
 def load_one(text: str, rules: str | RuleSet | None = None, *,
@@ -659,14 +766,19 @@ def load_one(text: str, rules: str | RuleSet | None = None, *,
     return records[0]
 
 
-def read_file(path: str | os.PathLike[str], rules: str | RuleSet | None = None) -> list[Record]:
-    """Read every game of a record file (UTF-8)."""
+def parse_file(path: str | os.PathLike[str], rules: str | RuleSet | None = None) -> Parsed:
+    """:func:`parse` a record file (UTF-8); errors name the file."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8-sig")  # a byte-order mark is not movetext
     except UnicodeDecodeError as exc:
         raise RecordError(f"{p} is not UTF-8 text ({exc.reason})") from None
-    return loads(text, rules, source=str(p))
+    return parse(text, rules, source=str(p))
+
+
+def read_file(path: str | os.PathLike[str], rules: str | RuleSet | None = None) -> list[Record]:
+    """Read every game of a record file (UTF-8)."""
+    return parse_file(path, rules).records
 
 
 def write_file(path: str | os.PathLike[str], text: str) -> None:
@@ -689,14 +801,18 @@ def write_file(path: str | os.PathLike[str], text: str) -> None:
 
 
 __all__ = [
+    "Parsed",
     "Record",
     "RecordError",
+    "SkippedLine",
     "dumps",
     "from_json",
     "game_tags",
     "load_one",
     "loads",
     "movetext",
+    "parse",
+    "parse_file",
     "read_file",
     "score_text",
     "to_json",

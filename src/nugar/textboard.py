@@ -22,10 +22,9 @@ _LAST_STYLE = "reverse"
 
 
 def player_name(game: Game, player: int) -> str:
-    """How the terminal names a player: Black/White in alignment games, first/second else."""
-    if game.rules.family == "alignment":
-        return f"{'Black' if player == 1 else 'White'} ({BLACK if player == 1 else WHITE})"
-    return "South (first)" if player == 1 else "North (second)"
+    """How the terminal names a player: the family's name (``game.player_name``), e.g.
+    Black/White in alignment games, South/North in sowing games."""
+    return game.player_name(player)
 
 
 def status_line(game: Game) -> Text:
@@ -92,9 +91,10 @@ def _render_alignment(game: AlignmentGame) -> list[Text]:
         lines.append(line)
     lines.append(Text(" " * (width + 1) + files, style="dim"))
     hands, board = game.in_hand, game.on_board
+    glyphs = {1: BLACK, 2: WHITE}
     lines.append(Text("; ".join(
-        f"{player_name(game, p)}: {hands[p - 1]} in hand, {board[p - 1]} on the board"
-        for p in (1, 2))))
+        f"{glyphs[p]} {game.player_label(p)}: {hands[p - 1]} in hand, {board[p - 1]} on the "
+        "board" for p in (1, 2))))
     return lines
 
 
@@ -122,13 +122,15 @@ def _render_sowing(game: SowingGame) -> list[Text]:
     for k in range(1, pits + 1):
         south.append(hole(1, k, holes1[k - 1]))
     stores = Text(f"({store2:>{width}})" + " " * (cell * pits + 1) + f"({store1:>{width}})")
+    first, second = game.player_name(1), game.player_name(2)
     return [
-        labels(list(range(pits, 0, -1))).append("  North's holes"),
+        labels(list(range(pits, 0, -1))).append(f"  {second}'s holes"),
         north,
-        stores.append("  stores: North left, South right"),
+        stores.append(f"  {second}'s store {store2} on the left, {first}'s store {store1} on "
+                      "the right"),
         south,
-        labels(list(range(1, pits + 1))).append("  South's holes"),
-        Text(f"Stores: South {store1}, North {store2}"),
+        labels(list(range(1, pits + 1))).append(f"  {first}'s holes"),
+        Text(f"Score: {game.player_label(1)} {store1}, {game.player_label(2)} {store2}"),
     ]
 
 

@@ -16,13 +16,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .agents import AGENT_NAMES, LEVELS, make_agent
+from .agents import AGENT_NAMES, DEFAULT_LEVEL, LEVELS, TOP_LEVEL, make_agent
 from .base import Agent, Analysis, Limits
 from .simple import GreedyAgent, RandomAgent
 
 __all__ = [
     "AGENT_NAMES",
+    "DEFAULT_LEVEL",
     "LEVELS",
+    "TOP_LEVEL",
     "Agent",
     "Analysis",
     "GreedyAgent",

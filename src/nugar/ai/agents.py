@@ -87,6 +87,13 @@ LEVEL_TABLE: dict[str, dict[int, str]] = {
 #: the levels of Dara, the table shown when no game is named
 LEVELS: dict[int, str] = LEVEL_TABLE["Dara"]
 
+#: the strongest level, the one that plays with all of the time given (the engine's default)
+TOP_LEVEL: int = max(LEVELS)
+
+#: the level people meet when they name none: in the terminal (``nugar play``), on the web
+#: page and as the Gymnasium environment's opponent. A middle level (docs/ai.md says why).
+DEFAULT_LEVEL: int = 4
+
 #: the share of a time limit the exact solver of a level may use before the level's
 #: search decides instead; at 0.2 s the rest still searches more than level 7's budget
 SPECIAL_SHARE = 0.85

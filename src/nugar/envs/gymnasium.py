@@ -22,7 +22,7 @@ import numpy as np
 from gymnasium import spaces
 from numpy.typing import NDArray
 
-from ..ai import Agent, Limits, make_agent
+from ..ai import DEFAULT_LEVEL, Agent, Limits, make_agent
 from ..errors import IllegalMoveError
 from ..rules import RuleSet, new_game, parse_rules
 from ..rules.base import Game
@@ -36,7 +36,8 @@ class NugarEnv(gym.Env[Obs, np.int64]):
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012
 
-    def __init__(self, rules: str | RuleSet = "dara", opponent: str | Agent = "level:1",
+    def __init__(self, rules: str | RuleSet = "dara",
+                 opponent: str | Agent = f"level:{DEFAULT_LEVEL}",
                  player: int = 1, opponent_limits: Limits | None = None,
                  illegal_action: str = "lose", render_mode: str | None = None) -> None:
         if player not in (1, 2):

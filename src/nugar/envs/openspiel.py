@@ -177,7 +177,9 @@ class NugarObserver:
         self.dict["observation"][...] = self.encoder.observe(state.nugar_game, player + 1)
 
     def string_from(self, state: NugarSpielState, player: int) -> str:
-        return f"player {player + 1} observes; to move: {state.current_player() + 1}\n{state}"
+        game = state.nugar_game
+        mover = "nobody (game over)" if game.is_over else game.player_name(game.to_move)
+        return f"{game.player_name(player + 1)} observes; to move: {mover}\n{state}"
 
 
 def _register() -> None:

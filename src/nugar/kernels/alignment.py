@@ -1,9 +1,9 @@
 """Compiled rules of the alignment family (Dara, Dala): drops, steps, threes, captures, ends.
 
-Every alignment rule and option of the rules contract (``RULES.md``, "Alignment family") is
-decided here, once; ``nugar.rules.alignment.AlignmentGame`` and the search and simulators call
-these functions. Sources of the rules: ``dara-wikipedia.txt``, ``dara-rule-sheet.txt`` and
-``dala-wikipedia.txt``.
+Every alignment rule and option of the rules page (``nugar/docs/rules.md``, "Alignment
+family") is decided here, once; ``nugar.rules.alignment.AlignmentGame`` and the search and
+simulators call these functions. Sources of the rules: the Wikipedia articles "Dara (game)" and
+"Dala (game)" and the rule sheet of a commercial Dara set.
 
 Layout (see ``docs/architecture.md``): the state is the common header followed by the fields
 ``ST_HAND1`` ... ``ST_BOARD``; occupancy is one bitboard per player in ``W`` words of 63 bits
@@ -115,7 +115,7 @@ def make_params(options: AlignmentOptions) -> IntArray:
     p[P_LOSS_AT] = options.loss_at
     p[P_REPETITION] = options.repetition or 0
     p[P_QUIET] = options.quiet_limit or 0
-    # centre: rows floor(R/2) and floor(R/2)+1, columns likewise, counted from 1 (RULES.md)
+    # centre: rows floor(R/2) and floor(R/2)+1, columns likewise, counted from 1 (rules page)
     k = 0
     for r1 in (rows // 2, rows // 2 + 1):
         for c1 in (cols // 2, cols // 2 + 1):
@@ -265,7 +265,7 @@ def _forms_by_leaving(params: IntArray, state: IntArray, player: int, origin: in
 
 @kernel
 def in_drop_phase(state: IntArray) -> bool:
-    """The drop phase lasts until the second player's hand is empty (RULES.md, Phases)."""
+    """The drop phase lasts until the second player's hand is empty (rules page, phases)."""
     return bool(state[ST_HAND2] > 0)
 
 
@@ -677,8 +677,9 @@ def empty_state(params: IntArray) -> IntArray:
 
 @kernel
 def finish_setup(params: IntArray, state: IntArray) -> None:
-    """Complete a state whose board, hands, player to move and last steps were filled in:
-    count pieces, compute the key, and decide a piece-count loss or a blocked player."""
+    """Complete a state whose board, hands, player to move, owed capture, quiet counter and
+    last steps were filled in: count pieces, compute the key, and decide the endings a turn's
+    end decides, in its order (piece count, ``quiet_limit``, blocked player)."""
     n = params[P_N]
     for player in range(1, 3):
         on = 0
@@ -689,8 +690,13 @@ def finish_setup(params: IntArray, state: IntArray) -> None:
     state[ST_KEY] = compute_key(params, state)
     state[ST_OUTCOME] = OUTCOME_RUNNING
     state[ST_REASON] = 0
-    if not _check_pieces(params, state, 3 - state[ST_TO_MOVE]):
-        start_turn(params, state)
+    if _check_pieces(params, state, 3 - state[ST_TO_MOVE]):
+        return
+    limit = params[P_QUIET]
+    if limit > 0 and state[ST_QUIET] >= limit and state[ST_PENDING] == 0:
+        _finish(state, OUTCOME_DRAW, REASON_QUIET_LIMIT)
+        return
+    start_turn(params, state)
 
 
 @kernel
@@ -714,7 +720,7 @@ def note_position(params: IntArray, state: IntArray, history: IntArray, count: i
     the last drop or capture can be equal (pieces on the board and in hand never come back),
     and ``ST_QUIET`` counts exactly the turns since then, so older keys are dropped: the count
     restarts at the first turn after each such change. The check comes before ``quiet_limit``
-    and the blocked rule (RULES.md), so it overrides an ending they just recorded.
+    and the blocked rule (rules page), so it overrides an ending they just recorded.
     """
     if state[ST_PENDING] != 0:
         return count

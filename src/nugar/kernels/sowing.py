@@ -1,4 +1,4 @@
-"""Compiled rules of the sowing family: Kalah and Dracala (RULES.md, "Sowing family").
+"""Compiled rules of the sowing family: Kalah and Dracala (rules page nugar/docs/rules.md).
 
 Layout (``docs/architecture.md``): the state is the common header, then the ``2P + 2`` cells
 of the usual Kalah array (first player's holes 1..P, his store, second player's holes 1..P,
@@ -12,7 +12,7 @@ last partial lap of ``1..L`` seeds. Working in cells numbered from the mover's o
 2P+1 which is never sown) makes the result of a step a little arithmetic, which the Dracala
 filter uses to rate every step without playing it.
 
-Rules of Dracala follow ``dracala-mancala-world.txt``: captures are the seeds a step puts into
+Rules of Dracala follow the Mancala World page "Dracala": captures are the seeds a step puts into
 the mover's store; only maximal captures are legal, then bonus-giving steps, then the rightmost
 of those (not on the very first step of the game); a store with more than half of all seeds
 loses at once.
@@ -293,7 +293,7 @@ def step_captures(params: IntArray, state: IntArray, captures: IntArray,
                   bonus: IntArray) -> None:
     """For each hole of the player to move: ``captures[h]`` = seeds a step from hole ``h + 1``
     would put into his store (-1 for an empty hole), ``bonus[h]`` = 1 if it gives a bonus
-    step. Leftovers of a game ending on that step are not counted (RULES.md, Dracala)."""
+    step. Leftovers of a game ending on that step are not counted (rules page, Dracala)."""
     pits = params[P_PITS]
     mover = state[ST_TO_MOVE]
     mb = 0 if mover == 1 else pits + 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .base import Game, Move, Outcome, perft
 from .options import (
     PRESETS,
@@ -30,6 +32,46 @@ def new_game(rules: str | RuleSet = "dara") -> Game:
     return SowingGame(rule_set)
 
 
+def from_position(text: str) -> Game:
+    """A game set up from a position text, as ``Game.position_text()`` writes it (format:
+    ``docs/records.md``, "Positions"). The game has no move history: ``undo`` finds nothing
+    to take back. Bad text raises a ``NugarError`` (a ``ValueError``) saying what is wrong.
+
+    >>> g = from_position("dara ....../....../..b.../...w../...... b hand=11,11")
+    >>> g.to_move, g.score, [str(m) for m in g.legal_moves()][:3]
+    (1, (12, 12), ['a1', 'b1', 'c1'])
+    >>> from_position(g.position_text()) == g
+    True
+    """
+    from ..errors import NugarError
+
+    if not isinstance(text, str):
+        raise NugarError(f"a position is given as text, not {type(text).__name__}")
+    m = _POSITION_RE.match(text)
+    if m is None or not (m.group(2) or "").strip():
+        raise NugarError("a position text is the rule set, the board and the player to move, "
+                         "e.g. 'kalah 4,4,4,4,4,4:0/4,4,4,4,4,4:0 s' or 'dara ....../....../"
+                         "..b.../...w../...... b hand=11,11'")
+    rule_set = parse_rules(m.group(1))
+    game_class: type[Game]
+    if rule_set.family == "alignment":
+        from .alignment import AlignmentGame
+
+        game_class = AlignmentGame
+    else:
+        from .sowing import SowingGame
+
+        game_class = SowingGame
+    try:
+        return game_class._read_position(rule_set, m.group(2).lower().split())
+    except NugarError as exc:
+        raise type(exc)(f"position text for {rule_set.text}: {exc}") from None
+
+
+# the rule set (which may hold spaces inside its parentheses), then the other fields
+_POSITION_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*\s*(?:\([^()]*\))?)(\s.*)?$", re.S)
+
+
 __all__ = [
     "PRESETS",
     "AlignmentOptions",
@@ -39,6 +81,7 @@ __all__ = [
     "Preset",
     "RuleSet",
     "SowingOptions",
+    "from_position",
     "new_game",
     "parse_rules",
     "perft",

@@ -20,17 +20,20 @@ from ..kernels.common import (
     OUTCOME_FIRST,
     OUTCOME_RUNNING,
     REASON_NAMES,
+    REASON_REPETITION,
     ST_KEY,
     ST_OUTCOME,
     ST_REASON,
     ST_TO_MOVE,
 )
 from ..notation import FILES, parse_square, square_name
-from .base import Game, Move, Outcome
-from .options import AlignmentOptions, Family, RuleSet
+from .base import Game, Move, Outcome, position_fields, whole_number
+from .options import AlignmentOptions, Family, RuleSet, player_name
 
 SYMBOLS = {0: ".", 1: "X", 2: "O"}
-COLOUR_NAMES = {1: "Black", 2: "White"}
+#: the squares of a position text: b for Black (first player), w for White, . empty
+POSITION_SYMBOLS = {0: ".", 1: "b", 2: "w"}
+_FROM_SYMBOL = {ch: p for p, ch in POSITION_SYMBOLS.items()}
 _DIRECTION_OF = {(0, 1): 0, (1, 0): 1, (0, -1): 2, (-1, 0): 3}
 
 
@@ -77,7 +80,8 @@ class AlignmentGame(Game):
     @classmethod
     def from_diagram(cls, rules: RuleSet | str, diagram: str, to_move: int = 1,
                      in_hand: tuple[int, int] = (0, 0),
-                     last_steps: tuple[str | None, str | None] = (None, None)) -> AlignmentGame:
+                     last_steps: tuple[str | None, str | None] = (None, None), *,
+                     capture: bool = False, quiet: int = 0) -> AlignmentGame:
         """A game starting from an ASCII board.
 
         ``diagram`` has one line per row, the top line being the highest row number; each
@@ -85,7 +89,10 @@ class AlignmentGame(Game):
         (spaces between them are ignored, blank lines too). ``in_hand`` gives the pieces each
         player still holds (the drop phase lasts while the second player holds some);
         ``last_steps`` each player's previous step such as ``"c3-c4"`` (for ``no_return``).
-        A position that is already decided (too few pieces, a blocked player) starts ended.
+        ``capture=True``: the player to move has formed a three and owes a capture now;
+        ``quiet``: the ``quiet_limit`` counter (move-phase turns since the last capture).
+        A position that is already decided (too few pieces, ``quiet`` at the limit, a blocked
+        player) starts ended.
 
         >>> g = AlignmentGame.from_diagram("dara", '''
         ...     . . . . . .
@@ -119,8 +126,8 @@ class AlignmentGame(Game):
             for col, ch in enumerate(line):
                 owner = {"X": 1, "O": 2, ".": 0}.get(ch.upper())
                 if owner is None:
-                    raise NugarError(f"diagram row {row + 1} has {ch!r}; use X (first "
-                                     "player), O (second player) or . (empty)")
+                    raise NugarError(f"diagram row {row + 1} has {ch!r}; use X (Black, "
+                                     "first), O (White, second) or . (empty)")
                 counts[owner] += 1
                 if owner:
                     sq = row * cols + col
@@ -130,8 +137,9 @@ class AlignmentGame(Game):
         for player in (1, 2):
             state[K.ST_HAND1 + player - 1] = in_hand[player - 1]
             if counts[player] + in_hand[player - 1] > pieces:
-                raise NugarError(f"player {player} has {counts[player]} pieces on the board and "
-                                 f"{in_hand[player - 1]} in hand, more than pieces={pieces}")
+                raise NugarError(f"{game.player_name(player)} has {counts[player]} pieces on the "
+                                 f"board and {in_hand[player - 1]} in hand, more than "
+                                 f"pieces={pieces}")
         for player, text in zip((1, 2), last_steps, strict=True):
             if text is None:
                 continue
@@ -140,13 +148,45 @@ class AlignmentGame(Game):
                 raise NugarError(f"a last step is written like 'c3-c4', not {text!r}")
             origin, target = (game._square(s) for s in move.squares)
             if not K.owns(game.params, state, player, target):
-                raise NugarError(f"last step {text} of player {player}: no piece of his on "
-                                 f"{move.squares[1]}")
+                raise NugarError(f"last step {text} of {game.player_name(player)}: no "
+                                 f"{game.player_name(player)} piece on {move.squares[1]}")
             state[K.ST_LAST1 + 2 * (player - 1)] = origin
             state[K.ST_LAST1 + 2 * (player - 1) + 1] = target
+        game._check_quiet_and_capture(state, quiet, capture)
+        state[K.ST_QUIET] = quiet
+        state[K.ST_PENDING] = 1 if capture else 0
         K.finish_setup(game.params, state)
+        if capture and (state[ST_OUTCOME] != OUTCOME_RUNNING
+                        or K.legal_actions(game.params, state, game._buf) == 0):
+            raise NugarError(f"{game.player_name(to_move)} cannot owe a capture here: no "
+                             f"{game.player_name(3 - to_move)} piece may be taken")
         game._start(state)
         return game
+
+    def _check_quiet_and_capture(self, state: K.IntArray, quiet: int, capture: bool) -> None:
+        """The checks of :meth:`from_diagram` on its ``quiet`` and ``capture`` arguments."""
+        limit = self.options.quiet_limit
+        if isinstance(quiet, bool) or not isinstance(quiet, int) or quiet < 0:
+            raise NugarError(f"the quiet counter must be a whole number >= 0, not {quiet!r}")
+        if limit is not None and quiet > limit - (1 if capture else 0):
+            most = f"{limit - 1} while a capture is owed" if capture else str(limit)
+            raise NugarError(f"the quiet counter is at most {most} (quiet_limit={limit}), "
+                             f"not {quiet}")
+        drop_phase = bool(state[K.ST_HAND2] > 0)
+        if quiet and drop_phase:
+            raise NugarError(f"the quiet counter starts with the move phase, but "
+                             f"{self.player_name(2)} still has pieces in hand")
+        if not capture:
+            return
+        mover = int(state[ST_TO_MOVE])
+        if drop_phase and not self.options.drop_capture:
+            raise NugarError("no capture can be owed in the drop phase of a game with "
+                             "drop_capture=off")
+        if not any(K.owns(self.params, state, mover, sq) and K.in_three(self.params, state,
+                                                                        mover, sq)
+                   for sq in range(self._n)):
+            raise NugarError(f"{self.player_name(mover)} owes a capture only after forming a "
+                             f"three, and has none on the board")
 
     def diagram(self) -> str:
         """The board as :meth:`from_diagram` reads it (highest row first, no coordinates)."""
@@ -155,6 +195,126 @@ class AlignmentGame(Game):
             out.append(" ".join(SYMBOLS[self.owner(row * self.cols + c)]
                                 for c in range(self.cols)))
         return "\n".join(out)
+
+    # --- position text (Game.position_text, nugar.from_position) ----------------------------
+    def _owners(self) -> list[int]:
+        """Who is on each square (0, 1 or 2), read off the bitboards in one pass."""
+        words = int(self.params[K.P_W])
+        out = [0] * self._n
+        for player in (1, 2):
+            base = K.ST_BOARD + (player - 1) * words
+            for k in range(words):
+                word = int(self.state[base + k])
+                while word:
+                    low = word & -word
+                    out[63 * k + low.bit_length() - 1] = player
+                    word ^= low
+        return out
+
+    def _live_last_step(self, player: int) -> str | None:
+        """``player``'s last step where ``no_return`` can still forbid its way back: his piece
+        still stands on its target (once it is taken, the step restricts nothing)."""
+        i = K.ST_LAST1 + 2 * (player - 1)
+        origin, target = int(self.state[i]), int(self.state[i + 1])
+        if origin < 0 or not K.owns(self.params, self.state, player, target):
+            return None
+        return f"{self._name(origin)}-{self._name(target)}"
+
+    def _position_fields(self) -> list[str]:
+        owners = self._owners()
+        cols = self.cols
+        rows = ["".join(POSITION_SYMBOLS[owners[row * cols + c]] for c in range(cols))
+                for row in range(self.rows - 1, -1, -1)]
+        h1, h2 = self.in_hand
+        fields = ["/".join(rows), POSITION_SYMBOLS[self.to_move], f"hand={h1},{h2}"]
+        if self.capture_pending:
+            fields.append("capture")
+        if self.options.quiet_limit is not None and self.quiet_turns:
+            fields.append(f"quiet={self.quiet_turns}")
+        if self.options.no_return:
+            steps = [self._live_last_step(player) for player in (1, 2)]
+            if any(steps):
+                fields.append("last=" + ",".join(step or "-" for step in steps))
+        return fields
+
+    @classmethod
+    def _setup_position(cls, rules: RuleSet, fields: list[str]) -> AlignmentGame:
+        options = rules.options
+        assert isinstance(options, AlignmentOptions)
+        names = {p: player_name("alignment", p) for p in (1, 2)}
+        symbols = ", ".join(f"{POSITION_SYMBOLS[p]} ({names[p]})" for p in (1, 2))
+        if len(fields) < 2:
+            raise NugarError(f"after the rule set come the board, its rows joined by '/' from "
+                             f"the highest, and the player to move ({symbols})")
+        board, mover, *rest = fields
+        rows = board.split("/")
+        if len(rows) != options.rows:
+            raise NugarError(f"the board has {len(rows)} rows; {rules.text} has {options.rows} "
+                             "(rows joined by '/', the highest row first)")
+        lines = []
+        for i, row in enumerate(rows):
+            number = options.rows - i
+            if len(row) != options.cols:
+                raise NugarError(f"board row {number} {row!r} has {len(row)} squares; "
+                                 f"{rules.text} has {options.cols} columns")
+            bad = [ch for ch in row if ch not in _FROM_SYMBOL]
+            if bad:
+                raise NugarError(f"board row {number} {row!r} has {bad[0]!r}; a square is "
+                                 f"{symbols} or . (empty)")
+            lines.append("".join(SYMBOLS[_FROM_SYMBOL[ch]] for ch in row))
+        to_move = _FROM_SYMBOL.get(mover, 0)
+        if not to_move:
+            raise NugarError(f"the player to move is {symbols}, not {mover!r}")
+        given = position_fields(rest, {"hand": "hand=12,12", "capture": "capture",
+                                       "quiet": "quiet=10", "last": "last=c3-c4,-"})
+        hand = (0, 0)
+        if "hand" in given:
+            parts = given["hand"].split(",")
+            if len(parts) != 2:
+                raise NugarError(f"hand= gives the pieces in hand of {names[1]} and {names[2]}, "
+                                 f"e.g. hand=12,12, not hand={given['hand']}")
+            hand = (whole_number(parts[0], "a hand"), whole_number(parts[1], "a hand"))
+        quiet = 0
+        if "quiet" in given:
+            if options.quiet_limit is None:
+                raise NugarError(f"quiet= counts turns towards a quiet_limit, which {rules.text} "
+                                 "does not have")
+            quiet = whole_number(given["quiet"], "quiet")
+        last: tuple[str | None, str | None] = (None, None)
+        if "last" in given:
+            if not options.no_return:
+                raise NugarError(f"last= matters only under no_return, which {rules.text} has "
+                                 "off")
+            steps = given["last"].split(",")
+            if len(steps) != 2 or not all(steps):
+                raise NugarError(f"last= gives the last steps of {names[1]} and {names[2]}, "
+                                 f"'-' for none, e.g. last=c3-c4,-, not last={given['last']}")
+            last = (None if steps[0] == "-" else steps[0], None if steps[1] == "-" else steps[1])
+            if hand[1] > 0 and any(last):
+                raise NugarError("no step has been made during the drop phase (while "
+                                 f"{names[2]} still has pieces in hand)")
+        return cls.from_diagram(rules, "\n".join(lines), to_move, hand, last,
+                                capture="capture" in given, quiet=quiet)
+
+    def _impose_outcome(self, outcome: Outcome) -> bool:
+        derived = self.outcome
+        if self.capture_pending or self._resigned is not None:
+            return False
+        if (outcome == Outcome(None, "repetition") and self.options.repetition is not None
+                and (derived is None or derived.reason in ("quiet_limit", "blocked"))):
+            # repetition comes before quiet_limit and the blocked rule (rules page, "End of
+            # the game"), so it can end a game that they would end too
+            self.state[ST_OUTCOME] = OUTCOME_DRAW
+            self.state[ST_REASON] = REASON_REPETITION
+            return True
+        if outcome == Outcome(None, "blocked") and derived is None:
+            # both blocked in a row: the turn before was a pass, and this player is blocked
+            self.state[K.ST_PASSED] = 1
+            K.start_turn(self.params, self.state)
+            if self.outcome == outcome:
+                return True
+            self.state[K.ST_PASSED] = 0
+        return False
 
     # --- position --------------------------------------------------------------------------
     def owner(self, sq: int) -> int:
@@ -180,7 +340,7 @@ class AlignmentGame(Game):
 
     @property
     def in_drop_phase(self) -> bool:
-        """True while the second player still holds pieces (RULES.md, Phases)."""
+        """True while the second player still holds pieces (rules page, phases)."""
         return bool(self.state[K.ST_HAND2] > 0)
 
     @property
@@ -291,6 +451,114 @@ class AlignmentGame(Game):
         h1, h2 = self.in_hand
         return on1 + h1, on2 + h2
 
+    # --- why a move is refused (error path only) ------------------------------------------------
+    def _runs(self, player: int, sq: int, skip: int = -1) -> tuple[int, int]:
+        """Lengths of ``player``'s row and column lines through ``sq`` with his piece assumed
+        there and the square ``skip`` counted as empty."""
+        row0, col0 = divmod(sq, self.cols)
+        lengths = []
+        for d_row, d_col in ((0, 1), (1, 0)):
+            length = 1
+            for sign in (1, -1):
+                row, col = row0 + sign * d_row, col0 + sign * d_col
+                while (0 <= row < self.rows and 0 <= col < self.cols
+                       and row * self.cols + col != skip
+                       and self.owner(row * self.cols + col) == player):
+                    length += 1
+                    row, col = row + sign * d_row, col + sign * d_col
+            lengths.append(length)
+        return lengths[0], lengths[1]
+
+    def _centre_squares(self) -> list[int]:
+        return [int(c) for c in self.params[K.P_CENTRE:K.P_CENTRE + 4] if c >= 0]
+
+    def _why_illegal(self, move: Move) -> str:
+        player = self.to_move
+        me, other = self.player_name(player), self.player_name(3 - player)
+        if self.capture_pending:
+            if move.kind != "capture":
+                return f"{me} formed a three and must first capture a {other} piece"
+            name = move.squares[0]
+            owner = self.piece_at(name)
+            if owner == 0:
+                return f"there is no piece on {name} to capture"
+            if owner == player:
+                return f"{name} holds {me}'s own piece; capture a {other} piece"
+            if 3 in self._runs(owner, self._square(name)):
+                return (f"the {other} piece on {name} stands in a three and is protected "
+                        "(protect_threes=on)")
+            return ""
+        if move.kind == "capture":
+            return f"there is nothing to capture, as {me} has not just formed a three"
+        if move.kind == "pass":
+            count = len(self.legal_moves())
+            return (f"{me} may pass only when blocked, and has {count} legal "
+                    f"move{'s' if count != 1 else ''}")
+        if move.kind == "drop":
+            return self._why_drop_illegal(player, move.squares[0])
+        if move.kind == "step":
+            return self._why_step_illegal(player, *move.squares)
+        return ""
+
+    def _why_drop_illegal(self, player: int, name: str) -> str:
+        me = self.player_name(player)
+        if not self.in_drop_phase:
+            return (f"the drop phase is over ({self.player_name(2)} has no piece left in hand), "
+                    "so a piece steps to a neighbouring empty square instead")
+        if self.in_hand[player - 1] == 0:
+            return f"{me} has no piece left in hand"
+        sq = self._square(name)
+        owner = self.owner(sq)
+        if owner:
+            return f"{name} is occupied (by a {self.player_name(owner)} piece)"
+        centre = self._centre_squares()
+        dropped = 2 * self.options.pieces - sum(self.in_hand)
+        if (self.options.centre_first and dropped < 4 and sq not in centre
+                and any(self.owner(c) == 0 for c in centre)):
+            names = ", ".join(self._name(c) for c in centre)
+            return f"the centre squares {names} must be filled first (centre_first=on)"
+        length = max(self._runs(player, sq))
+        limit = self.options.drop_limit
+        if (limit == "no_four" and length >= 4) or (limit == "no_three" and length >= 3):
+            return f"a drop on {name} would make {_line(length)} (drop_limit={limit})"
+        return ""
+
+    def _why_step_illegal(self, player: int, origin_name: str, target_name: str) -> str:
+        me = self.player_name(player)
+        if self.in_drop_phase:
+            left = int(self.state[K.ST_HAND2])
+            return (f"it is still the drop phase ({self.player_name(2)} has {left} "
+                    f"piece{'s' if left != 1 else ''} in hand), and steps come only after it")
+        origin, target = self._square(origin_name), self._square(target_name)
+        owner = self.owner(origin)
+        if owner == 0:
+            return f"there is no piece on {origin_name}"
+        if owner != player:
+            return f"the piece on {origin_name} is {self.player_name(owner)}'s, not {me}'s"
+        occupant = self.owner(target)
+        if occupant:
+            return f"{target_name} is occupied (by a {self.player_name(occupant)} piece)"
+        last = K.ST_LAST1 + 2 * (player - 1)
+        if (self.options.no_return and int(self.state[last]) == target
+                and int(self.state[last + 1]) == origin):
+            return (f"the piece on {origin_name} just came from {target_name} and may not step "
+                    "straight back (no_return=on)")
+        length = max(self._runs(player, target, skip=origin))
+        if self.options.long_lines == "forbidden" and length > 3:
+            return (f"{origin_name}-{target_name} would make {_line(length)} "
+                    "(long_lines=forbidden)")
+        return ""
+
+    def _why_turn_ended(self) -> str:
+        move, mover = self._moves[-1], self._movers[-1]
+        if move.kind not in ("drop", "step"):
+            return ""
+        if 3 not in self._runs(mover, self._square(move.squares[-1])):
+            return f"{move} formed no three"
+        if move.kind == "drop" and not self.options.drop_capture:
+            return "a three made by a drop captures nothing (drop_capture=off)"
+        return f"every {self.player_name(3 - mover)} piece was protected"
+
     def __str__(self) -> str:
         cols = self.cols
         width = len(str(self.rows))
@@ -301,14 +569,21 @@ class AlignmentGame(Game):
             lines.append(f"{row + 1:>{width}} {cells} {row + 1}")
         lines.append(letters)
         h1, h2 = self.in_hand
-        lines.append(f"in hand: X {h1}, O {h2}")
+        lines.append(f"{SYMBOLS[1]} {self.player_label(1)}, {SYMBOLS[2]} {self.player_label(2)}; "
+                     f"in hand: {self.player_name(1)} {h1}, {self.player_name(2)} {h2}")
         outcome = self.outcome
         if outcome is not None:
             lines.append(f"game over: {outcome}")
         else:
             mover = self.to_move
             what = " (must capture)" if self.capture_pending else ""
-            lines.append(f"to move: {SYMBOLS[mover]} ({COLOUR_NAMES[mover]}){what}")
+            lines.append(f"to move: {self.player_name(mover)}{what}")
         turns = self.turns()
         lines.append(f"last move: {turns[-1] if turns else '-'}")
         return "\n".join(lines)
+
+
+def _line(length: int) -> str:
+    """``"three in a row"``, ``"a line of four"``: the words of a line's length."""
+    words = {3: "three", 4: "four", 5: "five", 6: "six"}.get(length, str(length))
+    return "three in a row" if length == 3 else f"a line of {words}"

@@ -13,9 +13,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from ..errors import IllegalMoveError, InvalidMoveError, RulesError
+from ..errors import IllegalMoveError, InvalidMoveError, NugarError, RulesError
 from ..notation import join_turn, normalize, split_turn
-from .options import PRESETS, Family, RuleSet, parse_rules
+from .options import PRESETS, Family, RuleSet, parse_rules, player_label, player_name
 
 MoveKind = Literal["drop", "step", "capture", "pass", "sow"]
 
@@ -169,6 +169,25 @@ class Game(ABC):
     def __str__(self) -> str:
         """A readable text board."""
 
+    def _why_illegal(self, move: Move) -> str:
+        """Why ``move`` (which exists on this board) is not legal now, in a few words; called
+        only on the error path of :meth:`play`. A family overrides it; ``""``: no reason known."""
+        return ""
+
+    def _why_turn_ended(self) -> str:
+        """Why the last move ended its player's turn (for a turn text that goes on after it);
+        ``""``: no reason known."""
+        return ""
+
+    # --- names -----------------------------------------------------------------------------
+    def player_name(self, player: int) -> str:
+        """How texts name player 1 or 2: Black/White (alignment), South/North (sowing)."""
+        return player_name(self.family, player)
+
+    def player_label(self, player: int) -> str:
+        """The name with the place in the order of play, e.g. ``"South (first)"``."""
+        return player_label(self.family, player)
+
     # --- moves -----------------------------------------------------------------------------
     def parse_move(self, text: str | Move) -> Move:
         """Parse one move text and check that it can exist on this board (not that it is legal)."""
@@ -233,12 +252,15 @@ class Game(ABC):
         if outcome is not None:
             raise IllegalMoveError(f"{move} cannot be played: the game is over ({outcome})")
         if mover is not None and self.to_move != mover:
+            why = self._why_turn_ended()
             raise IllegalMoveError(
-                f"turn {whole!r} cannot continue with {move}: the turn of player {mover} "
-                "ended before it")
+                f"turn {whole!r} cannot continue with {move}: {self.player_name(mover)}'s turn "
+                f"ended with {self._moves[-1]}{f', as {why}' if why else ''}")
         if move not in self.legal_moves():
             where = f" (in turn {whole!r})" if whole is not None else ""
-            raise IllegalMoveError(f"{move} is not legal here{where}; {self._legal_text()}")
+            why = self._why_illegal(move)
+            raise IllegalMoveError(f"{move} is not legal here{where}{f': {why}' if why else ''}; "
+                                   f"{self._legal_text()}")
 
     def _legal_text(self) -> str:
         """What may be played now, for error messages."""
@@ -246,7 +268,7 @@ class Game(ABC):
         if outcome is not None:
             return f"the game is over ({outcome})"
         moves = ", ".join(str(m) for m in self.legal_moves()) or "nothing"
-        return f"player {self.to_move} may play: {moves}"
+        return f"{self.player_name(self.to_move)} may play: {moves}"
 
     def undo(self) -> Move | None:
         """Take back the last move (or a resignation or agreed draw); returns the move taken
@@ -337,6 +359,85 @@ class Game(ABC):
             raise IllegalMoveError(f"cannot agree a draw: the game is over ({self.outcome})")
         self._resigned = Outcome(None, "agreement")
 
+    # --- positions -------------------------------------------------------------------------
+    def position_text(self) -> str:
+        """The position as one line of text, to share it or set it up again with
+        ``nugar.from_position`` (format: ``docs/records.md``, "Positions").
+
+        It holds the rule set and everything that decides the legal moves and the outcome
+        from here on: the board (holes and stores), pieces in hand, the player to move, an
+        owed capture, the quiet counter (under a ``quiet_limit``), the last steps (under
+        ``no_return``), Dracala's first-step exemption, the last capturer (under
+        ``leftovers=last_capturer``), and the result of a finished game. It does not hold
+        the moves that led here, nor the earlier positions the repetition rule counts.
+
+        >>> from nugar import new_game
+        >>> g = new_game("kalah(pits=3,seeds=2)")
+        >>> g.play("3")
+        >>> g.position_text()
+        'kalah(pits=3,seeds=2) 2,2,0:1/3,2,2:0 n'
+        """
+        parts = [self.rules.text, *self._position_fields()]
+        outcome = self.outcome
+        if outcome is not None:
+            parts.append(f"result={outcome.result}:{outcome.reason}")
+        return " ".join(parts)
+
+    @abstractmethod
+    def _position_fields(self) -> list[str]:
+        """The fields of :meth:`position_text` after the rule set, the result left out."""
+
+    @classmethod
+    @abstractmethod
+    def _setup_position(cls, rules: RuleSet, fields: list[str]) -> Game:
+        """A game set up from the fields of a position text after the rule set (the result
+        left out); ``NugarError`` saying what is wrong."""
+
+    def _impose_outcome(self, outcome: Outcome) -> bool:
+        """End a game just set up from a position with ``outcome``, which the position alone
+        does not decide but the rules could have reached there (alignment: a repetition, both
+        players blocked); ``False`` where they could not."""
+        return False
+
+    @classmethod
+    def _read_position(cls, rules: RuleSet, fields: list[str]) -> Game:
+        """The game of a position text's fields (after the rule set), its result applied."""
+        result: Outcome | None = None
+        rest = []
+        for item in fields:
+            if item.startswith("result="):
+                if result is not None:
+                    raise NugarError("result= is given twice")
+                result = _parse_result(item[len("result="):])
+            else:
+                rest.append(item)
+        game = cls._setup_position(rules, rest)
+        derived = game.outcome
+        if result is None or result == derived:
+            return game
+        if derived is None and result.reason in ("resigned", "agreement"):
+            game._resigned = result
+            return game
+        if game._impose_outcome(result):
+            return game
+        now = "is still running" if derived is None else f"is over: {derived}"
+        raise NugarError(f"result={result.result}:{result.reason} does not fit the position, "
+                         f"which by the rules {now}")
+
+    def __eq__(self, other: object) -> bool:
+        """Games are equal when their positions are (:meth:`position_text`): the same rule set,
+        board, hands or stores, player to move, and everything else that decides the game from
+        here; how they got there (move history, the repetition record) does not count."""
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self.position_text() == other.position_text()
+
+    def __hash__(self) -> int:
+        """The hash of the position, so that equal games hash alike. A game changes as it is
+        played, and its hash with it: do not play on with a game that is a dict key or in a
+        set (use ``game.position_text()`` as a lasting key instead)."""
+        return hash(self.position_text())
+
     # --- misc ------------------------------------------------------------------------------
     def copy(self) -> Game:
         """An independent copy, history included."""
@@ -344,6 +445,60 @@ class Game(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.rules.text!r} turns={self.turns()!r}>"
+
+
+_RESULT_WINNERS: dict[str, int | None] = {"1-0": 1, "0-1": 2, "1/2-1/2": None}
+#: reasons a result may give, with the results each allows
+_RESULT_REASONS: dict[str, tuple[str, ...]] = {
+    "pieces": ("1-0", "0-1"), "blocked": ("1-0", "0-1", "1/2-1/2"),
+    "repetition": ("1/2-1/2",), "quiet_limit": ("1/2-1/2",), "majority": ("1-0", "0-1"),
+    "empty_side": ("1-0", "0-1", "1/2-1/2"), "resigned": ("1-0", "0-1"),
+    "agreement": ("1/2-1/2",),
+}
+
+
+def _parse_result(text: str) -> Outcome:
+    """``1-0:pieces`` as an :class:`Outcome`; ``NugarError`` naming what is allowed."""
+    result, _, reason = text.partition(":")
+    if result not in _RESULT_WINNERS or reason not in _RESULT_REASONS:
+        raise NugarError(f"result={text} is not a result; write result=RESULT:REASON with "
+                         f"RESULT 1-0, 0-1 or 1/2-1/2 and REASON one of "
+                         f"{', '.join(_RESULT_REASONS)}, e.g. result=1-0:pieces")
+    if result not in _RESULT_REASONS[reason]:
+        raise NugarError(f"result={text}: a game ended by {reason} ends "
+                         f"{' or '.join(_RESULT_REASONS[reason])}, not {result}")
+    return Outcome(_RESULT_WINNERS[result], reason)
+
+
+def position_fields(items: list[str], allowed: dict[str, str]) -> dict[str, str]:
+    """The named fields of a position text after the board and the player to move.
+
+    ``allowed`` maps each field name to an example (``"hand=12,12"``, or a bare ``"capture"``
+    for a flag); the answer maps each given name to its value (``""`` for a flag).
+    """
+    out: dict[str, str] = {}
+    examples = ", ".join([*allowed.values(), "result=1-0:pieces"])
+    for item in items:
+        name, eq, value = item.partition("=")
+        example = allowed.get(name)
+        if example is None:
+            raise NugarError(f"unknown field {item!r}; after the board and the player to move "
+                             f"may come: {examples}")
+        if bool(eq) != ("=" in example):
+            raise NugarError(f"field {name} is written like {example}, not {item!r}")
+        if eq and not value:
+            raise NugarError(f"field {name} needs a value, e.g. {example}")
+        if name in out:
+            raise NugarError(f"field {name} is given twice")
+        out[name] = value
+    return out
+
+
+def whole_number(text: str, what: str) -> int:
+    """``text`` as a whole number >= 0 (at most six digits), else ``NugarError`` on ``what``."""
+    if not re.fullmatch(r"[0-9]{1,6}", text):
+        raise NugarError(f"{what} must be a whole number such as 4, not {text!r}")
+    return int(text)
 
 
 def perft(game: Game, depth: int) -> int:

@@ -1,8 +1,8 @@
 """Rule sets as data: option dataclasses, presets and the ``"preset(k=v,...)"`` syntax.
 
-The option names, values, defaults and sources follow the project's rules contract
-(``RULES.md``) and the source texts it cites (``dara-wikipedia.txt``, ``dara-rule-sheet.txt``,
-``dala-wikipedia.txt``, ``dracala-mancala-world.txt``).
+The option names, values, defaults and sources are those of the project's rules page
+(``nugar/docs/rules.md``), which cites the texts behind them: the Wikipedia articles
+"Dara (game)" and "Dala (game)", a commercial Dara rule sheet, and Mancala World's "Dracala".
 """
 
 from __future__ import annotations
@@ -17,18 +17,60 @@ from ..errors import RulesError
 
 Family = Literal["alignment", "sowing"]
 
+# How texts name the two players of each family; APIs and data keep the numbers 1 and 2.
+# Alignment: the first player is Black (rules page); sowing: the first player's holes run
+# along the near, south side of the board, the second player's along the north side.
+PLAYER_NAMES: Mapping[Family, tuple[str, str]] = {
+    "alignment": ("Black", "White"),
+    "sowing": ("South", "North"),
+}
+_ORDINALS = ("first", "second")
+
+
+def player_name(family: Family, player: int) -> str:
+    """The name of player 1 (first) or 2 (second) in the texts of a family.
+
+    >>> player_name("alignment", 1), player_name("sowing", 2)
+    ('Black', 'North')
+    """
+    if player not in (1, 2):
+        raise ValueError(f"a player is 1 (first) or 2 (second), not {player!r}")
+    return PLAYER_NAMES[family][player - 1]
+
+
+def player_label(family: Family, player: int) -> str:
+    """The name with the player's place in the order of play, for board legends.
+
+    >>> player_label("sowing", 1)
+    'South (first)'
+    """
+    return f"{player_name(family, player)} ({_ORDINALS[player - 1]})"
+
 # --- option declarations ------------------------------------------------------------------
 # Each option field carries metadata describing its kind so that parsing, printing and
 # documentation all come from one place:
-#   kind="int":    whole number in [lo, hi]; off_ok means "off" is accepted and stored as None
+#   kind="int":    whole number in [lo, hi]; off_ok means "off" is accepted and stored as None;
+#                  `limit` says why the bounds are what they are (the game pages repeat it)
 #   kind="switch": on/off (true/false accepted), stored as bool
 #   kind="choice": one of `values`
+# Every number is bounded: the upper bounds are what the kernels handle (array sizes, the
+# counts the position keys tell apart), or, where the kernels set none, a bound far beyond
+# any real game.
 
 
-def _int(default: int | None, lo: int, hi: int | None = None, *, off_ok: bool = False,
-         doc: str = "") -> Any:
+def _int(default: int | None, lo: int, hi: int, *, off_ok: bool = False, doc: str = "",
+         limit: str = "") -> Any:
     return field(default=default, metadata={"kind": "int", "lo": lo, "hi": hi,
-                                            "off_ok": off_ok, "doc": doc})
+                                            "off_ok": off_ok, "doc": doc, "limit": limit})
+
+
+#: the largest board: 26 columns a..z by 26 rows (square names a1..z26)
+MAX_SIDE = 26
+#: the position keys of the sowing kernel (kernels/sowing.py, _cell_key: two 6-bit digits) tell
+#: apart the seed counts 0..4,159 of a hole or store, and 2 x 32 holes x 64 seeds = 4,096 seeds
+#: stay within that; the search's scores also stay below its win bound with that many seeds
+MAX_PITS = 32
+MAX_SEEDS = 64
 
 
 def _switch(default: bool, doc: str = "") -> Any:
@@ -43,9 +85,13 @@ def _choice(default: str, values: tuple[str, ...], doc: str = "") -> Any:
 class AlignmentOptions:
     """Options of the alignment family (Dara, Dala). Defaults are the ``dara`` preset."""
 
-    rows: int = _int(5, 1, 26, doc="board rows")
-    cols: int = _int(6, 1, 26, doc="board columns")
-    pieces: int = _int(12, 1, doc="pieces per player, all in hand at the start")
+    rows: int = _int(5, 1, MAX_SIDE, doc="board rows",
+                     limit="squares are named a1..z26")
+    cols: int = _int(6, 1, MAX_SIDE, doc="board columns",
+                     limit="squares are named a1..z26")
+    pieces: int = _int(12, 1, MAX_SIDE * MAX_SIDE,
+                       doc="pieces per player, all in hand at the start",
+                       limit="no more than the 676 squares of the largest board")
     centre_first: bool = _switch(False, "the first four drops fill the four centre squares")
     drop_capture: bool = _switch(False, "a three formed by a drop captures")
     drop_limit: str = _choice("no_four", ("none", "no_four", "no_three"),
@@ -57,12 +103,19 @@ class AlignmentOptions:
                                  "when every opponent piece is protected")
     no_return: bool = _switch(False, "a piece may not step straight back where it came from")
     blocked: str = _choice("pass", ("pass", "lose"), "a player without a legal move")
-    loss_at: int = _int(2, 0, doc="a player with this many pieces or fewer loses")
-    repetition: int | None = _int(3, 2, off_ok=True, doc="draw on this occurrence of a position")
-    quiet_limit: int | None = _int(100, 1, off_ok=True,
-                                   doc="draw after this many capture-free move-phase turns")
+    loss_at: int = _int(2, 0, MAX_SIDE * MAX_SIDE - 1,
+                        doc="a player with this many pieces or fewer loses",
+                        limit="below pieces")
+    repetition: int | None = _int(3, 2, 100, off_ok=True,
+                                  doc="draw on this occurrence of a position",
+                                  limit="a bound far beyond real play (the kernels set none)")
+    quiet_limit: int | None = _int(100, 1, 1000, off_ok=True,
+                                   doc="draw after this many capture-free move-phase turns",
+                                   limit="ten times the default; the batched simulator keeps "
+                                         "quiet_limit + 2 position keys per game")
 
     def __post_init__(self) -> None:
+        _check_ranges(self)
         if self.pieces <= self.loss_at:
             raise RulesError(
                 f"pieces={self.pieces} must be greater than loss_at={self.loss_at}: "
@@ -73,8 +126,12 @@ class AlignmentOptions:
 class SowingOptions:
     """Options of the sowing family (Kalah, Dracala). Defaults are the ``kalah`` preset."""
 
-    pits: int = _int(6, 1, doc="holes per player")
-    seeds: int = _int(4, 1, doc="seeds per hole at the start")
+    pits: int = _int(6, 1, MAX_PITS, doc="holes per player",
+                     limit="2 x pits x seeds <= 4,096 seeds: counts the position keys "
+                           "tell apart")
+    seeds: int = _int(4, 1, MAX_SEEDS, doc="seeds per hole at the start",
+                      limit="2 x pits x seeds <= 4,096 seeds: counts the position keys "
+                            "tell apart")
     skip_origin: bool = _switch(False, "laps pass over the emptied starting hole")
     empty_capture: str = _choice("none", ("none", "single"),
                                  "last seed in an own empty hole facing an empty hole")
@@ -83,8 +140,31 @@ class SowingOptions:
     leftovers: str = _choice("owner", ("owner", "last_mover", "last_capturer"),
                              "who gets the seeds left in holes at the end")
 
+    def __post_init__(self) -> None:
+        _check_ranges(self)
+
 
 Options = AlignmentOptions | SowingOptions
+
+
+def range_text(f: dataclasses.Field[Any]) -> str:
+    """The numbers an int option accepts, e.g. ``"1..26"`` or ``"2..100 or off"``."""
+    meta = f.metadata
+    return f"{meta['lo']}..{meta['hi']}" + (" or off" if meta["off_ok"] else "")
+
+
+def _check_ranges(options: AlignmentOptions | SowingOptions) -> None:
+    """Refuse an int option outside its declared bounds (also when the options object is made
+    directly, not parsed from text): ``pits must be 1..32, not 40``."""
+    for f in fields(options):
+        if f.metadata["kind"] != "int":
+            continue
+        value = getattr(options, f.name)
+        if value is None and f.metadata["off_ok"]:
+            continue
+        if (isinstance(value, bool) or not isinstance(value, int)
+                or not f.metadata["lo"] <= value <= f.metadata["hi"]):
+            raise RulesError(f"{f.name} must be {range_text(f)}, not {value!r}")
 
 
 def option_fields(options_type: type[Options]) -> list[dataclasses.Field[Any]]:
@@ -93,15 +173,14 @@ def option_fields(options_type: type[Options]) -> list[dataclasses.Field[Any]]:
 
 
 def describe_values(f: dataclasses.Field[Any]) -> str:
-    """Human text of the values an option accepts, e.g. ``"on/off"`` or ``"int >= 2 or off"``."""
+    """Human text of the values an option accepts, e.g. ``"on/off"`` or ``"int 2..100 or off"``."""
     meta = f.metadata
     kind = meta["kind"]
     if kind == "switch":
         return "on/off"
     if kind == "choice":
         return "/".join(meta["values"])
-    text = f"int >= {meta['lo']}" if meta["hi"] is None else f"int {meta['lo']}..{meta['hi']}"
-    return text + (" or off" if meta["off_ok"] else "")
+    return "int " + range_text(f)
 
 
 def format_value(value: Any) -> str:
@@ -133,9 +212,11 @@ def _parse_value(f: dataclasses.Field[Any], raw: str) -> Any:
         return None
     if not re.fullmatch(r"[+-]?\d+", text):
         raise RulesError(f"option {f.name}: bad value {raw!r}; allowed: {allowed}")
+    if len(text) > 12:  # far out of every range (and int() refuses very long digit strings)
+        raise RulesError(f"{f.name} must be {range_text(f)}, not {text[:12]}...")
     number = int(text)
-    if number < meta["lo"] or (meta["hi"] is not None and number > meta["hi"]):
-        raise RulesError(f"option {f.name}: value {number} out of range; allowed: {allowed}")
+    if not meta["lo"] <= number <= meta["hi"]:
+        raise RulesError(f"{f.name} must be {range_text(f)}, not {number}")
     return number
 
 
@@ -285,13 +366,14 @@ def parse_rules(text: str | RuleSet) -> RuleSet:
 
 
 def presets() -> list[dict[str, Any]]:
-    """Every preset with its game, family, source file and full option values."""
+    """Every preset with its game, family, player names, source file and full option values."""
     out = []
     for p in _PRESET_LIST:
         out.append({
             "name": p.name,
             "game": p.game,
             "family": p.family,
+            "players": list(PLAYER_NAMES[p.family]),
             "source": p.source,
             "description": p.description,
             "options": {f.name: getattr(p.options, f.name) for f in fields(p.options)},

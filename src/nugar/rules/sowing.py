@@ -27,8 +27,12 @@ from ..kernels.common import (
     ST_REASON,
     ST_TO_MOVE,
 )
-from .base import Game, Move, Outcome
-from .options import Family, RuleSet, SowingOptions
+from .base import Game, Move, Outcome, position_fields, whole_number
+from .options import Family, RuleSet, SowingOptions, player_name
+
+#: the player to move in a position text: s for South (first player), n for North
+POSITION_SYMBOLS = {1: "s", 2: "n"}
+_FROM_SYMBOL = {ch: p for p, ch in POSITION_SYMBOLS.items()}
 
 
 @lru_cache(maxsize=64)
@@ -100,6 +104,72 @@ class SowingGame(Game):
         K.setup_state(game.params, state)
         game.state = state
         return game
+
+    # --- position text (Game.position_text, nugar.from_position) ----------------------------
+    def _position_fields(self) -> list[str]:
+        (holes1, holes2), (store1, store2) = self.holes, self.stores
+        board = (",".join(str(v) for v in holes1) + f":{store1}/"
+                 + ",".join(str(v) for v in holes2) + f":{store2}")
+        fields = [board, POSITION_SYMBOLS[self.to_move]]
+        ext = K.fields_start(self.params)
+        if self.rules.is_dracala and self.state[ext + K.F_FIRST_DONE] == 0:
+            fields.append("opening")
+        capturer = int(self.state[ext + K.F_LAST_CAPTURER])
+        if self.options.leftovers == "last_capturer" and capturer:
+            fields.append(f"capturer={POSITION_SYMBOLS[capturer]}")
+        return fields
+
+    @classmethod
+    def _setup_position(cls, rules: RuleSet, fields: list[str]) -> SowingGame:
+        options = rules.options
+        assert isinstance(options, SowingOptions)
+        pits = options.pits
+        names = {p: player_name("sowing", p) for p in (1, 2)}
+        symbols = ", ".join(f"{POSITION_SYMBOLS[p]} ({names[p]})" for p in (1, 2))
+        example = ("/".join([",".join([str(options.seeds)] * pits) + ":0"] * 2)
+                   + f" {POSITION_SYMBOLS[1]}")
+        if len(fields) < 2:
+            raise NugarError(f"after the rule set come the board and the player to move "
+                             f"({symbols}), e.g. {example}")
+        board, mover, *rest = fields
+        sides = board.split("/")
+        if len(sides) != 2 or any(side.count(":") != 1 for side in sides):
+            raise NugarError(f"the board is {names[1]}'s holes from his hole 1 and ':' his store, "
+                             f"'/', then {names[2]}'s the same way, e.g. {example.split()[0]}; "
+                             f"not {board!r}")
+        holes: list[list[int]] = []
+        stores: list[int] = []
+        for player, side in zip((1, 2), sides, strict=True):
+            counts, store = side.split(":")
+            values = counts.split(",")
+            if len(values) != pits:
+                raise NugarError(f"{names[player]} has {len(values)} holes; {rules.text} has "
+                                 f"{pits} (pits={pits})")
+            holes.append([whole_number(v, "a seed count") for v in values])
+            stores.append(whole_number(store, "a seed count"))
+        total = sum(holes[0]) + sum(holes[1]) + sum(stores)
+        in_play = 2 * pits * options.seeds
+        if total != in_play:
+            raise NugarError(f"the seeds add up to {total}; {rules.text} has {in_play} in play "
+                             f"(2 x {pits} holes x {options.seeds} seeds)")
+        to_move = _FROM_SYMBOL.get(mover, 0)
+        if not to_move:
+            raise NugarError(f"the player to move is {symbols}, not {mover!r}")
+        given = position_fields(rest, {"opening": "opening", "capturer": "capturer=s"})
+        if "opening" in given and not rules.is_dracala:
+            raise NugarError("opening (the first step of the game still to come) matters only "
+                             "in Dracala")
+        capturer = 0
+        if "capturer" in given:
+            if options.leftovers != "last_capturer":
+                raise NugarError(f"capturer= matters only under leftovers=last_capturer, not "
+                                 f"leftovers={options.leftovers}")
+            capturer = _FROM_SYMBOL.get(given["capturer"], 0)
+            if not capturer:
+                raise NugarError(f"capturer= is {symbols}, not {given['capturer']!r}")
+        return cls.from_position(rules, holes[0], holes[1], (stores[0], stores[1]), to_move,
+                                 first_step_done="opening" not in given,
+                                 last_capturer=capturer)
 
     # --- what the base class needs ---------------------------------------------------------
     def legal_actions(self) -> list[int]:
@@ -186,6 +256,39 @@ class SowingGame(Game):
             i += len(moves)
         return out
 
+    # --- why a step is refused (error path only) -------------------------------------------
+    def _why_illegal(self, move: Move) -> str:
+        caps = np.empty(self.pits, dtype=np.int64)
+        bonus = np.empty(self.pits, dtype=np.int64)
+        K.step_captures(self.params, self.state, caps, bonus)
+        hole = move.hole
+        if caps[hole - 1] < 0:
+            return f"hole {hole} is empty"
+        if not self.rules.is_dracala:
+            return ""
+        best = max(int(c) for c in caps)
+        mine = int(caps[hole - 1])
+        if mine < best:
+            holes = [str(h + 1) for h in range(self.pits) if caps[h] == best]
+            verb = "captures" if len(holes) == 1 else "capture"
+            return (f"hole {hole} would capture {_seeds(mine)} while "
+                    f"hole{'s' if len(holes) > 1 else ''} {', '.join(holes)} {verb} {best}, and "
+                    "a step must capture as many seeds as possible")
+        first_done = self.state[K.fields_start(self.params) + K.F_FIRST_DONE] != 0
+        givers = [h + 1 for h in range(self.pits) if caps[h] == best and bonus[h]]
+        if givers and first_done:
+            if bonus[hole - 1]:
+                return (f"hole {hole} gives a bonus step, but so does hole {givers[-1]}, and the "
+                        "rightmost step giving a bonus step must be taken")
+            return (f"hole {givers[-1]} captures as many seeds ({best}) and gives a bonus step, "
+                    "and among the steps capturing the most the rightmost one giving a bonus "
+                    "step must be taken")
+        return ""
+
+    def _why_turn_ended(self) -> str:
+        return (f"the last seed of {self._moves[-1]} did not fall into "
+                f"{self.player_name(self._movers[-1])}'s store")
+
     def copy(self) -> SowingGame:
         """An independent copy, history included (the params array is shared, read only)."""
         new = SowingGame.__new__(SowingGame)
@@ -208,21 +311,27 @@ class SowingGame(Game):
             return "".join(f"{v:>{width}}".center(cell) for v in values)
 
         pad = " " * cell
+        south, north = self.player_name(1), self.player_name(2)
         lines = [
-            pad + row(list(range(self.pits, 0, -1))) + "  player 2's holes",
+            pad + row(list(range(self.pits, 0, -1))) + f"  holes of {self.player_label(2)}",
             pad + row(holes2[::-1]),
             f"{store2:>{width}}".center(cell) + " " * (cell * self.pits)
-            + f"{store1:>{width}}".center(cell) + "  stores: 2 left, 1 right",
+            + f"{store1:>{width}}".center(cell)
+            + f"  {north}'s store {store2} on the left, {south}'s store {store1} on the right",
             pad + row(holes1),
-            pad + row(list(range(1, self.pits + 1))) + "  player 1's holes",
+            pad + row(list(range(1, self.pits + 1))) + f"  holes of {self.player_label(1)}",
         ]
         turns = self.turn_list()
-        last = (f"last turn: player {turns[-1][0]} {'-'.join(str(m) for m in turns[-1][1])}"
-                if turns else "no turn played yet")
+        last = (f"last turn: {self.player_name(turns[-1][0])} "
+                f"{'-'.join(str(m) for m in turns[-1][1])}" if turns else "no turn played yet")
         outcome = self.outcome
         if outcome is None:
-            status = f"player {self.to_move} to move"
+            status = f"{self.player_name(self.to_move)} to move"
         else:
-            status = f"game over: {outcome}, score {store1} : {store2}"
+            status = f"game over: {outcome}, stores {south} {store1}, {north} {store2}"
         header = f"{self.rules.game} ({self.rules.text}): {status}; {last}"
         return "\n".join(line.rstrip() for line in [header, *lines])
+
+
+def _seeds(count: int) -> str:
+    return f"{count} seed{'' if count == 1 else 's'}"

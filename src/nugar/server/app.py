@@ -24,8 +24,9 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ..ai.agents import DEFAULT_LEVEL, LEVELS
 from ..rules import PRESETS, new_game, parse_rules
-from ..rules.options import describe_values, format_value, option_fields
+from ..rules.options import PLAYER_NAMES, describe_values, format_value, option_fields
 from .pages import rules_index, rules_page
 from .render import board_data, svg
 from .rooms import ApiError, Hub, replay
@@ -47,7 +48,8 @@ class CreateGame(BaseModel):
                        description="rule-set text, e.g. dala(quiet_limit=off)")
     mode: Literal["ai", "friend", "hotseat"] = Field(
         "ai", description="against the AI, against a friend by link, or hot-seat on one screen")
-    level: int | None = Field(None, description="AI level 1..8 (mode ai)")
+    level: int | None = Field(None, description="AI level 1..8 (mode ai); default: "
+                                                 f"{DEFAULT_LEVEL}")
     seat: int | None = Field(None, description="your seat against the AI: 1 moves first, 2 second")
 
 
@@ -177,8 +179,8 @@ def _options_schema() -> list[dict[str, Any]]:
                            "allowed": describe_values(f), "doc": meta.get("doc", ""),
                            "default": format_value(getattr(preset.options, f.name))})
         out.append({"name": name, "game": preset.game, "family": preset.family,
-                    "source": preset.source, "description": preset.description,
-                    "options": fields})
+                    "players": list(PLAYER_NAMES[preset.family]), "source": preset.source,
+                    "description": preset.description, "options": fields})
     return out
 
 
@@ -264,6 +266,10 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     @app.get("/api/presets", summary="Presets with their sources and options")
     async def api_presets() -> list[dict[str, Any]]:
         return _options_schema()
+
+    @app.get("/api/levels", summary="The AI levels and the one offered first")
+    async def api_levels() -> dict[str, Any]:
+        return {"levels": sorted(LEVELS), "default": DEFAULT_LEVEL}
 
     @app.get("/api/rules", summary="Check a rule-set text")
     async def api_rules(text: str) -> dict[str, Any]:
@@ -362,6 +368,7 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
                               "board": board_data(fresh)})
         outcome = game.outcome
         return {"rules": game.rules.text, "game": game.rules.game, "family": game.rules.family,
+                "players": [game.player_name(1), game.player_name(2)],
                 "tags": dict(record.tags), "turns": turns, "positions": positions,
                 "result": None if outcome is None else outcome.result,
                 "reason": None if outcome is None else outcome.reason,

@@ -1,28 +1,177 @@
-"""The rules pages: each ``docs/games/<name>.md`` rendered to HTML.
+"""The rules pages: the package's Markdown pages rendered to HTML.
 
-The pages are read from the package (``nugar/docs/games``, when shipped there) or else from
-the source checkout's ``docs/games``. Markdown is rendered with markdown-it-py, which ``rich``
-already depends on; raw HTML inside the Markdown is not passed through.
+The pages ship inside the ``nugar`` package and are read with :mod:`importlib.resources`, so an
+installed wheel serves the same pages as a checkout and nothing is looked up outside the
+package:
+
+- ``docs/rules.md``, the rules contract that all games follow, served as ``/rules/rules`` and
+  listed first on ``/rules`` as "Rules of all games";
+- ``docs/games/<name>.md``, one page per game or preset, served as ``/rules/<name>``.
+
+Markdown is rendered with markdown-it-py (which ``rich`` already depends on); raw HTML inside
+the Markdown is not passed through. The pages link to each other with relative links, as they
+would on a code host; when rendering, those links are rewritten:
+
+- a relative link to a shipped page (``kalah.md``, ``kalah.md#notation``, ``../rules.md``,
+  ``games/dara.md``) becomes ``/rules/<name>`` with its ``#fragment`` kept;
+- a relative link or image to anything else (a page of the repository's ``docs/``, a
+  screenshot) is not shipped, so it is not made into a dead link: the link's text (an image's
+  alternative text) is rendered as plain text;
+- links with a scheme (``https:``) or starting with ``/`` or ``#`` are left as written.
+
+Every heading gets an ``id`` made the way GitHub makes its anchors (lower case, punctuation
+dropped, spaces to hyphens, ``-1``, ``-2`` ... appended to repeats), so the ``#fragments``
+written for the code host land on the same headings here.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
+from collections.abc import Sequence
 from html import escape
-from pathlib import Path
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
 
-_HERE = Path(__file__).resolve().parent
-DOC_DIRS = (_HERE.parent / "docs" / "games", _HERE.parents[2] / "docs" / "games")
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+
+#: the rules contract page, relative to the package's ``docs`` folder, and its name and title
+CONTRACT = "rules.md"
+CONTRACT_NAME = "rules"
+CONTRACT_TITLE = "Rules of all games"
+#: the folder of the game pages, relative to the package's ``docs`` folder
+GAMES = "games"
+
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,40}$")
+#: what a GitHub anchor drops from a heading: all but letters, digits, ``_``, ``-`` and space
+_SLUG_DROP = re.compile(r"[^\w\- ]")
 
 
-def _docs() -> dict[str, Path]:
-    found: dict[str, Path] = {}
-    for folder in DOC_DIRS:
-        if folder.is_dir():
-            for path in sorted(folder.glob("*.md")):
-                found.setdefault(path.stem.lower(), path)
+def docs_root() -> Traversable:
+    """The package's ``docs`` folder (a directory of an installed wheel, a checkout's
+    ``src/nugar/docs``, or a folder inside a zip file)."""
+    return resources.files("nugar").joinpath("docs")
+
+
+def _sources() -> dict[str, str]:
+    """Every shipped page: its name -> its path relative to :func:`docs_root` (``rules.md``,
+    ``games/dara.md``), the contract first, then the games in name order."""
+    root = docs_root()
+    found: dict[str, str] = {}
+    if root.joinpath(CONTRACT).is_file():
+        found[CONTRACT_NAME] = CONTRACT
+    games = root.joinpath(GAMES)
+    if games.is_dir():
+        named = {entry.name.removesuffix(".md").lower(): entry for entry in games.iterdir()
+                 if entry.name.endswith(".md") and entry.is_file()}
+        for stem in sorted(named):
+            if _NAME_RE.match(stem):
+                found.setdefault(stem, f"{GAMES}/{named[stem].name}")
     return found
+
+
+def _read(rel: str) -> str:
+    node = docs_root()
+    for part in rel.split("/"):
+        node = node.joinpath(part)
+    return node.read_text(encoding="utf-8")
+
+
+def slug(text: str, taken: dict[str, int] | None = None) -> str:
+    """The anchor GitHub gives a heading with this text; ``taken`` counts the slugs already
+    used on the page (it is updated), so a repeat gets ``-1``, ``-2`` ...
+
+    >>> slug("Differences from Ludii and OpenSpiel")
+    'differences-from-ludii-and-openspiel'
+    >>> slug("Dara (dara)"), slug("Over: who wins?")
+    ('dara-dara', 'over-who-wins')
+    """
+    base = _SLUG_DROP.sub("", text.strip().lower()).replace(" ", "-")
+    if taken is None:
+        return base
+    result = base
+    while result in taken:
+        taken[base] += 1
+        result = f"{base}-{taken[base]}"
+    taken[result] = 0
+    return result
+
+
+def _target(href: str, here: str, pages: dict[str, str]) -> str | None:
+    """Where a link written in page ``here`` (a path relative to the docs folder) goes on this
+    site: ``href`` itself when it is absolute, ``/rules/<name>[#fragment]`` for a shipped page,
+    ``None`` for a relative link to something not shipped."""
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc or href.startswith(("/", "#")):
+        return href
+    rel = posixpath.normpath(posixpath.join(posixpath.dirname(here), unquote(parts.path)))
+    by_path = {path: name for name, path in pages.items()}
+    name = by_path.get(rel)
+    if name is None:
+        return None
+    return f"/rules/{name}" + (f"#{parts.fragment}" if parts.fragment else "")
+
+
+def _plain(children: Sequence[Token] | None) -> str:
+    """The text of an inline token's children, without markup (as a heading's anchor uses)."""
+    out = []
+    for child in children or ():
+        if child.type in ("text", "code_inline"):
+            out.append(child.content)
+        elif child.type == "image":
+            out.append(_plain(child.children))
+        elif child.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+    return "".join(out)
+
+
+def _fix_inline(children: list[Token], here: str, pages: dict[str, str]) -> list[Token]:
+    """Rewrite the links and images of one inline run (see the module's docstring)."""
+    from markdown_it.token import Token
+
+    out: list[Token] = []
+    dropping = False  # inside a link whose target is not shipped: keep its text only
+    for tok in children:
+        if tok.type == "link_open":
+            href = _target(str(tok.attrGet("href") or ""), here, pages)
+            if href is None:
+                dropping = True
+                continue
+            tok.attrSet("href", href)
+        elif tok.type == "link_close" and dropping:
+            dropping = False
+            continue
+        elif tok.type == "image":
+            src = _target(str(tok.attrGet("src") or ""), here, pages)
+            if src is None or src.startswith("/rules/"):  # no image is shipped with the pages
+                out.append(Token("text", "", 0, content=_plain(tok.children)))
+                continue
+        out.append(tok)
+    return out
+
+
+def render(text: str, here: str, pages: dict[str, str] | None = None) -> tuple[str, str]:
+    """The HTML of a page's Markdown ``text`` written at ``here`` (a path relative to the docs
+    folder, e.g. ``games/dara.md``), and its first heading's text (empty if none)."""
+    from markdown_it import MarkdownIt
+
+    pages = _sources() if pages is None else pages
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    tokens = md.parse(text)
+    taken: dict[str, int] = {}
+    title = ""
+    for i, tok in enumerate(tokens):
+        if tok.type == "inline" and tok.children is not None:
+            tok.children = _fix_inline(tok.children, here, pages)
+        if tok.type == "heading_open" and i + 1 < len(tokens):
+            words = _plain(tokens[i + 1].children)
+            tok.attrSet("id", slug(words, taken))
+            if not title and tok.tag == "h1":
+                title = words.strip()
+    return md.renderer.render(tokens, md.options, {}), title
 
 
 def _page(title: str, body: str) -> str:
@@ -35,34 +184,42 @@ def _page(title: str, body: str) -> str:
             f"<main class=\"doc\">{body}</main></body></html>")
 
 
+def _title(name: str, rel: str) -> str:
+    if name == CONTRACT_NAME:
+        return CONTRACT_TITLE
+    for line in _read(rel).splitlines():
+        if line.startswith("# "):
+            return line[2:].replace("`", "").strip() or name.title()
+    return name.title()
+
+
 def rules_index() -> str:
-    """A page listing every rules page found."""
-    docs = _docs()
-    if not docs:
-        items = "<p>No rules pages were found (they live in <code>docs/games/</code>).</p>"
+    """A page listing every shipped rules page, the rules contract first."""
+    pages = _sources()
+    if not pages:
+        items = "<p>No rules pages were found in this installation of nugar.</p>"
     else:
-        items = "<ul>" + "".join(f'<li><a href="/rules/{escape(n)}">{escape(n.title())}</a></li>'
-                                 for n in docs) + "</ul>"
+        items = "<ul>" + "".join(
+            f'<li><a href="/rules/{escape(name)}">{escape(_title(name, rel))}</a></li>'
+            for name, rel in pages.items()) + "</ul>"
     return _page("Rules", f"<h1>Rules of the games</h1>{items}")
 
 
 def rules_page(name: str) -> str | None:
-    """The rendered page of one game, or ``None`` if there is none by that name."""
+    """The rendered page ``name`` (a game, a preset, or ``rules`` for the contract), or
+    ``None`` if there is none by that name."""
     key = name.lower()
     if not _NAME_RE.match(key):
         return None
-    docs = _docs()
-    path = docs.get(key)
-    if path is None:
+    pages = _sources()
+    rel = pages.get(key)
+    if rel is None:
         # a preset without its own page shows its game's page (dara-niger -> dara)
         from ..rules import PRESETS
 
         preset = PRESETS.get(key)
-        path = docs.get(preset.game.lower()) if preset is not None else None
-    if path is None:
+        rel = pages.get(preset.game.lower()) if preset is not None else None
+    if rel is None:
         return None
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark", {"html": False}).enable("table")
-    body = md.render(path.read_text(encoding="utf-8"))
-    return _page(key.title(), body)
+    body, title = render(_read(rel), rel, pages)
+    return _page(title or key.title(), body)

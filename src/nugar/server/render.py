@@ -18,7 +18,6 @@ from ..rules.base import Game, Move
 
 SQUARE = 56
 HOLE = 64
-COLOURS = {1: "Black", 2: "White"}  # cosmetic: the first player is Black (RULES.md)
 _PIECE_FILL = {1: "#1d1d1f", 2: "#fbfbf7"}
 _PIECE_EDGE = {1: "#000", 2: "#555"}
 
@@ -93,7 +92,7 @@ def _alignment_svg(game: Game, marks: list[Move], lit: set[str]) -> str:
         count = hands[player - 1]
         parts = [f'<g class="hand" data-player="{player}">',
                  f'<text x="{margin}" y="{y + 5:.0f}" font-size="13" fill="#333">'
-                 f'{COLOURS[player]} in hand: {count}</text>']
+                 f'{game.player_name(player)} in hand: {count}</text>']
         shown = min(count, 12)
         for i in range(shown):
             cx = margin + 130 + i * 14
@@ -205,8 +204,8 @@ def _sowing_svg(game: Game, marks: list[Move], lit: set[str]) -> str:
     out.append(store(2, store2, pad))
     out.append(store(1, store1, pad + (pits + 1) * HOLE))
     out.append(f'<text x="{pad + HOLE / 2:.0f}" y="{height - 8}" font-size="11" '
-               f'text-anchor="middle" fill="#f3dcb5">North</text>')
+               f'text-anchor="middle" fill="#f3dcb5">{game.player_name(2)}</text>')
     out.append(f'<text x="{pad + (pits + 1.5) * HOLE:.0f}" y="{height - 8}" font-size="11" '
-               f'text-anchor="middle" fill="#f3dcb5">South</text>')
+               f'text-anchor="middle" fill="#f3dcb5">{game.player_name(1)}</text>')
     out.append("</svg>")
     return "".join(out)

@@ -18,6 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ai.agents import DEFAULT_LEVEL
 from ..errors import IllegalMoveError, InvalidMoveError, RulesError
 from ..rules import Game, Move, Outcome, new_game, parse_rules
 from .render import board_data, svg
@@ -105,6 +106,7 @@ class Room:
             "rules": game.rules.text,
             "game": game.rules.game,
             "family": game.rules.family,
+            "players": [game.player_name(1), game.player_name(2)],
             "mode": self.row.mode,
             "ai_level": self.row.ai_level,
             "ai_seat": self.row.ai_seat,
@@ -206,7 +208,9 @@ class Hub:
         hash_1: str | None = None
         hash_2: str | None = None
         if mode == "ai":
-            if ai_level is None or not 1 <= ai_level <= 8:
+            if ai_level is None:  # the level people get when they name none
+                ai_level = DEFAULT_LEVEL
+            if not 1 <= ai_level <= 8:
                 raise ApiError(422, "bad_level",
                                f"AI level must be a whole number 1..8, not {ai_level!r}")
             seat = 1 if human_seat is None else human_seat
@@ -296,7 +300,8 @@ class Hub:
             mover = game.to_move
             if seat not in (0, mover):
                 raise ApiError(409, "not_your_turn",
-                               f"it is player {mover}'s turn, not player {seat}'s")
+                               f"it is {game.player_name(mover)}'s turn, not "
+                               f"{game.player_name(seat)}'s")
             if len(game.move_stack) >= MAX_MOVES:
                 raise ApiError(409, "too_long", f"a game may hold at most {MAX_MOVES} moves")
             before = len(game.move_stack)
@@ -437,8 +442,8 @@ class Hub:
         game = room.game.copy()
         if seat not in (0, game.to_move):
             raise ApiError(409, "not_your_turn", "a hint is given to the player to move")
-        # the hint comes from an agent as strong as the opponent (level 4 in hot-seat games)
-        agent = self._agent(room.row.ai_level or 4)
+        # the hint comes from an agent as strong as the opponent (hot-seat: the default level)
+        agent = self._agent(room.row.ai_level or DEFAULT_LEVEL)
         analysis = await asyncio.to_thread(agent.analyse, game, self._limits())
         return {"move": str(analysis.move), "score": analysis.score, "depth": analysis.depth,
                 "pv": [str(m) for m in analysis.pv]}
@@ -454,7 +459,7 @@ class Hub:
         room.ai_task = asyncio.create_task(self._ai_turn(room))
 
     async def _ai_turn(self, room: Room) -> None:
-        level = room.row.ai_level or 1
+        level = room.row.ai_level or DEFAULT_LEVEL
         try:
             if room.agent is None:
                 room.agent = self._agent(level)

@@ -15,20 +15,31 @@ time limit of a fraction of a second. Positions are written out in plain text
 (:func:`position_text`), not by hash key, so the file stays readable and independent of the
 solver's key tables.
 
-Rebuild with ``python -m nugar.solver.book`` (under a CPU minute per rule set here).
+Rebuild it from a checkout with::
+
+    python -m nugar.solver.book --output src/nugar/solver/data/book.json
+
+(under a CPU minute per rule set here). ``--output PATH`` is required: the script writes only
+there, never into the installed package. ``--rules TEXT`` (repeatable; default the Dracala
+presets ``BOOK_RULES``) and ``--depth N`` (default ``BOOK_DEPTH``) make a different book, e.g.
+a small one to try the script; the shipped file must be made with the defaults.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..errors import NugarError
 from ..kernels import sowing as K
 from ..kernels.common import HEADER, ST_TO_MOVE
 from ..rules.options import parse_rules
@@ -141,14 +152,47 @@ def dumps(book: dict[str, Any]) -> str:
     return (json.dumps(meta)[:-1] + ', "entries": [\n' + ",\n".join(lines) + "\n]}\n")
 
 
-def main() -> None:
-    book = build()
-    path = resources.files("nugar.solver").joinpath("data/book.json")
-    with resources.as_file(path) as target:
-        target.parent.mkdir(exist_ok=True)
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m nugar.solver.book --output PATH [--rules TEXT]... [--depth N]``: build the
+    book and write it to ``PATH`` (see the module's docstring)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m nugar.solver.book",
+        description="Solve the opening positions of Dracala and write the book as JSON.")
+    parser.add_argument("--output", "-o", required=True, type=Path, metavar="PATH",
+                        help="the file to write (the shipped one is "
+                             "src/nugar/solver/data/book.json in a checkout)")
+    parser.add_argument("--rules", action="append", metavar="TEXT",
+                        help=f"a sowing rule set to include (repeatable; default {BOOK_RULES})")
+    parser.add_argument("--depth", type=int, default=BOOK_DEPTH, metavar="N",
+                        help=f"decisions from the start to include (default {BOOK_DEPTH})")
+    parser.add_argument("--memory", type=int, default=1024, metavar="MB",
+                        help="the solver's table size in MB (default 1024)")
+    args = parser.parse_args(argv)
+    rules_list = tuple(args.rules or BOOK_RULES)
+    for text in rules_list:
+        try:
+            family = parse_rules(text).family
+        except NugarError as exc:
+            parser.error(f"--rules {text!r}: {exc}")
+        if family != "sowing":
+            parser.error(f"--rules {text!r} is not a sowing game; the book holds Kalah and "
+                         "Dracala rule sets only")
+    if not 0 <= args.depth <= 8:
+        parser.error(f"--depth must be 0..8, got {args.depth}")
+    if args.memory < 1:
+        parser.error(f"--memory must be at least 1 MB, got {args.memory}")
+    target: Path = args.output
+    if target.is_dir() or not target.parent.is_dir():
+        parser.error(f"--output {str(target)!r} must be a file in an existing directory")
+    book = build(rules_list, args.depth, args.memory)
+    try:
         target.write_text(dumps(book), encoding="utf-8")
-        print(f"wrote {target}", file=sys.stderr)
+    except OSError as exc:
+        print(f"cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {target}", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

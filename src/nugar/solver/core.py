@@ -20,7 +20,7 @@ from ..errors import NugarError
 from ..kernels import sowing as K
 from ..kernels.common import HEADER, ST_OUTCOME, ST_TO_MOVE
 from ..rules.base import Game, Move
-from ..rules.options import RuleSet, parse_rules
+from ..rules.options import RuleSet, parse_rules, player_name
 from . import db as D
 from . import kernels as S
 
@@ -107,9 +107,10 @@ class Solution:
 
     def __str__(self) -> str:
         verb = {"win": "wins", "draw": "draws", "loss": "loses"}[self.result]
-        return (f"{self.rules}: player {self.to_move} to move {verb} with perfect play, "
-                f"final {self.final[0]} : {self.final[1]} (margin {self.margin:+d} for "
-                f"player {self.to_move})")
+        me = player_name("sowing", self.to_move)
+        return (f"{self.rules}: {me} to move {verb} with perfect play, final stores "
+                f"{player_name('sowing', 1)} {self.final[0]} : {player_name('sowing', 2)} "
+                f"{self.final[1]} (margin {self.margin:+d} for {me})")
 
 
 def _rules_of(game_or_rules: Game | RuleSet | str) -> RuleSet:

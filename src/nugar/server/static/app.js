@@ -12,7 +12,8 @@ const REASONS = {
   empty_side: "one side's holes were empty, and the seeds were counted",
   agreement: "both players agreed",
 };
-const NAMES = { alignment: { 1: "Black", 2: "White" }, sowing: { 1: "South", 2: "North" } };
+// Player names per family, as the server sends them ("players" of presets, states, replays).
+const NAMES = {};
 
 const ui = {
   id: null, key: null, seat: null, state: null, ws: null, selected: null,
@@ -21,7 +22,16 @@ const ui = {
   animating: false, wsRetry: 0, busy: false,
 };
 
-function playerName(family, p) { return (NAMES[family] || NAMES.alignment)[p] || `player ${p}`; }
+function learnNames(data) {
+  if (data && data.family && Array.isArray(data.players) && data.players.length === 2) {
+    NAMES[data.family] = { 1: data.players[0], 2: data.players[1] };
+  }
+}
+function playerName(family, p) {
+  return (NAMES[family] || {})[p] || (p === 1 ? "the first player" : "the second player");
+}
+// the name with the place in the order of play, as board legends write it: "South (first)"
+function playerLabel(family, p) { return `${playerName(family, p)} (${p === 1 ? "first" : "second"})`; }
 
 async function api(method, path, body) {
   const opts = { method, headers: {} };
@@ -59,6 +69,7 @@ function showPreset() {
   const preset = PRESETS.find((p) => p.name === $("preset").value);
   if (!preset) return;
   $("preset-info").textContent = `${preset.game}: ${preset.description}. Source: ${preset.source}`;
+  for (const o of $("seat").options) o.textContent = playerLabel(preset.family, Number(o.value));
   const box = $("options");
   box.textContent = "";
   for (const opt of preset.options) {
@@ -96,6 +107,18 @@ function showPreset() {
 
 function updateRulesText() { $("rules-text").textContent = currentRulesText(); }
 
+// the AI levels, with the server's default level selected (one number for every front end)
+function showLevels(info) {
+  const sel = $("level");
+  sel.textContent = "";
+  for (const n of info.levels) {
+    const o = document.createElement("option");
+    o.value = String(n); o.textContent = String(n);
+    sel.appendChild(o);
+  }
+  sel.value = String(info.default);
+}
+
 function updateModeFields() {
   const mode = document.querySelector('input[name="mode"]:checked').value;
   $("level-label").hidden = mode !== "ai";
@@ -106,6 +129,8 @@ async function showHome() {
   $("home").hidden = false;
   try {
     PRESETS = await api("GET", "/api/presets");
+    PRESETS.forEach(learnNames);
+    showLevels(await api("GET", "/api/levels"));
   } catch (e) {
     $("home-error").textContent = e.message;
     return;
@@ -374,7 +399,7 @@ function render() {
     s.mode === "hotseat" ? " - hot-seat" : "");
   if (ui.key === null) $("you").textContent = "You are watching.";
   else if (ui.seat === 0) $("you").textContent = "Both players share this screen.";
-  else $("you").textContent = `You play ${playerName(s.family, ui.seat)}.`;
+  else $("you").textContent = `You play ${playerLabel(s.family, ui.seat)}.`;
   $("status").textContent = statusText(s);
   const res = $("result");
   if (s.over) {
@@ -485,6 +510,7 @@ async function applyState(state) {
   if (prev && state.v < prev.v) return;
   if (prev && state.v === prev.v && prev.svg === state.svg) return;
   ui.state = state;
+  learnNames(state);
   ui.selected = null;
   if (prev && ui.view === null && !ui.replay) await animateSowing(prev, state);
   if (ui.state !== state) return;  // a newer state arrived while animating
@@ -589,6 +615,7 @@ function showReplayHome() {
     try {
       const r = await api("POST", "/api/replay", { record: $("record-text").value });
       ui.replay = r;
+      learnNames(r);
       ui.key = null;
       $("play").hidden = false;
       $("title").textContent = `${r.game} (replay)`;

@@ -1,0 +1,96 @@
+"""The random-games benchmark's measuring functions: they play and count whole games correctly
+on nugar and on OpenSpiel, and its rules check tells Kalah variants apart (a few games each)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_random_games.py"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_random_games", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _load()
+
+
+def _check(tally: object, games: int) -> None:
+    assert isinstance(tally, bench.Tally)
+    assert tally.games == games
+    assert tally.first + tally.second + tally.draws == games
+
+
+@pytest.mark.parametrize("rules", ["kalah", "dracala", "dara"])
+def test_nugar_paths_play_the_games_asked(rules: str) -> None:
+    for make in (bench.nugar_compiled, bench.nugar_api):
+        _check(make(rules)(4, 7), 4)
+    api = bench.nugar_api(rules)(2, 7)
+    assert api.decisions >= 2 * 6  # no game of these presets ends in fewer than 6 decisions
+
+
+def test_nugar_compiled_games_differ_by_seed_and_repeat_with_it() -> None:
+    play = bench.nugar_compiled("kalah")
+    runs = [play(30, seed) for seed in (1, 1, 500)]
+    assert runs[0] == runs[1]
+    assert runs[0].first > 0 and runs[0].second > 0  # not one game played over and over
+
+
+def test_openspiel_paths_play_the_games_asked() -> None:
+    cpp = bench.openspiel_cpp()(5, 3)
+    _check(cpp, 5)
+    python = bench.openspiel_python()(3, 3)
+    _check(python, 3)
+    assert python.decisions >= 3 * 6
+
+
+def test_openspiel_returns_outside_win_loss_draw_are_refused() -> None:
+    assert bench._tally_returns([[1.0, -1.0], [0.0, 0.0], [-1.0, 1.0]]) == bench.Tally(3, 1, 1, 1)
+    with pytest.raises(RuntimeError, match="unexpected values"):
+        bench._tally_returns([[0.5, -0.5]])
+    with pytest.raises(RuntimeError, match="unexpected outcome codes"):
+        bench._tally_codes([0])  # a game still running
+
+
+def test_measure_counts_every_game_it_times() -> None:
+    calls: list[int] = []
+    inner = bench.nugar_compiled("kalah")
+
+    def play(games: int, seed: int) -> object:
+        calls.append(games)
+        return inner(games, seed)
+
+    sample = bench.measure(play, 0.05)
+    assert sample.tally.games == sum(calls) > 0
+    assert sample.wall >= 0.05
+    assert sample.rate == sample.tally.games / sample.wall
+
+
+def test_kalah_preset_plays_openspiel_mancala_rules() -> None:
+    assert bench.compare_with_openspiel("kalah", 15) > 15 * 6
+
+
+@pytest.mark.parametrize("variant", ["kalah(empty_capture=single)", "kalah(end=mover_empty)",
+                                     "kalah(leftovers=last_mover)", "kalah(skip_origin=on)"])
+def test_rules_check_catches_other_kalah_rules(variant: str) -> None:
+    with pytest.raises(bench.RulesDiffer):
+        bench.compare_with_openspiel(variant, 60)
+
+
+def test_script_runs_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
+    bench.main(["--seconds", "0.01", "--repeats", "1", "--presets", "dracala",
+                "--check-games", "2"])
+    out = capsys.readouterr().out
+    assert "nugar / OpenSpiel = " in out
+    assert "| `dracala` |" in out
+    assert "load average (1, 5, 15 min) after:" in out
