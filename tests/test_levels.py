@@ -279,3 +279,13 @@ def test_reseed_replays_the_same_games(spec: str, rules: str) -> None:
         agent.reseed(value)
         games.add(tuple(game_of(agent)))
     assert len(games) > 1
+
+
+@pytest.mark.parametrize("rules", ["dracala(pits=12,seeds=12)", "dracala(pits=32,seeds=64)"])
+def test_level_8_plays_boards_beyond_the_solver_by_search(rules: str) -> None:
+    """Level 8 of Dracala is the exact solver, which covers at most 255 seeds; on a larger
+    board (allowed by the options' ranges) it searches instead of failing."""
+    game = nugar.new_game(rules)
+    for limits in (Limits(time=0.2), Limits(depth=2)):
+        move = make_agent("level:8").choose(game, limits)
+        assert move in game.legal_moves()

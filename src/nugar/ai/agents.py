@@ -142,8 +142,10 @@ class LevelAgent(Agent):
         (what it solves stays in its table for the next move); when it
         reports no finished answer (``depth == 0``: it ran out of time) the search decides
         with the time left."""
-        agent = self.agent_for(game)
         solver = level_spec(self.level, game.rules.game).startswith("perfect")
+        if solver and not _solvable(game):  # a board larger than the solver covers
+            return self._fallback_agent().analyse(game, limits)
+        agent = self.agent_for(game)
         if not solver or limits is None or limits.time is None:
             return agent.analyse(game, limits)
         start = time.perf_counter()
@@ -151,11 +153,16 @@ class LevelAgent(Agent):
         left = limits.time - (time.perf_counter() - start)
         if first.depth > 0 or left < 0.01:
             return first
-        if self._fallback is None:
-            self._fallback = make_agent(SOLVER_FALLBACK)
-        second = self._fallback.analyse(game, Limits(left, limits.depth, limits.nodes))
+        second = self._fallback_agent().analyse(game, Limits(left, limits.depth, limits.nodes))
         return Analysis(second.move, second.score, second.depth, second.nodes, second.pv,
                         time.perf_counter() - start)
+
+    def _fallback_agent(self) -> Agent:
+        if self._fallback is None:
+            self._fallback = make_agent(SOLVER_FALLBACK)
+            if self._seed is not None:
+                self._fallback.reseed(self._seed)
+        return self._fallback
 
     def _built(self) -> list[Agent]:
         """The agents built so far, the solver's fallback included."""
@@ -173,6 +180,17 @@ class LevelAgent(Agent):
             reset = getattr(agent, "reset", None)
             if callable(reset):
                 reset()
+
+
+def _solvable(game: Game) -> bool:
+    """Whether the exact solver covers ``game``'s rule set (it has a seed limit)."""
+    from ..solver.core import SolverError, check_solvable
+
+    try:
+        check_solvable(game.rules)
+    except SolverError:
+        return False
+    return True
 
 
 def _check_spec(spec: str) -> None:
