@@ -16,7 +16,7 @@ import nugar
 from nugar import record
 from nugar.ai import DEFAULT_LEVEL
 from nugar.cli import build_parser, main
-from nugar.rules.options import SowingOptions, format_value, option_fields
+from nugar.rules.options import KALAH_SOURCE, SowingOptions, format_value, option_fields
 
 
 @pytest.fixture(autouse=True)
@@ -134,7 +134,7 @@ def test_rules_of_one_rule_set_shows_values_defaults_and_choices(
     code, out, _ = run_cli(["rules", "dala(quiet_limit=off)"], monkeypatch=monkeypatch,
                            capsys=capsys)
     assert code == 0
-    assert "dala(quiet_limit=off)" in out and "dala-wikipedia.txt" in out
+    assert "dala(quiet_limit=off)" in out and "https://en.wikipedia.org/wiki/Dala_(game)" in out
     rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:5]]
             for line in out.splitlines() if line.count("│") >= 5}
     assert rows["quiet_limit"] == ["off", "100", "int 1..1000 or off"]
@@ -227,7 +227,7 @@ def test_rules_as_json_for_one_rule_set(monkeypatch: pytest.MonkeyPatch,
     data = json.loads(out)
     assert {k: data[k] for k in ("rules", "preset", "game", "family", "source")} == {
         "rules": "kalah(seeds=3,skip_origin=on)", "preset": "kalah", "game": "Kalah",
-        "family": "sowing", "source": "dracala-mancala-world.txt"}
+        "family": "sowing", "source": KALAH_SOURCE}
     options = {o["name"]: o for o in data["options"]}
     assert list(options) == [f.name for f in option_fields(SowingOptions)]
     assert (options["seeds"]["value"], options["seeds"]["default"]) == ("3", "4")

@@ -9,6 +9,7 @@ import pytest
 
 import nugar
 from nugar import RulesError, parse_rules
+from nugar.rules.options import DALA_WIKIPEDIA, DARA_SHEET, DARA_WIKIPEDIA, DRACALA_MANCALA_WORLD
 
 
 class TestPresets:
@@ -18,10 +19,12 @@ class TestPresets:
 
     def test_presets_name_their_sources(self) -> None:
         sources = {p["name"]: p["source"] for p in nugar.presets()}
-        assert sources["dara"] == "dara-wikipedia.txt"
-        assert sources["dara-sheet"] == "dara-rule-sheet.txt"
-        assert sources["dala"] == "dala-wikipedia.txt"
-        assert sources["dracala"] == "dracala-mancala-world.txt"
+        assert sources["dara"] == DARA_WIKIPEDIA
+        assert sources["dara-sheet"] == DARA_SHEET
+        assert sources["dala"] == DALA_WIKIPEDIA
+        assert sources["dracala"] == DRACALA_MANCALA_WORLD
+        for source in sources.values():  # a title and an address, never a file of ours
+            assert ".txt" not in source and ("https://" in source or "printed" in source)
 
     @pytest.mark.parametrize(
         ("name", "overrides"),

@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 
 import nugar
 from nugar.ai import DEFAULT_LEVEL, LEVELS
+from nugar.rules.options import DARA_SHEET
 from nugar.server import create_app
 from nugar.server.render import board_data, svg
 from nugar.server.store import GameRow, Store, StoredEvent, hash_key
@@ -63,7 +64,7 @@ def test_presets_name_their_sources(client: TestClient) -> None:
     data = client.get("/api/presets").json()
     by_name = {p["name"]: p for p in data}
     assert set(by_name) == {p["name"] for p in nugar.presets()}
-    assert by_name["dara-sheet"]["source"] == "dara-rule-sheet.txt"
+    assert by_name["dara-sheet"]["source"] == DARA_SHEET
     opts = {o["name"]: o for o in by_name["dala"]["options"]}
     assert opts["rows"]["default"] == "6" and opts["centre_first"]["default"] == "on"
 

@@ -242,22 +242,31 @@ class Preset:
                 if getattr(self.options, f.name) != getattr(base, f.name)}
 
 
+#: where each preset's rules come from: title, publisher and address (the rules page,
+#: nugar/docs/rules.md, says which rule comes from which source)
+DARA_WIKIPEDIA = 'Wikipedia, "Dara (game)", https://en.wikipedia.org/wiki/Dara_(game)'
+DARA_SHEET = "a commercial Dara rule sheet (printed with a game set; no public copy)"
+DALA_WIKIPEDIA = 'Wikipedia, "Dala (game)", https://en.wikipedia.org/wiki/Dala_(game)'
+DRACALA_MANCALA_WORLD = 'Mancala World, "Dracala", https://mancala.fandom.com/wiki/Dracala'
+KALAH_SOURCE = (f"{DRACALA_MANCALA_WORLD} (Kalah as the base game; standard Kalah as "
+                "OpenSpiel plays it)")
+
 _PRESET_LIST: tuple[Preset, ...] = (
-    Preset("dara", "Dara", "alignment", "dara-wikipedia.txt",
+    Preset("dara", "Dara", "alignment", DARA_WIKIPEDIA,
            "Dara as the Wikipedia article describes it", AlignmentOptions()),
-    Preset("dara-niger", "Dara", "alignment", "dara-wikipedia.txt",
+    Preset("dara-niger", "Dara", "alignment", DARA_WIKIPEDIA,
            "Dara as played in Niger: no drop may make three in a row",
            AlignmentOptions(drop_limit="no_three")),
-    Preset("dara-sheet", "Dara", "alignment", "dara-rule-sheet.txt",
+    Preset("dara-sheet", "Dara", "alignment", DARA_SHEET,
            "Dara as a commercial rule sheet gives it: any piece may be taken, no stepping back",
            AlignmentOptions(protect_threes=False, no_return=True)),
-    Preset("dala", "Dala", "alignment", "dala-wikipedia.txt",
+    Preset("dala", "Dala", "alignment", DALA_WIKIPEDIA,
            "Dala of Sudan: 6x6, centre first, drops capture, fours allowed",
            AlignmentOptions(rows=6, cols=6, centre_first=True, drop_capture=True,
                             drop_limit="none", long_lines="allowed", protect_threes=False)),
-    Preset("kalah", "Kalah", "sowing", "dracala-mancala-world.txt",
+    Preset("kalah", "Kalah", "sowing", KALAH_SOURCE,
            "Kalah, the base game of Dracala (6 holes, 4 seeds)", SowingOptions()),
-    Preset("dracala", "Dracala", "sowing", "dracala-mancala-world.txt",
+    Preset("dracala", "Dracala", "sowing", DRACALA_MANCALA_WORLD,
            "Dracala: mandatory maximal capture, bonus preference, capturing a majority loses",
            SowingOptions(seeds=6, leftovers="last_mover")),
 )
