@@ -298,6 +298,17 @@ class RuleSet:
         return self.preset.game == "Dracala"
 
     @property
+    def ai_profile(self) -> str:
+        """Which tuned evaluation and level table the AI uses for these rules: ``dara``,
+        ``dala``, ``kalah`` or ``dracala``. Read from the rules themselves, never from the
+        preset's name: captures in the drop phase or lines of four allowed make an alignment
+        game play like Dala; Dracala's rules (misère) make a sowing game play like Dracala."""
+        opts = self.options
+        if isinstance(opts, AlignmentOptions):
+            return "dala" if opts.drop_capture or opts.long_lines == "allowed" else "dara"
+        return "dracala" if self.is_dracala else "kalah"
+
+    @property
     def overrides(self) -> dict[str, Any]:
         """Option values that differ from the preset."""
         return {f.name: getattr(self.options, f.name) for f in fields(self.options)
