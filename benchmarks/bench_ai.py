@@ -18,7 +18,7 @@ import time
 
 import nugar
 from nugar.ai import Limits, make_agent
-from nugar.ai.engine import warm_up
+from nugar.ai.search_setup import warm_up
 from nugar.rules.base import Game
 
 PRESETS = ["dara", "dara-niger", "dara-sheet", "dala", "kalah", "dracala"]

@@ -45,14 +45,14 @@ import numba
 import numpy as np
 
 import nugar
-from nugar.kernels import alignment as align_kernels
-from nugar.kernels import sowing as sow_kernels
+from nugar.kernels import dispatch
 from nugar.kernels.common import OUTCOME_DRAW, OUTCOME_FIRST, OUTCOME_SECOND
 
 PRESETS = ["dara", "dara-niger", "dara-sheet", "dala", "kalah", "dracala"]
 PEER_RULES = "kalah"      # the nugar preset whose rules are OpenSpiel's mancala
 PEER_GAME = "mancala"     # OpenSpiel's Kalah(6, 4)
 CHUNK_SECONDS = 0.02      # a batch of games grows until it takes at least this long
+MAX_PLIES = 10**9         # no random game of a preset comes near (every preset has an end)
 
 
 @dataclass
@@ -132,23 +132,16 @@ def nugar_compiled(rules: str) -> Play:
     """nugar's compiled core: one ``random_playout`` call plays a whole game."""
     rule_set = nugar.parse_rules(rules)
     params = nugar.new_game(rule_set).params  # type: ignore[attr-defined]
-    if rule_set.family == "alignment":
-        start = align_kernels.initial_state(params)
-        align_playout = align_kernels.random_playout
+    fam = dispatch.FAMILY_CODES[rule_set.family]
+    start = dispatch.fam_initial_state(fam, params)
+    playout = dispatch.random_playout
 
-        def play_alignment(games: int, seed: int) -> Tally:
-            # this kernel plays on its own copy and leaves ``start`` as it is
-            return _tally_codes([align_playout(params, start, seed + i) for i in range(games)])
+    def play(games: int, seed: int) -> Tally:
+        # the kernel plays on its own copy and leaves ``start`` as it is
+        return _tally_codes([playout(fam, params, start, seed + i, MAX_PLIES)
+                             for i in range(games)])
 
-        return play_alignment
-    start = sow_kernels.initial_state(params)
-    sow_playout = sow_kernels.random_playout
-
-    def play_sowing(games: int, seed: int) -> Tally:
-        # this kernel plays in place, so each game gets a fresh copy of the start
-        return _tally_codes([sow_playout(params, start.copy(), seed + i) for i in range(games)])
-
-    return play_sowing
+    return play
 
 
 def _pyspiel() -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -77,6 +78,101 @@ class TestSpecs:
     def test_unknown_agent_names_the_allowed_ones(self) -> None:
         with pytest.raises(ValueError, match="random, greedy, alphabeta, mcts"):
             make_agent("stockfish")
+
+    @pytest.mark.parametrize(("spec", "canonical"), [
+        ("alphabeta:seed=2,depth=4,noise=20", "alphabeta:depth=4,noise=20,seed=2"),
+        ("alphabeta:nodes=1000000", "alphabeta:nodes=1000000"),  # was 1e+06: unreadable
+        ("alphabeta:time=0.50,table=64.0,share=1", "alphabeta:time=0.5,table=64"),
+        ("alphabeta:w=100/0/10/30/-30,blunder=0.1", "alphabeta:w=100/0/10/30/-30,blunder=0.1"),
+        ("alphabeta:contempt=0,noise=0", "alphabeta"),
+        ("mcts:tree=64,c=2,seed=1", "mcts:c=2,seed=1,tree=64"),  # tree was left out
+        ("mcts:c=1.4,cutoff=0", "mcts"),
+        ("greedy:seed=1,noise=0.5", "greedy:noise=0.5,seed=1"),
+        ("random:seed=3", "random:seed=3"),
+        ("perfect:swindle=0,memory=256", "perfect"),
+        ("perfect:swindle=1,memory=8", "perfect:memory=8,swindle=1"),
+    ])
+    def test_spec_text_is_canonical_and_builds_a_twin(self, spec: str, canonical: str) -> None:
+        """An agent's spec lists the options that differ from the declared defaults, in the
+        declared order, each value as it reads back: ``make_agent(agent.spec)`` is a twin."""
+        agent = make_agent(spec)
+        assert agent.spec == canonical
+        twin = make_agent(agent.spec)
+        assert twin.spec == canonical
+        assert vars(twin)["options"] == vars(agent)["options"]
+
+    @pytest.mark.parametrize(("spec", "parts"), [
+        ("alphabeta:speed=3", ["unknown option(s) speed for alphabeta", "depth (int 1..64)",
+                               "time (number > 0)", "share (number > 0 and <= 1)",
+                               "blunder (number 0..1)"]),
+        ("alphabeta:depth=65", ["depth must be 1..64, not 65"]),
+        ("mcts:c=-1", ["c must be a number >= 0, not -1"]),
+        ("mcts:tree=8", ["tree must be 16.."]),
+        ("greedy:noise=x", ["option noise: bad value 'x'; allowed: number 0..1"]),
+        ("random:noise=1", ["for random; allowed: seed (int 0.."]),
+        ("level:9", ["level must be 1..8, not 9"]),
+        ("level:x", ["allowed: int 1..8"]),
+        ("level", ["e.g. level:5 (1..8)"]),
+    ])
+    def test_bad_options_name_what_is_allowed(self, spec: str, parts: list[str]) -> None:
+        with pytest.raises(ValueError) as err:
+            make_agent(spec)
+        message = str(err.value)
+        assert message.startswith(f"agent {spec!r}: ") and "\n" not in message
+        for part in parts:
+            assert part in message
+
+    def test_constructors_take_the_declared_options(self) -> None:
+        """One declaration per agent gives the constructor's defaults and keywords too."""
+        from nugar.ai.alphabeta import AlphaBetaAgent, AlphaBetaOptions
+        from nugar.ai.mcts import MctsAgent, MctsOptions
+        from nugar.ai.simple import GreedyAgent, GreedyOptions
+
+        assert AlphaBetaAgent().options == AlphaBetaOptions()
+        assert AlphaBetaAgent().spec == "alphabeta"
+        agent = AlphaBetaAgent(depth=4, noise=20)
+        assert agent.spec == "alphabeta:depth=4,noise=20"
+        assert agent.budget == Limits(depth=4)
+        assert AlphaBetaAgent(AlphaBetaOptions(depth=4), noise=20).spec == agent.spec
+        assert MctsAgent(playouts=50).options == MctsOptions(playouts=50)
+        assert GreedyAgent(noise=0.25).spec == "greedy:noise=0.25"
+        assert GreedyAgent().options == GreedyOptions()
+        with pytest.raises(ValueError, match=r"unknown option\(s\) speed for alphabeta"):
+            AlphaBetaAgent(speed=3)
+        with pytest.raises(ValueError, match=r"depth must be 1\.\.64, not 0"):
+            AlphaBetaAgent(depth=0)
+        with pytest.raises(ValueError, match=r"noise must be a number 0\.\.1, not 2"):
+            GreedyOptions(noise=2.0)
+
+    def test_the_options_table_of_docs_lists_every_declared_option(self) -> None:
+        """docs/ai.md's table of agents names each agent's options: the declared ones."""
+        import dataclasses
+        from pathlib import Path
+
+        from nugar.ai.alphabeta import AlphaBetaOptions
+        from nugar.ai.mcts import MctsOptions
+        from nugar.ai.options import AgentOptions
+        from nugar.ai.perfect import PerfectOptions
+        from nugar.ai.simple import GreedyOptions, RandomOptions
+
+        doc = (Path(__file__).parents[1] / "docs" / "ai.md").read_text(encoding="utf-8")
+        rows = {line.split("|")[1].strip(" `"): line.split("|")[3] for line in doc.splitlines()
+                if line.startswith("| `")}
+        kinds: list[type[AgentOptions]] = [RandomOptions, GreedyOptions, AlphaBetaOptions,
+                                           MctsOptions, PerfectOptions]
+        for kind in kinds:
+            declared = {f.name for f in dataclasses.fields(kind)}
+            documented = set(re.findall(r"`(\w+)`", rows[kind.agent]))
+            assert documented == declared, kind.agent
+
+    def test_importing_the_agents_stays_light(self) -> None:
+        """``import nugar.ai`` loads neither the compiled search nor the solver: those load
+        when an agent that needs them is built."""
+        code = ("import sys, nugar.ai; print(sorted(m for m in sys.modules if m == 'numba' "
+                "or m.startswith(('nugar.solver', 'nugar.ai.perfect', 'nugar.ai.alphabeta'))))")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, timeout=120).stdout
+        assert out.strip() == "[]"
 
     def test_levels_cover_one_to_eight(self) -> None:
         assert sorted(LEVELS) == list(range(1, 9))
@@ -470,7 +566,7 @@ def test_level_budgets_grow_from_level_to_level() -> None:
 def test_level_8_plays_dracala_with_the_solver() -> None:
     from nugar.ai.agents import LevelAgent
     from nugar.ai.alphabeta import AlphaBetaAgent
-    from nugar.solver.agent import PerfectAgent
+    from nugar.ai.perfect import PerfectAgent
 
     agent = make_agent("level:8")
     assert isinstance(agent, LevelAgent) and agent.spec == "level:8"
@@ -494,7 +590,7 @@ def test_level_falls_back_to_the_search_when_the_solver_runs_out_of_time() -> No
 
     game = nugar.new_game("dracala")
     agent = LevelAgent(8)
-    agent._agents[level_spec(8, "Dracala")] = Unsolved()
+    agent._agents[level_spec(8, game.rules)] = Unsolved()
     agent._fallback = make_agent("alphabeta:depth=3")
     assert agent.analyse(game, Limits(time=30.0)).depth == 3   # the search decided
     assert agent.analyse(game).depth == 0                        # no time limit: no fallback

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 import nugar
 from nugar.kernels import alignment as K
+from nugar.kernels import dispatch as D
 from nugar.kernels.common import ST_KEY, ST_OUTCOME
-from nugar.rules.alignment import AlignmentGame, alignment_params
+from nugar.rules.alignment import AlignmentGame, alignment_params, make_params
 
 RULE_SETS = [
     "dara",
@@ -143,7 +144,8 @@ def test_compiled_playouts_end(rules: str) -> None:
     params = alignment_params(nugar.parse_rules(rules).options)  # type: ignore[arg-type]
     state = K.initial_state(params)
     before = state.copy()
-    outcomes = {K.random_playout(params, state, seed) for seed in range(30)}
+    outcomes = {D.random_playout(D.FAM_ALIGNMENT, params, state, seed, 10**6)
+                for seed in range(30)}
     assert outcomes <= {1, 2, 3}
     assert np.array_equal(state, before)
 
@@ -170,7 +172,7 @@ def trajectory(rules: str, seed: int, plies: int) -> list[int]:
     """Legal-move counts, keys and outcomes along a random game, straight from the kernels."""
     options = nugar.parse_rules(rules).options
     assert isinstance(options, nugar.AlignmentOptions)
-    params = K.make_params(options)
+    params = make_params(options)
     state = K.initial_state(params)
     history = np.empty(plies + 2, dtype=np.int64)
     count = K.note_position(params, state, history, 0)
@@ -185,7 +187,7 @@ def trajectory(rules: str, seed: int, plies: int) -> list[int]:
         K.apply_action(params, state, int(out[rng.randrange(n)]))
         count = K.note_position(params, state, history, count)
     record += [int(x) for x in state]
-    record.append(int(K.perft(params, K.initial_state(params), 2)))
+    record.append(int(D.perft(D.FAM_ALIGNMENT, params, K.initial_state(params), 2)))
     return record
 
 

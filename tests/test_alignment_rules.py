@@ -14,6 +14,7 @@ import pytest
 import nugar
 from nugar import IllegalMoveError, InvalidMoveError, Move
 from nugar.kernels import alignment as K
+from nugar.kernels import dispatch as D
 from nugar.rules.alignment import AlignmentGame
 
 
@@ -583,7 +584,7 @@ class TestRepetition:
         rules = "dara(rows=1,cols=5,pieces=3,loss_at=0,quiet_limit=off,repetition=off)"
         game = setup(rules, "X . O . O", in_hand=(1, 0))
         before = game.state.copy()
-        assert K.random_playout(game.params, game.state, 5, 500) == 0
+        assert D.random_playout(D.FAM_ALIGNMENT, game.params, game.state, 5, 500) == 0
         assert np.array_equal(game.state, before)
 
     def test_compiled_playouts_apply_repetition(self) -> None:
@@ -591,7 +592,7 @@ class TestRepetition:
         rules = "dara(rows=1,cols=5,pieces=3,loss_at=0,quiet_limit=off)"
         game = setup(rules, "X . O . O", in_hand=(1, 0))
         for seed in range(20):
-            assert K.random_playout(game.params, game.state, seed) == 3
+            assert D.random_playout(D.FAM_ALIGNMENT, game.params, game.state, seed, 10**6) == 3
 
 
 class TestQuietLimit:

@@ -13,6 +13,7 @@ import nugar
 from nugar import IllegalMoveError, InvalidMoveError
 from nugar.envs.batch import BatchSimulator
 from nugar.envs.encoding import Encoder
+from nugar.rules import from_state
 
 
 def _lockstep(rules: str, num_envs: int, steps: int, seed: int) -> int:
@@ -114,8 +115,7 @@ def test_run_random_keeps_consistent_states() -> None:
         assert finished > 0
         enc = Encoder(rules)
         for i in range(16):  # every game is a position reachable by the engine again
-            game = nugar.new_game(rules)
-            game.state = sim.states[i].copy()  # type: ignore[attr-defined]
+            game = from_state(rules, sim.states[i])
             assert np.flatnonzero(sim.masks[i]).tolist() == game.legal_actions()
             assert np.array_equal(sim._obs[i].reshape(enc.observation_shape),
                                   enc.observe(game, game.to_move))

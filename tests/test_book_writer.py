@@ -1,4 +1,4 @@
-"""``python -m nugar.solver.book``: writes the opening book where it is told, never into the
+"""``python -m nugar.ai.book_writer``: writes the opening book where it is told, never into the
 installed package."""
 
 from __future__ import annotations
@@ -12,14 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from nugar.solver.book import FORMAT, main, opening_positions, position_text
+from nugar.ai.book import FORMAT, opening_positions, position_text
+from nugar.ai.book_writer import main
 
 SMALL = "dracala(pits=3,seeds=2)"  # solved in a blink: a whole book in well under a second
 
 
 def package_files() -> dict[str, tuple[int, int]]:
-    """Every file of the installed ``nugar.solver`` package with its size and mtime."""
-    root = Path(str(resources.files("nugar.solver")))
+    """Every file of the installed ``nugar.ai`` package (which holds the shipped book) with
+    its size and mtime."""
+    root = Path(str(resources.files("nugar.ai")))
     return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
             for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc"}
 
@@ -60,7 +62,7 @@ def test_bad_arguments_get_one_clear_line(args: list[str], message: str, tmp_pat
 
 def test_module_entry_point_writes_relative_to_the_current_directory(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONWARNINGS": "ignore::RuntimeWarning"}
-    run = subprocess.run([sys.executable, "-m", "nugar.solver.book", "-o", "mine.json",
+    run = subprocess.run([sys.executable, "-m", "nugar.ai.book_writer", "-o", "mine.json",
                           "--rules", SMALL, "--depth", "0", "--memory", "8"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr

@@ -9,7 +9,7 @@ import pytest
 
 import nugar
 from fixtures_path import fixture
-from nugar.kernels import alignment as K
+from nugar.kernels import dispatch as D
 from nugar.rules.alignment import AlignmentGame
 
 
@@ -41,7 +41,7 @@ def test_fixture_table_was_read() -> None:
 @pytest.mark.parametrize(("rules", "depth", "expected"), CASES)
 def test_compiled_perft(rules: str, depth: int, expected: int) -> None:
     game = AlignmentGame(rules)
-    assert K.perft(game.params, game.state, depth) == expected
+    assert D.perft(D.FAM_ALIGNMENT, game.params, game.state, depth) == expected
 
 
 @pytest.mark.parametrize(("rules", "depth", "expected"),
@@ -58,4 +58,4 @@ def test_perft_from_a_later_position_agrees() -> None:
     for turn in ("c3", "d3", "c4", "d4", "a1", "f5", "b2", "e4"):
         game.play(turn)
     for depth in (1, 2, 3):
-        assert K.perft(game.params, game.state, depth) == nugar.perft(game, depth)
+        assert D.perft(D.FAM_ALIGNMENT, game.params, game.state, depth) == nugar.perft(game, depth)

@@ -13,7 +13,7 @@ import pytest
 
 import nugar
 from fixtures_path import fixture
-from nugar.kernels import sowing as K
+from nugar.kernels import dispatch as D
 from nugar.rules.sowing import SowingGame
 
 PERFT_MD = fixture("perft.md")
@@ -48,7 +48,7 @@ def test_fixture_has_the_sowing_rows() -> None:
 def test_compiled_perft(rules: str, depth: int, expected: int) -> None:
     game = nugar.new_game(rules)
     assert isinstance(game, SowingGame)
-    assert K.perft(game.params, game.state, depth) == expected
+    assert D.perft(D.FAM_SOWING, game.params, game.state, depth) == expected
 
 
 @pytest.mark.parametrize("rules, depth, expected",
@@ -65,13 +65,13 @@ def test_perft_does_not_touch_the_state() -> None:
     game = nugar.new_game("dracala")
     assert isinstance(game, SowingGame)
     start = game.state.copy()
-    K.perft(game.params, game.state, 5)
+    D.perft(D.FAM_SOWING, game.params, game.state, 5)
     assert (game.state == start).all()
-    assert K.perft(game.params, game.state, 0) == 1
+    assert D.perft(D.FAM_SOWING, game.params, game.state, 0) == 1
 
 
 def test_perft_of_a_finished_game_is_zero() -> None:
     game = nugar.new_game("kalah(pits=1,seeds=1)")
     assert isinstance(game, SowingGame)
-    assert [K.perft(game.params, game.state, d) for d in (1, 2, 3)] == [1, 0, 0]
+    assert [D.perft(D.FAM_SOWING, game.params, game.state, d) for d in (1, 2, 3)] == [1, 0, 0]
     assert [nugar.perft(game, d) for d in (1, 2, 3)] == [1, 0, 0]

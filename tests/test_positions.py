@@ -348,7 +348,7 @@ class TestErrors:
         ("kalah 4,4,4,4,4,4:0/4,4,4,4,4,5:0 s", "the seeds add up to 49; kalah has 48 in play"),
         ("kalah 4,4,4,4,4,4:0/4,4,4,4,x,4:0 s", "a seed count must be a whole number"),
         ("kalah 4,4,4,4,4,4:0/4,4,4,4,4,4:0 w", "the player to move is s (South), n (North)"),
-        ("kalah 4,4,4,4,4,4:0/4,4,4,4,4,4:0 s opening", "matters only in Dracala"),
+        ("kalah 4,4,4,4,4,4:0/4,4,4,4,4,4:0 s opening", "matters only under capture_duty=maximal"),
         ("kalah 4,4,4,4,4,4:0/4,4,4,4,4,4:0 s capturer=s", "only under leftovers=last_capturer"),
         ("dracala(leftovers=last_capturer) 6,6,6,6,6,6:0/6,6,6,6,6,6:0 s capturer=x",
          "capturer= is s (South), n (North)"),

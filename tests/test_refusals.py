@@ -19,7 +19,7 @@ from nugar import IllegalMoveError, InvalidMoveError
 from nugar.cli import main
 from nugar.engine import EngineSession, plain_board
 from nugar.rules.alignment import AlignmentGame
-from nugar.rules.options import player_label, player_name
+from nugar.rules.family import ALIGNMENT, SOWING
 from nugar.rules.sowing import SowingGame
 from nugar.server import create_app
 
@@ -65,15 +65,15 @@ STEP_INTO_THREE = """
 # --- names --------------------------------------------------------------------------------
 class TestNames:
     def test_one_name_per_family_and_player(self) -> None:
-        assert [player_name("alignment", p) for p in (1, 2)] == ["Black", "White"]
-        assert [player_name("sowing", p) for p in (1, 2)] == ["South", "North"]
-        assert player_label("alignment", 2) == "White (second)"
+        assert [ALIGNMENT.player_name(p) for p in (1, 2)] == ["Black", "White"]
+        assert [SOWING.player_name(p) for p in (1, 2)] == ["South", "North"]
+        assert ALIGNMENT.player_label(2) == "White (second)"
         for rules, first, second in (("dala", "Black", "White"), ("dracala", "South", "North")):
             game = nugar.new_game(rules)
             assert (game.player_name(1), game.player_name(2)) == (first, second)
             assert game.player_label(1) == f"{first} (first)"
         with pytest.raises(ValueError, match="1 \\(first\\) or 2 \\(second\\), not 3"):
-            player_name("sowing", 3)
+            SOWING.player_name(3)
 
     def test_presets_carry_the_names(self) -> None:
         by_name = {p["name"]: p for p in nugar.presets()}

@@ -35,7 +35,8 @@ class TestPresets:
             ("dala", {"rows": 6, "centre_first": True, "drop_capture": True,
                       "drop_limit": "none", "long_lines": "allowed", "protect_threes": False}),
             ("kalah", {}),
-            ("dracala", {"seeds": 6, "leftovers": "last_mover"}),
+            ("dracala", {"seeds": 6, "leftovers": "last_mover", "capture_duty": "maximal",
+                         "misere": True}),
         ],
     )
     def test_preset_differences_match_the_contract(self, name: str,

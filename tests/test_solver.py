@@ -13,8 +13,9 @@ import pytest
 
 from nugar import new_game
 from nugar.ai.base import Limits
+from nugar.ai.perfect import PerfectAgent
 from nugar.rules.sowing import SowingGame
-from nugar.solver import PerfectAgent, Progress, SolveAborted, Solver, SolverError, solve
+from nugar.solver import Progress, SolveAborted, Solver, SolverError, solve
 from nugar.solver.cli import main as solve_main
 
 Value = tuple[int, int]
@@ -25,7 +26,7 @@ def terminal(game: SowingGame) -> Value:
     s1, s2 = game.score
     outcome = game.outcome
     assert outcome is not None
-    if not game.rules.is_dracala:
+    if not game.rules.misere:
         return (0, s1 - s2)
     result = 0 if outcome.winner is None else (1 if outcome.winner == 1 else -1)
     return (result, s2 - s1)  # misère: win by many, lose by few
@@ -47,7 +48,7 @@ def solver_value_for_first(game: SowingGame, solution_margin: int, result: str) 
     """The solver's answer turned into player 1's (result, tie-break)."""
     sign = 1 if game.to_move == 1 else -1
     margin1 = sign * solution_margin
-    if not game.rules.is_dracala:
+    if not game.rules.misere:
         return (0, margin1)
     r = {"win": 1, "draw": 0, "loss": -1}[result] * sign
     return (r, -margin1)
@@ -72,6 +73,10 @@ SMALL_BOARDS = [
     "kalah(pits=2,seeds=3,leftovers=last_capturer)",
     "dracala(pits=2,seeds=2)", "dracala(pits=3,seeds=2)", "dracala(pits=3,seeds=3)",
     "dracala(pits=3,seeds=3,leftovers=last_capturer)", "dracala(pits=4,seeds=2)",
+    # the two Dracala options one at a time: the capture duty under the Kalah objective, and
+    # misère with every step legal
+    "kalah(pits=3,seeds=2,capture_duty=maximal)", "kalah(pits=3,seeds=3,capture_duty=maximal)",
+    "kalah(pits=3,seeds=2,misere=on)", "kalah(pits=2,seeds=3,misere=on,leftovers=last_mover)",
 ]
 
 
@@ -178,7 +183,7 @@ def test_bad_input_is_refused_clearly() -> None:
 @pytest.mark.parametrize("rules,seed", [("kalah(pits=3,seeds=3)", 11), ("dracala", 12),
                                         ("dracala(pits=4,seeds=4)", 13)])
 def test_perfect_agent_picks_an_optimal_step(rules: str, seed: int) -> None:
-    agent = PerfectAgent(max_memory_mb=8)
+    agent = PerfectAgent(memory=8)
     for k in range(3):
         game = random_position(rules, 10, seed * 10 + k)
         if game.outcome is not None:
@@ -191,7 +196,7 @@ def test_perfect_agent_picks_an_optimal_step(rules: str, seed: int) -> None:
 
 
 def test_perfect_agent_refuses_alignment_and_ended_games() -> None:
-    agent = PerfectAgent(max_memory_mb=2)
+    agent = PerfectAgent(memory=2)
     with pytest.raises(SolverError, match="sowing games"):
         agent.analyse(new_game("dara"))
     over = SowingGame.from_position("kalah(pits=2,seeds=2)", [0, 0], [1, 0], (4, 3))
@@ -222,7 +227,7 @@ def test_cli_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_shipped_book_is_consistent() -> None:
-    from nugar.solver.book import BOOK_DEPTH, BOOK_RULES, load, opening_positions, position_text
+    from nugar.ai.book import BOOK_DEPTH, BOOK_RULES, load, opening_positions, position_text
 
     book = load()
     assert {rules for rules, _ in book} == set(BOOK_RULES)
@@ -258,7 +263,7 @@ def test_shipped_book_is_consistent() -> None:
 def test_book_entries_agree_with_a_fresh_solver() -> None:
     # a sample of positions two to four decisions in: stored value, first step of the line,
     # and the swindle step all check out against a solver with an empty table
-    from nugar.solver.book import load, opening_positions, position_text
+    from nugar.ai.book import load, opening_positions, position_text
 
     book = load()
     positions = [g for g in opening_positions("dracala") if len(g.move_stack) >= 2]
@@ -283,16 +288,16 @@ def test_book_entries_agree_with_a_fresh_solver() -> None:
 
 
 def test_perfect_agent_plays_the_book_in_the_opening() -> None:
-    from nugar.solver.book import load, position_text
+    from nugar.ai.book import load, position_text
 
     book = load()
     entry = book[("dracala", "6,6,6,6,6,6|0|6,6,6,6,6,6|0|1|0|0")]
-    analysis = PerfectAgent(max_memory_mb=2).analyse(new_game("dracala"))
+    analysis = PerfectAgent(memory=2).analyse(new_game("dracala"))
     assert analysis.move.hole - 1 in entry["best"]
     assert analysis.nodes == 0 and analysis.score == entry["value"]
     # four decisions in, under a time limit far too short to solve: still the book's steps,
     # the swindle's where it differs
-    plain, sly = PerfectAgent(max_memory_mb=2), PerfectAgent(max_memory_mb=2, swindle=True)
+    plain, sly = PerfectAgent(memory=2), PerfectAgent(memory=2, swindle=1)
     differ = 0
     for seed in range(40):
         game = new_game("dracala")
@@ -325,23 +330,27 @@ def test_register_adds_the_solve_subcommand(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_perfect_agent_specs() -> None:
-    from nugar.ai.base import parse_spec
+    from nugar.ai import make_agent
+    from nugar.ai.perfect import PerfectOptions
 
-    name, _, options = parse_spec("perfect:memory=8")
-    agent = PerfectAgent.from_options("perfect:memory=8", options)
-    assert name == "perfect" and agent.max_memory_mb == 8 and agent.spec == "perfect:memory=8"
-    assert PerfectAgent.from_options("perfect", {}).spec == "perfect"
-    with pytest.raises(ValueError, match="memory must be >= 1"):
-        PerfectAgent.from_options("perfect:memory=0", {"memory": "0"})
+    agent = make_agent("perfect:memory=8")
+    assert isinstance(agent, PerfectAgent)
+    assert agent.options == PerfectOptions(memory=8) and agent.spec == "perfect:memory=8"
+    assert make_agent("perfect").spec == PerfectAgent().spec == "perfect"
+    assert PerfectAgent(memory=8).spec == "perfect:memory=8"
+    with pytest.raises(ValueError, match=r"memory must be 1\.\."):
+        make_agent("perfect:memory=0")
     with pytest.raises(ValueError, match="allowed: memory"):
-        PerfectAgent.from_options("perfect:depth=3", {"depth": "3"})
+        make_agent("perfect:depth=3")
+    with pytest.raises(ValueError, match="allowed: memory"):
+        PerfectAgent(depth=3)
 
 
 def test_perfect_agent_time_limit_is_a_safety_net() -> None:
     from nugar.ai.base import Limits
 
     game = new_game("kalah(pits=5,seeds=4)")  # about ten million positions: not in 0.05 s
-    analysis = PerfectAgent(max_memory_mb=8).analyse(game, Limits(time=0.05))
+    analysis = PerfectAgent(memory=8).analyse(game, Limits(time=0.05))
     assert analysis.depth == 0 and analysis.score is None
     assert analysis.move in game.legal_moves()
 
@@ -369,7 +378,7 @@ def test_plain_python_kernels_give_the_same_search() -> None:
 def result_for_mover(game: SowingGame) -> int:
     """The exact result (1 win, 0 draw, -1 loss) for the player to move, by minimax."""
     result, tie_break = minimax(game)
-    r = result if game.rules.is_dracala else (tie_break > 0) - (tie_break < 0)
+    r = result if game.rules.misere else (tie_break > 0) - (tie_break < 0)
     return r if game.to_move == 1 else -r
 
 
@@ -391,7 +400,7 @@ def test_result_agrees_with_minimax(rules: str) -> None:
 def test_swindle_keeps_the_result_and_leaves_the_opponent_a_way_to_err() -> None:
     # mid-game positions of full Dracala: on smaller boards nearly every step is forced
     rules = "dracala"
-    plain, sly = PerfectAgent(max_memory_mb=32), PerfectAgent(max_memory_mb=32, swindle=True)
+    plain, sly = PerfectAgent(memory=32), PerfectAgent(memory=32, swindle=1)
     judge = Solver(rules, max_memory_mb=32)
 
     def result_of_mover(game: SowingGame, mover: int) -> int:
@@ -424,8 +433,26 @@ def test_swindle_keeps_the_result_and_leaves_the_opponent_a_way_to_err() -> None
 
 
 def test_swindle_option() -> None:
-    assert PerfectAgent.from_options("perfect:swindle=1", {"swindle": "1"}).swindle
-    assert PerfectAgent(swindle=True).spec == "perfect:swindle=1"
-    assert not PerfectAgent.from_options("perfect", {}).swindle
-    with pytest.raises(ValueError, match=r"swindle must be 0 \(off\) or 1 \(on\)"):
-        PerfectAgent.from_options("perfect:swindle=2", {"swindle": "2"})
+    from nugar.ai import make_agent
+
+    assert isinstance(sly := make_agent("perfect:swindle=1"), PerfectAgent) and sly.swindle
+    assert PerfectAgent(swindle=1).spec == "perfect:swindle=1"
+    assert not PerfectAgent().swindle
+    with pytest.raises(ValueError, match=r"swindle must be 0\.\.1, not True"):
+        PerfectAgent(swindle=True)  # a number 0 or 1, as in the spec text
+    with pytest.raises(ValueError, match=r"swindle must be 0\.\.1, not 2"):
+        make_agent("perfect:swindle=2")
+
+
+def test_the_solver_imports_nothing_of_the_agents() -> None:
+    """The solver sits below ``nugar.ai``: importing it (and solving) loads no agent module;
+    the player built on it is ``nugar.ai.perfect``."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import nugar.solver, nugar.solver.cli; "
+            "nugar.solver.solve('kalah(pits=2,seeds=1)', max_memory_mb=1); "
+            "print(sorted(m for m in sys.modules if m.startswith('nugar.ai')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout
+    assert out.strip() == "[]"

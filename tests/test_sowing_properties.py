@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import nugar
 from nugar import Move
+from nugar.kernels import dispatch as D
 from nugar.kernels import sowing as K
 from nugar.rules.sowing import SowingGame
 
@@ -32,14 +33,16 @@ MAX_STEPS = 20_000
 # --- the reference ---------------------------------------------------------------------------
 @dataclass
 class Reference:
-    """Kalah and Dracala the slow and obvious way (rules page, "Sowing family")."""
+    """Kalah and Dracala the slow and obvious way (rules page, "Sowing family"), every option
+    on its own: the capture duty and misère too."""
 
     pits: int
     skip_origin: bool
     single: bool
     mover_empty: bool
     leftovers: str
-    dracala: bool
+    capture_duty: bool
+    misere: bool
     cells: list[int]
     to_move: int = 1
     first_done: bool = False
@@ -50,7 +53,7 @@ class Reference:
     def start(cls, game: SowingGame) -> Reference:
         o = game.options
         return cls(o.pits, o.skip_origin, o.empty_capture == "single", o.end == "mover_empty",
-                   o.leftovers, game.rules.is_dracala,
+                   o.leftovers, o.capture_duty == "maximal", o.misere,
                    ([o.seeds] * o.pits + [0]) * 2)
 
     def base(self, player: int) -> int:
@@ -87,7 +90,7 @@ class Reference:
             return []
         own = self.base(self.to_move)
         holes = [h for h in range(1, self.pits + 1) if self.cells[own + h - 1] > 0]
-        if not self.dracala:
+        if not self.capture_duty:
             return holes
         rated = {h: self.sow(h)[1:] for h in holes}
         best = max(c for c, _ in rated.values())
@@ -108,7 +111,7 @@ class Reference:
             self.to_move = 3 - mover
         total = sum(self.cells)
         stores = [self.cells[p], self.cells[2 * p + 1]]
-        if self.dracala:
+        if self.misere:
             for player in (1, 2):
                 if 2 * stores[player - 1] > total:
                     self.outcome = (3 - player, "majority")
@@ -128,7 +131,7 @@ class Reference:
                 taker = self.last_capturer
             stores[taker - 1] += sides[0] + sides[1]
         self.cells = [0] * p + [stores[0]] + [0] * p + [stores[1]]
-        if self.dracala:
+        if self.misere:
             if 2 * stores[0] > total:
                 self.outcome = (2, "majority")
             elif 2 * stores[1] > total:
@@ -151,6 +154,8 @@ def rule_texts(draw: st.DrawFn) -> str:
         "empty_capture": draw(st.sampled_from(["none", "single"])),
         "end": draw(st.sampled_from(["any_side_empty", "mover_empty"])),
         "leftovers": draw(st.sampled_from(["owner", "last_mover", "last_capturer"])),
+        "capture_duty": draw(st.sampled_from(["none", "maximal"])),
+        "misere": draw(st.sampled_from(["on", "off"])),
     }
     keep = draw(st.lists(st.sampled_from(sorted(options)), unique=True))
     if not keep:
@@ -267,16 +272,18 @@ _PROBE = """
 import json, sys
 import numpy as np
 import nugar
+from nugar.kernels import dispatch as D
 from nugar.kernels import sowing as K
 out = []
 for rules in json.loads(sys.argv[1]):
     game = nugar.new_game(rules)
     state = game.state.copy()
-    outcome = K.random_playout(game.params, state, 12345)
+    outcome = D.play_random(D.FAM_SOWING, game.params, state, 12345, 10**6)
     caps = np.empty(game.pits, dtype=np.int64)
     bonus = np.empty(game.pits, dtype=np.int64)
     K.step_captures(game.params, game.state, caps, bonus)
-    out.append([int(outcome), [int(v) for v in state], int(K.perft(game.params, game.state, 3)),
+    count = D.perft(D.FAM_SOWING, game.params, game.state, 3)
+    out.append([int(outcome), [int(v) for v in state], int(count),
                 [int(v) for v in caps], [int(v) for v in bonus]])
 print(json.dumps(out))
 """
@@ -300,11 +307,11 @@ def test_random_playout_reaches_a_legal_end(rules: str, seed: int) -> None:
     game = nugar.new_game(rules)
     assert isinstance(game, SowingGame)
     state = game.state.copy()
-    outcome = K.random_playout(game.params, state, seed)
+    outcome = D.play_random(D.FAM_SOWING, game.params, state, seed, 10**6)  # in place
     assert outcome in (1, 2, 3) and state[1] == outcome
     p = game.pits
     assert state[5:5 + 2 * p + 2].sum() == 2 * p * game.options.seeds
     assert K.legal_actions(game.params, state, np.empty(p, dtype=np.int64)) == 0
-    again = game.state.copy()
-    assert K.random_playout(game.params, again, seed) == outcome
-    assert np.array_equal(again, state)
+    start = game.state.copy()
+    assert D.random_playout(D.FAM_SOWING, game.params, start, seed, 10**6) == outcome  # on a copy
+    assert np.array_equal(start, game.state)

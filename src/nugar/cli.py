@@ -166,6 +166,37 @@ class _PlaySession:
     def tags(self) -> dict[str, str]:
         return {"First": self.players[1].label, "Second": self.players[2].label}
 
+    def wait_for_engine(self, specs: list[str]) -> None:
+        """Before a computer move or a hint: wait until the compiled code it needs is ready
+        (at once when it is cached), showing the compiling progress of a first run."""
+        from . import warmup
+
+        steps = warmup.steps_for(self.game.rules, specs)
+        engine = warmup.WARMUP
+        engine.add(steps)
+        if engine.ready(steps):
+            return
+        shown: list[str] = []
+        status: Any = None
+
+        def show(progress: warmup.Progress) -> None:
+            text = progress.message()
+            if not progress.compiling or progress.finished or (shown and shown[-1] == text):
+                return
+            shown.append(text)
+            if status is not None:
+                status.update(text)
+            else:
+                self.console.print(text, markup=False, soft_wrap=True)
+
+        if self.console.is_terminal:
+            with self.console.status("Preparing the engine...") as status:
+                engine.wait(show, steps=steps)
+        else:
+            engine.wait(show, steps=steps)
+        if shown:
+            self.console.print("The engine is ready.", markup=False)
+
     def show(self) -> None:
         self.console.print()
         self.console.print(render(self.game))
@@ -185,6 +216,8 @@ class _PlaySession:
         return self.finish()
 
     def agent_turn(self, mover: int, agent: Agent) -> None:
+        agent_spec = self.players[mover].agent
+        self.wait_for_engine([] if agent_spec is None else [agent_spec])
         start = len(self.game.turn_list())
         while not self.game.is_over and self.game.to_move == mover:
             move = agent.choose(self.game.copy(), self.limits)
@@ -254,6 +287,7 @@ class _PlaySession:
     def hint(self) -> None:
         from .ai import make_agent
 
+        self.wait_for_engine([self.hint_spec])
         analysis = make_agent(self.hint_spec).analyse(self.game.copy(), self.limits)
         score = "" if analysis.score is None else f" (score {analysis.score:g})"
         self.console.print(f"Hint ({self.hint_spec}): {analysis.move}{score}", markup=False)
@@ -294,6 +328,11 @@ def _limits(seconds: float | None) -> Limits:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    from . import warmup
+
+    # compiling (on a first run) starts now, in the background, before the first position
+    specs = [p.agent for p in (args.first, args.second) if p.agent is not None]
+    warmup.WARMUP.add(warmup.steps_for(args.rules, specs))
     return _PlaySession(args, _console()).run()
 
 
@@ -333,7 +372,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         reason = rec.game.outcome.reason if rec.game.outcome else (
             "unfinished" if rec.result is None else "stated by the record")
         console.print(f"Result: {result} ({reason})", markup=False)
-        what = "stores" if rec.rules.family == "sowing" else "pieces left"
+        what = rec.game.descriptor.score_label
         console.print(f"Score: {record.score_text(rec.game)} ({what})", markup=False)
     return EXIT_OK
 

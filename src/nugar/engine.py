@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import io
 import re
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
-from .ai.agents import TOP_LEVEL
+from .ai.agents import LEVEL_RANGE, LEVEL_RANGE_TEXT, TOP_LEVEL
 from .errors import NugarError
 from .record import to_json
 from .rules import Game, RuleSet, new_game, parse_rules
 from .textboard import render
 
 if TYPE_CHECKING:
-    from .ai import Limits
+    from .ai import Agent, Limits
+    from .rules.base import Move
+    from .warmup import Warmup
 
 PROTOCOL_VERSION = "1"
 #: a program driving the engine (a GUI, a referee) gets full strength unless it asks for less
@@ -44,8 +47,14 @@ def plain_board(game: Game) -> str:
 class EngineSession:
     """The state of one protocol session: the game, the rules and the default agent."""
 
-    def __init__(self, rules: str | RuleSet = "dara") -> None:
+    def __init__(self, rules: str | RuleSet = "dara", *, warmup: Warmup | None = None,
+                 log: TextIO | None = None) -> None:
         self.rules = parse_rules(rules)
+        # ``nugar engine`` compiles in the background from the start (first run), with notes
+        # on ``log``; queued before the first game, which then need not wait for the compiler
+        self.warmup = warmup
+        self.log = log
+        self._prepare(DEFAULT_AGENT)
         self.game = new_game(self.rules)
         self.agent_spec = DEFAULT_AGENT
         self.finished = False
@@ -134,6 +143,7 @@ class EngineSession:
             return self.rules.text
         rules = parse_rules("".join(args))
         self.rules = rules
+        self._prepare(self.agent_spec)
         self.game = new_game(rules)
         return rules.text
 
@@ -174,6 +184,7 @@ class EngineSession:
 
         make_agent(args[0])  # checks the spec now rather than at the next go
         self.agent_spec = args[0]
+        self._prepare(self.agent_spec)
         return self.agent_spec
 
     def cmd_resign(self, args: list[str]) -> str:
@@ -188,7 +199,37 @@ class EngineSession:
         if self.game.is_over:
             raise CommandError(f"the game is over ({self.game.outcome}); nothing to choose")
         agent = make_agent(spec)
-        return str(agent.choose(self.game.copy(), limits))
+        return str(self._choose(agent, spec, limits))
+
+    # --- compiling (first run) -----------------------------------------------------------
+    def _prepare(self, spec: str) -> None:
+        """Queue the compiling that playing these rules with ``spec`` needs."""
+        if self.warmup is not None:
+            from .warmup import steps_for
+
+            self.warmup.add(steps_for(self.rules, [spec]))
+
+    def _choose(self, agent: Agent, spec: str, limits: Limits) -> Move:
+        """The agent's move, once the compiled code it needs is loaded. While a first run
+        still compiles, a ``go`` with a movetime is searched at once, by the kernels run
+        interpreted where not compiled yet (a legal move from the same search, seeing
+        fewer positions: said on the log); without a movetime it waits for the compiler."""
+        if self.warmup is None:
+            return agent.choose(self.game.copy(), limits)
+        from .kernels.jit import interpreted_calls
+        from .warmup import steps_for
+
+        steps = steps_for(self.rules, [spec])
+        self.warmup.add(steps)
+        # loading cached code takes a moment, worth waiting for; compiling is not, on a clock
+        self.warmup.wait(steps=steps, until_compiling=limits.time is not None)
+        before = interpreted_calls()
+        move = agent.choose(self.game.copy(), limits)
+        if interpreted_calls() != before and self.log is not None:
+            print("nugar engine: the engine is still compiling (first run only): this move "
+                  "was searched partly interpreted, so it saw fewer positions than usual",
+                  file=self.log, flush=True)
+        return move
 
     def cmd_quit(self, args: list[str]) -> str:
         self._no_args("quit", args, "")
@@ -200,7 +241,7 @@ def parse_go(args: list[str], default_spec: str) -> tuple[str, Limits]:
     """The agent spec and limits of ``go [movetime MS] [depth N] [nodes N] [level N]``."""
     from .ai import Limits
 
-    allowed = "movetime MS, depth N, nodes N, level N (1..8), agent SPEC"
+    allowed = f"movetime MS, depth N, nodes N, level N ({LEVEL_RANGE_TEXT}), agent SPEC"
     if len(args) % 2:
         raise CommandError(f"go takes name-value pairs ({allowed}); "
                            f"{args[-1]!r} has no value")
@@ -219,8 +260,8 @@ def parse_go(args: list[str], default_spec: str) -> tuple[str, Limits]:
             raise CommandError(f"go: {key} needs a whole number >= 1, not {raw!r}")
         values[key] = int(raw)
     if "level" in values:
-        if values["level"] > 8:
-            raise CommandError(f"go: level must be 1..8, not {values['level']}")
+        if values["level"] not in LEVEL_RANGE:
+            raise CommandError(f"go: level must be {LEVEL_RANGE_TEXT}, not {values['level']}")
         spec = f"level:{values['level']}"
     movetime = values.get("movetime")
     limits = Limits(time=None if movetime is None else movetime / 1000.0,
@@ -238,6 +279,16 @@ def _one_line_json(game: Game) -> str:
     return json.dumps(to_json(game), separators=(",", ":"))
 
 
-def run(stdin: TextIO, stdout: TextIO, rules: str | RuleSet = "dara") -> int:
-    """Run one session over the given streams (what ``nugar engine`` does)."""
-    return EngineSession(rules).run(stdin, stdout)
+def run(stdin: TextIO, stdout: TextIO, rules: str | RuleSet = "dara",
+        log: TextIO | None = None) -> int:
+    """Run one session over the given streams (what ``nugar engine`` does). The kernels it
+    needs are compiled in a background thread from the start; on a first run (nothing
+    cached yet) the progress and notes go to ``log``, stderr by default."""
+    from . import warmup
+
+    out = sys.stderr if log is None else log
+    unsubscribe = warmup.WARMUP.subscribe(warmup.line_reporter("nugar engine: ", out))
+    try:
+        return EngineSession(rules, warmup=warmup.WARMUP, log=out).run(stdin, stdout)
+    finally:
+        unsubscribe()

@@ -4,18 +4,16 @@ Alignment: a drop ``c3``, a step ``c3-c4``, a capture ``xe5``, ``pass``; a turn 
 capture: ``c3-c4xe5``, ``c3xe5``. Sowing: a step is a hole number ``4``; a turn joins its steps
 with ``-``: ``1-6``. Squares name the column by a letter from the first player's left and the
 row by a number from the first player's side.
+
+Plain text functions, below the rules: each family's descriptor (``nugar.rules.family``) names
+the splitter of its turns and the text that joins its moves.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from .errors import InvalidMoveError
-
-if TYPE_CHECKING:
-    from .rules.base import Move
 
 FILES = "abcdefghijklmnopqrstuvwxyz"
 
@@ -70,17 +68,3 @@ def split_sowing_turn(text: str) -> list[str]:
             f"cannot read {text!r} as a sowing move or turn; write a hole number such as '4', "
             "or a turn of several steps such as '1-6'")
     return t.split("-")
-
-
-def join_turn(family: str, moves: Sequence[Move]) -> str:
-    """Text of one turn from its moves, in the notation of ``family``."""
-    if family == "sowing":
-        return "-".join(str(m) for m in moves)
-    return "".join(str(m) for m in moves)
-
-
-def split_turn(family: str, text: str) -> list[str]:
-    """Split a turn text into its move texts for ``family`` ("alignment" or "sowing")."""
-    if family == "sowing":
-        return split_sowing_turn(text)
-    return split_alignment_turn(text)

@@ -35,7 +35,7 @@ from typing import Any
 
 from .errors import IllegalMoveError, InvalidMoveError, NugarError, RulesError
 from .rules import PRESETS, Game, RuleSet, new_game, parse_rules
-from .rules.sowing import SowingGame
+from .rules.family import FAMILIES
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 STANDARD_TAGS = ("Game", "Rules", "First", "Second", "Date", "Result", "Score", "Termination")
@@ -126,7 +126,7 @@ def game_tags(game: Game, tags: Mapping[str, str] | None = None) -> dict[str, st
         "Date": given.get("Date", _dt.datetime.now(_dt.UTC).strftime("%Y.%m.%d")),
         "Result": outcome.result if outcome else "*",
     }
-    if game.rules.family == "sowing":
+    if game.descriptor.score_tag:
         out["Score"] = score_text(game)
     if outcome is not None:
         out["Termination"] = outcome.reason
@@ -568,8 +568,9 @@ class _Reader:
         if cur.dead:
             return
         assert cur.game is not None
-        if cur.game.rules.family != "sowing":
-            self.problem(f"capture annotation {tok.text} only belongs in sowing games", tok)
+        if not cur.game.descriptor.capture_annotations:
+            where = " or ".join(f.name for f in FAMILIES.values() if f.capture_annotations)
+            self.problem(f"capture annotation {tok.text} only belongs in {where} games", tok)
             return
         if not cur.turns or cur.turns[-1].annotation is not None:
             self.problem(f"capture annotation {tok.text} must follow a turn", tok)
@@ -615,7 +616,7 @@ class _Reader:
         ok, result = self.check_result(cur)
         if not ok:
             return
-        self.check_tag_against(cur, "Score", score_text(game) if game.rules.family == "sowing"
+        self.check_tag_against(cur, "Score", score_text(game) if game.descriptor.score_tag
                                else None)
         outcome = game.outcome
         if outcome is not None:
@@ -627,7 +628,8 @@ class _Reader:
     def check_annotations(self, cur: _Pending) -> None:
         """Check Mancala World ``(-N)`` annotations; with any present, a turn without one
         must have put no seed into the store."""
-        if not isinstance(cur.game, SowingGame) or not any(t.annotation for t in cur.turns):
+        if (cur.game is None or not cur.game.descriptor.capture_annotations
+                or not any(t.annotation for t in cur.turns)):
             return
         for i, (turn, captured) in enumerate(zip(cur.turns, cur.game.turn_captures(),
                                                  strict=True)):
@@ -699,14 +701,14 @@ def _open_turn(game: Game, mover: int) -> str | None:
     if game.is_over or game.to_move != mover:
         return None
     legal = game.legal_moves()
-    whole = game.turns()[-1] + ("-" if game.rules.family == "sowing" else "") + str(legal[0])
+    whole = game.turns()[-1] + game.descriptor.turn_joiner + str(legal[0])
     return (f"the turn is not complete: the same player must still move (legal: "
             f"{', '.join(str(m) for m in legal)}); write the whole turn, e.g. {whole!r}")
 
 
 def _settle_result(game: Game, result: str | None, termination: object) -> str | None:
-    """Check a stated result against the replayed game; a stated resignation or agreed draw
-    is applied."""
+    """Check a stated result against the replayed game; a stated ending that the rules do not
+    decide (a resignation, an agreed draw, a loss on time, an adjudication) is applied."""
     actual = game.result
     if actual is not None:
         if result is None:
@@ -717,14 +719,21 @@ def _settle_result(game: Game, result: str | None, termination: object) -> str |
         return None
     if result is None:
         return None
+    winner = {"1-0": 1, "0-1": 2}.get(result)
     if termination == "resigned":
-        if result == "1/2-1/2":
+        if winner is None:
             return "a resignation cannot end in a draw"
-        game.resign(2 if result == "1-0" else 1)
+        game.resign(3 - winner)
     elif termination == "agreement":
         if result != "1/2-1/2":
             return f"a draw by agreement ends 1/2-1/2, not {result}"
         game.agree_draw()
+    elif termination == "time":
+        if winner is None:
+            return "a loss on time cannot end in a draw"
+        game.lose_on_time(3 - winner)
+    elif termination == "adjudication":
+        game.adjudicate(winner)
     return None
 
 

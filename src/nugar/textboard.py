@@ -13,8 +13,7 @@ from rich.text import Text
 
 from .notation import square_name
 from .rules import Game, Move
-from .rules.alignment import AlignmentGame
-from .rules.sowing import SowingGame
+from .rules.boards import GridBoard, PitBoard
 
 BLACK, WHITE = "●", "○"
 _PLAYER_STYLE = {1: "bold", 2: "bold cyan"}
@@ -52,8 +51,7 @@ def last_turn_text(game: Game) -> str:
     if not turns:
         return "Last turn: none yet"
     player, moves = turns[-1]
-    joiner = "-" if game.rules.family == "sowing" else ""
-    return f"Last turn: {player_name(game, player)} {joiner.join(str(m) for m in moves)}"
+    return f"Last turn: {player_name(game, player)} {game.descriptor.join_turn(moves)}"
 
 
 def _last_marks(game: Game) -> set[str]:
@@ -71,8 +69,8 @@ def _last_marks(game: Game) -> set[str]:
     return marks
 
 
-def _render_alignment(game: AlignmentGame) -> list[Text]:
-    rows, cols = game.rows, game.cols
+def _render_grid(game: Game, board: GridBoard) -> list[Text]:
+    rows, cols = board.rows, board.cols
     marks = _last_marks(game)
     width = len(str(rows))
     files = "".join(f" {chr(ord('a') + c)} " for c in range(cols))
@@ -81,7 +79,7 @@ def _render_alignment(game: AlignmentGame) -> list[Text]:
         line = Text(f"{r + 1:>{width}} ", style="dim")
         for c in range(cols):
             sq = square_name(c, r)
-            owner = game.piece_at(sq)
+            owner = board.owner(c, r)
             glyph = {0: "·", 1: BLACK, 2: WHITE}[owner]
             if sq in marks:  # brackets mark the last turn even without colour
                 line.append(f"[{glyph}]", style=_LAST_STYLE)
@@ -90,17 +88,17 @@ def _render_alignment(game: AlignmentGame) -> list[Text]:
         line.append(f" {r + 1}", style="dim")
         lines.append(line)
     lines.append(Text(" " * (width + 1) + files, style="dim"))
-    hands, board = game.in_hand, game.on_board
+    hands, on_board = board.hands, board.on_board
     glyphs = {1: BLACK, 2: WHITE}
     lines.append(Text("; ".join(
-        f"{glyphs[p]} {game.player_label(p)}: {hands[p - 1]} in hand, {board[p - 1]} on the "
+        f"{glyphs[p]} {game.player_label(p)}: {hands[p - 1]} in hand, {on_board[p - 1]} on the "
         "board" for p in (1, 2))))
     return lines
 
 
-def _render_sowing(game: SowingGame) -> list[Text]:
-    holes1, holes2 = game.holes
-    store1, store2 = game.score
+def _render_pits(game: Game, board: PitBoard) -> list[Text]:
+    holes1, holes2 = board.holes
+    store1, store2 = board.stores
     pits = len(holes1)
     marks = _last_marks(game)
     width = max(2, *(len(str(v)) for v in (*holes1, *holes2, store1, store2)))
@@ -137,13 +135,10 @@ def _render_sowing(game: SowingGame) -> list[Text]:
 def render(game: Game) -> Group:
     """The board, the last turn and the status of ``game`` as one rich renderable."""
     title = Text(f"{game.rules.game} ({game.rules.text})", style="bold underline")
-    if isinstance(game, SowingGame):
-        board = _render_sowing(game)
-    elif isinstance(game, AlignmentGame):
-        board = _render_alignment(game)
-    else:  # another Game subclass still prints its own text board
-        board = [Text(line) for line in str(game).splitlines()]
-    return Group(title, *board, Text(last_turn_text(game)), status_line(game))
+    data = game.descriptor.parts.board(game)
+    lines = (_render_pits(game, data) if isinstance(data, PitBoard)
+             else _render_grid(game, data))
+    return Group(title, *lines, Text(last_turn_text(game)), status_line(game))
 
 
 def moves_text(moves: list[Move]) -> str:

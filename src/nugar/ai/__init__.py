@@ -9,14 +9,23 @@
 True
 
 Agents: ``random``, ``greedy``, ``alphabeta`` (negamax with iterative deepening, compiled),
-``mcts`` (UCT with compiled playouts) and ``level:1`` .. ``level:8``. See ``docs/ai.md``.
+``mcts`` (UCT with compiled playouts), ``perfect`` (the exact solver of sowing games, in
+``perfect.py`` with its opening book) and the levels ``level:N`` (``LEVEL_RANGE``). See
+``docs/ai.md``.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from .agents import AGENT_NAMES, DEFAULT_LEVEL, LEVELS, TOP_LEVEL, make_agent
+from .agents import (
+    AGENT_NAMES,
+    DEFAULT_LEVEL,
+    LEVEL_RANGE,
+    LEVEL_RANGE_TEXT,
+    LEVELS,
+    TOP_LEVEL,
+    level_spec,
+    make_agent,
+)
 from .base import Agent, Analysis, Limits
 from .simple import GreedyAgent, RandomAgent
 
@@ -24,22 +33,14 @@ __all__ = [
     "AGENT_NAMES",
     "DEFAULT_LEVEL",
     "LEVELS",
+    "LEVEL_RANGE",
+    "LEVEL_RANGE_TEXT",
     "TOP_LEVEL",
     "Agent",
     "Analysis",
     "GreedyAgent",
     "Limits",
     "RandomAgent",
+    "level_spec",
     "make_agent",
-    "solve",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    """``nugar.ai.solve``: the exact solver of sowing positions (``nugar.solver.solve``),
-    imported on first use because the solver's agent itself builds on ``nugar.ai``."""
-    if name == "solve":
-        from ..solver import solve
-
-        return solve
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,26 +1,39 @@
-"""Building agents from their spec text, and the levels 1 to 8.
+"""Building agents from their spec text, and the levels (``LEVEL_RANGE``, 1 to 8).
 
 ``make_agent("alphabeta:depth=6")``, ``make_agent("mcts:playouts=2000,seed=1")``,
-``make_agent("level:5")``. The search agents are imported only when asked for, so that
-``import nugar.ai`` stays light.
+``make_agent("level:5")``. Each agent declares its options once (``options.py``); the search
+agents and the perfect player are imported only when asked for, so that ``import nugar.ai``
+stays light.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from ..rules.base import Game
-from .base import Agent, Analysis, Limits, no_more_options, option_float, option_int, parse_spec
-from .simple import GreedyAgent, RandomAgent
+from ..rules.options import RuleSet
+from .base import Agent, Analysis, Limits, parse_spec
+from .options import AgentOptions, int_option
+from .simple import GreedyAgent, GreedyOptions, RandomAgent, RandomOptions
 
 AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "alphabeta", "mcts", "level:N", "perfect")
 
-#: the levels offered by the command line and the web UI, per game: game name -> level ->
-#: agent spec. Every level of every game is measured against the one below in
-#: docs/strength.md. The idea is the same in all games: level 1 plays almost at random,
-#: levels 3 to 7 search fixed node budgets (so they play alike on any machine and at any time
-#: limit) and are held back by deliberate imprecision that shrinks from level to level, and
-#: level 8 searches with all of the time given. What the imprecision is depends on the game:
+#: the levels offered by every face (command line, engine protocol, web page), weakest first;
+#: every table of ``LEVEL_TABLE`` has exactly these
+LEVEL_RANGE: range = range(1, 9)
+
+#: the levels as text for help and error messages: ``1..8``
+LEVEL_RANGE_TEXT = f"{LEVEL_RANGE[0]}..{LEVEL_RANGE[-1]}"
+
+#: the levels offered by the command line and the web UI, per AI profile of the rules
+#: (``RuleSet.ai_profile``: ``dara``, ``dala``, ``kalah``, ``dracala``, read from the rules
+#: themselves, so a Dala-shaped ``dara(...)`` plays Dala's levels) -> level -> agent spec.
+#: Every level of every game is measured against the one below in docs/strength.md. The idea
+#: is the same in all games: level 1 plays almost at random, levels 3 to 7 search fixed node
+#: budgets (so they play alike on any machine and at any time limit) and are held back by
+#: deliberate imprecision that shrinks from level to level, and level 8 searches with all of
+#: the time given. What the imprecision is depends on the game:
 #:
 #: * Dara and Dala: ``noise``, random offsets added to the evaluation of each searched
 #:   position, so a weaker level misjudges positions but still sees captures coming. In Dala
@@ -42,7 +55,7 @@ AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "alphabeta", "mcts", "level:
 #:   Levels 2 and 4 to 7 make random choices of their own, so that every match between
 #:   neighbours (and of level 8 against 6) plays different games from the start.
 LEVEL_TABLE: dict[str, dict[int, str]] = {
-    "Dara": {
+    "dara": {
         1: "greedy:noise=0.9",
         2: "greedy:noise=0.3",
         3: "alphabeta:nodes=40,noise=120",
@@ -52,7 +65,7 @@ LEVEL_TABLE: dict[str, dict[int, str]] = {
         7: "alphabeta:nodes=16000,noise=15",
         8: "alphabeta:contempt=30",
     },
-    "Dala": {
+    "dala": {
         1: "greedy:noise=0.9",
         2: "greedy:noise=0.6",
         3: "greedy:noise=0.2",
@@ -62,7 +75,7 @@ LEVEL_TABLE: dict[str, dict[int, str]] = {
         7: "alphabeta:nodes=4000,noise=60",
         8: "alphabeta",
     },
-    "Kalah": {
+    "kalah": {
         1: "random",
         2: "greedy:noise=0.73",
         3: "alphabeta:depth=1,blunder=0.42",
@@ -72,7 +85,7 @@ LEVEL_TABLE: dict[str, dict[int, str]] = {
         7: "alphabeta:nodes=16000,blunder=0.04",
         8: "alphabeta",
     },
-    "Dracala": {
+    "dracala": {
         1: "alphabeta:depth=4,w=100/0/10/30/-30",
         2: "random",
         3: "alphabeta:nodes=60",
@@ -85,10 +98,10 @@ LEVEL_TABLE: dict[str, dict[int, str]] = {
 }
 
 #: the levels of Dara, the table shown when no game is named
-LEVELS: dict[int, str] = LEVEL_TABLE["Dara"]
+LEVELS: dict[int, str] = LEVEL_TABLE["dara"]
 
 #: the strongest level, the one that plays with all of the time given (the engine's default)
-TOP_LEVEL: int = max(LEVELS)
+TOP_LEVEL: int = LEVEL_RANGE[-1]
 
 #: the level people meet when they name none: in the terminal (``nugar play``), on the web
 #: page and as the Gymnasium environment's opponent. A middle level (docs/ai.md says why).
@@ -102,9 +115,19 @@ SPECIAL_SHARE = 0.85
 SOLVER_FALLBACK = "alphabeta"
 
 
-def level_spec(level: int, game: str) -> str:
-    """The agent spec of ``level`` in the game named ``game`` (``rules.game``)."""
-    return LEVEL_TABLE.get(game, LEVELS)[level]
+def level_spec(level: int, rules: RuleSet) -> str:
+    """The agent spec of ``level`` for ``rules``: the table of their AI profile."""
+    return LEVEL_TABLE[rules.ai_profile][level]
+
+
+@dataclass(frozen=True)
+class LevelOptions(AgentOptions):
+    """``level:N``: the level number (written without a name); any other option
+    (``level:5,seed=3``) goes on to the agent the level plays with."""
+
+    agent = "level"
+    level: int = int_option(DEFAULT_LEVEL, LEVEL_RANGE[0], LEVEL_RANGE[-1],
+                            "the level, weakest first")
 
 
 def _with_options(spec: str, extra: str) -> str:
@@ -118,6 +141,7 @@ class LevelAgent(Agent):
     with the caller's extra options (``level:5,seed=3``) passed on."""
 
     def __init__(self, level: int, extra: str = "") -> None:
+        self.options = LevelOptions(level=level)
         self.level = level
         self.extra = extra
         self.spec = f"level:{level}" + (f",{extra}" if extra else "")
@@ -128,7 +152,7 @@ class LevelAgent(Agent):
             _check_spec(_with_options(table[level], extra))
 
     def agent_for(self, game: Game) -> Agent:
-        spec = level_spec(self.level, game.rules.game)
+        spec = level_spec(self.level, game.rules)
         agent = self._agents.get(spec)
         if agent is None:
             agent = make_agent(_with_options(spec, self.extra))
@@ -142,7 +166,7 @@ class LevelAgent(Agent):
         (what it solves stays in its table for the next move); when it
         reports no finished answer (``depth == 0``: it ran out of time) the search decides
         with the time left."""
-        solver = level_spec(self.level, game.rules.game).startswith("perfect")
+        solver = level_spec(self.level, game.rules).startswith("perfect")
         if solver and not _solvable(game):  # a board larger than the solver covers
             return self._fallback_agent().analyse(game, limits)
         agent = self.agent_for(game)
@@ -203,52 +227,46 @@ def _check_spec(spec: str) -> None:
 
 
 def _known() -> str:
-    return ("random, greedy, alphabeta, mcts, level:N (N 1..8), perfect (sowing games: the "
-            "exact solver); options as name:key=value, e.g. alphabeta:depth=6, "
-            "mcts:playouts=2000, random:seed=3")
+    return (f"random, greedy, alphabeta, mcts, level:N (N {LEVEL_RANGE_TEXT}), perfect "
+            "(sowing games: the exact solver); options as name:key=value, e.g. "
+            "alphabeta:depth=6, mcts:playouts=2000, random:seed=3")
+
+
+def _level_agent(spec: str, positional: str | None, options: dict[str, str]) -> LevelAgent:
+    """``level:N[,key=value...]``: the number read by ``LevelOptions``, the rest passed on."""
+    if positional is None:
+        raise ValueError(f"agent {spec!r}: give the level number, e.g. level:5 "
+                         f"({LEVEL_RANGE_TEXT})")
+    level = LevelOptions.parse(spec, {"level": positional}).level
+    extra = ",".join(f"{k}={v}" for k, v in options.items())
+    try:
+        return LevelAgent(level, extra)
+    except ValueError as err:
+        raise ValueError(f"agent {spec!r}: {err}") from None
 
 
 def make_agent(spec: str) -> Agent:
     """The agent named by ``spec``; ``ValueError`` naming the allowed specs otherwise."""
     name, positional, options = parse_spec(spec)
     if name == "level":
-        if positional is None:
-            raise ValueError(f"agent {spec!r}: give the level number, e.g. level:5 (1..8)")
-        try:
-            level = int(positional)
-        except ValueError:
-            raise ValueError(f"agent {spec!r}: the level must be a number 1..8, "
-                             f"not {positional!r}") from None
-        if level not in LEVELS:
-            raise ValueError(f"agent {spec!r}: level must be 1..8, not {level}")
-        extra = ",".join(f"{k}={v}" for k, v in options.items())
-        try:
-            return LevelAgent(level, extra)
-        except ValueError as err:
-            raise ValueError(f"agent {spec!r}: {err}") from None
+        return _level_agent(spec, positional, options)
     if positional is not None:
         raise ValueError(f"agent {spec!r}: cannot read {positional!r}; allowed agents: "
                          + _known())
     if name == "random":
-        seed = option_int(spec, options, "seed", 0, None)
-        no_more_options(spec, name, options, ("seed",))
-        return RandomAgent(seed)
+        return RandomAgent(RandomOptions.parse(spec, options))
     if name == "greedy":
-        seed = option_int(spec, options, "seed", 0, None)
-        noise = option_float(spec, options, "noise", 0.0, 0.0, inclusive=True, hi=1.0)
-        no_more_options(spec, name, options, ("seed", "noise"))
-        assert noise is not None
-        return GreedyAgent(seed, noise)
+        return GreedyAgent(GreedyOptions.parse(spec, options))
     if name == "alphabeta":
-        from .alphabeta import AlphaBetaAgent
+        from .alphabeta import AlphaBetaAgent, AlphaBetaOptions
 
-        return AlphaBetaAgent.from_options(spec, options)
+        return AlphaBetaAgent(AlphaBetaOptions.parse(spec, options))
     if name == "mcts":
-        from .mcts import MctsAgent
+        from .mcts import MctsAgent, MctsOptions
 
-        return MctsAgent.from_options(spec, options)
+        return MctsAgent(MctsOptions.parse(spec, options))
     if name == "perfect":
-        from ..solver.agent import PerfectAgent
+        from .perfect import PerfectAgent, PerfectOptions
 
-        return PerfectAgent.from_options(spec, options)
+        return PerfectAgent(PerfectOptions.parse(spec, options))
     raise ValueError(f"unknown agent {name!r} in {spec!r}; allowed: " + _known())

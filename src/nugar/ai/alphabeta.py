@@ -10,22 +10,24 @@ from __future__ import annotations
 
 import random
 import time
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from ..kernels import search_core as C
 from ..rules.base import Game, Move
-from .base import (
-    Agent,
-    Analysis,
-    Limits,
-    check_playable,
-    no_more_options,
-    option_float,
-    option_int,
+from .base import Agent, Analysis, Limits, check_playable
+from .options import (
+    COUNT_MAX,
+    AgentOptions,
+    configure,
+    float_option,
+    int_option,
+    seed_option,
+    weights_option,
 )
-from .engine import (
+from .search_setup import (
     DEFAULT_TABLE_MB,
     Deadline,
     SearchBuffers,
@@ -56,86 +58,57 @@ def score_to_float(score: int) -> float:
     return score / 100.0
 
 
+#: the most ``noise`` and ``contempt`` (hundredths of a piece or seed): scores stay far below
+#: the search's win bound
+MAX_HANDICAP = 100_000
+
+
+@dataclass(frozen=True)
+class AlphaBetaOptions(AgentOptions):
+    """``alphabeta:depth=6,time=0.5,nodes=100000,table=64,share=0.5,...``; the agent's
+    docstring says what each does."""
+
+    agent = "alphabeta"
+    depth: int | None = int_option(None, 1, MAX_DEPTH, "search depth in decisions")
+    time: float | None = float_option(None, 0.0, above=True, doc="seconds per decision")
+    nodes: int | None = int_option(None, 1, COUNT_MAX, "positions searched per decision")
+    table: float = float_option(float(DEFAULT_TABLE_MB), 0.0, above=True,
+                                doc="transposition table in MB")
+    share: float = float_option(1.0, 0.0, 1.0, above=True,
+                                doc="the fraction of a time limit used")
+    w: tuple[int, ...] | None = weights_option("evaluation weights")
+    noise: int = int_option(0, 0, MAX_HANDICAP, "random offset of each leaf evaluation, "
+                            "at most this many hundredths of a piece or seed")
+    contempt: int = int_option(0, 0, MAX_HANDICAP, "what a draw costs, in hundredths")
+    blunder: float = float_option(0.0, 0.0, 1.0,
+                                  doc="the chance of a random other move at a decision")
+    seed: int | None = seed_option()
+
+
 class AlphaBetaAgent(Agent):
     """Negamax alpha-beta within the tighter of its own budget and the caller's limits.
 
-    Options (``alphabeta:depth=6,time=0.5,nodes=100000,table=64,share=0.5``): ``depth`` in
-    decisions, ``time`` in seconds, ``nodes`` searched, ``table`` the transposition table in
-    MB (default 256), ``share`` the fraction of the time limit actually used (weaker levels),
-    ``w`` the evaluation weights separated by ``/`` (for tuning; see docs/ai.md),
-    ``noise`` the most each leaf evaluation is moved at random, in hundredths of a piece or
-    seed (weaker levels: the offsets are drawn anew for each game, ``seed`` fixes them),
-    ``contempt`` what a draw costs the agent, in the same unit (it plays on for a win
-    unless it is behind by more than that), ``blunder`` the chance, at each decision with
-    a choice, of playing a random other legal move instead of the searched one (weaker
-    levels).
+    Options (``alphabeta:depth=6,time=0.5,nodes=100000,table=64,share=0.5``, declared in
+    :class:`AlphaBetaOptions`): ``depth`` in decisions, ``time`` in seconds, ``nodes``
+    searched, ``table`` the transposition table in MB (default 256), ``share`` the fraction
+    of the time limit actually used (weaker levels), ``w`` the evaluation weights separated
+    by ``/`` (for tuning; see docs/ai.md), ``noise`` the most each leaf evaluation is moved
+    at random, in hundredths of a piece or seed (weaker levels: the offsets are drawn anew
+    for each game, ``seed`` fixes them), ``contempt`` what a draw costs the agent, in the
+    same unit (it plays on for a win unless it is behind by more than that), ``blunder``
+    the chance, at each decision with a choice, of playing a random other legal move
+    instead of the searched one (weaker levels).
     """
 
-    def __init__(self, depth: int | None = None, time_limit: float | None = None,
-                 nodes: int | None = None, table_mb: float = DEFAULT_TABLE_MB,
-                 weights: npt.NDArray[np.int64] | None = None, share: float = 1.0,
-                 noise: int = 0, contempt: int = 0, seed: int | None = None,
-                 blunder: float = 0.0) -> None:
-        if not 0.0 < share <= 1.0:
-            raise ValueError(f"alphabeta share must be in (0, 1], not {share!r}")
-        if noise < 0 or contempt < 0:
-            raise ValueError("alphabeta noise and contempt must be >= 0")
-        if not 0.0 <= blunder <= 1.0:
-            raise ValueError(f"alphabeta blunder must be between 0 and 1, not {blunder!r}")
-        self.blunder = blunder
-        self.noise = noise
-        self.contempt = contempt
-        self._rng = random.Random(seed)
+    def __init__(self, options: AlphaBetaOptions | None = None, /, **changes: Any) -> None:
+        self.options = opts = configure(AlphaBetaOptions, options, changes)
+        self.spec = opts.spec
+        self.budget = Limits(opts.time, opts.depth, opts.nodes)
+        self.weights = None if opts.w is None else np.array(opts.w, dtype=np.int64)
+        self._rng = random.Random(opts.seed)
         self._noise_seed = self._rng.randrange(1 << 31)
         self._last_player = 0  # the player the table's draw scores were searched for
-        self.budget = Limits(time_limit, depth, nodes)
-        self.share = share
-        self.table_mb = table_mb
-        self.weights = weights
         self._buffers: dict[str, SearchBuffers] = {}
-        parts = [f"{k}={v:g}" for k, v in (("depth", depth), ("time", time_limit),
-                                            ("nodes", nodes)) if v is not None]
-        if table_mb != DEFAULT_TABLE_MB:
-            parts.append(f"table={table_mb:g}")
-        if share != 1.0:
-            parts.append(f"share={share:g}")
-        if weights is not None:
-            parts.append("w=" + "/".join(str(int(x)) for x in weights))
-        parts += [f"{k}={v}" for k, v in (("noise", noise), ("contempt", contempt)) if v]
-        if blunder:
-            parts.append(f"blunder={blunder:g}")
-        if seed is not None:
-            parts.append(f"seed={seed}")
-        self.spec = "alphabeta" + (":" + ",".join(parts) if parts else "")
-
-    @classmethod
-    def from_options(cls, spec: str, options: dict[str, str]) -> AlphaBetaAgent:
-        depth = option_int(spec, options, "depth", 1, None)
-        time_limit = option_float(spec, options, "time", 0.0, None)
-        nodes = option_int(spec, options, "nodes", 1, None)
-        table = option_float(spec, options, "table", 0.0, float(DEFAULT_TABLE_MB))
-        share = option_float(spec, options, "share", 0.0, 1.0, hi=1.0)
-        raw_weights = options.pop("w", None)
-        weights = None
-        if raw_weights is not None:
-            try:
-                weights = np.array([int(x) for x in raw_weights.split("/")], dtype=np.int64)
-            except ValueError:
-                raise ValueError(f"agent {spec!r}: w lists whole-number evaluation weights "
-                                 f"separated by '/', e.g. w=100/18/30/40/35") from None
-        noise = option_int(spec, options, "noise", 0, 0)
-        contempt = option_int(spec, options, "contempt", 0, 0)
-        seed = option_int(spec, options, "seed", 0, None)
-        blunder = option_float(spec, options, "blunder", 0.0, 0.0, inclusive=True, hi=1.0)
-        no_more_options(spec, "alphabeta", options,
-                        ("depth", "time", "nodes", "table", "share", "w", "noise", "contempt",
-                         "seed", "blunder"))
-        assert table is not None and share is not None
-        assert noise is not None and contempt is not None and blunder is not None
-        if depth is not None and depth > MAX_DEPTH:
-            raise ValueError(f"agent {spec!r}: depth must be <= {MAX_DEPTH}, not {depth}")
-        return cls(depth, time_limit, nodes, table, weights, share, noise, contempt, seed,
-                   blunder)
 
     def _buffers_for(self, game: Game, n_actions: int) -> SearchBuffers:
         size = game_state(game).shape[0]
@@ -143,7 +116,7 @@ class AlphaBetaAgent(Agent):
         buf = self._buffers.get(key)
         if buf is None or not buf.fits(size, n_actions):
             self._buffers.clear()  # one table at a time: memory stays within `table`
-            buf = SearchBuffers(size, n_actions, self.table_mb)
+            buf = SearchBuffers(size, n_actions, self.options.table)
             self._buffers[key] = buf
         return buf
 
@@ -163,11 +136,12 @@ class AlphaBetaAgent(Agent):
         check_playable(game)
         warm_up(game)
         start = time.perf_counter()
+        opts = self.options
         lim = self.budget.merged(limits)
         if lim.is_empty:
             lim = Limits(time=DEFAULT_TIME)
-        if self.share != 1.0 and lim.time is not None:
-            lim = Limits(lim.time * self.share, lim.depth, lim.nodes)
+        if opts.share != 1.0 and lim.time is not None:
+            lim = Limits(lim.time * opts.share, lim.depth, lim.nodes)
         fam = kernels_for(game, self.weights)
         expected = default_weights(game.rules).shape[0]
         if fam.weights.shape[0] != expected:
@@ -179,14 +153,14 @@ class AlphaBetaAgent(Agent):
         max_depth = min(lim.depth or MAX_DEPTH, MAX_DEPTH)
         if len(legal) == 1:
             max_depth = 1
-        if self.contempt and self._last_player not in (0, game.to_move):
+        if opts.contempt and self._last_player not in (0, game.to_move):
             # draws in the table are scored for the other player: they would mislead
             buf.clear_table()
         self._last_player = game.to_move
         buf.new_search(turn_start_keys(game), lim.nodes)
-        buf.ctx[C.CX_NOISE] = self.noise
+        buf.ctx[C.CX_NOISE] = opts.noise
         buf.ctx[C.CX_NOISE_SEED] = self._noise_seed
-        buf.ctx[C.CX_CONTEMPT] = self.contempt
+        buf.ctx[C.CX_CONTEMPT] = opts.contempt
         buf.stack[0] = state
         best = legal[0]
         best_score = 0
@@ -221,7 +195,7 @@ class AlphaBetaAgent(Agent):
                 # otherwise go on: an unfinished iteration still improves the root move
         n_pv = C.principal_variation(fam.fam, fam.params, state, buf.tt_keys,
                                      buf.tt_data, fam.n_actions, best, buf.pv)
-        if self.blunder and len(legal) > 1 and self._rng.random() < self.blunder:
+        if opts.blunder and len(legal) > 1 and self._rng.random() < opts.blunder:
             # a deliberate slip of a weaker level: any other legal move
             best = self._rng.choice([a for a in legal if a != best])
             n_pv = 0

@@ -14,6 +14,8 @@ import math
 import sys
 from typing import Any
 
+from .agents import LEVEL_RANGE_TEXT
+
 EXIT_OK, EXIT_USAGE = 0, 2
 
 
@@ -47,8 +49,8 @@ def _count(text: str) -> int:
     return value
 
 
-AGENT_HELP = ("random, greedy, alphabeta, mcts or level:N (1..8), with options such as "
-              "alphabeta:depth=6, mcts:playouts=2000, random:seed=3")
+AGENT_HELP = (f"random, greedy, alphabeta, mcts or level:N ({LEVEL_RANGE_TEXT}), with options "
+              "such as alphabeta:depth=6, mcts:playouts=2000, random:seed=3")
 
 
 def _add_limits(p: argparse.ArgumentParser) -> None:

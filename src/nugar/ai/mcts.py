@@ -8,75 +8,65 @@ decisions and the family's evaluation, squashed into [0, 1], stands in for the r
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..kernels import search_core as C
 from ..rules.base import Game, Move
-from .base import (
-    Agent,
-    Analysis,
-    Limits,
-    check_playable,
-    no_more_options,
-    option_float,
-    option_int,
-)
-from .engine import Deadline, game_state, kernels_for, warm_up, zeroed
+from .base import Agent, Analysis, Limits, check_playable
+from .options import COUNT_MAX, AgentOptions, configure, float_option, int_option, seed_option
+from .search_setup import Deadline, game_state, kernels_for, warm_up, zeroed
 
 DEFAULT_PLAYOUTS = 2000
 #: tree nodes kept at most (six int64 and one float64 each: 56 bytes)
 DEFAULT_TREE_NODES = 1 << 20
 TIME_MARGIN = 0.9
 TIME_RESERVE = 0.003
-#: width of the logistic curve that turns an evaluation into a win chance, per family
-EVAL_SCALE = {"alignment": 150.0, "sowing": 400.0}
+#: width of the logistic curve that turns an evaluation into a win chance, per AI profile
+#: (``RuleSet.ai_profile``): the sowing evaluations count seeds on a larger scale
+EVAL_SCALE = {"dara": 150.0, "dala": 150.0, "kalah": 400.0, "dracala": 400.0}
+
+
+#: the most tree nodes an agent may keep (56 bytes each: 120 GB)
+MAX_TREE_NODES = 1 << 31
+#: the longest playout cut-off, in decisions (far beyond any game's length)
+MAX_CUTOFF = 100_000
+
+
+@dataclass(frozen=True)
+class MctsOptions(AgentOptions):
+    """``mcts:playouts=2000,time=0.5,c=1.4,cutoff=0,seed=1,tree=1048576``; the agent's
+    docstring says what each does."""
+
+    agent = "mcts"
+    playouts: int | None = int_option(None, 1, COUNT_MAX, "playouts per decision")
+    time: float | None = float_option(None, 0.0, above=True, doc="seconds per decision")
+    c: float = float_option(1.4, 0.0, doc="the exploration constant")
+    cutoff: int = int_option(0, 0, MAX_CUTOFF, "decisions before the evaluation ends a "
+                             "playout (0: play to the end)")
+    seed: int | None = seed_option()
+    tree: int = int_option(DEFAULT_TREE_NODES, 16, MAX_TREE_NODES, "the most tree nodes kept")
 
 
 class MctsAgent(Agent):
     """Upper-confidence tree search with random playouts.
 
-    Options (``mcts:playouts=2000,time=0.5,c=1.4,cutoff=0,seed=1,tree=1048576``):
-    ``playouts`` per decision, ``time`` in seconds, ``c`` the exploration constant,
-    ``cutoff`` decisions before a playout is cut short by the evaluation (0: play to the end),
-    ``seed`` for the playouts, ``tree`` the most tree nodes kept. A caller's ``Limits``
-    also apply: ``time`` as such, ``nodes`` as playouts; ``depth`` is ignored.
+    Options (``mcts:playouts=2000,time=0.5,c=1.4,cutoff=0,seed=1,tree=1048576``, declared
+    in :class:`MctsOptions`): ``playouts`` per decision, ``time`` in seconds, ``c`` the
+    exploration constant, ``cutoff`` decisions before a playout is cut short by the
+    evaluation (0: play to the end), ``seed`` for the playouts, ``tree`` the most tree nodes
+    kept. A caller's ``Limits`` also apply: ``time`` as such, ``nodes`` as playouts;
+    ``depth`` is ignored.
     """
 
-    def __init__(self, playouts: int | None = None, time_limit: float | None = None,
-                 exploration: float = 1.4, cutoff: int = 0, seed: int | None = None,
-                 tree_nodes: int = DEFAULT_TREE_NODES) -> None:
-        self.playouts = playouts
-        self.time_limit = time_limit
-        self.exploration = exploration
-        self.cutoff = cutoff
-        self.seed = seed
-        self.tree_nodes = tree_nodes
-        self._rng = np.random.default_rng(seed)
+    def __init__(self, options: MctsOptions | None = None, /, **changes: Any) -> None:
+        self.options = configure(MctsOptions, options, changes)
+        self.spec = self.options.spec
+        self._rng = np.random.default_rng(self.options.seed)
         self._nodes = np.zeros((0, C.ND_FIELDS), dtype=np.int64)
         self._values = np.zeros(0, dtype=np.float64)
-        parts = [f"{k}={v:g}" for k, v in (("playouts", playouts), ("time", time_limit))
-                 if v is not None]
-        if exploration != 1.4:
-            parts.append(f"c={exploration:g}")
-        if cutoff:
-            parts.append(f"cutoff={cutoff}")
-        if seed is not None:
-            parts.append(f"seed={seed}")
-        self.spec = "mcts" + (":" + ",".join(parts) if parts else "")
-
-    @classmethod
-    def from_options(cls, spec: str, options: dict[str, str]) -> MctsAgent:
-        playouts = option_int(spec, options, "playouts", 1, None)
-        time_limit = option_float(spec, options, "time", 0.0, None)
-        exploration = option_float(spec, options, "c", 0.0, 1.4, inclusive=True)
-        cutoff = option_int(spec, options, "cutoff", 0, 0)
-        seed = option_int(spec, options, "seed", 0, None)
-        tree = option_int(spec, options, "tree", 16, DEFAULT_TREE_NODES)
-        no_more_options(spec, "mcts", options,
-                        ("playouts", "time", "c", "cutoff", "seed", "tree"))
-        assert exploration is not None and cutoff is not None and tree is not None
-        return cls(playouts, time_limit, exploration, cutoff, seed, tree)
 
     def reseed(self, value: int) -> None:
         """Seed the random playouts."""
@@ -84,10 +74,11 @@ class MctsAgent(Agent):
 
     def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
         check_playable(game)
-        warm_up(game)
+        warm_up(game, mcts=True)
         start = time.perf_counter()
-        playouts = self.playouts
-        time_limit = self.time_limit
+        opts = self.options
+        playouts = opts.playouts
+        time_limit = opts.time
         if limits is not None:
             if limits.nodes is not None:
                 playouts = limits.nodes if playouts is None else min(playouts, limits.nodes)
@@ -102,11 +93,10 @@ class MctsAgent(Agent):
         if len(legal) == 1:
             move = game.action_to_move(legal[0])
             return Analysis(move, None, 1, 0, [move], time.perf_counter() - start)
-        if self._nodes.shape[0] != self.tree_nodes:
+        if self._nodes.shape[0] != opts.tree:
             # plain small pages: touched gradually during a timed search (see engine.zeroed)
-            self._nodes = zeroed(self.tree_nodes * C.ND_FIELDS).reshape(self.tree_nodes,
-                                                                         C.ND_FIELDS)
-            self._values = zeroed(self.tree_nodes).view(np.float64)
+            self._nodes = zeroed(opts.tree * C.ND_FIELDS).reshape(opts.tree, C.ND_FIELDS)
+            self._values = zeroed(opts.tree).view(np.float64)
         ctx = np.zeros(C.CX_SIZE, dtype=np.int64)
         ctx[C.CX_NODE_LIMIT] = 1 << 62
         stop = np.zeros(1, dtype=np.int64)
@@ -116,8 +106,8 @@ class MctsAgent(Agent):
                     else max(0.0, time_limit * TIME_MARGIN - TIME_RESERVE))
         with Deadline(stop, deadline):
             done = C.mcts(fam.fam, fam.params, fam.weights, state, self._nodes, self._values,
-                          ctx, stop, fam.n_actions, int(budget), float(self.exploration),
-                          int(self.cutoff), float(EVAL_SCALE[game.rules.family]), seed)
+                          ctx, stop, fam.n_actions, int(budget), float(opts.c), int(opts.cutoff),
+                          float(EVAL_SCALE[game.rules.ai_profile]), seed)
         pv_actions, value = self._principal_line()
         if not pv_actions:  # the limit ran out before the first playout
             pv_actions = [legal[0]]

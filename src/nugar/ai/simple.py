@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import random
 import time
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .base import Agent, Analysis, Limits, check_playable
+from .options import AgentOptions, configure, float_option, seed_option
 
 if TYPE_CHECKING:
     from ..rules.base import Game
@@ -19,13 +21,21 @@ if TYPE_CHECKING:
 WIN_VALUE = 1_000_000.0
 
 
+@dataclass(frozen=True)
+class RandomOptions(AgentOptions):
+    """``random:seed=N``."""
+
+    agent = "random"
+    seed: int | None = seed_option()
+
+
 class RandomAgent(Agent):
     """Plays a legal move chosen uniformly at random."""
 
-    def __init__(self, seed: int | None = None) -> None:
-        self.seed = seed
-        self.rng = random.Random(seed)
-        self.spec = "random" if seed is None else f"random:seed={seed}"
+    def __init__(self, options: RandomOptions | None = None, /, **changes: Any) -> None:
+        self.options = configure(RandomOptions, options, changes)
+        self.spec = self.options.spec
+        self.rng = random.Random(self.options.seed)
 
     def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
         check_playable(game)
@@ -39,12 +49,21 @@ class RandomAgent(Agent):
 def _balance(game: Game, player: int) -> float:
     """Material (alignment: pieces left) or store (sowing) of ``player`` minus the opponent's.
 
-    In Dracala the goal is reversed (a store holding more than half of all seeds loses), so
-    there the balance is the opponent's store minus the player's.
+    Under misère rules (Dracala) the goal is reversed (a store holding more than half of all
+    seeds loses), so there the balance is the opponent's store minus the player's.
     """
     first, second = game.score
     balance = float(first - second) if player == 1 else float(second - first)
-    return -balance if game.rules.is_dracala else balance
+    return -balance if game.rules.misere else balance
+
+
+@dataclass(frozen=True)
+class GreedyOptions(AgentOptions):
+    """``greedy:noise=0.3,seed=N``."""
+
+    agent = "greedy"
+    noise: float = float_option(0.0, 0.0, 1.0, doc="the chance of a random move instead")
+    seed: int | None = seed_option()
 
 
 class GreedyAgent(Agent):
@@ -59,19 +78,13 @@ class GreedyAgent(Agent):
     that probability instead (the weakest level uses this).
     """
 
-    def __init__(self, seed: int | None = None, noise: float = 0.0, chain: int = 4) -> None:
-        if not 0.0 <= noise <= 1.0:
-            raise ValueError(f"greedy noise must be between 0 and 1, not {noise!r}")
-        self.seed = seed
-        self.noise = noise
-        self.chain = chain
-        self.rng = random.Random(seed)
-        parts = []
-        if noise:
-            parts.append(f"noise={noise:g}")
-        if seed is not None:
-            parts.append(f"seed={seed}")
-        self.spec = "greedy" + (":" + ",".join(parts) if parts else "")
+    #: the most decisions of the mover's own run followed after a move
+    chain = 4
+
+    def __init__(self, options: GreedyOptions | None = None, /, **changes: Any) -> None:
+        self.options = configure(GreedyOptions, options, changes)
+        self.spec = self.options.spec
+        self.rng = random.Random(self.options.seed)
         self._nodes = 0
 
     def _value_after(self, game: Game, player: int, base: float, depth: int) -> float:
@@ -96,7 +109,8 @@ class GreedyAgent(Agent):
         start = time.perf_counter()
         actions = game.legal_actions()
         self._nodes = 0
-        if self.noise and self.rng.random() < self.noise:
+        noise = self.options.noise
+        if noise and self.rng.random() < noise:
             move = game.action_to_move(self.rng.choice(actions))
             return Analysis(move, None, 0, len(actions), [move], time.perf_counter() - start)
         player = game.to_move

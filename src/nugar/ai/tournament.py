@@ -10,11 +10,10 @@ losses of the first-named agent, its score and the Elo difference with a 95% int
 from __future__ import annotations
 
 import math
-import os
 import random
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -183,7 +182,7 @@ def _warm_worker() -> None:
     """Load the compiled kernels once per worker before its first game."""
     import nugar
 
-    from .engine import warm_up
+    from .search_setup import warm_up
 
     warm_up(nugar.new_game("kalah"))
 
@@ -360,12 +359,3 @@ def run_round_robin(agents: Sequence[str], rules: str = "dara", games: int = 20,
                          agents[i], agents[j])
     return RoundRobin(list(agents), rules, tables)
 
-
-def default_workers() -> int:
-    """One worker per available core."""
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-               else (os.cpu_count() or 1))
-
-
-def result_dict(result: GameResult) -> dict[str, Any]:
-    return asdict(result)

@@ -10,11 +10,11 @@
 (4, 2)
 
 Every step goes through the family kernels' ``legal_actions`` and ``apply_action`` (no second
-rules engine; ``kernels/batch.py``). Observations are from the point of view of the player to
-decide in each game (``docs/envs.md``); rewards are given for both players. A finished game
-reports its rewards and ``terminated`` (or ``truncated`` for a repetition / quiet-limit draw)
-and, with ``auto_reset`` (the default), starts again in the same step, so the observation and
-mask returned for it are those of the new game.
+rules engine; ``kernels/batch.py``, written once for both families). Observations are from the
+point of view of the player to decide in each game (``docs/envs.md``); rewards are given for
+both players. A finished game reports its rewards and ``terminated`` (or ``truncated`` for a
+repetition / quiet-limit draw) and, with ``auto_reset`` (the default), starts again in the same
+step, so the observation and mask returned for it are those of the new game.
 
 The arrays returned are the simulator's own buffers, overwritten by the next call: copy what
 you keep.
@@ -30,7 +30,9 @@ from numpy.typing import NDArray
 from ..errors import IllegalMoveError, InvalidMoveError
 from ..kernels import batch as B
 from ..kernels.common import ST_TO_MOVE
+from ..kernels.dispatch import fam_initial_state
 from ..rules import RuleSet, parse_rules
+from ..rules.family import family_of
 from .encoding import Encoder
 
 
@@ -60,14 +62,8 @@ class BatchSimulator:
         self.auto_reset = bool(auto_reset)
         self.num_actions = self.encoder.num_actions
         self.observation_shape = self.encoder.observation_shape
-        if self.family == "sowing":
-            from ..kernels import sowing
-
-            self.initial = sowing.initial_state(self.params)
-        else:
-            from ..kernels import alignment
-
-            self.initial = alignment.initial_state(self.params)
+        self._fam = family_of(self.rules).parts.code
+        self.initial = fam_initial_state(self._fam, self.params)
         n, a = num_envs, self.num_actions
         self.states = np.zeros((n, self.initial.shape[0]), np.int64)
         self.legal = np.zeros((n, a), np.int64)
@@ -78,22 +74,15 @@ class BatchSimulator:
         self.terminated = np.zeros(n, np.bool_)
         self.truncated = np.zeros(n, np.bool_)
         self._actions = np.zeros(n, np.int64)
-        if self.family == "alignment":
-            size = int(B.alignment_history_size(self.params))
-            self._history = np.zeros((n, size), np.int64)
-            self._counts = np.zeros(n, np.int64)
+        self._history = np.zeros((n, int(B.history_size(self._fam, self.params))), np.int64)
+        self._counts = np.zeros(n, np.int64)
         self.reset()
 
     # --- stepping ------------------------------------------------------------------------------
     def reset(self) -> BatchStep:
         """Start every game again."""
-        if self.family == "sowing":
-            B.sowing_reset_batch(self.params, self.initial, self.states, self.legal,
-                                 self.num_legal, self.masks, self._obs)
-        else:
-            B.alignment_reset_batch(self.params, self.initial, self.states, self._history,
-                                    self._counts, self.legal, self.num_legal, self.masks,
-                                    self._obs)
+        B.reset_batch(self._fam, self.params, self.initial, self.states, self._history,
+                      self._counts, self.legal, self.num_legal, self.masks, self._obs)
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -108,16 +97,10 @@ class BatchSimulator:
             raise InvalidMoveError(f"actions must be {self.num_envs} integer codes (shape "
                                    f"({self.num_envs},)), got shape {acts.shape} of {acts.dtype}")
         self._actions[:] = acts
-        if self.family == "sowing":
-            bad = B.sowing_step_batch(self.params, self.initial, self.states, self._actions,
-                                      self.legal, self.num_legal, self.masks, self._obs,
-                                      self.rewards, self.terminated, self.truncated,
-                                      self.auto_reset)
-        else:
-            bad = B.alignment_step_batch(self.params, self.initial, self.states, self._history,
-                                         self._counts, self._actions, self.legal, self.num_legal,
-                                         self.masks, self._obs, self.rewards, self.terminated,
-                                         self.truncated, self.auto_reset)
+        bad = B.step_batch(self._fam, self.params, self.initial, self.states, self._history,
+                           self._counts, self._actions, self.legal, self.num_legal, self.masks,
+                           self._obs, self.rewards, self.terminated, self.truncated,
+                           self.auto_reset)
         if bad >= 0:
             legal = self.legal[bad, :self.num_legal[bad]].tolist()
             raise IllegalMoveError(
@@ -136,14 +119,9 @@ class BatchSimulator:
         ``auto_reset``); returns how many games finished. The benchmark's inner loop."""
         if not self.auto_reset:
             raise ValueError("run_random needs auto_reset=True: finished games must restart")
-        if self.family == "sowing":
-            return int(B.sowing_random_steps(
-                self.params, self.initial, self.states, self.legal, self.num_legal,
-                self.masks, self._obs, self.rewards, self.terminated, self.truncated,
-                self._actions, int(steps), int(seed)))
-        return int(B.alignment_random_steps(
-            self.params, self.initial, self.states, self._history, self._counts, self.legal,
-            self.num_legal, self.masks, self._obs, self.rewards, self.terminated,
+        return int(B.random_steps(
+            self._fam, self.params, self.initial, self.states, self._history, self._counts,
+            self.legal, self.num_legal, self.masks, self._obs, self.rewards, self.terminated,
             self.truncated, self._actions, int(steps), int(seed)))
 
     # --- helpers -------------------------------------------------------------------------------

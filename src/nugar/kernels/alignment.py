@@ -18,7 +18,7 @@ preset), and square by square on larger boards; tests check that both give the s
 
 Repetition needs the positions of earlier turns, which one state does not hold: the caller
 keeps an ``int64`` history buffer and calls :func:`note_position` after each decision (see
-there). :func:`perft` ignores repetition; :func:`random_playout` applies every draw rule.
+there). ``nugar.kernels.dispatch`` builds perft and random playouts on these kernels.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from ..rules.options import AlignmentOptions
 from .common import (
     OUTCOME_DRAW,
     OUTCOME_RUNNING,
@@ -56,7 +55,7 @@ ST_ON1 = 14        # pieces on the board, first player
 ST_ON2 = 15        # pieces on the board, second player
 ST_BOARD = 16      # bitboards: first player's W words, then the second player's W words
 
-# --- params ----------------------------------------------------------------------------------
+# --- params (the array is made by nugar.rules.alignment.make_params) -------------------------
 P_ROWS = 0
 P_COLS = 1
 P_N = 2            # rows * cols
@@ -88,72 +87,12 @@ P_FIXED = 32
 
 UNLIMITED = 1 << 40
 NUM_DIRECTIONS = 4
-_ZOBRIST_SEED = 0x6E75676172  # "nugar"
-
-
-def make_params(options: AlignmentOptions) -> IntArray:
-    """The params array of an alignment rule set (plain Python, called once per rule set)."""
-    rows, cols = options.rows, options.cols
-    n = rows * cols
-    words = (n + 62) // 63
-    off_nb = P_FIXED
-    off_zpiece = off_nb + 4 * n
-    off_zhand = off_zpiece + 2 * n
-    off_zlast = off_zhand + 2 * 2 * 64
-    size = off_zlast + 2 * 2 * n
-    p = np.zeros(size, dtype=np.int64)
-    p[P_ROWS], p[P_COLS], p[P_N], p[P_W] = rows, cols, n, words
-    p[P_PIECES] = options.pieces
-    p[P_CENTRE_FIRST] = int(options.centre_first)
-    p[P_DROP_CAPTURE] = int(options.drop_capture)
-    p[P_DROP_MAX] = {"none": UNLIMITED, "no_four": 3, "no_three": 2}[options.drop_limit]
-    p[P_STEP_MAX] = {"forbidden": 3, "allowed": UNLIMITED}[options.long_lines]
-    p[P_PROTECT] = int(options.protect_threes)
-    p[P_TAKE_ANY] = int(options.all_protected == "take_any")
-    p[P_NO_RETURN] = int(options.no_return)
-    p[P_BLOCKED_LOSE] = int(options.blocked == "lose")
-    p[P_LOSS_AT] = options.loss_at
-    p[P_REPETITION] = options.repetition or 0
-    p[P_QUIET] = options.quiet_limit or 0
-    # centre: rows floor(R/2) and floor(R/2)+1, columns likewise, counted from 1 (rules page)
-    k = 0
-    for r1 in (rows // 2, rows // 2 + 1):
-        for c1 in (cols // 2, cols // 2 + 1):
-            inside = 1 <= r1 <= rows and 1 <= c1 <= cols
-            p[P_CENTRE + k] = (r1 - 1) * cols + (c1 - 1) if inside else -1
-            k += 1
-    for sq in range(n):
-        r, c = divmod(sq, cols)
-        p[off_nb + 4 * sq + 0] = sq + cols if r + 1 < rows else -1
-        p[off_nb + 4 * sq + 1] = sq + 1 if c + 1 < cols else -1
-        p[off_nb + 4 * sq + 2] = sq - cols if r > 0 else -1
-        p[off_nb + 4 * sq + 3] = sq - 1 if c > 0 else -1
-    rng = np.random.default_rng(_ZOBRIST_SEED + 1000 * rows + cols)
-    keys = rng.integers(-(2**63), 2**63 - 1, size=size - off_zpiece + 2, dtype=np.int64)
-    p[off_zpiece:size] = keys[: size - off_zpiece]
-    p[P_Z_SIDE] = keys[-2]
-    p[P_Z_PENDING] = keys[-1]
-    p[P_OFF_NB], p[P_OFF_ZPIECE] = off_nb, off_zpiece
-    if words == 1:
-        last = sum(1 << (r * cols + cols - 1) for r in range(rows))
-        full = (1 << n) - 1
-        p[P_FULL], p[P_NOT_LAST_COL] = full, full & ~last
-        p[P_BELOW_TOP] = full >> cols
-        p[P_CENTRE_MASK] = sum(1 << int(c) for c in p[P_CENTRE:P_CENTRE + 4] if c >= 0)
-    p[P_OFF_ZHAND], p[P_OFF_ZLAST] = off_zhand, off_zlast
-    return p
 
 
 @kernel
 def num_actions(params: IntArray) -> int:
     """Size of the flat action space: N drops, 4N steps, N captures and a pass."""
     return int(6 * params[P_N] + 1)
-
-
-@kernel
-def state_size(params: IntArray) -> int:
-    """Length of a state array for these params."""
-    return int(ST_BOARD + 2 * params[P_W])
 
 
 # --- small helpers ---------------------------------------------------------------------------
@@ -743,72 +682,3 @@ def note_position(params: IntArray, state: IntArray, history: IntArray, count: i
             _finish(state, OUTCOME_DRAW, REASON_REPETITION)
     history[count] = key
     return count + 1
-
-
-# --- search helpers --------------------------------------------------------------------------
-@kernel
-def perft(params: IntArray, state: IntArray, depth: int) -> int:
-    """Decision sequences of exactly ``depth`` decisions (lines ending early count 0).
-
-    Repetition is ignored here (no history is kept); it cannot occur within the first turns
-    of a game, where perft is used as a check.
-    """
-    if depth <= 0:
-        return 1
-    if state[ST_OUTCOME] != OUTCOME_RUNNING:
-        return 0
-    size = state.shape[0]
-    width = num_actions(params)
-    states = np.empty((depth + 1, size), dtype=np.int64)
-    moves = np.empty((depth, width), dtype=np.int64)
-    counts = np.zeros(depth, dtype=np.int64)
-    index = np.zeros(depth, dtype=np.int64)
-    states[0, :] = state
-    counts[0] = legal_actions(params, states[0], moves[0])
-    if depth == 1:
-        return int(counts[0])
-    total = 0
-    level = 0
-    while level >= 0:
-        if index[level] >= counts[level]:
-            level -= 1
-            if level >= 0:
-                index[level] += 1
-            continue
-        child = states[level + 1]
-        child[:] = states[level]
-        apply_action(params, child, moves[level, index[level]])
-        if level + 2 == depth:
-            if child[ST_OUTCOME] == OUTCOME_RUNNING:
-                total += legal_actions(params, child, moves[level + 1])
-            index[level] += 1
-        elif child[ST_OUTCOME] != OUTCOME_RUNNING:
-            index[level] += 1
-        else:
-            level += 1
-            counts[level] = legal_actions(params, child, moves[level])
-            index[level] = 0
-    return total
-
-
-@kernel
-def random_playout(params: IntArray, state: IntArray, seed: int,
-                   max_plies: int = 1_000_000) -> int:
-    """Play uniformly random decisions from ``state`` (left unchanged) to the end, with every
-    draw rule including repetition; return the outcome code (0 if ``max_plies`` ran out)."""
-    np.random.seed(seed)
-    work = state.copy()
-    moves = np.empty(num_actions(params), dtype=np.int64)
-    history = np.empty(64, dtype=np.int64)
-    count = note_position(params, work, history, 0)
-    plies = 0
-    while work[ST_OUTCOME] == OUTCOME_RUNNING and plies < max_plies:
-        n = legal_actions(params, work, moves)
-        apply_action(params, work, moves[np.random.randint(0, n)])
-        if count + 1 >= history.shape[0]:
-            bigger = np.empty(2 * history.shape[0], dtype=np.int64)
-            bigger[: history.shape[0]] = history
-            history = bigger
-        count = note_position(params, work, history, count)
-        plies += 1
-    return int(work[ST_OUTCOME])

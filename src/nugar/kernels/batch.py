@@ -1,15 +1,17 @@
 """Batched simulation and observation kernels: many games stepped at once in compiled code.
 
 Nothing here knows a rule: every legal action and every effect of an action comes from the
-family kernels (``kernels/alignment.py``, ``kernels/sowing.py``). This module adds what
-learning code needs around them: fixed-size observations (``docs/envs.md``), legal-action
-masks, rewards, automatic reset of finished games, and, for the alignment family, the history
-of turn-start keys that repetition draws need.
+family kernels (``kernels/alignment.py``, ``kernels/sowing.py``) through ``dispatch``'s
+switches, so the batch kernels are written once and take a family code (``dispatch.FAM_*``).
+This module adds what learning code needs around the rules: fixed-size observations (one
+encoder per family, ``docs/envs.md``), legal-action masks, rewards, automatic reset of
+finished games, and the history of turn-start keys that repetition draws need.
 
 Batch layout: ``states`` is ``(N, state_size)``; ``masks`` ``(N, num_actions)`` (bool);
 ``legal`` ``(N, num_actions)`` with ``num_legal`` ``(N,)`` (the codes, ascending); ``obs``
 ``(N, obs_size)`` float32, from the point of view of the player to decide; ``rewards``
-``(N, 2)`` float32 for the first and the second player.
+``(N, 2)`` float32 for the first and the second player; ``history`` ``(N, history_size)`` and
+``counts`` ``(N,)`` the turn-start keys of each game (never written for sowing games).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import alignment as A
+from . import rng
 from . import sowing as S
 from .common import (
     HEADER,
@@ -31,17 +34,12 @@ from .common import (
     ST_REASON,
     ST_TO_MOVE,
 )
-from .jit import kernel
+from .dispatch import FAM_SOWING, fam_apply, fam_legal, fam_note_position
+from .jit import kernel, kernel_noalloc
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
 BoolArray = npt.NDArray[np.bool_]
-
-# Random choices use the Park-Miller "minimal standard" generator: its products stay below
-# 2**62, so compiled code (where LLVM may assume signed arithmetic never wraps) and plain
-# Python give the same numbers.
-_MINSTD_MOD = 2147483647
-_MINSTD_MUL = 48271
 
 # --- sowing observations --------------------------------------------------------------------
 # A vector of 2P + 6 numbers: the observer's holes 1..P and store, then the opponent's holes
@@ -96,62 +94,6 @@ def _is_house_draw(state: IntArray) -> bool:
     reason = state[ST_REASON]
     return bool(state[ST_OUTCOME] == OUTCOME_DRAW
                 and (reason == REASON_REPETITION or reason == REASON_QUIET_LIMIT))
-
-
-@kernel
-def _sowing_refresh(params: IntArray, state: IntArray, legal: IntArray, mask: BoolArray,
-                    obs: FloatArray) -> int:
-    n = S.legal_actions(params, state, legal)
-    mask[:] = False
-    for j in range(n):
-        mask[legal[j]] = True
-    sowing_observe(params, state, state[ST_TO_MOVE], obs)
-    return n
-
-
-@kernel
-def sowing_reset_batch(params: IntArray, initial: IntArray, states: IntArray, legal: IntArray,
-                       num_legal: IntArray, masks: BoolArray, obs: FloatArray) -> None:
-    """Put every game of the batch at the start and fill masks and observations."""
-    for i in range(states.shape[0]):
-        states[i, :] = initial
-        num_legal[i] = _sowing_refresh(params, states[i], legal[i], masks[i], obs[i])
-
-
-@kernel
-def sowing_step_batch(params: IntArray, initial: IntArray, states: IntArray,
-                      actions: IntArray, legal: IntArray, num_legal: IntArray,
-                      masks: BoolArray, obs: FloatArray, rewards: FloatArray,
-                      terminated: BoolArray, truncated: BoolArray, auto_reset: bool) -> int:
-    """Apply ``actions[i]`` to game ``i`` for every game, through ``sowing.apply_action``.
-
-    Returns -1, or the index of the first game whose action is not legal (or which is over,
-    with ``auto_reset`` off); then no game has been changed. A finished game gets its rewards
-    and ``terminated`` flag and, with ``auto_reset``, starts again in the same call: its
-    observation and mask are then those of the new game.
-    """
-    n_games = states.shape[0]
-    n_act = masks.shape[1]
-    for i in range(n_games):
-        a = actions[i]
-        if a < 0 or a >= n_act or not masks[i, a]:
-            return i
-    for i in range(n_games):
-        state = states[i]
-        S.apply_action(params, state, actions[i])
-        if state[ST_OUTCOME] != OUTCOME_RUNNING:
-            _rewards_of(state, rewards[i])
-            terminated[i] = True
-            truncated[i] = False
-            if auto_reset:
-                state[:] = initial
-        else:
-            rewards[i, 0] = 0.0
-            rewards[i, 1] = 0.0
-            terminated[i] = False
-            truncated[i] = False
-        num_legal[i] = _sowing_refresh(params, state, legal[i], masks[i], obs[i])
-    return -1
 
 
 # --- alignment observations ----------------------------------------------------------------
@@ -216,16 +158,41 @@ def alignment_observe(params: IntArray, state: IntArray, player: int, out: Float
             out[AL_OPP_TO * n + state[opp + 1]] = 1.0
 
 
+# --- the batch, for both families ---------------------------------------------------------
+
+
 @kernel
-def alignment_history_size(params: IntArray) -> int:
+def obs_size(fam: int, params: IntArray) -> int:
+    """Length of one observation (``ALIGN_PLANES`` planes of the board, or the sowing vector)."""
+    if fam == FAM_SOWING:
+        return int(sowing_obs_size(params))
+    return int(ALIGN_PLANES * params[A.P_N])
+
+
+@kernel_noalloc
+def observe(fam: int, params: IntArray, state: IntArray, player: int, out: FloatArray) -> None:
+    """Write the observation of ``state`` for ``player`` (1 or 2) into ``out``."""
+    if fam == FAM_SOWING:
+        sowing_observe(params, state, player, out)
+    else:
+        alignment_observe(params, state, player, out)
+
+
+@kernel
+def history_size(fam: int, params: IntArray) -> int:
+    """Turn-start keys to keep per game: with quiet_limit on, the history never needs more
+    than ``quiet_limit + 2``; without it, ``HISTORY_CAP``; a sowing game keeps none (the
+    buffer must still have two columns)."""
+    if fam == FAM_SOWING:
+        return 2
     limit = params[A.P_QUIET]
     return int(limit + 2) if limit > 0 else HISTORY_CAP
 
 
-@kernel
-def _note(params: IntArray, state: IntArray, history: IntArray, counts: IntArray,
+@kernel_noalloc
+def _note(fam: int, params: IntArray, state: IntArray, history: IntArray, counts: IntArray,
           i: int) -> None:
-    """``alignment.note_position`` for game ``i``, keeping room for one more key: when the
+    """``dispatch.fam_note_position`` for game ``i``, keeping room for one more key: when the
     buffer is full (possible only with quiet_limit off) the older half is forgotten."""
     count = counts[i]
     cap = history.shape[1]
@@ -234,40 +201,46 @@ def _note(params: IntArray, state: IntArray, history: IntArray, counts: IntArray
         for j in range(half):
             history[i, j] = history[i, count - half + j]
         count = half
-    counts[i] = A.note_position(params, state, history[i], count)
+    counts[i] = fam_note_position(fam, params, state, history[i], count)
 
 
-@kernel
-def _alignment_refresh(params: IntArray, state: IntArray, legal: IntArray, mask: BoolArray,
-                       obs: FloatArray) -> int:
-    n = A.legal_actions(params, state, legal)
+@kernel_noalloc
+def _refresh(fam: int, params: IntArray, state: IntArray, legal: IntArray, mask: BoolArray,
+             obs: FloatArray) -> int:
+    n = fam_legal(fam, params, state, legal)
     mask[:] = False
     for j in range(n):
         mask[legal[j]] = True
-    alignment_observe(params, state, state[ST_TO_MOVE], obs)
+    observe(fam, params, state, state[ST_TO_MOVE], obs)
     return n
 
 
 @kernel
-def alignment_reset_batch(params: IntArray, initial: IntArray, states: IntArray,
-                          history: IntArray, counts: IntArray, legal: IntArray,
-                          num_legal: IntArray, masks: BoolArray, obs: FloatArray) -> None:
+def reset_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
+                history: IntArray, counts: IntArray, legal: IntArray, num_legal: IntArray,
+                masks: BoolArray, obs: FloatArray) -> None:
     """Put every game of the batch at the start and fill masks and observations."""
     for i in range(states.shape[0]):
         states[i, :] = initial
         counts[i] = 0
-        _note(params, states[i], history, counts, i)
-        num_legal[i] = _alignment_refresh(params, states[i], legal[i], masks[i], obs[i])
+        _note(fam, params, states[i], history, counts, i)
+        num_legal[i] = _refresh(fam, params, states[i], legal[i], masks[i], obs[i])
 
 
 @kernel
-def alignment_step_batch(params: IntArray, initial: IntArray, states: IntArray,
-                         history: IntArray, counts: IntArray, actions: IntArray,
-                         legal: IntArray, num_legal: IntArray, masks: BoolArray,
-                         obs: FloatArray, rewards: FloatArray, terminated: BoolArray,
-                         truncated: BoolArray, auto_reset: bool) -> int:
-    """As :func:`sowing_step_batch`, through ``alignment.apply_action`` and
-    ``alignment.note_position`` (repetition); house-rule draws set ``truncated``."""
+def step_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
+               history: IntArray, counts: IntArray, actions: IntArray, legal: IntArray,
+               num_legal: IntArray, masks: BoolArray, obs: FloatArray, rewards: FloatArray,
+               terminated: BoolArray, truncated: BoolArray, auto_reset: bool) -> int:
+    """Apply ``actions[i]`` to game ``i`` for every game, through ``dispatch.fam_apply`` and
+    ``dispatch.fam_note_position`` (repetition).
+
+    Returns -1, or the index of the first game whose action is not legal (or which is over,
+    with ``auto_reset`` off); then no game has been changed. A finished game gets its rewards
+    and its ``terminated`` flag, or ``truncated`` for a house-rule draw (repetition, quiet
+    limit), and, with ``auto_reset``, starts again in the same call: its observation and mask
+    are then those of the new game.
+    """
     n_games = states.shape[0]
     n_act = masks.shape[1]
     for i in range(n_games):
@@ -276,8 +249,8 @@ def alignment_step_batch(params: IntArray, initial: IntArray, states: IntArray,
             return i
     for i in range(n_games):
         state = states[i]
-        A.apply_action(params, state, actions[i])
-        _note(params, state, history, counts, i)
+        fam_apply(fam, params, state, actions[i])
+        _note(fam, params, state, history, counts, i)
         if state[ST_OUTCOME] != OUTCOME_RUNNING:
             _rewards_of(state, rewards[i])
             house = _is_house_draw(state)
@@ -286,68 +259,46 @@ def alignment_step_batch(params: IntArray, initial: IntArray, states: IntArray,
             if auto_reset:
                 state[:] = initial
                 counts[i] = 0
-                _note(params, state, history, counts, i)
+                _note(fam, params, state, history, counts, i)
         else:
             rewards[i, 0] = 0.0
             rewards[i, 1] = 0.0
             terminated[i] = False
             truncated[i] = False
-        num_legal[i] = _alignment_refresh(params, state, legal[i], masks[i], obs[i])
+        num_legal[i] = _refresh(fam, params, state, legal[i], masks[i], obs[i])
     return -1
-
-
-@kernel
-def alignment_random_steps(params: IntArray, initial: IntArray, states: IntArray,
-                           history: IntArray, counts: IntArray, legal: IntArray,
-                           num_legal: IntArray, masks: BoolArray, obs: FloatArray,
-                           rewards: FloatArray, terminated: BoolArray, truncated: BoolArray,
-                           actions: IntArray, steps: int, seed: int) -> int:
-    """As :func:`sowing_random_steps` for the alignment family."""
-    finished = 0
-    x = seed
-    for _ in range(steps):
-        x = random_legal_actions(legal, num_legal, x, actions)
-        alignment_step_batch(params, initial, states, history, counts, actions, legal,
-                             num_legal, masks, obs, rewards, terminated, truncated, True)
-        for i in range(states.shape[0]):
-            if terminated[i] or truncated[i]:
-                finished += 1
-    return finished
-
-
-# --- helpers for drivers ---------------------------------------------------------------------
 
 
 @kernel
 def random_legal_actions(legal: IntArray, num_legal: IntArray, seed: int,
                          out: IntArray) -> int:
-    """Pick one legal action per game uniformly (Park-Miller generator seeded by ``seed``); a
+    """Pick one legal action per game uniformly (the ``rng`` generator seeded by ``seed``); a
     game with no legal action gets -1. Returns the next seed, so calls can be chained."""
-    x = int(seed) % (_MINSTD_MOD - 1) + 1
+    x = rng.seed_state(seed)
     for i in range(legal.shape[0]):
         n = num_legal[i]
         if n == 0:
             out[i] = -1
             continue
-        x = x * _MINSTD_MUL % _MINSTD_MOD
+        x = rng.advance(x)
         out[i] = legal[i, x % n]
-    return x - 1  # as a seed, this continues the same sequence
+    return rng.continue_seed(x)
 
 
 @kernel
-def sowing_random_steps(params: IntArray, initial: IntArray, states: IntArray,
-                        legal: IntArray, num_legal: IntArray, masks: BoolArray,
-                        obs: FloatArray, rewards: FloatArray, terminated: BoolArray,
-                        truncated: BoolArray, actions: IntArray, steps: int,
-                        seed: int) -> int:
+def random_steps(fam: int, params: IntArray, initial: IntArray, states: IntArray,
+                 history: IntArray, counts: IntArray, legal: IntArray, num_legal: IntArray,
+                 masks: BoolArray, obs: FloatArray, rewards: FloatArray,
+                 terminated: BoolArray, truncated: BoolArray, actions: IntArray, steps: int,
+                 seed: int) -> int:
     """``steps`` batch steps with uniformly random legal actions, all in compiled code (the
     benchmark loop); returns the number of games finished."""
     finished = 0
     x = seed
     for _ in range(steps):
         x = random_legal_actions(legal, num_legal, x, actions)
-        sowing_step_batch(params, initial, states, actions, legal, num_legal, masks, obs,
-                          rewards, terminated, truncated, True)
+        step_batch(fam, params, initial, states, history, counts, actions, legal, num_legal,
+                   masks, obs, rewards, terminated, truncated, True)
         for i in range(states.shape[0]):
             if terminated[i] or truncated[i]:
                 finished += 1

@@ -21,7 +21,9 @@ import numpy.typing as npt
 
 from .alignment import (
     P_BELOW_TOP,
+    P_BLOCKED_LOSE,
     P_COLS,
+    P_DROP_CAPTURE,
     P_FULL,
     P_N,
     P_NOT_LAST_COL,
@@ -34,7 +36,7 @@ from .alignment import (
     ST_ON1,
 )
 from .common import ST_TO_MOVE
-from .jit import kernel
+from .jit import kernel, kernel_noalloc
 
 IntArray = npt.NDArray[np.int64]
 
@@ -216,9 +218,15 @@ def _features_one_word(params: IntArray, own: int, other: int) -> tuple[int, int
 
 
 @kernel
+def new_scratch(params: IntArray) -> IntArray:
+    """The work space :func:`evaluate_with` needs (allocate it once per search)."""
+    return np.empty((6, params[P_N]), dtype=np.int64)
+
+
+@kernel
 def evaluate(params: IntArray, state: IntArray, weights: IntArray) -> int:
     """Score of a running position for the player to move (see the module notes)."""
-    return evaluate_with(params, state, weights, np.empty((6, params[P_N]), dtype=np.int64))
+    return evaluate_with(params, state, weights, new_scratch(params))
 
 
 @kernel
@@ -245,3 +253,37 @@ def evaluate_with(params: IntArray, state: IntArray, weights: IntArray,
     if params[P_PROTECT] != 0:
         score += weights[W_PROTECTED] * (prot_me - prot_opp)
     return int(score)
+
+
+# --- move ordering ---------------------------------------------------------------------------
+@kernel_noalloc
+def _has_own_neighbour(params: IntArray, own: int, sq: int) -> bool:
+    nb = params[P_OFF_NB] + 4 * sq
+    for d in range(4):
+        t = params[nb + d]
+        if t >= 0 and (own >> t) & 1:
+            return True
+    return False
+
+
+@kernel_noalloc
+def surely_quiet(params: IntArray, state: IntArray, action: int, me: int) -> bool:
+    """Whether the decision ``action`` of ``me`` surely neither keeps the turn (forms a three
+    with a capture to follow) nor ends the game in ``me``'s favour, so that move ordering
+    need not play it to find out. A three needs an own piece next to the target, or (a
+    line of four left behind) next to the origin; a drop forms none that counts without
+    ``drop_capture``; with ``blocked=lose`` any move may win, and captures and passes are
+    always played. ``False`` means "play it and see"."""
+    n = params[P_N]
+    if action >= 5 * n or params[P_W] != 1 or params[P_BLOCKED_LOSE] != 0:
+        return False
+    own = state[ST_BOARD + me - 1]
+    if action < n:
+        if params[P_DROP_CAPTURE] == 0:
+            return True
+        return not _has_own_neighbour(params, own, action)
+    origin = (action - n) >> 2
+    target = params[params[P_OFF_NB] + action - n]
+    rest = own & ~(1 << origin)
+    return not (_has_own_neighbour(params, rest, target)
+                or _has_own_neighbour(params, rest, origin))

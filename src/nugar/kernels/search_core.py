@@ -1,9 +1,9 @@
 """Compiled game-tree search shared by both families: negamax alpha-beta and UCT.
 
 The search is written once for both families; a family code (``FAM_*``) picks the rules
-kernels (``legal_actions``, ``apply_action``) and the evaluation at each call. Everything
-the search needs lives in preallocated ``int64`` arrays owned by the caller, so a search
-allocates nothing per node and never grows past its table size.
+kernels (through ``dispatch``), the evaluation and the move-ordering shortcut at each call.
+Everything the search needs lives in preallocated ``int64`` arrays owned by the caller, so a
+search allocates nothing per node and never grows past its table size.
 
 Conventions
 -----------
@@ -27,12 +27,14 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from . import alignment as _align
+from . import rng as _rng
 from . import search_alignment as _align_eval
 from . import search_sowing as _sow_eval
-from . import sowing as _sow
 from .common import OUTCOME_DRAW, OUTCOME_RUNNING, ST_KEY, ST_OUTCOME, ST_TO_MOVE
-from .jit import kernel
+from .dispatch import FAM_ALIGNMENT as FAM_ALIGNMENT  # the family codes, also read from here
+from .dispatch import FAM_SOWING as FAM_SOWING
+from .dispatch import fam_apply, fam_legal
+from .jit import kernel, kernel_noalloc
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -42,25 +44,8 @@ WIN_BOUND = WIN - 10_000   # scores beyond this are forced wins or losses
 INF = 2_000_000
 MAX_PLY = 160
 
-# families (numba caches a function taking other compiled functions as arguments poorly, so
-# the search calls the rules of both families through these small switches instead)
-FAM_ALIGNMENT = 0
-FAM_SOWING = 1
-
-
-@kernel
-def _legal(fam: int, params: IntArray, state: IntArray, out: IntArray) -> int:
-    if fam == FAM_SOWING:
-        return _sow.legal_actions(params, state, out)
-    return _align.legal_actions(params, state, out)
-
-
-@kernel
-def _apply(fam: int, params: IntArray, state: IntArray, action: int) -> None:
-    if fam == FAM_SOWING:
-        _sow.apply_action(params, state, action)
-    else:
-        _align.apply_action(params, state, action)
+# The rules come through dispatch's switches; the evaluation and the move-ordering shortcut,
+# which only the search needs, through the switches below (same pattern, one branch a family).
 
 
 @kernel
@@ -75,8 +60,18 @@ def _evaluate(fam: int, params: IntArray, state: IntArray, weights: IntArray,
 def _scratch(fam: int, params: IntArray) -> IntArray:
     """Work space of the evaluation, allocated once per search."""
     if fam == FAM_SOWING:
-        return np.empty((6, 1), dtype=np.int64)
-    return np.empty((6, params[_align.P_N]), dtype=np.int64)
+        return np.empty((6, 1), dtype=np.int64)  # unused: the sowing evaluation needs none
+    return _align_eval.new_scratch(params)
+
+
+@kernel_noalloc
+def _surely_quiet(fam: int, params: IntArray, state: IntArray, action: int, me: int) -> bool:
+    """Whether move ordering may skip playing ``action`` (by ``me``) to see if it keeps the
+    turn or wins: ``False`` means "play it and see". Every sowing step is played (a bonus
+    step or an ending is as cheap to find that way)."""
+    if fam == FAM_SOWING:
+        return False
+    return bool(_align_eval.surely_quiet(params, state, action, me))
 
 
 # ctx fields
@@ -161,12 +156,9 @@ def _draw_score(ctx: IntArray, player: int) -> int:
 def _leaf_noise(ctx: IntArray, key: int) -> int:
     """A pseudo-random offset in ``[-noise, noise]`` that depends only on the position's key
     and the game's seed, so a position keeps its offset wherever it recurs in the search
-    (the transposition table stays consistent). Two Lehmer steps on 31-bit numbers: no
-    product leaves the int64 range, so compiled and pure Python agree."""
+    (the transposition table stays consistent): ``rng.mix`` of the two."""
     amp = int(ctx[CX_NOISE])
-    h = ((key ^ (key >> 31)) ^ ctx[CX_NOISE_SEED]) & 0x7FFFFFFF
-    h = (h * 48271 + 11) % 2147483647
-    h = (h * 48271 + 13) % 2147483647
+    h = _rng.mix(key, ctx[CX_NOISE_SEED])
     return int(h % (2 * amp + 1) - amp)
 
 
@@ -217,39 +209,6 @@ _GOT = 3
 
 
 @kernel
-def _has_own_neighbour(params: IntArray, own: int, sq: int) -> bool:
-    nb = params[_align.P_OFF_NB] + 4 * sq
-    for d in range(4):
-        t = params[nb + d]
-        if t >= 0 and (own >> t) & 1:
-            return True
-    return False
-
-
-@kernel
-def _align_quiet(params: IntArray, state: IntArray, a: int, me: int) -> bool:
-    """Whether the alignment decision ``a`` surely neither keeps the turn (forms a three
-    with a capture to follow) nor ends the game in ``me``'s favour, so that move ordering
-    need not play it to find out. A three needs an own piece next to the target, or (a
-    line of four left behind) next to the origin; a drop forms none that counts without
-    ``drop_capture``; with ``blocked=lose`` any move may win, and captures and passes are
-    always played. ``False`` means "play it and see"."""
-    n = params[_align.P_N]
-    if a >= 5 * n or params[_align.P_W] != 1 or params[_align.P_BLOCKED_LOSE] != 0:
-        return False
-    own = state[_align.ST_BOARD + me - 1]
-    if a < n:
-        if params[_align.P_DROP_CAPTURE] == 0:
-            return True
-        return not _has_own_neighbour(params, own, a)
-    origin = (a - n) >> 2
-    target = params[params[_align.P_OFF_NB] + a - n]
-    rest = own & ~(1 << origin)
-    return not (_has_own_neighbour(params, rest, target)
-                or _has_own_neighbour(params, rest, origin))
-
-
-@kernel
 def _order_moves(fam: int, params: IntArray, state: IntArray, child: IntArray, mv: IntArray,
                  sc: IntArray, n: int, me: int, depth: int, tt_move: int, k0: int, k1: int,
                  history: IntArray) -> None:
@@ -264,11 +223,11 @@ def _order_moves(fam: int, params: IntArray, state: IntArray, child: IntArray, m
             s += 1 << 39
         if depth >= 2 and n > 1 and a != tt_move:
             # moves that keep the turn (a three formed, a bonus step) or win come early
-            if fam != FAM_SOWING and _align_quiet(params, state, a, me):
+            if _surely_quiet(fam, params, state, a, me):
                 sc[i] = s
                 continue
             child[:] = state
-            _apply(fam, params, child, a)
+            fam_apply(fam, params, child, a)
             if child[ST_OUTCOME] == me:
                 s += 1 << 48
             elif child[ST_OUTCOME] == OUTCOME_RUNNING and child[ST_TO_MOVE] == me:
@@ -341,7 +300,7 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
                 # the table slot may have been overwritten: the last iteration's best move
                 # must come first, so that an unfinished iteration's choice stays sound
                 tt_move = ctx[CX_ROOT_HINT]
-            n = _legal(fam, params, state, moves[ply])
+            n = fam_legal(fam, params, state, moves[ply])
             if n == 0:
                 ret = _leaf(fam, params, state, weights, scratch, ctx)
                 mode = _RETURN
@@ -381,7 +340,7 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
             state = stack[ply]
             child = stack[ply + 1]
             child[:] = state
-            _apply(fam, params, child, a)
+            fam_apply(fam, params, child, a)
             me = fr[FR_ME]
             outcome = child[ST_OUTCOME]
             if outcome != OUTCOME_RUNNING:
@@ -510,7 +469,7 @@ def principal_variation(fam: int, params: IntArray, state: IntArray,
     move = first
     mask = tt_keys.shape[0] - 1
     while count < out.shape[0] and move >= 0 and cur[ST_OUTCOME] == OUTCOME_RUNNING:
-        n = _legal(fam, params, cur, buf)
+        n = fam_legal(fam, params, cur, buf)
         ok = False
         for i in range(n):
             if buf[i] == move:
@@ -520,7 +479,7 @@ def principal_variation(fam: int, params: IntArray, state: IntArray,
             break
         out[count] = move
         count += 1
-        _apply(fam, params, cur, move)
+        fam_apply(fam, params, cur, move)
         key = cur[ST_KEY]
         slot = key & mask
         if tt_keys[slot] != key:
@@ -540,22 +499,10 @@ ND_VISITS = 4
 ND_MOVER = 5     # the player who made the move leading to this node
 ND_FIELDS = 6
 
-_LCG_MUL = 6364136223846793005 & ((1 << 63) - 1)
-_LCG_ADD = 1442695040888963407 & ((1 << 63) - 1)
-_MASK63 = (1 << 63) - 1
-
-
-@kernel
-def _next_random(rng: IntArray) -> int:
-    """A 63-bit LCG kept in ``rng[0]``; the high bits are returned (31 of them)."""
-    x = (int(rng[0]) * _LCG_MUL + _LCG_ADD) & _MASK63
-    rng[0] = x
-    return int(x >> 32)
-
 
 @kernel
 def _rollout(fam: int, params: IntArray, weights: IntArray,
-             state: IntArray, buf: IntArray, rng: IntArray, cutoff: int, scale: float,
+             state: IntArray, buf: IntArray, stream: IntArray, cutoff: int, scale: float,
              scratch: IntArray) -> float:
     """Random play from ``state`` (in place); the reward in [0, 1] for the first player.
 
@@ -569,10 +516,10 @@ def _rollout(fam: int, params: IntArray, weights: IntArray,
             if state[ST_TO_MOVE] != 1:
                 v = -v
             return float(1.0 / (1.0 + np.exp(-v / scale)))
-        n = _legal(fam, params, state, buf)
+        n = fam_legal(fam, params, state, buf)
         if n == 0:
             break
-        _apply(fam, params, state, buf[_next_random(rng) % n])
+        fam_apply(fam, params, state, buf[_rng.draw(stream) % n])
         steps += 1
     outcome = state[ST_OUTCOME]
     if outcome == 1:
@@ -596,8 +543,8 @@ def mcts(fam: int, params: IntArray, weights: IntArray,
     buf = np.empty(n_act, dtype=np.int64)
     scratch = _scratch(fam, params)
     state = root.copy()
-    rng = np.zeros(1, dtype=np.int64)
-    rng[0] = (seed ^ 0x2545F4914F6CDD1D) & _MASK63
+    stream = np.zeros(1, dtype=np.int64)  # the random numbers of this search (module rng)
+    stream[0] = _rng.seed_state(seed)
     capacity = nodes.shape[0]
     nodes[0, ND_PARENT] = -1
     nodes[0, ND_CHILD] = -1
@@ -625,18 +572,18 @@ def mcts(fam: int, params: IntArray, weights: IntArray,
             for c in range(first, first + count):
                 vis = nodes[c, ND_VISITS]
                 if vis == 0:
-                    u = 1e9 + (_next_random(rng) & 1023)
+                    u = 1e9 + (_rng.draw(stream) & 1023)
                 else:
                     u = values[c] / vis + exploration * np.sqrt(log_n / vis)
                 if u > best_u:
                     best_u = u
                     best = c
             node = best
-            _apply(fam, params, state, nodes[node, ND_ACTION])
+            fam_apply(fam, params, state, nodes[node, ND_ACTION])
             ctx[CX_NODES] += 1
         # expansion
         if state[ST_OUTCOME] == OUTCOME_RUNNING and nodes[node, ND_NCHILD] == 0:
-            n = _legal(fam, params, state, buf)
+            n = fam_legal(fam, params, state, buf)
             if n > 0 and used + n <= capacity:
                 mover = state[ST_TO_MOVE]
                 nodes[node, ND_CHILD] = used
@@ -651,11 +598,11 @@ def mcts(fam: int, params: IntArray, weights: IntArray,
                     nodes[c, ND_MOVER] = mover
                     values[c] = 0.0
                 used += n
-                node = used - n + (_next_random(rng) % n)
-                _apply(fam, params, state, nodes[node, ND_ACTION])
+                node = used - n + (_rng.draw(stream) % n)
+                fam_apply(fam, params, state, nodes[node, ND_ACTION])
                 ctx[CX_NODES] += 1
         # simulation
-        reward_first = _rollout(fam, params, weights, state, buf, rng,
+        reward_first = _rollout(fam, params, weights, state, buf, stream,
                                 cutoff, scale, scratch)
         # back-propagation
         while node >= 0:

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from .common import HEADER, ST_TO_MOVE
 from .jit import kernel
-from .sowing import P_PITS, _step_result
+from .sowing import P_PITS, step_result
 
 IntArray = npt.NDArray[np.int64]
 
@@ -51,14 +51,14 @@ def evaluate(params: IntArray, state: IntArray, weights: IntArray) -> int:
     for h in range(pits):
         if state[mine + h] > 0:
             side_me += state[mine + h]
-            c, b = _step_result(params, state, me, h)
+            c, b = step_result(params, state, me, h)
             if b:
                 bonus_me += 1
             if c > threat_me:
                 threat_me = c
         if state[theirs + h] > 0:
             side_opp += state[theirs + h]
-            c, b = _step_result(params, state, opp, h)
+            c, b = step_result(params, state, opp, h)
             if b:
                 bonus_opp += 1
             if c > threat_opp:

@@ -12,15 +12,14 @@ last partial lap of ``1..L`` seeds. Working in cells numbered from the mover's o
 2P+1 which is never sown) makes the result of a step a little arithmetic, which the Dracala
 filter uses to rate every step without playing it.
 
-Rules of Dracala follow the Mancala World page "Dracala": captures are the seeds a step puts into
-the mover's store; only maximal captures are legal, then bonus-giving steps, then the rightmost
-of those (not on the very first step of the game); a store with more than half of all seeds
-loses at once.
+Dracala's rules follow the Mancala World page "Dracala" and are two options (``P_VARIANT``):
+under ``capture_duty=maximal`` captures are the seeds a step puts into the mover's store and
+only maximal captures are legal, then bonus-giving steps, then the rightmost of those (not on
+the very first step of the game); under ``misere=on`` a store with more than half of all seeds
+loses at once. The params array is made by ``nugar.rules.sowing.make_params``.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -43,14 +42,14 @@ from .jit import kernel, kernel_noalloc
 
 IntArray = npt.NDArray[np.int64]
 
-# --- params ---------------------------------------------------------------------------------
+# --- params (the array is made by nugar.rules.sowing.make_params) ---------------------------
 P_PITS = 0           # holes per player
 P_SEEDS = 1          # seeds per hole at the start
 P_SKIP_ORIGIN = 2    # 1: laps pass over the emptied starting hole
 P_EMPTY_SINGLE = 3   # 1: empty_capture=single (a lone last seed is stored)
 P_END_MOVER = 4      # 1: end=mover_empty, 0: end=any_side_empty
 P_LEFTOVERS = 5      # LEFT_* below
-P_DRACALA = 6        # 1: Dracala's capture filter and misère
+P_VARIANT = 6        # VARIANT_* below: the capture duty and misère options
 P_STATE_SIZE = 7     # length of a state array
 P_ZOBRIST = 8        # start of the key tables (see make_params)
 ZOB_SIDE = 0         # offsets inside the key tables: second player to move
@@ -61,8 +60,13 @@ ZOB_CELLS = 5        # per cell, 64 keys for the count's low six bits, then 64 f
 LEFT_OWNER = 0
 LEFT_LAST_MOVER = 1
 LEFT_LAST_CAPTURER = 2
-_LEFTOVERS_CODES = {"owner": LEFT_OWNER, "last_mover": LEFT_LAST_MOVER,
-                    "last_capturer": LEFT_LAST_CAPTURER}
+
+# P_VARIANT: capture_duty=maximal and misere=on together are 1, the code of the single Dracala
+# flag this field once was (compiled code cached from then still reads Dracala right)
+VARIANT_PLAIN = 0
+VARIANT_DUTY_MISERE = 1
+VARIANT_DUTY = 2
+VARIANT_MISERE = 3
 
 # --- state fields after the cells (index = HEADER + 2P + 2 + F_*) ----------------------------
 F_FIRST_DONE = 0     # 1 once a step has been played (Dracala's first-step exemption)
@@ -72,58 +76,34 @@ F_LAST_CAPTURES = 3  # seeds the last step put into the mover's store (leftovers
 F_TOTAL = 4          # all seeds in play (the Dracala majority is more than half of this)
 N_FIELDS = 5
 
-_MASK32 = (1 << 32) - 1
+
+@kernel_noalloc
+def capture_duty(params: IntArray) -> bool:
+    """Whether a step must capture as many seeds as possible (``capture_duty=maximal``)."""
+    v = params[P_VARIANT]
+    return bool(v == VARIANT_DUTY_MISERE or v == VARIANT_DUTY)
 
 
-_kernel_noalloc = kernel_noalloc
+@kernel_noalloc
+def misere(params: IntArray) -> bool:
+    """Whether more than half of all seeds in one's store loses (``misere=on``)."""
+    v = params[P_VARIANT]
+    return bool(v == VARIANT_DUTY_MISERE or v == VARIANT_MISERE)
 
 
-def make_params(options: Any, *, dracala: bool | None = None) -> IntArray:
-    """Params array of a rule set (a ``RuleSet``, or ``SowingOptions`` plus ``dracala``).
-
-    Plain Python. Dracala is a property of the preset, not of an option, so with bare
-    options say ``dracala=True`` to get its rules.
-    """
-    opts = getattr(options, "options", options)
-    if dracala is None:
-        dracala = bool(getattr(options, "is_dracala", False))
-    for name in ("pits", "seeds", "skip_origin", "empty_capture", "end", "leftovers"):
-        if not hasattr(opts, name):
-            raise TypeError(f"make_params needs sowing options or a sowing rule set, not "
-                            f"{type(options).__name__} (no option {name!r})")
-    pits = int(opts.pits)
-    n_cells = 2 * pits + 2
-    rng = np.random.default_rng(0x5EED_50)
-    n_keys = ZOB_CELLS + n_cells * 128
-    keys = rng.integers(-(2**63), 2**63 - 1, size=n_keys, dtype=np.int64)
-    for c in range(n_cells):  # an empty cell contributes nothing to the key
-        keys[ZOB_CELLS + c * 128] = 0
-    head = np.array([
-        pits,
-        int(opts.seeds),
-        1 if opts.skip_origin else 0,
-        1 if opts.empty_capture == "single" else 0,
-        1 if opts.end == "mover_empty" else 0,
-        _LEFTOVERS_CODES[opts.leftovers],
-        1 if dracala else 0,
-        HEADER + n_cells + N_FIELDS,
-    ], dtype=np.int64)
-    return np.concatenate([head, keys]).astype(np.int64)
-
-
-@_kernel_noalloc
+@kernel_noalloc
 def num_actions(params: IntArray) -> int:
     """Size of the flat action space: one code per hole of the mover."""
     return int(params[P_PITS])
 
 
-@_kernel_noalloc
+@kernel_noalloc
 def fields_start(params: IntArray) -> int:
     """Index of the first ``F_*`` field in a state."""
     return int(HEADER + 2 * params[P_PITS] + 2)
 
 
-@_kernel_noalloc
+@kernel_noalloc
 def _cell_key(params: IntArray, cell: int, count: int) -> int:
     """Key of ``count`` seeds in ``cell`` (0 for an empty cell): one random word for the
     count's low six bits, XORed with one for the next six from 64 seeds on."""
@@ -132,7 +112,7 @@ def _cell_key(params: IntArray, cell: int, count: int) -> int:
     return params[base + (count & 63)] ^ high  # type: ignore[no-any-return]
 
 
-@_kernel_noalloc
+@kernel_noalloc
 def compute_key(params: IntArray, state: IntArray) -> int:
     """The Zobrist-style key of a state, from scratch."""
     n_cells = 2 * params[P_PITS] + 2
@@ -150,7 +130,7 @@ def compute_key(params: IntArray, state: IntArray) -> int:
     return k
 
 
-@_kernel_noalloc
+@kernel_noalloc
 def _check_end(params: IntArray, state: IntArray, last_mover: int) -> None:
     """Record the end of the game, if the position after a step (or a setup) is one."""
     pits = params[P_PITS]
@@ -158,8 +138,8 @@ def _check_end(params: IntArray, state: IntArray, last_mover: int) -> None:
     store1 = HEADER + pits
     store2 = HEADER + 2 * pits + 1
     total = state[ext + F_TOTAL]
-    dracala = params[P_DRACALA] == 1
-    if dracala:
+    lose_by_majority = misere(params)
+    if lose_by_majority:
         # misère: more than half of all seeds loses at once; seeds stay where they are
         if 2 * state[store1] > total:
             state[ST_OUTCOME] = OUTCOME_SECOND
@@ -199,7 +179,7 @@ def _check_end(params: IntArray, state: IntArray, last_mover: int) -> None:
         state[HEADER + pits + 1 + i] = 0
     state[store1] = s1
     state[store2] = s2
-    if dracala:
+    if lose_by_majority:
         if 2 * s1 > total:
             state[ST_OUTCOME] = OUTCOME_SECOND
             state[ST_REASON] = REASON_MAJORITY
@@ -236,7 +216,7 @@ def initial_state(params: IntArray) -> IntArray:
     return state
 
 
-@_kernel_noalloc
+@kernel_noalloc
 def setup_state(params: IntArray, state: IntArray) -> None:
     """Finish a hand-made position whose cells, player to move and ``F_FIRST_DONE`` /
     ``F_LAST_CAPTURER`` fields are filled in: total, last mover, end of game and key."""
@@ -254,7 +234,7 @@ def setup_state(params: IntArray, state: IntArray) -> None:
     state[ST_KEY] = compute_key(params, state)
 
 
-@_kernel_noalloc
+@kernel_noalloc
 def step_result(params: IntArray, state: IntArray, mover: int, hole: int) -> tuple[int, bool]:
     """Captures of the step from ``mover``'s ``hole`` (0-based, non-empty; either player, not
     only the one to move) and whether it gives a bonus step, computed without playing it."""
@@ -285,10 +265,7 @@ def step_result(params: IntArray, state: IntArray, mover: int, hole: int) -> tup
     return captures, False
 
 
-_step_result = step_result  # the name an early version of search_sowing.py imports
-
-
-@_kernel_noalloc
+@kernel_noalloc
 def step_captures(params: IntArray, state: IntArray, captures: IntArray,
                   bonus: IntArray) -> None:
     """For each hole of the player to move: ``captures[h]`` = seeds a step from hole ``h + 1``
@@ -307,7 +284,7 @@ def step_captures(params: IntArray, state: IntArray, captures: IntArray,
             bonus[h] = 1 if b else 0
 
 
-@_kernel_noalloc
+@kernel_noalloc
 def legal_actions(params: IntArray, state: IntArray, out: IntArray) -> int:
     """Write the legal action codes, ascending, into ``out[:n]`` and return ``n``."""
     if state[ST_OUTCOME] != OUTCOME_RUNNING:
@@ -316,13 +293,13 @@ def legal_actions(params: IntArray, state: IntArray, out: IntArray) -> int:
     mover = state[ST_TO_MOVE]
     base = HEADER + (0 if mover == 1 else pits + 1)
     count = 0
-    if params[P_DRACALA] == 0:
+    if not capture_duty(params):
         for h in range(pits):
             if state[base + h] != 0:
                 out[count] = h
                 count += 1
         return count
-    # Dracala: only the steps capturing the most; then (after the first step of the game)
+    # capture duty: only the steps capturing the most; then (after the first step of the game)
     # the rightmost bonus-giving one, if any gives a bonus step
     best = -1
     bonus_hole = -1
@@ -345,7 +322,7 @@ def legal_actions(params: IntArray, state: IntArray, out: IntArray) -> int:
     return count
 
 
-@_kernel_noalloc
+@kernel_noalloc
 def apply_action(params: IntArray, state: IntArray, action: int) -> None:
     """Sow from the mover's hole ``action + 1`` (unchecked) and record any end of game.
 
@@ -425,59 +402,3 @@ def apply_action(params: IntArray, state: IntArray, action: int) -> None:
     _check_end(params, state, mover)
     if state[ST_OUTCOME] != OUTCOME_RUNNING:
         state[ST_KEY] = compute_key(params, state)
-
-
-@kernel
-def perft(params: IntArray, state: IntArray, depth: int) -> int:
-    """Number of decision sequences of exactly ``depth`` steps from ``state`` (a line that
-    ends the game early counts 0), by an explicit stack: no recursion, no allocation per node."""
-    if depth <= 0:
-        return 1
-    n_act = num_actions(params)
-    size = state.shape[0]
-    states = np.empty((depth, size), dtype=np.int64)
-    actions = np.empty((depth, n_act), dtype=np.int64)
-    counts = np.zeros(depth, dtype=np.int64)
-    nexts = np.zeros(depth, dtype=np.int64)
-    states[0, :] = state
-    counts[0] = legal_actions(params, states[0], actions[0])
-    if depth == 1:
-        return int(counts[0])
-    total = 0
-    level = 0
-    while level >= 0:
-        if nexts[level] >= counts[level]:
-            level -= 1
-            continue
-        a = actions[level, nexts[level]]
-        nexts[level] += 1
-        child = level + 1
-        states[child, :] = states[level, :]
-        apply_action(params, states[child], a)
-        n = legal_actions(params, states[child], actions[child])
-        if child == depth - 1:
-            total += n
-        else:
-            level = child
-            counts[level] = n
-            nexts[level] = 0
-    return total
-
-
-@kernel
-def random_playout(params: IntArray, state: IntArray, seed: int) -> int:
-    """Play uniformly random steps on ``state`` **in place** until the game ends; return the
-    outcome code. The generator is Marsaglia's 32-bit xorshift kept in an int64 that never
-    overflows (compiled signed overflow is undefined), so the compiled and the pure-Python
-    paths draw the same moves for the same ``seed``."""
-    buf = np.empty(num_actions(params), dtype=np.int64)
-    x = (int(seed) ^ 0x9E3779B9) & _MASK32
-    if x == 0:
-        x = 1
-    while state[ST_OUTCOME] == OUTCOME_RUNNING:
-        n = legal_actions(params, state, buf)
-        x ^= (x << 13) & _MASK32
-        x ^= x >> 17
-        x ^= (x << 5) & _MASK32
-        apply_action(params, state, buf[x % n])
-    return int(state[ST_OUTCOME])

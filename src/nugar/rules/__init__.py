@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from .base import Game, Move, Outcome, perft
+from .base import Game, Move, Outcome, Termination, perft
+from .family import family_of, presets
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 from .options import (
     PRESETS,
     AlignmentOptions,
@@ -12,7 +18,6 @@ from .options import (
     RuleSet,
     SowingOptions,
     parse_rules,
-    presets,
 )
 
 
@@ -23,13 +28,14 @@ def new_game(rules: str | RuleSet = "dara") -> Game:
     [Move.parse('1'), Move.parse('2'), Move.parse('3')]
     """
     rule_set = parse_rules(rules)
-    if rule_set.family == "alignment":
-        from .alignment import AlignmentGame
+    return family_of(rule_set).parts.game_class(rule_set)
 
-        return AlignmentGame(rule_set)
-    from .sowing import SowingGame
 
-    return SowingGame(rule_set)
+def from_state(rules: str | RuleSet, state: NDArray[np.int64]) -> Game:
+    """A game of ``rules`` whose position is a kernel state array (copied), such as a row of
+    the batched simulator's states (``Game.from_state``)."""
+    rule_set = parse_rules(rules)
+    return family_of(rule_set).parts.game_class.from_state(rule_set, state)
 
 
 def from_position(text: str) -> Game:
@@ -53,15 +59,7 @@ def from_position(text: str) -> Game:
                          "e.g. 'kalah 4,4,4,4,4,4:0/4,4,4,4,4,4:0 s' or 'dara ....../....../"
                          "..b.../...w../...... b hand=11,11'")
     rule_set = parse_rules(m.group(1))
-    game_class: type[Game]
-    if rule_set.family == "alignment":
-        from .alignment import AlignmentGame
-
-        game_class = AlignmentGame
-    else:
-        from .sowing import SowingGame
-
-        game_class = SowingGame
+    game_class = family_of(rule_set).parts.game_class
     try:
         return game_class._read_position(rule_set, m.group(2).lower().split())
     except NugarError as exc:
@@ -81,7 +79,9 @@ __all__ = [
     "Preset",
     "RuleSet",
     "SowingOptions",
+    "Termination",
     "from_position",
+    "from_state",
     "new_game",
     "parse_rules",
     "perft",

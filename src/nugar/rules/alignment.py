@@ -4,12 +4,17 @@ The game keeps one state array (``docs/architecture.md``), a stack of copies for
 keys of earlier turn-start positions for the repetition rule; the rules themselves live only in
 the compiled kernels. Besides the base API it offers :meth:`AlignmentGame.from_diagram` and
 :meth:`AlignmentGame.diagram` (positions as ASCII boards, for tests and analysis).
+
+This module is also the family's implementation (``family.ALIGNMENT.parts``, :data:`PARTS`):
+the kernel params of a rule set (:func:`make_params`), its action codes, score, observations,
+board data, batched loops and AI profiles.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import ClassVar
+from types import ModuleType
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -17,18 +22,30 @@ from ..errors import InvalidMoveError, NugarError
 from ..kernels import alignment as K
 from ..kernels.common import (
     OUTCOME_DRAW,
-    OUTCOME_FIRST,
     OUTCOME_RUNNING,
-    REASON_NAMES,
     REASON_REPETITION,
-    ST_KEY,
     ST_OUTCOME,
     ST_REASON,
     ST_TO_MOVE,
 )
+from ..kernels.dispatch import FAM_ALIGNMENT
 from ..notation import FILES, parse_square, square_name
-from .base import Game, Move, Outcome, position_fields, whole_number
-from .options import AlignmentOptions, Family, RuleSet, player_name
+from .base import (
+    FamilyDescriptor,
+    FamilyParts,
+    Game,
+    Observation,
+    position_fields,
+    whole_number,
+)
+from .boards import GridBoard
+from .codec import ActionCodec, codec_from_moves
+from .family import ALIGNMENT
+from .moves import Move, Outcome
+from .options import AlignmentOptions, Options, RuleSet
+
+if TYPE_CHECKING:
+    from .base import IntArray
 
 SYMBOLS = {0: ".", 1: "X", 2: "O"}
 #: the squares of a position text: b for Black (first player), w for White, . empty
@@ -37,11 +54,71 @@ _FROM_SYMBOL = {ch: p for p, ch in POSITION_SYMBOLS.items()}
 _DIRECTION_OF = {(0, 1): 0, (1, 0): 1, (0, -1): 2, (-1, 0): 3}
 
 
+_ZOBRIST_SEED = 0x6E75676172  # "nugar"
+#: the step directions of the action codes ``N + 4*sq + d``: (column, row) change of each d
+DIRECTIONS = ("up", "right", "down", "left")
+_DELTAS = ((0, 1), (1, 0), (0, -1), (-1, 0))
+
+
+def make_params(options: AlignmentOptions) -> IntArray:
+    """The kernel params array of an alignment rule set (plain Python; the games of a rule set
+    share one array through :func:`alignment_params`)."""
+    rows, cols = options.rows, options.cols
+    n = rows * cols
+    words = (n + 62) // 63
+    off_nb = K.P_FIXED
+    off_zpiece = off_nb + 4 * n
+    off_zhand = off_zpiece + 2 * n
+    off_zlast = off_zhand + 2 * 2 * 64
+    size = off_zlast + 2 * 2 * n
+    p = np.zeros(size, dtype=np.int64)
+    p[K.P_ROWS], p[K.P_COLS], p[K.P_N], p[K.P_W] = rows, cols, n, words
+    p[K.P_PIECES] = options.pieces
+    p[K.P_CENTRE_FIRST] = int(options.centre_first)
+    p[K.P_DROP_CAPTURE] = int(options.drop_capture)
+    p[K.P_DROP_MAX] = {"none": K.UNLIMITED, "no_four": 3, "no_three": 2}[options.drop_limit]
+    p[K.P_STEP_MAX] = {"forbidden": 3, "allowed": K.UNLIMITED}[options.long_lines]
+    p[K.P_PROTECT] = int(options.protect_threes)
+    p[K.P_TAKE_ANY] = int(options.all_protected == "take_any")
+    p[K.P_NO_RETURN] = int(options.no_return)
+    p[K.P_BLOCKED_LOSE] = int(options.blocked == "lose")
+    p[K.P_LOSS_AT] = options.loss_at
+    p[K.P_REPETITION] = options.repetition or 0
+    p[K.P_QUIET] = options.quiet_limit or 0
+    # centre: rows floor(R/2) and floor(R/2)+1, columns likewise, counted from 1 (rules page)
+    k = 0
+    for r1 in (rows // 2, rows // 2 + 1):
+        for c1 in (cols // 2, cols // 2 + 1):
+            inside = 1 <= r1 <= rows and 1 <= c1 <= cols
+            p[K.P_CENTRE + k] = (r1 - 1) * cols + (c1 - 1) if inside else -1
+            k += 1
+    for sq in range(n):
+        r, c = divmod(sq, cols)
+        p[off_nb + 4 * sq + 0] = sq + cols if r + 1 < rows else -1
+        p[off_nb + 4 * sq + 1] = sq + 1 if c + 1 < cols else -1
+        p[off_nb + 4 * sq + 2] = sq - cols if r > 0 else -1
+        p[off_nb + 4 * sq + 3] = sq - 1 if c > 0 else -1
+    rng = np.random.default_rng(_ZOBRIST_SEED + 1000 * rows + cols)
+    keys = rng.integers(-(2**63), 2**63 - 1, size=size - off_zpiece + 2, dtype=np.int64)
+    p[off_zpiece:size] = keys[: size - off_zpiece]
+    p[K.P_Z_SIDE] = keys[-2]
+    p[K.P_Z_PENDING] = keys[-1]
+    p[K.P_OFF_NB], p[K.P_OFF_ZPIECE] = off_nb, off_zpiece
+    if words == 1:
+        last = sum(1 << (r * cols + cols - 1) for r in range(rows))
+        full = (1 << n) - 1
+        p[K.P_FULL], p[K.P_NOT_LAST_COL] = full, full & ~last
+        p[K.P_BELOW_TOP] = full >> cols
+        p[K.P_CENTRE_MASK] = sum(1 << int(c) for c in p[K.P_CENTRE:K.P_CENTRE + 4] if c >= 0)
+    p[K.P_OFF_ZHAND], p[K.P_OFF_ZLAST] = off_zhand, off_zlast
+    return p
+
+
 @lru_cache(maxsize=64)
-def alignment_params(options: AlignmentOptions) -> K.IntArray:
+def alignment_params(options: AlignmentOptions) -> IntArray:
     """The kernel params of an alignment rule set, shared by its games (never written: a
     read-only flag would make numba compile every kernel a second time for that array type)."""
-    return K.make_params(options)
+    return make_params(options)
 
 
 class AlignmentGame(Game):
@@ -56,25 +133,21 @@ class AlignmentGame(Game):
     (2, (12, 12))
     """
 
-    family: ClassVar[Family] = "alignment"
+    descriptor: ClassVar[FamilyDescriptor] = ALIGNMENT
+    _kernel: ClassVar[ModuleType] = K
 
     def __init__(self, rules: RuleSet | str = "dara") -> None:
+        self._history = np.empty(64, dtype=np.int64)
         super().__init__(rules)
         assert isinstance(self.rules.options, AlignmentOptions)
         self.options: AlignmentOptions = self.rules.options
         self.rows: int = self.options.rows
         self.cols: int = self.options.cols
-        self.params: K.IntArray = alignment_params(self.options)
         self._n = self.rows * self.cols
-        self._buf = np.empty(int(K.num_actions(self.params)), dtype=np.int64)
-        self._history = np.empty(64, dtype=np.int64)
-        self._stack: list[tuple[K.IntArray, int]] = []
-        self._start(K.initial_state(self.params))
 
-    def _start(self, state: K.IntArray) -> None:
-        self.state: K.IntArray = state
-        self._stack.clear()
-        self._history_count = int(K.note_position(self.params, self.state, self._history, 0))
+    def _start(self, state: IntArray) -> None:
+        super()._start(state)
+        self._history_count = int(K.note_position(self._params, self._state, self._history, 0))
 
     # --- setup -----------------------------------------------------------------------------
     @classmethod
@@ -115,7 +188,7 @@ class AlignmentGame(Game):
         if (len(in_hand) != 2 or any(isinstance(h, bool) or not isinstance(h, int) or h < 0
                                      for h in in_hand)):
             raise NugarError(f"in_hand must be two whole numbers >= 0, got {in_hand!r}")
-        state = K.empty_state(game.params)
+        state = K.empty_state(game._params)
         state[ST_TO_MOVE] = to_move
         counts = [0, 0, 0]
         for i, line in enumerate(lines):
@@ -131,7 +204,7 @@ class AlignmentGame(Game):
                 counts[owner] += 1
                 if owner:
                     sq = row * cols + col
-                    state[K.ST_BOARD + (owner - 1) * int(game.params[K.P_W]) + sq // 63] |= (
+                    state[K.ST_BOARD + (owner - 1) * int(game._params[K.P_W]) + sq // 63] |= (
                         1 << (sq % 63))
         pieces = game.options.pieces
         for player in (1, 2):
@@ -147,7 +220,7 @@ class AlignmentGame(Game):
             if move.kind != "step":
                 raise NugarError(f"a last step is written like 'c3-c4', not {text!r}")
             origin, target = (game._square(s) for s in move.squares)
-            if not K.owns(game.params, state, player, target):
+            if not K.owns(game._params, state, player, target):
                 raise NugarError(f"last step {text} of {game.player_name(player)}: no "
                                  f"{game.player_name(player)} piece on {move.squares[1]}")
             state[K.ST_LAST1 + 2 * (player - 1)] = origin
@@ -155,15 +228,15 @@ class AlignmentGame(Game):
         game._check_quiet_and_capture(state, quiet, capture)
         state[K.ST_QUIET] = quiet
         state[K.ST_PENDING] = 1 if capture else 0
-        K.finish_setup(game.params, state)
+        K.finish_setup(game._params, state)
         if capture and (state[ST_OUTCOME] != OUTCOME_RUNNING
-                        or K.legal_actions(game.params, state, game._buf) == 0):
+                        or K.legal_actions(game._params, state, game._buf) == 0):
             raise NugarError(f"{game.player_name(to_move)} cannot owe a capture here: no "
                              f"{game.player_name(3 - to_move)} piece may be taken")
         game._start(state)
         return game
 
-    def _check_quiet_and_capture(self, state: K.IntArray, quiet: int, capture: bool) -> None:
+    def _check_quiet_and_capture(self, state: IntArray, quiet: int, capture: bool) -> None:
         """The checks of :meth:`from_diagram` on its ``quiet`` and ``capture`` arguments."""
         limit = self.options.quiet_limit
         if isinstance(quiet, bool) or not isinstance(quiet, int) or quiet < 0:
@@ -182,7 +255,7 @@ class AlignmentGame(Game):
         if drop_phase and not self.options.drop_capture:
             raise NugarError("no capture can be owed in the drop phase of a game with "
                              "drop_capture=off")
-        if not any(K.owns(self.params, state, mover, sq) and K.in_three(self.params, state,
+        if not any(K.owns(self._params, state, mover, sq) and K.in_three(self._params, state,
                                                                         mover, sq)
                    for sq in range(self._n)):
             raise NugarError(f"{self.player_name(mover)} owes a capture only after forming a "
@@ -199,12 +272,12 @@ class AlignmentGame(Game):
     # --- position text (Game.position_text, nugar.from_position) ----------------------------
     def _owners(self) -> list[int]:
         """Who is on each square (0, 1 or 2), read off the bitboards in one pass."""
-        words = int(self.params[K.P_W])
+        words = int(self._params[K.P_W])
         out = [0] * self._n
         for player in (1, 2):
             base = K.ST_BOARD + (player - 1) * words
             for k in range(words):
-                word = int(self.state[base + k])
+                word = int(self._state[base + k])
                 while word:
                     low = word & -word
                     out[63 * k + low.bit_length() - 1] = player
@@ -215,8 +288,8 @@ class AlignmentGame(Game):
         """``player``'s last step where ``no_return`` can still forbid its way back: his piece
         still stands on its target (once it is taken, the step restricts nothing)."""
         i = K.ST_LAST1 + 2 * (player - 1)
-        origin, target = int(self.state[i]), int(self.state[i + 1])
-        if origin < 0 or not K.owns(self.params, self.state, player, target):
+        origin, target = int(self._state[i]), int(self._state[i + 1])
+        if origin < 0 or not K.owns(self._params, self._state, player, target):
             return None
         return f"{self._name(origin)}-{self._name(target)}"
 
@@ -241,7 +314,7 @@ class AlignmentGame(Game):
     def _setup_position(cls, rules: RuleSet, fields: list[str]) -> AlignmentGame:
         options = rules.options
         assert isinstance(options, AlignmentOptions)
-        names = {p: player_name("alignment", p) for p in (1, 2)}
+        names = {p: ALIGNMENT.player_name(p) for p in (1, 2)}
         symbols = ", ".join(f"{POSITION_SYMBOLS[p]} ({names[p]})" for p in (1, 2))
         if len(fields) < 2:
             raise NugarError(f"after the rule set come the board, its rows joined by '/' from "
@@ -298,29 +371,29 @@ class AlignmentGame(Game):
 
     def _impose_outcome(self, outcome: Outcome) -> bool:
         derived = self.outcome
-        if self.capture_pending or self._resigned is not None:
+        if self.capture_pending or self._imposed is not None:
             return False
         if (outcome == Outcome(None, "repetition") and self.options.repetition is not None
                 and (derived is None or derived.reason in ("quiet_limit", "blocked"))):
             # repetition comes before quiet_limit and the blocked rule (rules page, "End of
             # the game"), so it can end a game that they would end too
-            self.state[ST_OUTCOME] = OUTCOME_DRAW
-            self.state[ST_REASON] = REASON_REPETITION
+            self._state[ST_OUTCOME] = OUTCOME_DRAW
+            self._state[ST_REASON] = REASON_REPETITION
             return True
         if outcome == Outcome(None, "blocked") and derived is None:
             # both blocked in a row: the turn before was a pass, and this player is blocked
-            self.state[K.ST_PASSED] = 1
-            K.start_turn(self.params, self.state)
+            self._state[K.ST_PASSED] = 1
+            K.start_turn(self._params, self._state)
             if self.outcome == outcome:
                 return True
-            self.state[K.ST_PASSED] = 0
+            self._state[K.ST_PASSED] = 0
         return False
 
     # --- position --------------------------------------------------------------------------
     def owner(self, sq: int) -> int:
         """0 (empty), 1 or 2: who has a piece on square number ``sq`` (``row * cols + col``)."""
         for player in (1, 2):
-            if K.owns(self.params, self.state, player, sq):
+            if K.owns(self._params, self._state, player, sq):
                 return player
         return 0
 
@@ -331,125 +404,55 @@ class AlignmentGame(Game):
     @property
     def in_hand(self) -> tuple[int, int]:
         """Pieces still in hand, first player first."""
-        return int(self.state[K.ST_HAND1]), int(self.state[K.ST_HAND2])
+        return int(self._state[K.ST_HAND1]), int(self._state[K.ST_HAND2])
 
     @property
     def on_board(self) -> tuple[int, int]:
         """Pieces on the board, first player first."""
-        return int(self.state[K.ST_ON1]), int(self.state[K.ST_ON2])
+        return int(self._state[K.ST_ON1]), int(self._state[K.ST_ON2])
 
     @property
     def in_drop_phase(self) -> bool:
         """True while the second player still holds pieces (rules page, phases)."""
-        return bool(self.state[K.ST_HAND2] > 0)
+        return bool(self._state[K.ST_HAND2] > 0)
 
     @property
     def capture_pending(self) -> bool:
         """True when the player to move has formed a three and must now choose a capture."""
-        return bool(self.state[K.ST_PENDING])
+        return bool(self._state[K.ST_PENDING])
 
     @property
     def quiet_turns(self) -> int:
         """Move-phase turns since the last capture (the ``quiet_limit`` counter)."""
-        return int(self.state[K.ST_QUIET])
+        return int(self._state[K.ST_QUIET])
 
     def repetition_keys(self) -> list[int]:
         """Keys of the turn-start positions since the last drop or capture, oldest first
-        (older positions cannot recur); the current position is last when it starts a turn."""
+        (older positions cannot recur); the current position is last when it starts a turn.
+        The search scores a return to one as a draw."""
         return [int(k) for k in self._history[: int(self._history_count)]]
 
-    @property
-    def key(self) -> int:
-        """64-bit key of the position (board, hands, side to move, owed capture, last steps
-        where ``no_return`` is on)."""
-        return int(self.state[ST_KEY])
-
     # --- what the base class needs ---------------------------------------------------------
-    def legal_actions(self) -> list[int]:
-        if self._resigned is not None:
-            return []
-        n = K.legal_actions(self.params, self.state, self._buf)
-        return [int(a) for a in self._buf[:n]]
-
     def _name(self, sq: int) -> str:
         return square_name(sq % self.cols, sq // self.cols)
 
     def _square(self, name: str) -> int:
-        col, row = parse_square(name)
-        if col >= self.cols or row >= self.rows:
-            last = square_name(self.cols - 1, self.rows - 1)
-            raise InvalidMoveError(f"square {name!r} is off the {self.rows}x{self.cols} board "
-                                   f"of {self.rules.text}; squares are a1..{last}")
-        return row * self.cols + col
-
-    def action_to_move(self, action: int) -> Move:
-        n = self._n
-        if not 0 <= action <= 6 * n:
-            raise InvalidMoveError(f"action {action} is outside 0..{6 * n} for a "
-                                   f"{self.rows}x{self.cols} board")
-        if action < n:
-            return Move.drop(self._name(action))
-        if action < 5 * n:
-            origin = (action - n) // 4
-            target = int(self.params[int(self.params[K.P_OFF_NB]) + action - n])
-            if target < 0:
-                raise InvalidMoveError(f"action {action} steps from {self._name(origin)} off "
-                                       "the board")
-            return Move.step(self._name(origin), self._name(target))
-        if action < 6 * n:
-            return Move.capture(self._name(action - 5 * n))
-        return Move.pass_()
-
-    def move_to_action(self, move: Move) -> int:
-        n = self._n
-        if move.kind == "drop":
-            return self._square(move.squares[0])
-        if move.kind == "capture":
-            return 5 * n + self._square(move.squares[0])
-        if move.kind == "pass":
-            return 6 * n
-        if move.kind == "step":
-            origin, target = (self._square(s) for s in move.squares)
-            delta = (target % self.cols - origin % self.cols,
-                     target // self.cols - origin // self.cols)
-            d = _DIRECTION_OF.get(delta)
-            if d is None:
-                raise InvalidMoveError(
-                    f"{move} is not a step: a piece moves one square up, down, left or right "
-                    "(never diagonally), e.g. c3-c4")
-            return n + 4 * origin + d
-        raise InvalidMoveError(
-            f"{move} is not an alignment move; {self.rules.game} moves are a drop 'c3', a "
-            "step 'c3-c4', a capture 'xe5' or 'pass' (a turn such as 'c3-c4xe5')")
+        return _square_index(self.rules, name)
 
     def _apply_action(self, action: int) -> None:
-        self._stack.append((self.state.copy(), self._history_count))
-        K.apply_action(self.params, self.state, action)
+        self._stack.append((self._state.copy(), self._history_count))
+        K.apply_action(self._params, self._state, action)
         if self._history_count + 1 >= self._history.shape[0]:
             self._history = np.concatenate([self._history, np.empty_like(self._history)])
         self._history_count = int(
-            K.note_position(self.params, self.state, self._history, self._history_count))
+            K.note_position(self._params, self._state, self._history, self._history_count))
 
     def _restore(self) -> None:
-        self.state, self._history_count = self._stack.pop()
+        self._state, self._history_count = self._stack.pop()
 
-    @property
-    def to_move(self) -> int:
-        return int(self.state[ST_TO_MOVE])
-
-    def _engine_outcome(self) -> Outcome | None:
-        code = int(self.state[ST_OUTCOME])
-        if code == OUTCOME_RUNNING:
-            return None
-        winner = None if code == OUTCOME_DRAW else (1 if code == OUTCOME_FIRST else 2)
-        return Outcome(winner, REASON_NAMES[int(self.state[ST_REASON])])
-
-    @property
-    def score(self) -> tuple[int, int]:
-        """Pieces left (board plus hand), first player first."""
-        on1, on2 = self.on_board
-        h1, h2 = self.in_hand
-        return on1 + h1, on2 + h2
+    def _copy_into(self, new: AlignmentGame) -> None:
+        new._stack = [(state.copy(), count) for state, count in self._stack]
+        new._history = self._history.copy()
 
     # --- why a move is refused (error path only) ------------------------------------------------
     def _runs(self, player: int, sq: int, skip: int = -1) -> tuple[int, int]:
@@ -470,7 +473,7 @@ class AlignmentGame(Game):
         return lengths[0], lengths[1]
 
     def _centre_squares(self) -> list[int]:
-        return [int(c) for c in self.params[K.P_CENTRE:K.P_CENTRE + 4] if c >= 0]
+        return [int(c) for c in self._params[K.P_CENTRE:K.P_CENTRE + 4] if c >= 0]
 
     def _why_illegal(self, move: Move) -> str:
         player = self.to_move
@@ -526,7 +529,7 @@ class AlignmentGame(Game):
     def _why_step_illegal(self, player: int, origin_name: str, target_name: str) -> str:
         me = self.player_name(player)
         if self.in_drop_phase:
-            left = int(self.state[K.ST_HAND2])
+            left = int(self._state[K.ST_HAND2])
             return (f"it is still the drop phase ({self.player_name(2)} has {left} "
                     f"piece{'s' if left != 1 else ''} in hand), and steps come only after it")
         origin, target = self._square(origin_name), self._square(target_name)
@@ -539,8 +542,8 @@ class AlignmentGame(Game):
         if occupant:
             return f"{target_name} is occupied (by a {self.player_name(occupant)} piece)"
         last = K.ST_LAST1 + 2 * (player - 1)
-        if (self.options.no_return and int(self.state[last]) == target
-                and int(self.state[last + 1]) == origin):
+        if (self.options.no_return and int(self._state[last]) == target
+                and int(self._state[last + 1]) == origin):
             return (f"the piece on {origin_name} just came from {target_name} and may not step "
                     "straight back (no_return=on)")
         length = max(self._runs(player, target, skip=origin))
@@ -587,3 +590,111 @@ def _line(length: int) -> str:
     """``"three in a row"``, ``"a line of four"``: the words of a line's length."""
     words = {3: "three", 4: "four", 5: "five", 6: "six"}.get(length, str(length))
     return "three in a row" if length == 3 else f"a line of {words}"
+
+
+# --- the family's parts (family.ALIGNMENT.parts) ---------------------------------------------
+
+def _square_index(rules: RuleSet, name: str) -> int:
+    """The number ``row * cols + col`` of a square name, checked against the board."""
+    options = rules.options
+    assert isinstance(options, AlignmentOptions)
+    rows, cols = options.rows, options.cols
+    col, row = parse_square(name)
+    if col >= cols or row >= rows:
+        last = square_name(cols - 1, rows - 1)
+        raise InvalidMoveError(f"square {name!r} is off the {rows}x{cols} board of "
+                               f"{rules.text}; squares are a1..{last}")
+    return row * cols + col
+
+
+@lru_cache(maxsize=64)
+def alignment_codec(rules: RuleSet) -> ActionCodec:
+    """The action codes of an alignment rule set (``kernels/alignment.py``): with
+    ``N = rows * cols``, ``sq`` drop, ``N + 4*sq + d`` step (d: 0 up, 1 right, 2 down, 3 left),
+    ``5N + sq`` capture, ``6N`` pass. A step off the board has a code and a name
+    (``a1-left``) but no move."""
+    options = rules.options
+    assert isinstance(options, AlignmentOptions)
+    rows, cols = options.rows, options.cols
+    n = rows * cols
+    squares = [square_name(sq % cols, sq // cols) for sq in range(n)]
+    moves: list[Move | None] = [Move.drop(name) for name in squares]
+    names = list(squares)
+    for sq, origin in enumerate(squares):
+        col, row = sq % cols, sq // cols
+        for d, (d_col, d_row) in enumerate(_DELTAS):
+            if 0 <= col + d_col < cols and 0 <= row + d_row < rows:
+                target = squares[sq + d_col + d_row * cols]
+                moves.append(Move.step(origin, target))
+                names.append(f"{origin}-{target}")
+            else:
+                moves.append(None)
+                names.append(f"{origin}-{DIRECTIONS[d]}")
+    moves += [Move.capture(name) for name in squares]
+    names += ["x" + name for name in squares]
+    moves.append(Move.pass_())
+    names.append("pass")
+
+    def resolve(move: Move) -> int:
+        if move.kind == "drop":
+            return _square_index(rules, move.squares[0])
+        if move.kind == "capture":
+            return 5 * n + _square_index(rules, move.squares[0])
+        if move.kind == "pass":
+            return 6 * n
+        if move.kind == "step":
+            origin, target = (_square_index(rules, s) for s in move.squares)
+            delta = (target % cols - origin % cols, target // cols - origin // cols)
+            d = _DIRECTION_OF.get(delta)
+            if d is None:
+                raise InvalidMoveError(
+                    f"{move} is not a step: a piece moves one square up, down, left or right "
+                    "(never diagonally), e.g. c3-c4")
+            return n + 4 * origin + d
+        raise InvalidMoveError(
+            f"{move} is not an alignment move; {rules.game} moves are a drop 'c3', a "
+            "step 'c3-c4', a capture 'xe5' or 'pass' (a turn such as 'c3-c4xe5')")
+
+    def no_move(action: int) -> str:
+        return f"action {action} steps from {squares[(action - n) // 4]} off the board"
+
+    return codec_from_moves(moves, names, resolve, no_move, f"for a {rows}x{cols} board")
+
+
+def _params_of(options: Options) -> IntArray:
+    assert isinstance(options, AlignmentOptions)
+    return alignment_params(options)
+
+
+def _score(params: IntArray, state: IntArray) -> tuple[int, int]:
+    """Pieces left (board plus hand), first player first."""
+    return (int(state[K.ST_ON1] + state[K.ST_HAND1]), int(state[K.ST_ON2] + state[K.ST_HAND2]))
+
+
+def _board(game: Game) -> GridBoard:
+    assert isinstance(game, AlignmentGame)
+    rows, cols = game.rows, game.cols
+    owners = game._owners()
+    grid = tuple(tuple(owners[r * cols + c] for c in range(cols)) for r in range(rows))
+    return GridBoard(rows, cols, grid, game.in_hand, game.on_board)
+
+
+def _observation() -> Observation:
+    from ..kernels import batch as B
+
+    def shape(params: IntArray) -> tuple[int, ...]:
+        return (B.ALIGN_PLANES, int(params[K.P_ROWS]), int(params[K.P_COLS]))
+
+    return Observation(shape, B.alignment_observe)
+
+
+def _weights() -> dict[str, IntArray]:
+    from ..kernels import search_alignment as EA
+
+    return {"dara": EA.DARA_WEIGHTS, "dala": EA.DALA_WEIGHTS}
+
+
+#: what the alignment family brings with its kernels (``family.ALIGNMENT.parts``)
+PARTS = FamilyParts(kernel=K, code=FAM_ALIGNMENT, game_class=AlignmentGame, params=_params_of,
+                    codec=alignment_codec, score=_score, board=_board,
+                    observation=_observation, weights=_weights)

@@ -1,112 +1,139 @@
-"""What every game object shares: moves as values, outcomes, and the checked ``play`` path.
+"""What every game object shares, and what a family supplies to it.
 
-A family module (``alignment.py``, ``sowing.py``) subclasses :class:`Game` and supplies the
-action codes and the calls into its compiled kernel; everything a user touches (``play``,
-``undo``, ``turns``, ``result``) is implemented once here.
+A family (``docs/architecture.md``, "Families") is described once by a
+:class:`FamilyDescriptor` (registered in ``family.py``): its names, notation and options, and in
+:class:`FamilyParts` (loaded with the compiled kernels on first use) its kernel module, params,
+action codes, observations, board data and AI profiles. A family module (``alignment.py``,
+``sowing.py``) subclasses :class:`Game` for what really differs (undo data, position texts,
+error explanations, the text board); everything else (``play``, ``undo``, ``turns``,
+``result``, the legal moves, the state and its outcome) is implemented once here.
 """
 
 from __future__ import annotations
 
-import copy as _copy
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from importlib import import_module
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from ..errors import IllegalMoveError, InvalidMoveError, NugarError, RulesError
-from ..notation import join_turn, normalize, split_turn
-from .options import PRESETS, Family, RuleSet, parse_rules, player_label, player_name
+from ..kernels.common import (
+    OUTCOME_DRAW,
+    OUTCOME_FIRST,
+    OUTCOME_RUNNING,
+    ST_KEY,
+    ST_OUTCOME,
+    ST_REASON,
+    ST_TO_MOVE,
+)
+from .boards import Board
+from .codec import ActionCodec
+from .moves import Move, Outcome, Termination
+from .options import PRESETS, Options, RuleSet, parse_rules
 
-MoveKind = Literal["drop", "step", "capture", "pass", "sow"]
+if TYPE_CHECKING:  # numpy itself is imported when a game is made (``import nugar`` stays light)
+    import numpy as np
+    from numpy.typing import NDArray
 
-_MOVE_RE = re.compile(r"^(?:(?P<drop>[a-z][1-9][0-9]?)|(?P<from>[a-z][1-9][0-9]?)-"
-                      r"(?P<to>[a-z][1-9][0-9]?)|x(?P<cap>[a-z][1-9][0-9]?)|(?P<pass>pass)"
-                      r"|(?P<hole>[0-9]+))$")
+    IntArray = NDArray[np.int64]
+    FloatArray = NDArray[np.float32]
+
+#: the termination of each kernel reason code (``kernels/common.py``, ``REASON_*``)
+_KERNEL_TERMINATIONS: tuple[Termination | None, ...] = (
+    None, Termination.PIECES, Termination.BLOCKED, Termination.REPETITION,
+    Termination.QUIET_LIMIT, Termination.MAJORITY, Termination.EMPTY_SIDE,
+    Termination.RESIGNATION)
+_ORDINALS = ("first", "second")
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
-    """One decision. Immutable and hashable; ``str(move)`` is its canonical text.
+@dataclass(frozen=True)
+class Observation:
+    """The fixed observation of the RL interfaces for one family (``docs/envs.md``):
+    ``shape(params)``, and ``observe(params, state, player, out)`` writing it flat into a
+    ``float32`` array (compiled, ``kernels/batch.py``)."""
 
-    >>> Move.parse("c3-c4")
-    Move.parse('c3-c4')
-    >>> str(Move.sow(4))
-    '4'
+    shape: Callable[[IntArray], tuple[int, ...]]
+    observe: Callable[[IntArray, IntArray, int, FloatArray], None]
+
+
+@dataclass(frozen=True)
+class FamilyParts:
+    """What a family brings that needs its compiled kernels (loaded on first use).
+
+    ``kernel``: the module of its compiled rules; ``code``: its family code in the kernels
+    written once for all families (``kernels/dispatch.py``: the search, the batched
+    simulator, perft); ``game_class``: its :class:`Game`; ``params(options)``: the kernel params
+    of a rule set (the same options give the same array, never written); ``codec(rules)``: its
+    action codes; ``score(params, state)``: the score of a state (``Game.score``);
+    ``board(game)``: the position as board data for the pictures; ``observation()``: the
+    observation of the RL interfaces; ``weights()``: the tuned evaluation weights of each AI
+    profile (``RuleSet.ai_profile``). The last two import their kernels when first asked for."""
+
+    kernel: ModuleType
+    code: int
+    game_class: type[Game]
+    params: Callable[[Options], IntArray]
+    codec: Callable[[RuleSet], ActionCodec]
+    score: Callable[[IntArray, IntArray], tuple[int, int]]
+    board: Callable[[Game], Board]
+    observation: Callable[[], Observation]
+    weights: Callable[[], Mapping[str, IntArray]]
+
+
+_LOADED: dict[str, FamilyParts] = {}
+
+
+@dataclass(frozen=True)
+class FamilyDescriptor:
+    """One family of games, described once (``family.py`` registers them).
+
+    The fields here are plain data, available without the compiled kernels: the family's
+    name (as ``Preset.family`` gives it), its options class, how texts name the two players,
+    what ``Game.score`` counts (``score_label``), its notation (``split_turn`` cuts a turn text
+    into move texts, ``turn_joiner`` joins them back, ``continues_turn(last, move)`` says
+    whether a move of the same player belongs to the turn ending with ``last``), whether
+    records carry a ``Score`` tag and Mancala World capture annotations, and whether the exact
+    solver covers it. ``implementation`` names the module holding the family's ``PARTS``.
     """
 
-    kind: MoveKind
-    squares: tuple[str, ...] = ()
-    hole: int = 0
-
-    @classmethod
-    def drop(cls, square: str) -> Move:
-        return cls("drop", (square.strip().lower(),))
-
-    @classmethod
-    def step(cls, origin: str, target: str) -> Move:
-        return cls("step", (origin.strip().lower(), target.strip().lower()))
-
-    @classmethod
-    def capture(cls, square: str) -> Move:
-        return cls("capture", (square.strip().lower(),))
-
-    @classmethod
-    def pass_(cls) -> Move:
-        return cls("pass")
-
-    @classmethod
-    def sow(cls, hole: int) -> Move:
-        return cls("sow", (), hole)
-
-    @classmethod
-    def parse(cls, text: str) -> Move:
-        """Parse the text of one move (not a whole turn) of either family."""
-        t = normalize(text) if isinstance(text, str) else ""
-        m = _MOVE_RE.match(t)
-        if not m:
-            raise InvalidMoveError(
-                f"cannot read {text!r} as a move; forms: drop 'c3', step 'c3-c4', capture "
-                "'xe5', 'pass', or a hole number such as '4'")
-        if m.group("drop"):
-            return cls.drop(m.group("drop"))
-        if m.group("from"):
-            return cls.step(m.group("from"), m.group("to"))
-        if m.group("cap"):
-            return cls.capture(m.group("cap"))
-        if m.group("pass"):
-            return cls.pass_()
-        return cls.sow(int(m.group("hole")))
+    name: str
+    options_type: type[Options]
+    player_names: tuple[str, str]
+    score_label: str
+    split_turn: Callable[[str], list[str]]
+    turn_joiner: str
+    continues_turn: Callable[[Move, Move], bool]
+    score_tag: bool
+    capture_annotations: bool
+    solvable: bool
+    implementation: str
 
     @property
-    def text(self) -> str:
-        return str(self)
+    def parts(self) -> FamilyParts:
+        """The family's :class:`FamilyParts` (importing its module, and numba, the first time)."""
+        parts = _LOADED.get(self.name)
+        if parts is None:
+            parts = import_module(self.implementation).PARTS
+            assert isinstance(parts, FamilyParts)
+            _LOADED[self.name] = parts
+        return parts
 
-    def __str__(self) -> str:
-        if self.kind == "sow":
-            return str(self.hole)
-        if self.kind == "pass":
-            return "pass"
-        if self.kind == "capture":
-            return "x" + self.squares[0]
-        return "-".join(self.squares)
+    def player_name(self, player: int) -> str:
+        """How texts name player 1 (first) or 2 (second), e.g. ``Black`` or ``North``."""
+        if player not in (1, 2):
+            raise ValueError(f"a player is 1 (first) or 2 (second), not {player!r}")
+        return self.player_names[player - 1]
 
-    def __repr__(self) -> str:
-        return f"Move.parse({str(self)!r})"
+    def player_label(self, player: int) -> str:
+        """The name with the player's place in the order of play, e.g. ``South (first)``."""
+        return f"{self.player_name(player)} ({_ORDINALS[player - 1]})"
 
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """How a game ended: the winner (1, 2, or ``None`` for a draw) and why."""
-
-    winner: int | None
-    reason: str
-
-    @property
-    def result(self) -> str:
-        return {1: "1-0", 2: "0-1", None: "1/2-1/2"}[self.winner]
-
-    def __str__(self) -> str:
-        return f"{self.result} ({self.reason})"
+    def join_turn(self, moves: list[Move]) -> str:
+        """The text of one turn from its moves, e.g. ``c3-c4xe5`` or ``1-6``."""
+        return self.turn_joiner.join(str(m) for m in moves)
 
 
 class Game(ABC):
@@ -116,33 +143,118 @@ class Game(ABC):
     :meth:`push` and :meth:`push_action` apply a move without checking it, for search.
     """
 
-    family: ClassVar[Family]
+    #: the family of this game class (set by the family module)
+    descriptor: ClassVar[FamilyDescriptor]
+    #: the family's compiled rules (``descriptor.parts.kernel``)
+    _kernel: ClassVar[ModuleType]
 
     def __init__(self, rules: RuleSet | str) -> None:
+        import numpy as np
+
         rule_set = parse_rules(rules)
-        if rule_set.family != self.family:
-            names = ", ".join(p.name for p in PRESETS.values() if p.family == self.family)
-            article = "an" if self.family[0] in "aeiou" else "a"
-            raise RulesError(f"{type(self).__name__} needs {article} {self.family} rule set "
+        family = self.descriptor.name
+        if rule_set.family != family:
+            names = ", ".join(p.name for p in PRESETS.values() if p.family == family)
+            article = "an" if family[0] in "aeiou" else "a"
+            raise RulesError(f"{type(self).__name__} needs {article} {family} rule set "
                              f"({names}), not {rule_set.text!r}")
         self.rules = rule_set
+        parts = self.descriptor.parts
+        self._params: IntArray = parts.params(rule_set.options)
+        self._codec: ActionCodec = parts.codec(rule_set)
+        self._buf: IntArray = np.empty(self._codec.size, dtype=np.int64)
         self._moves: list[Move] = []
         self._movers: list[int] = []
-        self._resigned: Outcome | None = None
+        self._imposed: Outcome | None = None  # an ending the rules did not decide
+        self._start(self._kernel.initial_state(self._params))
 
-    # --- what a family supplies ------------------------------------------------------------
-    @abstractmethod
+    def _start(self, state: IntArray) -> None:
+        """Make ``state`` the position, with nothing to undo (a family adds its records)."""
+        self._state: IntArray = state
+        self._stack: list[Any] = []
+
+    @classmethod
+    def from_state(cls, rules: RuleSet | str, state: IntArray) -> Self:
+        """A game whose position is a kernel state array (copied), such as a row of the
+        batched simulator's states: no move history, no earlier positions. The array is
+        trusted (only its length is checked): it must come from the kernels of these rules."""
+        import numpy as np
+
+        game = cls(rules)
+        array = np.asarray(state)
+        if array.dtype != np.int64 or array.shape != game._state.shape:
+            raise NugarError(f"a state of {game.rules.text} is {game._state.shape[0]} int64 "
+                             f"numbers, not an array of shape {array.shape} and type "
+                             f"{array.dtype}")
+        game._start(array.copy())
+        return game
+
+    # --- the state -------------------------------------------------------------------------
+    @property
+    def state(self) -> IntArray:
+        """The kernel state array of the position (``docs/architecture.md``); read only:
+        change the game through its methods."""
+        return self._state
+
+    @property
+    def params(self) -> IntArray:
+        """The kernel params array of the rule set (shared by its games; read only)."""
+        return self._params
+
+    @property
+    def family(self) -> str:
+        """The family's name, e.g. ``"sowing"`` (data, for texts and records)."""
+        return self.descriptor.name
+
+    @property
+    def to_move(self) -> int:
+        """The player to decide now: 1 (first) or 2 (second)."""
+        return int(self._state[ST_TO_MOVE])
+
+    @property
+    def key(self) -> int:
+        """The position's 64-bit key (what decides the game from here, in the kernel's
+        terms)."""
+        return int(self._state[ST_KEY])
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """What the family counts (``descriptor.score_label``), first player first: sowing the
+        two stores, alignment the pieces left (board plus hand)."""
+        return self.descriptor.parts.score(self._params, self._state)
+
     def legal_actions(self) -> list[int]:
         """Action codes of the legal moves now (empty when the game is over)."""
+        if self._imposed is not None:
+            return []
+        n = self._kernel.legal_actions(self._params, self._state, self._buf)
+        return [int(a) for a in self._buf[:n]]
 
-    @abstractmethod
     def action_to_move(self, action: int) -> Move:
-        """The move of an action code."""
+        """The move of an action code (``InvalidMoveError`` for a code that has none)."""
+        return self._codec.to_move(action)
 
-    @abstractmethod
     def move_to_action(self, move: Move) -> int:
         """The action code of a move; ``InvalidMoveError`` if it cannot exist in this game."""
+        return self._codec.to_action(move)
 
+    def repetition_keys(self) -> list[int]:
+        """Keys of the earlier turn-start positions a return to which the rules count as a
+        repetition, oldest first (the search scores a return to one as a draw); empty in a
+        family whose positions never recur."""
+        return []
+
+    def _engine_outcome(self) -> Outcome | None:
+        """The outcome the rules have reached, or ``None`` while the game runs."""
+        code = int(self._state[ST_OUTCOME])
+        if code == OUTCOME_RUNNING:
+            return None
+        termination = _KERNEL_TERMINATIONS[int(self._state[ST_REASON])]
+        assert termination is not None
+        return Outcome(None if code == OUTCOME_DRAW else 1 if code == OUTCOME_FIRST else 2,
+                       termination)
+
+    # --- what a family supplies ------------------------------------------------------------
     @abstractmethod
     def _apply_action(self, action: int) -> None:
         """Apply an action without checking it, saving what ``_restore`` needs."""
@@ -151,19 +263,10 @@ class Game(ABC):
     def _restore(self) -> None:
         """Undo the last ``_apply_action``."""
 
-    @property
     @abstractmethod
-    def to_move(self) -> int:
-        """The player to decide now: 1 (first) or 2 (second)."""
-
-    @abstractmethod
-    def _engine_outcome(self) -> Outcome | None:
-        """The outcome the rules have reached, or ``None`` while the game runs."""
-
-    @property
-    @abstractmethod
-    def score(self) -> tuple[int, int]:
-        """Sowing: the two stores; alignment: pieces left (board plus hand). First player first."""
+    def _copy_into(self, new: Self) -> None:
+        """Give ``new`` (a shallow copy of this game) its own copies of the family's mutable
+        records (the undo stack and whatever else ``_apply_action`` keeps)."""
 
     @abstractmethod
     def __str__(self) -> str:
@@ -182,11 +285,12 @@ class Game(ABC):
     # --- names -----------------------------------------------------------------------------
     def player_name(self, player: int) -> str:
         """How texts name player 1 or 2: Black/White (alignment), South/North (sowing)."""
-        return player_name(self.family, player)
+        return self.descriptor.player_name(player)
 
     def player_label(self, player: int) -> str:
         """The name with the place in the order of play, e.g. ``"South (first)"``."""
-        return player_label(self.family, player)
+        return self.descriptor.player_label(player)
+
 
     # --- moves -----------------------------------------------------------------------------
     def parse_move(self, text: str | Move) -> Move:
@@ -197,27 +301,30 @@ class Game(ABC):
 
     def legal_moves(self) -> list[Move]:
         """The legal moves of the player to decide now, in a fixed order."""
-        if self._resigned is not None:
+        if self._imposed is not None:
             return []
-        return [self.action_to_move(a) for a in self.legal_actions()]
+        to_move = self._codec.to_move
+        return [to_move(a) for a in self.legal_actions()]
 
     def is_legal(self, move: str | Move) -> bool:
+        """Whether ``move`` (text of one move, or a :class:`Move`) may be played now; text
+        that is not a move of this game is simply not legal."""
         try:
             action = self.move_to_action(self.parse_move(move))
         except InvalidMoveError:
             return False
-        return self._resigned is None and action in self.legal_actions()
+        return self._imposed is None and action in self.legal_actions()
 
     def push_action(self, action: int) -> None:
         """Apply an action code without any check (fast path for search)."""
-        mover = self.to_move
+        mover = int(self._state[ST_TO_MOVE])
         self._apply_action(action)
-        self._moves.append(self.action_to_move(action))
+        self._moves.append(self._codec.to_move(action))
         self._movers.append(mover)
 
     def push(self, move: Move) -> None:
         """Apply a move without checking legality (fast path for search)."""
-        self.push_action(self.move_to_action(move))
+        self.push_action(self._codec.to_action(move))
 
     def play(self, move: str | Move) -> None:
         """Play one move, or one whole turn given as text (``"c3-c4xe5"``, ``"1-6"``).
@@ -229,7 +336,7 @@ class Game(ABC):
             if isinstance(move, Move):
                 moves = [self.parse_move(move)]
             elif isinstance(move, str):
-                moves = [self.parse_move(t) for t in split_turn(self.family, move)]
+                moves = [self.parse_move(t) for t in self.descriptor.split_turn(move)]
             else:
                 raise InvalidMoveError(
                     f"a move is given as text or a Move, not {type(move).__name__}")
@@ -271,10 +378,11 @@ class Game(ABC):
         return f"{self.player_name(self.to_move)} may play: {moves}"
 
     def undo(self) -> Move | None:
-        """Take back the last move (or a resignation or agreed draw); returns the move taken
-        back, ``None`` for a resignation or agreed draw."""
-        if self._resigned is not None:
-            self._resigned = None
+        """Take back the last move, or an ending imposed on a running game (a resignation, an
+        agreed draw, an adjudication, a loss on time); returns the move taken back, ``None``
+        for an imposed ending."""
+        if self._imposed is not None:
+            self._imposed = None
             return None
         if not self._moves:
             raise IllegalMoveError("nothing to undo: no move has been played")
@@ -283,9 +391,10 @@ class Game(ABC):
         return self._moves.pop()
 
     def undo_turn(self) -> list[Move]:
-        """Take back the whole last turn (all consecutive moves of its player)."""
-        if self._resigned is not None:
-            self._resigned = None
+        """Take back the whole last turn (all consecutive moves of its player), or an imposed
+        ending (then ``[]``)."""
+        if self._imposed is not None:
+            self._imposed = None
             return []
         if not self._moves:
             raise IllegalMoveError("nothing to undo: no move has been played")
@@ -297,6 +406,34 @@ class Game(ABC):
             undone.append(m)
         return undone[::-1]
 
+    def undo_to_turn_of(self, player: int) -> list[Move]:
+        """Take back whole turns, newest first, until ``player``'s last turn is gone: then
+        ``player`` is to move again where he last decided. Any imposed ending goes too. Returns
+        the moves taken back, oldest first.
+
+        This is the takeback of a game against the computer (the human's turn and the replies
+        after it) and of an accepted takeback offer (the asker's turn and the opponent's
+        replies). ``IllegalMoveError`` (the game unchanged) if ``player`` has not moved yet.
+
+        >>> from nugar import new_game
+        >>> g = new_game("kalah")
+        >>> g.play("3"); g.play("1"); g.play("2")
+        >>> [str(m) for m in g.undo_to_turn_of(1)], g.to_move, g.turns()
+        (['3', '1', '2'], 1, [])
+        """
+        if player not in (1, 2):
+            raise IllegalMoveError(f"player must be 1 or 2, not {player!r}")
+        if player not in self._movers:
+            raise IllegalMoveError(f"nothing to take back: {self.player_name(player)} has not "
+                                   "moved yet")
+        self._imposed = None
+        undone: list[Move] = []
+        while True:
+            mover = self._movers[-1]
+            undone[:0] = self.undo_turn()
+            if mover == player:
+                return undone
+
     @property
     def move_stack(self) -> list[Move]:
         """Every move played so far, oldest first."""
@@ -306,32 +443,27 @@ class Game(ABC):
         """The game so far as turns: ``(player, moves)`` pairs."""
         out: list[tuple[int, list[Move]]] = []
         for mover, move in zip(self._movers, self._moves, strict=True):
-            if out and out[-1][0] == mover and self._continues_turn(out[-1][1], move):
+            if (out and out[-1][0] == mover
+                    and self.descriptor.continues_turn(out[-1][1][-1], move)):
                 out[-1][1].append(move)
             else:
                 out.append((mover, [move]))
         return out
 
-    def _continues_turn(self, turn: list[Move], move: Move) -> bool:
-        """Whether ``move`` by the same player belongs to the same turn as ``turn``.
-
-        Alignment: only a capture continues a drop or step (a blocked opponent passes
-        explicitly, so two turns of one player never touch). Sowing: consecutive steps of one
-        player are one turn (bonus steps).
-        """
-        if self.family == "sowing":
-            return True
-        return move.kind == "capture" and turn[-1].kind in ("drop", "step")
+    def turn_captures(self) -> list[int]:
+        """What each turn of :meth:`turn_list` captured: pieces taken (alignment); a family
+        that counts captures otherwise overrides it (sowing: seeds put into the store)."""
+        return [sum(1 for m in moves if m.kind == "capture") for _, moves in self.turn_list()]
 
     def turns(self) -> list[str]:
         """The game so far as turn texts, e.g. ``["c3", "d4", "c3-c4xe5"]`` or ``["1-6", "5"]``."""
-        return [join_turn(self.family, moves) for _, moves in self.turn_list()]
+        return [self.descriptor.join_turn(moves) for _, moves in self.turn_list()]
 
     # --- outcome ---------------------------------------------------------------------------
     @property
     def outcome(self) -> Outcome | None:
         """The outcome with its reason, or ``None`` while the game runs."""
-        return self._resigned or self._engine_outcome()
+        return self._imposed or self._engine_outcome()
 
     @property
     def is_over(self) -> bool:
@@ -345,19 +477,40 @@ class Game(ABC):
 
     def resign(self, player: int | None = None) -> None:
         """The given player (default: the one to move) resigns; ``undo`` takes it back."""
-        if self.outcome is not None:
-            raise IllegalMoveError(f"cannot resign: the game is over ({self.outcome})")
-        loser = self.to_move if player is None else player
-        if loser not in (1, 2):
-            raise IllegalMoveError(f"player must be 1 or 2, not {player!r}")
-        self._resigned = Outcome(3 - loser, "resigned")
+        loser = self._player_arg(player, "resign")
+        self._impose(Outcome(3 - loser, Termination.RESIGNATION), "resign")
 
     def agree_draw(self) -> None:
         """Both players agree to a draw (offer and accept are the caller's business);
         ``undo`` takes it back like a resignation."""
+        self._impose(Outcome(None, Termination.AGREEMENT), "agree a draw")
+
+    def adjudicate(self, winner: int | None) -> None:
+        """An arbiter ends the running game: ``winner`` 1 or 2 wins, ``None`` makes it a draw;
+        ``undo`` takes it back like a resignation."""
+        if winner is not None and winner not in (1, 2):
+            raise IllegalMoveError(f"the winner of an adjudication is 1, 2 or None (a draw), "
+                                   f"not {winner!r}")
+        self._impose(Outcome(winner, Termination.ADJUDICATION), "adjudicate")
+
+    def lose_on_time(self, player: int | None = None) -> None:
+        """The given player (default: the one to move) has run out of time and loses;
+        ``undo`` takes it back like a resignation."""
+        loser = self._player_arg(player, "lose on time")
+        self._impose(Outcome(3 - loser, Termination.TIME), "lose on time")
+
+    def _player_arg(self, player: int | None, what: str) -> int:
+        if player is None:
+            return self.to_move
+        if isinstance(player, bool) or player not in (1, 2):
+            raise IllegalMoveError(f"cannot {what}: player must be 1 or 2, not {player!r}")
+        return player
+
+    def _impose(self, outcome: Outcome, what: str) -> None:
+        """End the running game with an ending the rules do not decide."""
         if self.outcome is not None:
-            raise IllegalMoveError(f"cannot agree a draw: the game is over ({self.outcome})")
-        self._resigned = Outcome(None, "agreement")
+            raise IllegalMoveError(f"cannot {what}: the game is over ({self.outcome})")
+        self._imposed = outcome
 
     # --- positions -------------------------------------------------------------------------
     def position_text(self) -> str:
@@ -415,8 +568,8 @@ class Game(ABC):
         derived = game.outcome
         if result is None or result == derived:
             return game
-        if derived is None and result.reason in ("resigned", "agreement"):
-            game._resigned = result
+        if derived is None and not result.termination.by_rules:
+            game._imposed = result
             return game
         if game._impose_outcome(result):
             return game
@@ -439,35 +592,52 @@ class Game(ABC):
         return hash(self.position_text())
 
     # --- misc ------------------------------------------------------------------------------
-    def copy(self) -> Game:
-        """An independent copy, history included."""
-        return _copy.deepcopy(self)
+    def copy(self) -> Self:
+        """An independent copy, history included (the params and the action table are
+        shared: they are never written)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._state = self._state.copy()
+        new._moves = list(self._moves)
+        new._movers = list(self._movers)
+        new._buf = self._buf.copy()
+        self._copy_into(new)
+        return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self.copy()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What a pickle keeps: the rules' shared params and action table are made again
+        from the rule set when it is read."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_params", "_codec")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        parts = self.descriptor.parts
+        self._params = parts.params(self.rules.options)
+        self._codec = parts.codec(self.rules)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.rules.text!r} turns={self.turns()!r}>"
 
 
 _RESULT_WINNERS: dict[str, int | None] = {"1-0": 1, "0-1": 2, "1/2-1/2": None}
-#: reasons a result may give, with the results each allows
-_RESULT_REASONS: dict[str, tuple[str, ...]] = {
-    "pieces": ("1-0", "0-1"), "blocked": ("1-0", "0-1", "1/2-1/2"),
-    "repetition": ("1/2-1/2",), "quiet_limit": ("1/2-1/2",), "majority": ("1-0", "0-1"),
-    "empty_side": ("1-0", "0-1", "1/2-1/2"), "resigned": ("1-0", "0-1"),
-    "agreement": ("1/2-1/2",),
-}
 
 
 def _parse_result(text: str) -> Outcome:
     """``1-0:pieces`` as an :class:`Outcome`; ``NugarError`` naming what is allowed."""
     result, _, reason = text.partition(":")
-    if result not in _RESULT_WINNERS or reason not in _RESULT_REASONS:
+    words = [str(t) for t in Termination]
+    if result not in _RESULT_WINNERS or reason not in words:
         raise NugarError(f"result={text} is not a result; write result=RESULT:REASON with "
                          f"RESULT 1-0, 0-1 or 1/2-1/2 and REASON one of "
-                         f"{', '.join(_RESULT_REASONS)}, e.g. result=1-0:pieces")
-    if result not in _RESULT_REASONS[reason]:
+                         f"{', '.join(words)}, e.g. result=1-0:pieces")
+    termination = Termination(reason)
+    if result not in termination.results:
         raise NugarError(f"result={text}: a game ended by {reason} ends "
-                         f"{' or '.join(_RESULT_REASONS[reason])}, not {result}")
-    return Outcome(_RESULT_WINNERS[result], reason)
+                         f"{' or '.join(termination.results)}, not {result}")
+    return Outcome(_RESULT_WINNERS[result], termination)
 
 
 def position_fields(items: list[str], allowed: dict[str, str]) -> dict[str, str]:
@@ -521,3 +691,7 @@ def perft(game: Game, depth: int) -> int:
         game._restore()
     return total
 
+
+__all__ = ["FamilyDescriptor", "FamilyParts", "Game", "Move", "Observation",
+           "Outcome", "Termination", "perft", "position_fields",
+           "whole_number"]

@@ -11,40 +11,12 @@ import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
+from types import MappingProxyType
 from typing import Any, Literal
 
 from ..errors import RulesError
 
 Family = Literal["alignment", "sowing"]
-
-# How texts name the two players of each family; APIs and data keep the numbers 1 and 2.
-# Alignment: the first player is Black (rules page); sowing: the first player's holes run
-# along the near, south side of the board, the second player's along the north side.
-PLAYER_NAMES: Mapping[Family, tuple[str, str]] = {
-    "alignment": ("Black", "White"),
-    "sowing": ("South", "North"),
-}
-_ORDINALS = ("first", "second")
-
-
-def player_name(family: Family, player: int) -> str:
-    """The name of player 1 (first) or 2 (second) in the texts of a family.
-
-    >>> player_name("alignment", 1), player_name("sowing", 2)
-    ('Black', 'North')
-    """
-    if player not in (1, 2):
-        raise ValueError(f"a player is 1 (first) or 2 (second), not {player!r}")
-    return PLAYER_NAMES[family][player - 1]
-
-
-def player_label(family: Family, player: int) -> str:
-    """The name with the player's place in the order of play, for board legends.
-
-    >>> player_label("sowing", 1)
-    'South (first)'
-    """
-    return f"{player_name(family, player)} ({_ORDINALS[player - 1]})"
 
 # --- option declarations ------------------------------------------------------------------
 # Each option field carries metadata describing its kind so that parsing, printing and
@@ -139,6 +111,10 @@ class SowingOptions:
                        "when the game ends")
     leftovers: str = _choice("owner", ("owner", "last_mover", "last_capturer"),
                              "who gets the seeds left in holes at the end")
+    capture_duty: str = _choice("none", ("none", "maximal"),
+                                "maximal: only the steps capturing the most are legal, then "
+                                "the rightmost one giving a bonus step")
+    misere: bool = _switch(False, "a store holding more than half of all seeds loses")
 
     def __post_init__(self) -> None:
         _check_ranges(self)
@@ -220,6 +196,11 @@ def _parse_value(f: dataclasses.Field[Any], raw: str) -> Any:
     return number
 
 
+#: the value parser under a public name: the agents' options (``nugar.ai.options``) declare
+#: their whole-number options with the same field metadata and read them with it
+parse_value = _parse_value
+
+
 # --- presets -----------------------------------------------------------------------------
 
 
@@ -268,10 +249,40 @@ _PRESET_LIST: tuple[Preset, ...] = (
            "Kalah, the base game of Dracala (6 holes, 4 seeds)", SowingOptions()),
     Preset("dracala", "Dracala", "sowing", DRACALA_MANCALA_WORLD,
            "Dracala: mandatory maximal capture, bonus preference, capturing a majority loses",
-           SowingOptions(seeds=6, leftovers="last_mover")),
+           SowingOptions(seeds=6, leftovers="last_mover", capture_duty="maximal",
+                         misere=True)),
 )
 
-PRESETS: Mapping[str, Preset] = {p.name: p for p in _PRESET_LIST}
+_PRESETS: dict[str, Preset] = {p.name: p for p in _PRESET_LIST}
+#: every preset by name, in the order they were registered (read only: add with
+#: :func:`register_preset`)
+PRESETS: Mapping[str, Preset] = MappingProxyType(_PRESETS)
+
+
+def register_preset(preset: Preset) -> None:
+    """Add a preset: a variant of a family made of option values, with its own name.
+
+    >>> register_preset(PRESETS["kalah"])
+    Traceback (most recent call last):
+    ...
+    nugar.errors.RulesError: a preset named 'kalah' is already registered
+    """
+    if not isinstance(preset, Preset):
+        raise RulesError(f"register_preset takes a Preset, not {type(preset).__name__}")
+    if not re.fullmatch(r"[a-z][a-z0-9_-]*", preset.name):
+        raise RulesError(f"a preset name is lower-case letters, digits, '_' and '-', starting "
+                         f"with a letter, not {preset.name!r}")
+    if preset.name in _PRESETS:
+        raise RulesError(f"a preset named {preset.name!r} is already registered")
+    _PRESETS[preset.name] = preset
+
+
+def unregister_preset(name: str) -> None:
+    """Remove a preset added by :func:`register_preset` (the built-in ones stay)."""
+    if any(p.name == name for p in _PRESET_LIST):
+        raise RulesError(f"{name!r} is a built-in preset and cannot be removed")
+    if _PRESETS.pop(name, None) is None:
+        raise RulesError(f"no preset named {name!r} is registered")
 
 
 @dataclass(frozen=True)
@@ -294,19 +305,21 @@ class RuleSet:
         return self.preset.family
 
     @property
-    def is_dracala(self) -> bool:
-        return self.preset.game == "Dracala"
+    def misere(self) -> bool:
+        """Whether a bigger score is worse under these rules (the sowing option ``misere``):
+        a store holding more than half of all seeds loses."""
+        return bool(getattr(self.options, "misere", False))
 
     @property
     def ai_profile(self) -> str:
         """Which tuned evaluation and level table the AI uses for these rules: ``dara``,
         ``dala``, ``kalah`` or ``dracala``. Read from the rules themselves, never from the
         preset's name: captures in the drop phase or lines of four allowed make an alignment
-        game play like Dala; Dracala's rules (misère) make a sowing game play like Dracala."""
+        game play like Dala; misère (``misere=on``) makes a sowing game play like Dracala."""
         opts = self.options
         if isinstance(opts, AlignmentOptions):
             return "dala" if opts.drop_capture or opts.long_lines == "allowed" else "dara"
-        return "dracala" if self.is_dracala else "kalah"
+        return "dracala" if self.misere else "kalah"
 
     @property
     def overrides(self) -> dict[str, Any]:
@@ -383,20 +396,3 @@ def parse_rules(text: str | RuleSet) -> RuleSet:
     except TypeError as exc:  # pragma: no cover - guarded by the field check above
         raise RulesError(str(exc)) from None
     return RuleSet(preset, options)
-
-
-def presets() -> list[dict[str, Any]]:
-    """Every preset with its game, family, player names, source file and full option values."""
-    out = []
-    for p in _PRESET_LIST:
-        out.append({
-            "name": p.name,
-            "game": p.game,
-            "family": p.family,
-            "players": list(PLAYER_NAMES[p.family]),
-            "source": p.source,
-            "description": p.description,
-            "options": {f.name: getattr(p.options, f.name) for f in fields(p.options)},
-            "overrides": p.overrides,
-        })
-    return out

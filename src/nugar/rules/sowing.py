@@ -4,40 +4,81 @@ The game keeps one state array (``docs/architecture.md``) and a stack of copies 
 rules themselves live only in the compiled kernels. Besides the base API it offers
 :meth:`SowingGame.turn_captures` (for the Mancala World ``(-N)`` annotation of records) and
 :meth:`SowingGame.from_position` (set up any position).
+
+This module is also the family's implementation (``family.SOWING.parts``, :data:`PARTS`): the
+kernel params of a rule set (:func:`make_params`), its action codes, score, observations,
+board data, batched loops and AI profiles.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import ClassVar
+from types import ModuleType
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from ..errors import InvalidMoveError, NugarError
 from ..kernels import sowing as K
-from ..kernels.common import (
-    HEADER,
-    OUTCOME_DRAW,
-    OUTCOME_FIRST,
-    OUTCOME_RUNNING,
-    REASON_NAMES,
-    ST_KEY,
-    ST_OUTCOME,
-    ST_REASON,
-    ST_TO_MOVE,
+from ..kernels.common import HEADER, ST_TO_MOVE
+from ..kernels.dispatch import FAM_SOWING
+from .base import (
+    FamilyDescriptor,
+    FamilyParts,
+    Game,
+    Observation,
+    position_fields,
+    whole_number,
 )
-from .base import Game, Move, Outcome, position_fields, whole_number
-from .options import Family, RuleSet, SowingOptions, player_name
+from .boards import PitBoard
+from .codec import ActionCodec, codec_from_moves
+from .family import SOWING
+from .moves import Move
+from .options import Options, RuleSet, SowingOptions
+
+if TYPE_CHECKING:
+    from .base import IntArray
 
 #: the player to move in a position text: s for South (first player), n for North
 POSITION_SYMBOLS = {1: "s", 2: "n"}
 _FROM_SYMBOL = {ch: p for p, ch in POSITION_SYMBOLS.items()}
 
+_LEFTOVERS_CODES = {"owner": K.LEFT_OWNER, "last_mover": K.LEFT_LAST_MOVER,
+                    "last_capturer": K.LEFT_LAST_CAPTURER}
+#: the kernel's P_VARIANT code of (capture_duty, misere)
+_VARIANT_CODES = {("none", False): K.VARIANT_PLAIN, ("maximal", True): K.VARIANT_DUTY_MISERE,
+                  ("maximal", False): K.VARIANT_DUTY, ("none", True): K.VARIANT_MISERE}
+
+
+def make_params(options: SowingOptions) -> IntArray:
+    """The kernel params array of a sowing rule set (plain Python; the games of a rule set
+    share one array through :func:`sowing_params`)."""
+    if not isinstance(options, SowingOptions):
+        raise TypeError(f"make_params needs SowingOptions, not {type(options).__name__}")
+    pits = options.pits
+    n_cells = 2 * pits + 2
+    rng = np.random.default_rng(0x5EED_50)
+    n_keys = K.ZOB_CELLS + n_cells * 128
+    keys = rng.integers(-(2**63), 2**63 - 1, size=n_keys, dtype=np.int64)
+    for c in range(n_cells):  # an empty cell contributes nothing to the key
+        keys[K.ZOB_CELLS + c * 128] = 0
+    head = np.zeros(K.P_ZOBRIST, dtype=np.int64)
+    head[K.P_PITS] = pits
+    head[K.P_SEEDS] = options.seeds
+    head[K.P_SKIP_ORIGIN] = 1 if options.skip_origin else 0
+    head[K.P_EMPTY_SINGLE] = 1 if options.empty_capture == "single" else 0
+    head[K.P_END_MOVER] = 1 if options.end == "mover_empty" else 0
+    head[K.P_LEFTOVERS] = _LEFTOVERS_CODES[options.leftovers]
+    head[K.P_VARIANT] = _VARIANT_CODES[(options.capture_duty, options.misere)]
+    head[K.P_STATE_SIZE] = HEADER + n_cells + K.N_FIELDS
+    return np.concatenate([head, keys]).astype(np.int64)
+
 
 @lru_cache(maxsize=64)
-def _params(options: SowingOptions, dracala: bool) -> K.IntArray:
-    return K.make_params(options, dracala=dracala)
+def sowing_params(options: SowingOptions) -> IntArray:
+    """The kernel params of a sowing rule set, shared by its games (never written)."""
+    return make_params(options)
 
 
 class SowingGame(Game):
@@ -50,18 +91,19 @@ class SowingGame(Game):
     (1, (1, 0))
     """
 
-    family: ClassVar[Family] = "sowing"
+    descriptor: ClassVar[FamilyDescriptor] = SOWING
+    _kernel: ClassVar[ModuleType] = K
 
     def __init__(self, rules: RuleSet | str = "kalah") -> None:
         super().__init__(rules)
         assert isinstance(self.rules.options, SowingOptions)
         self.options: SowingOptions = self.rules.options
         self.pits: int = self.options.pits
-        self.params = _params(self.options, self.rules.is_dracala)
-        self.state: K.IntArray = K.initial_state(self.params)
-        self._stack: list[K.IntArray] = []
+        self._captures_at = HEADER + 2 * self.pits + 2 + K.F_LAST_CAPTURES
+
+    def _start(self, state: IntArray) -> None:
+        super()._start(state)
         self._captures: list[int] = []
-        self._buf = np.empty(self.pits, dtype=np.int64)
 
     # --- setup -----------------------------------------------------------------------------
     @classmethod
@@ -102,7 +144,7 @@ class SowingGame(Game):
         state[ext + K.F_FIRST_DONE] = 1 if first_step_done else 0
         state[ext + K.F_LAST_CAPTURER] = last_capturer
         K.setup_state(game.params, state)
-        game.state = state
+        game._start(state)
         return game
 
     # --- position text (Game.position_text, nugar.from_position) ----------------------------
@@ -111,10 +153,10 @@ class SowingGame(Game):
         board = (",".join(str(v) for v in holes1) + f":{store1}/"
                  + ",".join(str(v) for v in holes2) + f":{store2}")
         fields = [board, POSITION_SYMBOLS[self.to_move]]
-        ext = K.fields_start(self.params)
-        if self.rules.is_dracala and self.state[ext + K.F_FIRST_DONE] == 0:
+        ext = K.fields_start(self._params)
+        if self.options.capture_duty == "maximal" and self._state[ext + K.F_FIRST_DONE] == 0:
             fields.append("opening")
-        capturer = int(self.state[ext + K.F_LAST_CAPTURER])
+        capturer = int(self._state[ext + K.F_LAST_CAPTURER])
         if self.options.leftovers == "last_capturer" and capturer:
             fields.append(f"capturer={POSITION_SYMBOLS[capturer]}")
         return fields
@@ -124,7 +166,7 @@ class SowingGame(Game):
         options = rules.options
         assert isinstance(options, SowingOptions)
         pits = options.pits
-        names = {p: player_name("sowing", p) for p in (1, 2)}
+        names = {p: SOWING.player_name(p) for p in (1, 2)}
         symbols = ", ".join(f"{POSITION_SYMBOLS[p]} ({names[p]})" for p in (1, 2))
         example = ("/".join([",".join([str(options.seeds)] * pits) + ":0"] * 2)
                    + f" {POSITION_SYMBOLS[1]}")
@@ -156,9 +198,9 @@ class SowingGame(Game):
         if not to_move:
             raise NugarError(f"the player to move is {symbols}, not {mover!r}")
         given = position_fields(rest, {"opening": "opening", "capturer": "capturer=s"})
-        if "opening" in given and not rules.is_dracala:
+        if "opening" in given and options.capture_duty != "maximal":
             raise NugarError("opening (the first step of the game still to come) matters only "
-                             "in Dracala")
+                             "under capture_duty=maximal (Dracala)")
         capturer = 0
         if "capturer" in given:
             if options.leftovers != "last_capturer":
@@ -172,58 +214,25 @@ class SowingGame(Game):
                                  last_capturer=capturer)
 
     # --- what the base class needs ---------------------------------------------------------
-    def legal_actions(self) -> list[int]:
-        if self._resigned is not None:
-            return []
-        n = K.legal_actions(self.params, self.state, self._buf)
-        return [int(a) for a in self._buf[:n]]
-
-    def action_to_move(self, action: int) -> Move:
-        if not 0 <= action < self.pits:
-            raise InvalidMoveError(f"action {action} is outside 0..{self.pits - 1} "
-                                   f"(a step from hole k is action k-1)")
-        return Move.sow(action + 1)
-
-    def move_to_action(self, move: Move) -> int:
-        if move.kind != "sow":
-            raise InvalidMoveError(
-                f"{move} is not a sowing move; {self.rules.game} moves are hole numbers "
-                f"1..{self.pits}, and a turn joins them with '-', e.g. '1-6'")
-        if not 1 <= move.hole <= self.pits:
-            raise InvalidMoveError(
-                f"there is no hole {move.hole} in {self.rules.text}; holes are 1..{self.pits}")
-        return move.hole - 1
-
     def _apply_action(self, action: int) -> None:
-        self._stack.append(self.state.copy())
-        K.apply_action(self.params, self.state, action)
-        self._captures.append(int(self.state[K.fields_start(self.params) + K.F_LAST_CAPTURES]))
+        self._stack.append(self._state.copy())
+        K.apply_action(self._params, self._state, action)
+        self._captures.append(int(self._state[self._captures_at]))
 
     def _restore(self) -> None:
-        self.state = self._stack.pop()
+        self._state = self._stack.pop()
         self._captures.pop()
 
-    @property
-    def to_move(self) -> int:
-        return int(self.state[ST_TO_MOVE])
-
-    def _engine_outcome(self) -> Outcome | None:
-        code = int(self.state[ST_OUTCOME])
-        if code == OUTCOME_RUNNING:
-            return None
-        winner = None if code == OUTCOME_DRAW else (1 if code == OUTCOME_FIRST else 2)
-        return Outcome(winner, REASON_NAMES[int(self.state[ST_REASON])])
-
-    @property
-    def score(self) -> tuple[int, int]:
-        return self.stores
+    def _copy_into(self, new: SowingGame) -> None:
+        new._stack = [s.copy() for s in self._stack]
+        new._captures = list(self._captures)
 
     # --- sowing extras ---------------------------------------------------------------------
     @property
     def holes(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Seeds in each player's holes, each from his own hole 1: (first's, second's)."""
         p = self.pits
-        s = self.state
+        s = self._state
         return (tuple(int(v) for v in s[HEADER:HEADER + p]),
                 tuple(int(v) for v in s[HEADER + p + 1:HEADER + 2 * p + 1]))
 
@@ -231,19 +240,14 @@ class SowingGame(Game):
     def stores(self) -> tuple[int, int]:
         """Seeds in the two stores, first player first."""
         p = self.pits
-        return int(self.state[HEADER + p]), int(self.state[HEADER + 2 * p + 1])
-
-    @property
-    def key(self) -> int:
-        """The position's Zobrist-style key."""
-        return int(self.state[ST_KEY])
+        return int(self._state[HEADER + p]), int(self._state[HEADER + 2 * p + 1])
 
     def step_captures(self) -> list[int | None]:
         """Seeds each of the mover's holes would put into his store if sown now (``None`` for
         an empty hole), whether or not the step is legal; leftovers excluded."""
         caps = np.empty(self.pits, dtype=np.int64)
         bonus = np.empty(self.pits, dtype=np.int64)
-        K.step_captures(self.params, self.state, caps, bonus)
+        K.step_captures(self._params, self._state, caps, bonus)
         return [None if c < 0 else int(c) for c in caps]
 
     def turn_captures(self) -> list[int]:
@@ -260,11 +264,11 @@ class SowingGame(Game):
     def _why_illegal(self, move: Move) -> str:
         caps = np.empty(self.pits, dtype=np.int64)
         bonus = np.empty(self.pits, dtype=np.int64)
-        K.step_captures(self.params, self.state, caps, bonus)
+        K.step_captures(self._params, self._state, caps, bonus)
         hole = move.hole
         if caps[hole - 1] < 0:
             return f"hole {hole} is empty"
-        if not self.rules.is_dracala:
+        if self.options.capture_duty != "maximal":
             return ""
         best = max(int(c) for c in caps)
         mine = int(caps[hole - 1])
@@ -274,7 +278,7 @@ class SowingGame(Game):
             return (f"hole {hole} would capture {_seeds(mine)} while "
                     f"hole{'s' if len(holes) > 1 else ''} {', '.join(holes)} {verb} {best}, and "
                     "a step must capture as many seeds as possible")
-        first_done = self.state[K.fields_start(self.params) + K.F_FIRST_DONE] != 0
+        first_done = self._state[K.fields_start(self._params) + K.F_FIRST_DONE] != 0
         givers = [h + 1 for h in range(self.pits) if caps[h] == best and bonus[h]]
         if givers and first_done:
             if bonus[hole - 1]:
@@ -288,18 +292,6 @@ class SowingGame(Game):
     def _why_turn_ended(self) -> str:
         return (f"the last seed of {self._moves[-1]} did not fall into "
                 f"{self.player_name(self._movers[-1])}'s store")
-
-    def copy(self) -> SowingGame:
-        """An independent copy, history included (the params array is shared, read only)."""
-        new = SowingGame.__new__(SowingGame)
-        new.__dict__.update(self.__dict__)
-        new.state = self.state.copy()
-        new._stack = [s.copy() for s in self._stack]
-        new._captures = list(self._captures)
-        new._moves = list(self._moves)
-        new._movers = list(self._movers)
-        new._buf = np.empty(self.pits, dtype=np.int64)
-        return new
 
     def __str__(self) -> str:
         holes1, holes2 = self.holes
@@ -335,3 +327,65 @@ class SowingGame(Game):
 
 def _seeds(count: int) -> str:
     return f"{count} seed{'' if count == 1 else 's'}"
+
+
+# --- the family's parts (family.SOWING.parts) -------------------------------------------------
+
+@lru_cache(maxsize=64)
+def sowing_codec(rules: RuleSet) -> ActionCodec:
+    """The action codes of a sowing rule set: a step from the mover's hole ``k`` is ``k - 1``."""
+    options = rules.options
+    assert isinstance(options, SowingOptions)
+    pits = options.pits
+
+    def resolve(move: Move) -> int:
+        if move.kind != "sow":
+            raise InvalidMoveError(
+                f"{move} is not a sowing move; {rules.game} moves are hole numbers "
+                f"1..{pits}, and a turn joins them with '-', e.g. '1-6'")
+        if not 1 <= move.hole <= pits:
+            raise InvalidMoveError(
+                f"there is no hole {move.hole} in {rules.text}; holes are 1..{pits}")
+        return move.hole - 1
+
+    return codec_from_moves([Move.sow(k) for k in range(1, pits + 1)],
+                            [str(k) for k in range(1, pits + 1)], resolve,
+                            lambda action: f"action {action} is no step",
+                            "(a step from hole k is action k-1)")
+
+
+def _params_of(options: Options) -> IntArray:
+    assert isinstance(options, SowingOptions)
+    return sowing_params(options)
+
+
+def _score(params: IntArray, state: IntArray) -> tuple[int, int]:
+    """The two stores, first player first."""
+    pits = int(params[K.P_PITS])
+    return int(state[HEADER + pits]), int(state[HEADER + 2 * pits + 1])
+
+
+def _board(game: Game) -> PitBoard:
+    assert isinstance(game, SowingGame)
+    return PitBoard(game.holes, game.stores, game.options.skip_origin)
+
+
+def _observation() -> Observation:
+    from ..kernels import batch as B
+
+    def shape(params: IntArray) -> tuple[int, ...]:
+        return (int(B.sowing_obs_size(params)),)
+
+    return Observation(shape, B.sowing_observe)
+
+
+def _weights() -> dict[str, IntArray]:
+    from ..kernels import search_sowing as ES
+
+    return {"kalah": ES.KALAH_WEIGHTS, "dracala": ES.DRACALA_WEIGHTS}
+
+
+#: what the sowing family brings with its kernels (``family.SOWING.parts``)
+PARTS = FamilyParts(kernel=K, code=FAM_SOWING, game_class=SowingGame, params=_params_of,
+                    codec=sowing_codec, score=_score, board=_board, observation=_observation,
+                    weights=_weights)

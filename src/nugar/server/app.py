@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
@@ -24,13 +24,17 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..ai.agents import DEFAULT_LEVEL, LEVELS
+from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
 from ..rules import PRESETS, new_game, parse_rules
-from ..rules.options import PLAYER_NAMES, describe_values, format_value, option_fields
+from ..rules.family import family_of
+from ..rules.options import describe_values, format_value, option_fields
 from .pages import rules_index, rules_page
 from .render import board_data, svg
 from .rooms import ApiError, Hub, replay
 from .store import Store
+
+if TYPE_CHECKING:
+    from ..warmup import Warmup
 
 STATIC = Path(__file__).parent / "static"
 log = logging.getLogger("nugar.server")
@@ -48,7 +52,7 @@ class CreateGame(BaseModel):
                        description="rule-set text, e.g. dala(quiet_limit=off)")
     mode: Literal["ai", "friend", "hotseat"] = Field(
         "ai", description="against the AI, against a friend by link, or hot-seat on one screen")
-    level: int | None = Field(None, description="AI level 1..8 (mode ai); default: "
+    level: int | None = Field(None, description=f"AI level {LEVEL_RANGE_TEXT} (mode ai); default: "
                                                  f"{DEFAULT_LEVEL}")
     seat: int | None = Field(None, description="your seat against the AI: 1 moves first, 2 second")
 
@@ -179,7 +183,7 @@ def _options_schema() -> list[dict[str, Any]]:
                            "allowed": describe_values(f), "doc": meta.get("doc", ""),
                            "default": format_value(getattr(preset.options, f.name))})
         out.append({"name": name, "game": preset.game, "family": preset.family,
-                    "players": list(PLAYER_NAMES[preset.family]), "source": preset.source,
+                    "players": list(family_of(preset).player_names), "source": preset.source,
                     "description": preset.description, "options": fields})
     return out
 
@@ -192,14 +196,23 @@ def _links(request: Request, game_id: str, keys: dict[str, str]) -> dict[str, An
 
 
 def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float | None = 30.0,
-               burst: int = 120, max_body: int = 256_000) -> FastAPI:
+               burst: int = 120, max_body: int = 256_000, warm_up: bool = False,
+               warmup: Warmup | None = None) -> FastAPI:
     """The web application over the database at ``db_url`` (default: SQLite in the user's
-    data directory). ``ai_time`` is the AI's thinking time per decision in seconds."""
+    data directory). ``ai_time`` is the AI's thinking time per decision in seconds.
+    ``warm_up`` starts compiling what every AI level needs in the background at startup
+    (``nugar serve``); ``warmup`` is the compiling to use (default: the process's own,
+    ``nugar.warmup.WARMUP``), whose progress ``GET /api/warmup`` gives."""
+    from ..warmup import WARMUP, server_steps
+
+    engine = WARMUP if warmup is None else warmup
     store = Store(db_url)
-    hub = Hub(store, ai_time=ai_time)
+    hub = Hub(store, ai_time=ai_time, warmup=engine)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if warm_up:
+            await asyncio.to_thread(engine.add, server_steps())
         await hub.resume_all()
         try:
             yield
@@ -212,6 +225,7 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
                   "friend by link, or hot-seat. Errors are JSON {error, detail}.")
     app.state.hub = hub
     app.state.store = store
+    app.state.warmup = engine
     app.add_middleware(Guard, max_body=max_body, rate=rate, burst=burst)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -266,6 +280,11 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     @app.get("/api/presets", summary="Presets with their sources and options")
     async def api_presets() -> list[dict[str, Any]]:
         return _options_schema()
+
+    @app.get("/api/warmup", summary="Whether the AI's compiled code is ready (a first run "
+             "compiles it, with progress)")
+    async def api_warmup() -> dict[str, Any]:
+        return engine.progress().as_dict()
 
     @app.get("/api/levels", summary="The AI levels and the one offered first")
     async def api_levels() -> dict[str, Any]:

@@ -52,8 +52,12 @@ def handler(args: argparse.Namespace) -> int:
         print(f"nugar serve needs the web extras (fastapi, uvicorn, sqlalchemy): {exc}",
               file=sys.stderr)
         return 1
+    from ..warmup import WARMUP, line_reporter
+
+    # a first run compiles the AI in the background from the start: progress on stderr
+    WARMUP.subscribe(line_reporter("nugar serve: "))
     try:
-        app = create_app(args.db, ai_time=args.ai_time, rate=args.rate or None)
+        app = create_app(args.db, ai_time=args.ai_time, rate=args.rate or None, warm_up=True)
     except Exception as exc:  # a bad URL or an unreachable database
         print(f"nugar serve: cannot open the database {args.db!r}: {exc}", file=sys.stderr)
         return 1

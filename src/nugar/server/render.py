@@ -15,6 +15,7 @@ from typing import Any
 
 from ..notation import FILES, square_name
 from ..rules.base import Game, Move
+from ..rules.boards import GridBoard, PitBoard
 
 SQUARE = 56
 HOLE = 64
@@ -22,27 +23,10 @@ _PIECE_FILL = {1: "#1d1d1f", 2: "#fbfbf7"}
 _PIECE_EDGE = {1: "#000", 2: "#555"}
 
 
-def _alignment_grid(game: Game) -> tuple[int, int, list[list[int]], tuple[int, int]]:
-    """Rows, columns, owner of each square (``grid[row][col]``: 0, 1 or 2) and both hands."""
-    opts: Any = game.rules.options
-    rows, cols = int(opts.rows), int(opts.cols)
-    g: Any = game
-    grid = [[int(g.owner(r * cols + c)) for c in range(cols)] for r in range(rows)]
-    hands = g.in_hand
-    return rows, cols, grid, (int(hands[0]), int(hands[1]))
-
-
 def board_data(game: Game) -> dict[str, Any]:
-    """The position as plain JSON-able data (what the browser animates and labels)."""
-    if game.rules.family == "sowing":
-        g: Any = game
-        holes1, holes2 = g.holes
-        return {"family": "sowing", "pits": len(holes1), "holes": [list(holes1), list(holes2)],
-                "stores": list(g.stores),
-                "skip_origin": bool(getattr(game.rules.options, "skip_origin", False))}
-    rows, cols, grid, hands = _alignment_grid(game)
-    return {"family": "alignment", "rows": rows, "cols": cols, "grid": grid,
-            "hands": list(hands)}
+    """The position as plain JSON-able data (what the browser animates and labels): the
+    family's name and its board data (``nugar.rules.boards``)."""
+    return {"family": game.descriptor.name, **game.descriptor.parts.board(game).as_json()}
 
 
 def _as_moves(last_move: Move | Sequence[Move] | None) -> list[Move]:
@@ -62,13 +46,14 @@ def svg(game: Game, last_move: Move | Sequence[Move] | None = None,
     """
     marks = _as_moves(last_move)
     lit = {str(h) for h in highlight}
-    if game.rules.family == "sowing":
-        return _sowing_svg(game, marks, lit)
-    return _alignment_svg(game, marks, lit)
+    board = game.descriptor.parts.board(game)
+    if isinstance(board, PitBoard):
+        return _pits_svg(game, board, marks, lit)
+    return _grid_svg(game, board, marks, lit)
 
 
-def _alignment_svg(game: Game, marks: list[Move], lit: set[str]) -> str:
-    rows, cols, grid, hands = _alignment_grid(game)
+def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) -> str:
+    rows, cols, grid, hands = board.rows, board.cols, board.grid, board.hands
     margin, band = 26, 30
     width = margin + cols * SQUARE + 10
     height = band + rows * SQUARE + margin + band
@@ -149,11 +134,10 @@ def _alignment_svg(game: Game, marks: list[Move], lit: set[str]) -> str:
     return "".join(out)
 
 
-def _sowing_svg(game: Game, marks: list[Move], lit: set[str]) -> str:
-    g: Any = game
-    holes1, holes2 = g.holes
-    store1, store2 = g.stores
-    pits = len(holes1)
+def _pits_svg(game: Game, board: PitBoard, marks: list[Move], lit: set[str]) -> str:
+    holes1, holes2 = board.holes
+    store1, store2 = board.stores
+    pits = board.pits
     pad = 10
     width = pad * 2 + (pits + 2) * HOLE
     height = pad * 2 + 2 * HOLE + 44

@@ -18,9 +18,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ai.agents import DEFAULT_LEVEL
+from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE, LEVEL_RANGE_TEXT
 from ..errors import IllegalMoveError, InvalidMoveError, RulesError
 from ..rules import Game, Move, Outcome, new_game, parse_rules
+from ..warmup import WARMUP, Warmup, steps_for
 from .render import board_data, svg
 from .store import GameRow, Store, StoredEvent, hash_key
 
@@ -135,9 +136,12 @@ class Room:
 class Hub:
     """All rooms of one server: loads them from the store on demand and runs their AI."""
 
-    def __init__(self, store: Store, ai_time: float = 1.0, max_rooms: int = 2000) -> None:
+    def __init__(self, store: Store, ai_time: float = 1.0, max_rooms: int = 2000,
+                 warmup: Warmup | None = None) -> None:
         self.store = store
         self.ai_time = ai_time
+        #: this process's compiling (``nugar.warmup``): an AI move first waits for its part
+        self.warmup = WARMUP if warmup is None else warmup
         self.max_rooms = max_rooms
         self.rooms: OrderedDict[str, Room] = OrderedDict()
         self._load_lock = asyncio.Lock()
@@ -210,9 +214,9 @@ class Hub:
         if mode == "ai":
             if ai_level is None:  # the level people get when they name none
                 ai_level = DEFAULT_LEVEL
-            if not 1 <= ai_level <= 8:
-                raise ApiError(422, "bad_level",
-                               f"AI level must be a whole number 1..8, not {ai_level!r}")
+            if ai_level not in LEVEL_RANGE:
+                raise ApiError(422, "bad_level", "AI level must be a whole number "
+                               f"{LEVEL_RANGE_TEXT}, not {ai_level!r}")
             seat = 1 if human_seat is None else human_seat
             if seat not in (1, 2):
                 raise ApiError(422, "bad_seat", f"seat must be 1 or 2, not {human_seat!r}")
@@ -443,7 +447,9 @@ class Hub:
         if seat not in (0, game.to_move):
             raise ApiError(409, "not_your_turn", "a hint is given to the player to move")
         # the hint comes from an agent as strong as the opponent (hot-seat: the default level)
-        agent = self._agent(room.row.ai_level or DEFAULT_LEVEL)
+        level = room.row.ai_level or DEFAULT_LEVEL
+        await asyncio.to_thread(self._engine_ready, game, level)
+        agent = self._agent(level)
         analysis = await asyncio.to_thread(agent.analyse, game, self._limits())
         return {"move": str(analysis.move), "score": analysis.score, "depth": analysis.depth,
                 "pv": [str(m) for m in analysis.pv]}
@@ -458,9 +464,17 @@ class Hub:
             return
         room.ai_task = asyncio.create_task(self._ai_turn(room))
 
+    def _engine_ready(self, game: Game, level: int) -> None:
+        """Block until the compiled code of the AI at ``level`` is ready (a first run
+        compiles it: the page shows ``GET /api/warmup`` meanwhile; cached, it is at once)."""
+        steps = steps_for(game.rules, [f"level:{level}"])
+        self.warmup.add(steps)
+        self.warmup.wait(steps=steps)
+
     async def _ai_turn(self, room: Room) -> None:
         level = room.row.ai_level or DEFAULT_LEVEL
         try:
+            await asyncio.to_thread(self._engine_ready, room.game, level)
             if room.agent is None:
                 room.agent = self._agent(level)
             agent = room.agent

@@ -1,9 +1,10 @@
-"""Exact solutions of the sowing games (Kalah, Dracala): values, principal variations and a
-perfect-play agent. The method and the results are in ``docs/solving.md``."""
+"""Exact solutions of the sowing games (Kalah, Dracala): values and principal variations.
+The method and the results are in ``docs/solving.md``. The player built on it (``perfect``)
+and its opening book are agents, in ``nugar.ai.perfect``: this package imports nothing of
+``nugar.ai``."""
 
 from __future__ import annotations
 
-from .agent import PerfectAgent
 from .core import (
     DEFAULT_MEMORY_MB,
     Progress,
@@ -17,7 +18,6 @@ from .core import (
 
 __all__ = [
     "DEFAULT_MEMORY_MB",
-    "PerfectAgent",
     "Progress",
     "Solution",
     "SolveAborted",

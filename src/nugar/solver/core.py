@@ -20,7 +20,8 @@ from ..errors import NugarError
 from ..kernels import sowing as K
 from ..kernels.common import HEADER, ST_OUTCOME, ST_TO_MOVE
 from ..rules.base import Game, Move
-from ..rules.options import RuleSet, parse_rules, player_name
+from ..rules.family import FAMILIES, family_of
+from ..rules.options import PRESETS, RuleSet, parse_rules
 from . import db as D
 from . import kernels as S
 
@@ -107,9 +108,10 @@ class Solution:
 
     def __str__(self) -> str:
         verb = {"win": "wins", "draw": "draws", "loss": "loses"}[self.result]
-        me = player_name("sowing", self.to_move)
+        family = family_of(self.rules)
+        me = family.player_name(self.to_move)
         return (f"{self.rules}: {me} to move {verb} with perfect play, final stores "
-                f"{player_name('sowing', 1)} {self.final[0]} : {player_name('sowing', 2)} "
+                f"{family.player_name(1)} {self.final[0]} : {family.player_name(2)} "
                 f"{self.final[1]} (margin {self.margin:+d} for {me})")
 
 
@@ -121,9 +123,15 @@ def _rules_of(game_or_rules: Game | RuleSet | str) -> RuleSet:
 
 def check_solvable(rules: RuleSet) -> None:
     """Raise :class:`SolverError` unless ``rules`` is a sowing rule set the solver covers."""
-    if rules.family != "sowing":
-        raise SolverError(f"solving covers the sowing games (kalah, dracala); {rules.text} is "
-                          f"an alignment game, far beyond exact solution here")
+    family = family_of(rules)
+    if not family.solvable:
+        covered = [f for f in FAMILIES.values() if f.solvable]
+        games = ", ".join(p.name for p in PRESETS.values()
+                          if any(p.family == f.name for f in covered))
+        article = "an" if family.name[0] in "aeiou" else "a"
+        raise SolverError(f"solving covers the {' and '.join(f.name for f in covered)} games "
+                          f"({games}); {rules.text} is {article} {family.name} game, far beyond "
+                          f"exact solution here")
     opts = rules.options
     total = 2 * int(getattr(opts, "pits")) * int(getattr(opts, "seeds"))  # noqa: B009
     if total > MAX_SEEDS:
@@ -175,7 +183,7 @@ class Solver:
         self.tt_data = np.zeros(entries, dtype=np.int64)
         self.keys = S.make_keys(2 * self.pits + 2)
         self.stats = np.zeros(S.N_STATS, dtype=np.int64)
-        self.is_dracala = self.rules.is_dracala
+        self.misere = self.rules.misere  # the value is win/draw/loss first (docs/solving.md)
         self._origin: tuple[float, int] | None = None
         self._next_report = 0.0
         if db_seeds is not None and (isinstance(db_seeds, bool) or not isinstance(db_seeds, int)
@@ -356,7 +364,7 @@ class Solver:
 
     def _result_edge(self, state: np.ndarray[Any, Any]) -> int:
         """The largest value that is not yet a win (the objective of ``docs/solving.md``)."""
-        if not self.is_dracala:
+        if not self.misere:
             return 0
         return int(state[HEADER + 2 * self.pits + 2 + K.F_TOTAL])
 
@@ -420,7 +428,7 @@ class Solver:
     # --- decoding -------------------------------------------------------------------------
     def describe(self, state: np.ndarray[Any, Any], value: int) -> tuple[str, int]:
         """(result, margin) of a value for ``state``'s player to move."""
-        if not self.is_dracala:
+        if not self.misere:
             return ("win" if value > 0 else "loss" if value < 0 else "draw"), value
         total = self._result_edge(state)
         result = self.result_of(state, value)

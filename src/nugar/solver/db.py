@@ -45,7 +45,7 @@ import numpy.typing as npt
 from ..kernels import sowing as K
 from ..kernels.common import HEADER, OUTCOME_RUNNING, ST_OUTCOME, ST_TO_MOVE
 from ..kernels.jit import kernel
-from ..rules.options import RuleSet
+from ..rules.options import RuleSet, SowingOptions
 
 IntArray = npt.NDArray[np.int64]
 ByteArray = npt.NDArray[np.int8]
@@ -57,9 +57,13 @@ _NEG = -(1 << 30)
 
 def supported(rules: RuleSet) -> bool:
     """Whether an endgame database gives exact values under ``rules``."""
-    if rules.family != "sowing" or rules.is_dracala:
+    options = rules.options
+    if not isinstance(options, SowingOptions):
         return False
-    return str(getattr(rules.options, "leftovers")) in ("owner", "last_mover")  # noqa: B009
+    # the tables hold values of plain Kalah play: every non-empty hole a legal step, the
+    # final margin the objective
+    return (options.capture_duty == "none" and not options.misere
+            and options.leftovers in ("owner", "last_mover"))
 
 
 def binomials(pits: int, k: int) -> IntArray:

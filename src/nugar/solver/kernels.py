@@ -12,10 +12,10 @@ The objective (``docs/solving.md``):
   Because stores only ever grow and end-of-game leftovers never depend on them, the value is
   ``(own store - other store) + W(holes, mover, ...)``; the table is keyed without the stores
   and holds ``W``, so positions that differ only in their stores share one entry.
-* Dracala: first the result (win 1, draw 0, loss -1), then the misère margin (opponent's
-  final store minus the mover's: win by as many seeds, lose by as few, as possible), as
-  ``result * (2T + 1) + misère_margin`` with ``T`` all seeds in play. The stores decide the
-  misère rule, so they are part of the key.
+* Misère rules (``misere=on``, Dracala): first the result (win 1, draw 0, loss -1), then
+  the misère margin (opponent's final store minus the mover's: win by as many seeds, lose by
+  as few, as possible), as ``result * (2T + 1) + misère_margin`` with ``T`` all seeds in
+  play. The stores decide the misère rule, so they are part of the key.
 
 Table layout: ``tt_keys[i]`` holds the 64-bit key of slot ``i`` (0 = empty), ``tt_data[i]``
 packs the bounds (20 bits each, offset by ``2**19``), the best step (8 bits) and a work
@@ -87,20 +87,20 @@ def _cell(keys: IntArray, cell: int, count: int) -> int:
 @kernel
 def position_key(params: IntArray, keys: IntArray, state: IntArray) -> int:
     """The solver's key: holes, player to move, and only what changes the value besides:
-    the stores and the first-step flag in Dracala, the last capturer under
+    the stores under misère, the first-step flag under the capture duty, the last capturer under
     ``leftovers=last_capturer``. Never 0 (0 marks an empty slot)."""
     pits = params[K.P_PITS]
-    dracala = params[K.P_DRACALA] == 1
+    misere = K.misere(params)
     k = 0
     for c in range(2 * pits + 2):
         if c == pits or c == 2 * pits + 1:
-            if not dracala:
+            if not misere:
                 continue
         k ^= _cell(keys, c, state[HEADER + c])
     if state[ST_TO_MOVE] == 2:
         k ^= keys[_K_SIDE]
     ext = HEADER + 2 * pits + 2
-    if dracala and state[ext + K.F_FIRST_DONE] != 0:
+    if K.capture_duty(params) and state[ext + K.F_FIRST_DONE] != 0:
         k ^= keys[_K_FIRST_DONE]
     if params[K.P_LEFTOVERS] == K.LEFT_LAST_CAPTURER:
         k ^= keys[_K_CAPTURER + state[ext + K.F_LAST_CAPTURER]]
@@ -112,8 +112,8 @@ def position_key(params: IntArray, keys: IntArray, state: IntArray) -> int:
 @kernel
 def store_offset(params: IntArray, state: IntArray) -> int:
     """What the table leaves out of a value: the store difference (mover's view) in Kalah,
-    nothing in Dracala."""
-    if params[K.P_DRACALA] == 1:
+    nothing under misère."""
+    if K.misere(params):
         return 0
     pits = params[K.P_PITS]
     s1 = state[HEADER + pits]
@@ -130,7 +130,7 @@ def terminal_value(params: IntArray, state: IntArray) -> int:
     s2 = state[HEADER + 2 * pits + 1]
     mine = s1 if me == 1 else s2
     theirs = s2 if me == 1 else s1
-    if params[K.P_DRACALA] == 0:
+    if not K.misere(params):
         return int(mine - theirs)
     total = state[HEADER + 2 * pits + 2 + K.F_TOTAL]
     outcome = state[ST_OUTCOME]
@@ -224,7 +224,7 @@ def search(params: IntArray, keys: IntArray, tt_keys: IntArray, tt_data: IntArra
     The recursion is unrolled onto explicit per-ply arrays: numba's on-disk cache does not
     reload self-recursive functions safely (a cached recursive version crashed here)."""
     pits = params[K.P_PITS]
-    dracala = params[K.P_DRACALA] == 1
+    misere = K.misere(params)
     depth = MAX_PLY + 1
     states = np.empty((depth, root.shape[0]), dtype=np.int64)
     moves = np.empty((depth, pits), dtype=np.int64)
@@ -267,7 +267,7 @@ def search(params: IntArray, keys: IntArray, tt_keys: IntArray, tt_data: IntArra
                 return 0
             me = state[ST_TO_MOVE]
             offset = store_offset(params, state)
-            if not dracala:
+            if not misere:
                 # stores only grow and every seed ends in a store: the margin is bounded
                 total = state[HEADER + 2 * pits + 2 + K.F_TOTAL]
                 mine = state[HEADER + (pits if me == 1 else 2 * pits + 1)]

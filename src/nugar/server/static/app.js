@@ -384,6 +384,7 @@ function step(delta) {
 function render() {
   const s = ui.state;
   if (!s) return;
+  if (s.mode === "ai" && !s.over && s.to_move === s.ai_seat) watchWarmup();
   $("board").classList.remove("viewing");
   if (!ui.animating) $("board").innerHTML = s.svg;
   $("title").textContent = `${s.game}`;
@@ -650,6 +651,23 @@ $("nav-prev").addEventListener("click", () => step(-1));
 $("nav-next").addEventListener("click", () => step(1));
 $("nav-last").addEventListener("click", () => goTo(turnCount()));
 
+// ---------------------------------------------------------------- engine warm-up notice
+// The very first run of a server compiles the AI (it takes tens of seconds); GET
+// /api/warmup says how far it is. The notice shows while it compiles and goes once it is
+// ready; the page asks at load and whenever the computer is to move.
+let warmupTimer = null;
+async function watchWarmup() {
+  if (warmupTimer !== null) return;
+  let info = null;
+  try { info = await api("GET", "/api/warmup"); } catch (e) { return; }
+  const box = $("warmup");
+  if (!info || info.ready || !info.compiling) { box.hidden = true; return; }
+  box.textContent = info.message;
+  box.hidden = false;
+  warmupTimer = setTimeout(() => { warmupTimer = null; watchWarmup(); }, 1000);
+}
+
+watchWarmup();
 const path = location.pathname;
 const m = path.match(/^\/g\/([A-Za-z0-9]+)$/);
 if (m) showGame(m[1]);

@@ -1,5 +1,6 @@
-"""Glue between games and the compiled search: which kernels and weights a rule set uses,
-the search's preallocated buffers, the hard time limit, and warming the compiled code.
+"""What a search needs around the compiled search kernels: the family code, params and
+evaluation weights of a game (asked from its family descriptor), the search's preallocated
+buffers, the hard time limit, and warming the compiled code.
 
 Importing this module imports numba and the kernels; ``nugar.ai`` itself only imports it
 when a search agent is built.
@@ -17,12 +18,9 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from ..kernels import alignment as KA
-from ..kernels import search_alignment as EA
 from ..kernels import search_core as C
-from ..kernels import search_sowing as ES
-from ..kernels import sowing as KS
 from ..rules.base import Game
+from ..rules.family import family_of
 from ..rules.options import RuleSet
 
 IntArray = npt.NDArray[np.int64]
@@ -42,42 +40,28 @@ class FamilyKernels:
 
 
 def default_weights(rules: RuleSet) -> IntArray:
-    """The tuned evaluation weights of a rule set (docs/ai.md)."""
-    if rules.family == "sowing":
-        return (ES.DRACALA_WEIGHTS if rules.is_dracala else ES.KALAH_WEIGHTS).copy()
-    if rules.game == "Dala":
-        return EA.DALA_WEIGHTS.copy()
-    return EA.DARA_WEIGHTS.copy()
+    """The tuned evaluation weights of a rule set (docs/ai.md): those of its AI profile
+    (``RuleSet.ai_profile``), as its family's descriptor gives them."""
+    return family_of(rules).parts.weights()[rules.ai_profile].copy()
 
 
 def kernels_for(game: Game, weights: IntArray | None = None) -> FamilyKernels:
     """The kernels, params and weights for searching ``game``."""
-    params: IntArray = game.params  # type: ignore[attr-defined]
     w = default_weights(game.rules) if weights is None else weights
-    if game.rules.family == "sowing":
-        return FamilyKernels(C.FAM_SOWING, w, params, int(KS.num_actions(params)))
-    return FamilyKernels(C.FAM_ALIGNMENT, w, params, int(KA.num_actions(params)))
+    params = game.params
+    parts = game.descriptor.parts
+    return FamilyKernels(parts.code, w, params, int(parts.kernel.num_actions(params)))
 
 
 def game_state(game: Game) -> IntArray:
     """The current state array of a game (read only)."""
-    state: IntArray = game.state  # type: ignore[attr-defined]
-    return state
+    return game.state
 
 
 def turn_start_keys(game: Game) -> list[int]:
     """Keys of the positions at the start of each turn so far, oldest first, the current
-    position last when it starts a turn. The search scores a return to one as a draw.
-
-    Only alignment games have repetition draws; a sowing position never recurs (the stores
-    only fill), so for them this is empty.
-    """
-    if game.rules.family == "sowing":
-        return []
-    from ..rules.alignment import AlignmentGame
-
-    if not isinstance(game, AlignmentGame):
-        return []
+    position last when it starts a turn (``Game.repetition_keys``). The search scores a return
+    to one as a draw; empty where the rules have no repetition draw."""
     return game.repetition_keys()
 
 
@@ -169,10 +153,12 @@ class Deadline:
 _warm: set[str] = set()
 
 
-def warm_up(game: Game) -> float:
-    """Compile (or load from numba's cache) the search kernels for ``game``'s family, so the
-    first real search is not charged for it; returns the seconds it took (0 if done before)."""
-    if _warm or getattr(numba.config, "DISABLE_JIT", False):
+def warm_up(game: Game, *, mcts: bool = False) -> float:
+    """Compile (or load from numba's cache) the alpha-beta search kernels (with ``mcts``:
+    the MCTS kernel instead), so the first real search is not charged for it; returns the
+    seconds it took (0 if done before). One compiled search serves both families."""
+    kind = "mcts" if mcts else "search"
+    if kind in _warm or getattr(numba.config, "DISABLE_JIT", False):
         return 0.0
     start = time.perf_counter()
     fam = kernels_for(game)
@@ -180,14 +166,16 @@ def warm_up(game: Game) -> float:
     buf = SearchBuffers(state.shape[0], fam.n_actions, 0.01)
     buf.new_search([], None)
     buf.stack[0] = state
-    C.search_root(fam.fam, fam.params, fam.weights, buf.stack,
-                  buf.moves, buf.order, buf.tt_keys, buf.tt_data, buf.killers, buf.history,
-                  buf.path, buf.ctx, buf.stop, 1)
-    C.principal_variation(fam.fam, fam.params, state, buf.tt_keys, buf.tt_data,
-                          fam.n_actions, -1, buf.pv)
-    nodes = np.zeros((8, C.ND_FIELDS), dtype=np.int64)
-    values = np.zeros(8, dtype=np.float64)
-    C.mcts(fam.fam, fam.params, fam.weights, state, nodes, values,
-           buf.ctx, buf.stop, fam.n_actions, 1, 1.0, 0, 100.0, 1)
-    _warm.add(game.rules.family)
+    if mcts:
+        nodes = np.zeros((8, C.ND_FIELDS), dtype=np.int64)
+        values = np.zeros(8, dtype=np.float64)
+        C.mcts(fam.fam, fam.params, fam.weights, state, nodes, values,
+               buf.ctx, buf.stop, fam.n_actions, 1, 1.0, 0, 100.0, 1)
+    else:
+        C.search_root(fam.fam, fam.params, fam.weights, buf.stack,
+                      buf.moves, buf.order, buf.tt_keys, buf.tt_data, buf.killers,
+                      buf.history, buf.path, buf.ctx, buf.stop, 1)
+        C.principal_variation(fam.fam, fam.params, state, buf.tt_keys, buf.tt_data,
+                              fam.n_actions, -1, buf.pv)
+    _warm.add(kind)
     return time.perf_counter() - start

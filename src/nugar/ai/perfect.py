@@ -13,61 +13,72 @@ draw and loss.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from typing import Any
 
-from ..ai.base import Agent, Analysis, Limits, check_playable, no_more_options, option_int
 from ..kernels.common import ST_OUTCOME
 from ..rules.base import Game, Move
 from ..rules.sowing import SowingGame
+from ..solver.core import (
+    DEFAULT_MEMORY_MB,
+    Solution,
+    SolveAborted,
+    Solver,
+    SolverError,
+    check_solvable,
+)
+from .alphabeta import AlphaBetaAgent, AlphaBetaOptions
+from .base import Agent, Analysis, Limits, check_playable
 from .book import lookup
-from .core import DEFAULT_MEMORY_MB, Solution, SolveAborted, Solver, SolverError, check_solvable
+from .options import AgentOptions, configure, int_option
 
 #: the quick search whose choice of reply the swindle expects of a fallible opponent
-SWINDLE_MODEL = "alphabeta:nodes=500"
+#: (``alphabeta:nodes=500``)
+SWINDLE_MODEL = AlphaBetaOptions(nodes=500)
+
+
+#: the largest table the agent may ask for, in MB (a terabyte: far beyond any machine here)
+MAX_MEMORY_MB = 1 << 20
+
+
+@dataclass(frozen=True)
+class PerfectOptions(AgentOptions):
+    """``perfect:memory=MB,swindle=1``."""
+
+    agent = "perfect"
+    memory: int = int_option(DEFAULT_MEMORY_MB, 1, MAX_MEMORY_MB, "the solver's table in MB")
+    swindle: int = int_option(0, 0, 1, "1: where it cannot win, prefer the steps that give "
+                              "the opponent the best chance to go wrong")
 
 
 class PerfectAgent(Agent):
-    """Plays optimally (``make_agent("perfect")`` once the lead registers it).
+    """Plays optimally (``make_agent("perfect")``; options in :class:`PerfectOptions`).
 
     ``limits.time``, when given, is a safety net, not a budget: if the position cannot be
     solved in time the agent plays the table's best step found so far (or the first legal
     step) and reports ``depth=0``; a solved move reports ``depth`` = length of the principal
     variation. Depth and node limits are ignored: a partial solve means nothing.
 
-    With ``swindle=True`` (``perfect:swindle=1``, level 8 of Dracala) it still never gives
+    With ``swindle=1`` (``perfect:swindle=1``, level 8 of Dracala) it still never gives
     up a better result, but where it cannot win it chooses, among the steps that keep its
     result, the one that leaves the opponent the largest share of replies that throw the
     opponent's result away: a fallible opponent then errs more often. A won position is
     played as without it.
     """
 
-    def __init__(self, max_memory_mb: float = DEFAULT_MEMORY_MB, swindle: bool = False
-                 ) -> None:
-        self.max_memory_mb = max_memory_mb
-        self.swindle = swindle
-        options = [] if max_memory_mb == DEFAULT_MEMORY_MB else [f"memory={max_memory_mb:g}"]
-        if swindle:
-            options.append("swindle=1")
-        self.spec = "perfect" + (":" + ",".join(options) if options else "")
+    def __init__(self, options: PerfectOptions | None = None, /, **changes: Any) -> None:
+        self.options = configure(PerfectOptions, options, changes)
+        self.spec = self.options.spec
+        self.swindle = bool(self.options.swindle)
         self._solvers: dict[str, Solver] = {}
         self._model: Agent | None = None
-
-    @classmethod
-    def from_options(cls, spec: str, options: dict[str, str]) -> PerfectAgent:
-        """Build from a parsed spec (``perfect``, ``perfect:memory=MB,swindle=1``)."""
-        memory = option_int(spec, options, "memory", 1, DEFAULT_MEMORY_MB)
-        swindle = option_int(spec, options, "swindle", 0, 0)
-        no_more_options(spec, "perfect", options, ("memory", "swindle"))
-        assert memory is not None and swindle is not None
-        if swindle > 1:
-            raise ValueError(f"agent {spec!r}: swindle must be 0 (off) or 1 (on), not {swindle}")
-        return cls(memory, bool(swindle))
 
     def solver_for(self, game: Game) -> Solver:
         text = game.rules.text
         solver = self._solvers.get(text)
         if solver is None:
             check_solvable(game.rules)
-            solver = Solver(game.rules, max_memory_mb=self.max_memory_mb)
+            solver = Solver(game.rules, max_memory_mb=self.options.memory)
             self._solvers = {text: solver}  # one table at a time bounds the memory
         return solver
 
@@ -133,9 +144,7 @@ class PerfectAgent(Agent):
         if len(steps) < 2:
             return best
         if self._model is None:
-            from ..ai.agents import make_agent  # the solver package loads before nugar.ai
-
-            self._model = make_agent(SWINDLE_MODEL)
+            self._model = AlphaBetaAgent(SWINDLE_MODEL)
         chosen, chosen_chance = best, (0, 0.0)
         for step in steps:
             child = game.copy()

@@ -1,0 +1,99 @@
+"""The shipped table of solved opening positions (``data/book.json``): what it holds and how
+the perfect player (``perfect.py``) looks positions up in it.
+
+The perfect player (``perfect``, level 8 of Dracala) solves each position it is asked about,
+but near the start of Dracala that is slow: the starting position takes about 8 million
+positions and 10 CPU seconds, the positions one step in up to 2 CPU seconds, two steps in up
+to half a second, and only from about four decisions in does a fresh solve take a tenth of
+a second or less. So the book holds every position of the Dracala presets reachable in at
+most ``BOOK_DEPTH`` decisions (the game not over), each with its exact value, the first
+``PV_KEPT`` steps of a principal variation and that line's length, and the step the swindle
+plays there (``perfect:swindle=1``); the starting positions keep the whole line and also
+list every optimal first step and the final score. With it the perfect
+player answers the opening at once and plays perfectly from the first move even under a
+time limit of a fraction of a second. Positions are written out in plain text
+(:func:`position_text`), not by hash key, so the file stays readable and independent of the
+solver's key tables.
+
+``book_writer.py`` builds the file (``python -m nugar.ai.book_writer --output PATH``).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from ..kernels import sowing as K
+from ..kernels.common import HEADER, ST_TO_MOVE
+from ..rules.sowing import SowingGame
+
+BOOK_RULES = ("dracala", "dracala(leftovers=last_capturer)")
+FORMAT = 2
+
+#: the book holds the positions up to this many decisions into the game
+BOOK_DEPTH = 4
+
+#: steps of the principal variation kept for a position other than the start (``length``
+#: is the whole line's)
+PV_KEPT = 8
+
+
+def position_text(params: np.ndarray[Any, Any], state: np.ndarray[Any, Any]) -> str:
+    """Everything that decides a position's value, as text: both rows of holes (each from
+    its owner's hole 1), both stores, player to move, first-step flag and last capturer."""
+    pits = int(params[K.P_PITS])
+    ext = HEADER + 2 * pits + 2
+    row1 = ",".join(str(int(v)) for v in state[HEADER:HEADER + pits])
+    row2 = ",".join(str(int(v)) for v in state[HEADER + pits + 1:HEADER + 2 * pits + 1])
+    return (f"{row1}|{int(state[HEADER + pits])}|{row2}|{int(state[HEADER + 2 * pits + 1])}"
+            f"|{int(state[ST_TO_MOVE])}|{int(state[ext + K.F_FIRST_DONE])}"
+            f"|{int(state[ext + K.F_LAST_CAPTURER])}")
+
+
+@lru_cache(maxsize=1)
+def load() -> dict[tuple[str, str], dict[str, Any]]:
+    """The shipped entries, keyed by (rule-set text, position text); empty if none."""
+    try:
+        text = resources.files("nugar.ai").joinpath("data/book.json").read_text("utf-8")
+    except FileNotFoundError:
+        return {}
+    data = json.loads(text)
+    if data.get("format") != FORMAT:
+        return {}
+    return {(e["rules"], e["position"]): e for e in data["entries"]}
+
+
+def lookup(rules_text: str, params: np.ndarray[Any, Any], state: np.ndarray[Any, Any]
+           ) -> dict[str, Any] | None:
+    """The book entry of a position, if the book has it."""
+    return load().get((rules_text, position_text(params, state)))
+
+
+def opening_positions(rules_text: str, depth: int = BOOK_DEPTH) -> list[SowingGame]:
+    """Every position of ``rules_text`` reachable from the start in at most ``depth``
+    decisions with the game not over, each once, nearest the start first."""
+    from .. import new_game
+
+    start = new_game(rules_text)
+    assert isinstance(start, SowingGame)
+    seen = {position_text(start.params, start.state)}
+    found, frontier = [start], [start]
+    for _ in range(depth):
+        following: list[SowingGame] = []
+        for game in frontier:
+            for action in game.legal_actions():
+                child = game.copy()
+                child.push_action(action)
+                text = position_text(child.params, child.state)
+                if child.is_over or text in seen:
+                    continue
+                seen.add(text)
+                assert isinstance(child, SowingGame)
+                following.append(child)
+        found += following
+        frontier = following
+    return found

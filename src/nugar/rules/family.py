@@ -1,0 +1,112 @@
+"""The registry of game families: each family described once, asked by everything else.
+
+Code outside ``nugar.rules`` never branches on a family's name or a game's display name: it
+asks the family's :class:`FamilyDescriptor` (``family_of(game)``) for what it needs, the light
+data here (player names, notation, score label, record tags) or, through
+``descriptor.parts``, what comes with the compiled kernels (params, action codes,
+observations, board data, AI profiles). Adding a family is one descriptor here and one
+module holding its ``Game`` subclass and ``PARTS``; adding a variant of a family is a preset
+(``options.register_preset``) or an option (``docs/architecture.md``, "Adding a family or a
+variant").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import RulesError
+from ..notation import split_alignment_turn, split_sowing_turn
+from .base import FamilyDescriptor, FamilyParts, Game, Observation
+from .moves import Move
+from .options import PRESETS, AlignmentOptions, Preset, RuleSet, SowingOptions, parse_rules
+
+
+def _capture_continues(last: Move, move: Move) -> bool:
+    """Alignment: only a capture continues a turn, right after its drop or step (a blocked
+    opponent passes explicitly, so two turns of one player never touch)."""
+    return move.kind == "capture" and last.kind in ("drop", "step")
+
+
+def _always_continues(last: Move, move: Move) -> bool:
+    """Sowing: consecutive steps of one player are one turn (bonus steps)."""
+    return True
+
+
+ALIGNMENT = FamilyDescriptor(
+    name="alignment",
+    options_type=AlignmentOptions,
+    # the first player is Black (rules page)
+    player_names=("Black", "White"),
+    score_label="pieces left",
+    split_turn=split_alignment_turn,
+    turn_joiner="",
+    continues_turn=_capture_continues,
+    score_tag=False,
+    capture_annotations=False,
+    solvable=False,
+    implementation="nugar.rules.alignment",
+)
+
+SOWING = FamilyDescriptor(
+    name="sowing",
+    options_type=SowingOptions,
+    # the first player's holes run along the near, south side of the board
+    player_names=("South", "North"),
+    score_label="stores",
+    split_turn=split_sowing_turn,
+    turn_joiner="-",
+    continues_turn=_always_continues,
+    score_tag=True,
+    capture_annotations=True,
+    solvable=True,
+    implementation="nugar.rules.sowing",
+)
+
+#: every family by name (``Preset.family``)
+FAMILIES: dict[str, FamilyDescriptor] = {d.name: d for d in (ALIGNMENT, SOWING)}
+
+
+def register_family(descriptor: FamilyDescriptor) -> None:
+    """Add a family (its presets come with ``options.register_preset``)."""
+    if descriptor.name in FAMILIES:
+        raise RulesError(f"a family named {descriptor.name!r} is already registered")
+    FAMILIES[descriptor.name] = descriptor
+
+
+def family_of(what: RuleSet | Preset | Game | str) -> FamilyDescriptor:
+    """The descriptor of a game's, rule set's or preset's family (a string is read as a rule
+    set, e.g. ``"kalah(pits=4)"``).
+
+    >>> family_of("dala").player_names
+    ('Black', 'White')
+    """
+    if isinstance(what, Game):
+        return what.descriptor
+    name = what.family if isinstance(what, Preset | RuleSet) else parse_rules(what).family
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        raise RulesError(f"no family named {name!r} is registered; families: "
+                         f"{', '.join(FAMILIES)}") from None
+
+
+def presets() -> list[dict[str, Any]]:
+    """Every preset with its game, family, player names, source and full option values."""
+    out = []
+    for p in PRESETS.values():
+        out.append({
+            "name": p.name,
+            "game": p.game,
+            "family": p.family,
+            "players": list(FAMILIES[p.family].player_names),
+            "source": p.source,
+            "description": p.description,
+            "options": {name: getattr(p.options, name)
+                        for name in p.options.__dataclass_fields__},
+            "overrides": p.overrides,
+        })
+    return out
+
+
+__all__ = ["ALIGNMENT", "FAMILIES", "SOWING", "FamilyDescriptor", "FamilyParts", "Observation",
+           "family_of", "presets", "register_family"]
