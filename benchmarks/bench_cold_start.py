@@ -16,12 +16,15 @@ run filled.
   with the computer moving first has its first move, and until ``GET /api/warmup`` says
   ready.
 * ``moves``: ``nugar moves dara`` (the rules kernels only), seconds to exit.
+* ``kernels``: the kernels the engine's first move compiles, without a warm-up (each where
+  it is first called from Python, with every kernel it calls): seconds and numba
+  compilations of each. Works on any checkout, so it compares before and after.
 * ``steps``: the warm-up steps of ``nugar.warmup`` one by one in one process (every game,
   the search, MCTS and the solver): compile seconds (wall and CPU) and numba
   compilations of each.
 
 ``--src DIR`` runs another checkout's ``src`` (for a before/after comparison: export the
-older tree with ``git archive``); parts that need the warm-up module are skipped there.
+older tree with ``git archive``); ``steps`` needs the warm-up module and is skipped there.
 Prints Markdown tables for ``docs/benchmarks.md`` ("Cold start"), with the machine and the
 load average before and after each part (the figures are wall-clock seconds, so a busy
 machine makes them longer).
@@ -186,28 +189,28 @@ def part_engine(src: Path | None, repeat: int) -> None:
     print(f"\nload after: {load()}\n")
 
 
-def play_run(env: dict[str, str]) -> tuple[float | None, int, str]:
+def play_run(env: dict[str, str]) -> tuple[float | None, int]:
     cmd = [sys.executable, "-m", "nugar", "play", "dara", "--first", "ai:8", "--second",
            "human", "--movetime", "0.5"]
     proc, out, _err = start(cmd, env)
     hit = out.wait_for(lambda line: " plays " in line, 0)
     send(proc, "quit")
     proc.wait(timeout=60)
-    shown = [t for _, t in out.got if "Preparing the engine" in t or "Engine ready" in t]
-    return (None if hit is None else hit[1]), len(shown), (shown[-1] if shown else "")
+    shown = [t for _, t in out.got if "Preparing the engine" in t]
+    return (None if hit is None else hit[1]), len(shown)
 
 
 def part_play(src: Path | None, repeat: int) -> None:
     print("### nugar play (dara, the computer at level 8 moves first, 0.5 s a move)\n")
     print(f"load before: {load()}\n")
-    print("| cache | first computer move printed | progress lines before it | last line |")
-    print("| --- | ---: | ---: | --- |")
+    print("| cache | first computer move printed | progress lines before it |")
+    print("| --- | ---: | ---: |")
     for _ in range(repeat):
         with fresh_cache() as (_path, env):
             env = with_src(env, src)
             for label in ("cold", "warm"):
-                t, n, last = play_run(env)
-                print(f"| {label} | {fmt(t)} | {n} | {last} |", flush=True)
+                t, n = play_run(env)
+                print(f"| {label} | {fmt(t)} | {n} |", flush=True)
     print(f"\nload after: {load()}\n")
 
 
@@ -346,9 +349,69 @@ def part_steps(src: Path | None, repeat: int) -> None:
     print(f"\nload after: {load()}\n")
 
 
+KERNELS_CODE = """
+import json, time
+from numba.core import event
+stack, rows = [], []
+class Top(event.Listener):
+    def on_start(self, ev):
+        stack.append((time.perf_counter(), time.process_time(), ev.data["dispatcher"]))
+        rows.append(None)
+    def on_end(self, ev):
+        wall, cpu, disp = stack.pop()
+        if not stack:
+            f = disp.py_func
+            rows.append([f.__module__.split(".")[-1] + "." + f.__name__,
+                         time.perf_counter() - wall, time.process_time() - cpu])
+event.register("numba:compile", Top())
+try:
+    from nugar.protocol import EngineSession
+except ImportError:  # older checkouts
+    from nugar.engine import EngineSession
+session = EngineSession("dara")
+session.handle("agent level:8")
+session.handle("go depth 3")
+tops, count = [], 0
+for row in rows:
+    if row is None:
+        count += 1
+    else:
+        tops.append(row + [count])
+        count = 0
+print(json.dumps(tops))
+"""
+
+
+def part_kernels(src: Path | None, repeat: int) -> None:
+    print("### Kernels compiled for the engine's first move (dara, level 8, `go depth 3`, "
+          "no warm-up: compiled where first called)\n")
+    print(f"load before: {load()}\n")
+    runs: list[list[list[Any]]] = []
+    for _ in range(repeat):
+        with fresh_cache() as (_path, env):
+            env = with_src(env, src)
+            proc = subprocess.run([sys.executable, "-c", KERNELS_CODE], env=env, cwd=ROOT,
+                                  capture_output=True, text=True, timeout=1200)
+            if proc.returncode != 0:
+                print(f"(kernels failed: {proc.stderr.strip().splitlines()[-1:]})\n")
+                return
+            runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    print("| kernel called from Python (with what it calls) | wall s | CPU s | numba "
+          "compilations |")
+    print("| --- | ---: | ---: | ---: |")
+    first = runs[0]
+    for i, (name, _wall, _cpu, count) in enumerate(first):
+        wall = min(r[i][1] for r in runs if i < len(r))
+        cpu = min(r[i][2] for r in runs if i < len(r))
+        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {count} |")
+    print(f"| all | {sum(r[1] for r in first):.1f} | {sum(r[2] for r in first):.1f} | "
+          f"{sum(r[3] for r in first)} |")
+    print(f"\nload after: {load()}\n")
+
+
 PARTS: dict[str, Callable[[Path | None, int], None]] = {
     "engine": part_engine, "play": part_play, "serve": part_serve, "moves": part_moves,
-    "steps": part_steps,
+    "kernels": part_kernels, "steps": part_steps,
 }
 
 

@@ -131,7 +131,7 @@ def nugar_api(rules: str) -> Play:
 def nugar_compiled(rules: str) -> Play:
     """nugar's compiled core: one ``random_playout`` call plays a whole game."""
     rule_set = nugar.parse_rules(rules)
-    params = nugar.new_game(rule_set).params  # type: ignore[attr-defined]
+    params = nugar.new_game(rule_set).params
     fam = dispatch.FAMILY_CODES[rule_set.family]
     start = dispatch.fam_initial_state(fam, params)
     playout = dispatch.random_playout

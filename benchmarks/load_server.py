@@ -162,7 +162,7 @@ def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed
         url = db_url or f"sqlite:///{Path(tmp) / 'load.db'}"
         env = dict(os.environ)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "nugar.server.cli", "--host", HOST, "--port", str(port),
+            [sys.executable, "-m", "nugar", "serve", "--host", HOST, "--port", str(port),
              "--db", url, "--rate", "0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         base = f"http://{HOST}:{port}"

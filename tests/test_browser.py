@@ -15,12 +15,16 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 import nugar
+
+#: script errors seen by each page (filled by its 'pageerror' listener)
+PAGE_ERRORS: WeakKeyDictionary[Page, list[str]] = WeakKeyDictionary()
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -40,7 +44,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("server") / "games.db"
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "nugar.server.cli", "--port", str(port), "--db",
+        [sys.executable, "-m", "nugar", "serve", "--port", str(port), "--db",
          f"sqlite:///{db}", "--ai-time", "0.05", "--rate", "0"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
@@ -82,7 +86,7 @@ def new_page(browser: Browser, width: int = 1100, height: int = 820) -> Page:
     page.set_default_timeout(TIMEOUT)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.errors = errors  # type: ignore[attr-defined]
+    PAGE_ERRORS[page] = errors
     return page
 
 
@@ -127,6 +131,13 @@ def test_full_game_against_the_ai_by_clicks(server: str, browser: Browser, shots
     page.fill('[data-option="pits"]', "4")
     page.fill('[data-option="seeds"]', "2")
     assert page.text_content("#rules-text") == "kalah(pits=4,seeds=2)"
+    # each option says what it means and what it allows (the server's preset JSON)
+    from nugar.rules.family import preset_json
+
+    docs = page.eval_on_selector_all("#options .doc", "els => els.map(e => e.textContent)")
+    options = preset_json(nugar.PRESETS["kalah"])["options"]
+    assert docs == [f"{o['meaning']} ({o['allowed']})" for o in options]
+    assert "holes per player (int 1..32)" in docs
     # the seats carry the names the server gives for the family
     assert page.text_content('#seat option[value="1"]') == "South (first)"
     assert page.text_content('#seat option[value="2"]') == "North (second)"
@@ -161,7 +172,7 @@ def test_full_game_against_the_ai_by_clicks(server: str, browser: Browser, shots
     for m in state["moves"]:
         game.play(m)
     assert game.result == state["result"]
-    assert not page.errors  # type: ignore[attr-defined]
+    assert not PAGE_ERRORS[page]
 
 
 def test_two_people_by_link_with_a_spectator(server: str, browser: Browser,
@@ -216,7 +227,7 @@ def test_two_people_by_link_with_a_spectator(server: str, browser: Browser,
         assert "Draw" in (page.text_content("#result") or "")
         assert "agreed" in (page.text_content("#result") or "")
     for page in (alice, bob, spectator):
-        assert not page.errors  # type: ignore[attr-defined]
+        assert not PAGE_ERRORS[page]
 
 
 def test_reload_mid_game_and_continue(server: str, browser: Browser, shots: Path) -> None:

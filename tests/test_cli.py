@@ -79,7 +79,9 @@ def test_bad_usage_exits_2_with_one_clear_message(args: list[str], message: str,
 def test_extensions_add_commands_and_their_errors_are_not_hidden(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from nugar import cli
+    import importlib
+
+    cli = importlib.import_module("nugar.cli.main")
 
     (tmp_path / "nugar_test_ext_ok.py").write_text(
         "def register(subparsers):\n"
@@ -94,6 +96,24 @@ def test_extensions_add_commands_and_their_errors_are_not_hidden(
     monkeypatch.setattr(cli, "_EXTENSIONS", ("nugar_test_ext_broken",))
     with pytest.raises(ModuleNotFoundError, match="nugar_no_such_dependency"):
         cli.build_parser()
+
+
+@pytest.mark.parametrize(("args", "code", "first_line"), [
+    (["match", "greedy", "oracle", "--games", "2"], 2, "nugar match: unknown agent 'oracle'"),
+    (["tournament", "random", "--games", "2"], 2,
+     "nugar tournament: a tournament needs at least two agents"),
+    (["analyse", "dara", "z9"], 2, "nugar analyse: "),
+    (["serve", "--port", "0"], 2, "nugar serve: --port must be 1..65535, not 0"),
+    (["solve", "dara"], 2, "nugar solve: "),
+    (["solve", "kalah(pits=3,seeds=1)", "3", "3"], 1, "nugar solve: turn 2 '3': "),
+    (["moves", "kalah", "3", "3"], 1, "nugar moves: turn 2 '3': "),
+])
+def test_every_command_reports_an_error_the_same_way(
+        args: list[str], code: int, first_line: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    got, out, err = run_cli(args, monkeypatch=monkeypatch, capsys=capsys)
+    assert (got, out) == (code, "")
+    assert err.startswith(first_line) and err.count("\n") == 1, err
 
 
 @pytest.mark.parametrize("args", [
@@ -393,6 +413,15 @@ def test_play_against_the_computer_with_undo_hint_and_resign(
     assert rec.turns[0] == "d4"  # c3 and the reply to it were taken back
     assert rec.result == "0-1" and rec.tags["Termination"] == "resigned"
     assert rec.tags["Second"] == "nugar random"
+
+
+def test_undo_before_the_person_moved_keeps_the_computers_opening(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["play", "dara", "--first", "ai:random", "--second", "human"],
+                           "undo\nquit\n", monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0
+    assert "Nothing to undo." in out  # the person has no turn of his own to take back
+    assert out.count("nugar random plays") == 1
 
 
 def test_play_stops_cleanly_at_the_end_of_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -13,7 +13,7 @@ import pytest
 import nugar
 from nugar.ai import DEFAULT_LEVEL, TOP_LEVEL
 from nugar.ai.agents import LEVEL_TABLE
-from nugar.engine import EngineSession
+from nugar.protocol import EngineSession
 
 
 def talk(commands: list[str], *args: str) -> tuple[list[str], subprocess.CompletedProcess[str]]:

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 import nugar
 from nugar import IllegalMoveError, InvalidMoveError
 from nugar.cli import main
-from nugar.engine import EngineSession, plain_board
+from nugar.protocol import EngineSession, plain_board
 from nugar.rules.alignment import AlignmentGame
 from nugar.rules.family import ALIGNMENT, SOWING
 from nugar.rules.sowing import SowingGame

@@ -276,6 +276,55 @@ def test_restart_resumes_games_exactly(db_url: str) -> None:
         assert move(c, gid, k2, "f4").json()["v"] == before["v"] + 1
 
 
+@pytest.mark.parametrize("how, outcome, ending", [
+    ("draw", nugar.Outcome(None, "agreement"), {"termination": "agreement", "winner": None}),
+    ("resign", nugar.Outcome(1, "resigned"), {"termination": "resigned", "winner": 1}),
+])
+def test_an_imposed_ending_survives_a_restart_and_is_in_the_record(
+        db_url: str, how: str, outcome: nugar.Outcome, ending: dict[str, Any]) -> None:
+    from nugar.record import load_one
+
+    with TestClient(create_app(db_url, rate=None)) as c:
+        made = create(c, rules="dara", mode="friend")
+        gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
+        move(c, gid, k1, "c3")
+        move(c, gid, k2, "d4")
+        if how == "draw":
+            c.post(f"/api/games/{gid}/offers/draw", json={"key": k1})
+            c.post(f"/api/games/{gid}/offers/draw", json={"key": k2, "action": "accept"})
+        else:
+            c.post(f"/api/games/{gid}/resign", json={"key": k2})
+        before = c.get(f"/api/games/{gid}").json()
+        assert before["over"] and before["reason"] == outcome.reason
+    stored = Store(db_url).load(gid)
+    assert stored is not None and stored.ending == ending
+    assert (stored.result, stored.reason) == (outcome.result, outcome.reason)
+    with TestClient(create_app(db_url, rate=None)) as c:
+        assert c.get(f"/api/games/{gid}").json() == before
+        text = c.get(f"/api/games/{gid}/record").text
+        assert f'[Termination "{outcome.reason}"]' in text
+        assert f'[Result "{outcome.result}"]' in text
+        assert load_one(text).game.outcome == outcome
+        assert move(c, gid, k1, "e2").json()["error"] == "game_over"
+
+
+def test_a_game_stored_with_an_ending_of_the_old_form_loads(db_url: str) -> None:
+    store = Store(db_url)
+    gid = secrets.token_hex(8)
+    row = GameRow(id=gid, rules="dara", mode="hotseat", ai_level=None, ai_seat=None,
+                  key_hash_1=hash_key("k"), key_hash_2=hash_key("k"), moves=["c3"],
+                  ending={"agreement": True}, offers={}, result="1/2-1/2",
+                  reason="agreement", version=2)
+    store.create(row, StoredEvent(1, "created", {}))
+    store.close()
+    with TestClient(create_app(db_url, rate=None)) as c:
+        state = c.get(f"/api/games/{gid}").json()
+        assert state["over"] and state["reason"] == "agreement" and state["moves"] == ["c3"]
+        assert '[Termination "agreement"]' in c.get(f"/api/games/{gid}/record").text
+        r = c.post(f"/api/games/{gid}/undo", json={"key": "k"})
+        assert r.json()["error"] == "game_over"
+
+
 def test_restart_lets_the_ai_move_in_a_stored_game(db_url: str) -> None:
     url = db_url
     store = Store(url)
@@ -364,6 +413,23 @@ def test_oversized_bodies_and_floods_are_refused(tmp_path: Path) -> None:
         assert codes.count(429) >= 3 and codes[0] == 200
         r = c.get("/api/presets")
         assert r.status_code == 429 and r.json()["error"] == "rate_limited"
+
+
+def test_the_rate_limit_refills_with_time() -> None:
+    from nugar.server.middleware import Guard
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        return None
+
+    now = [0.0]
+    guard = Guard(app, max_body=10, rate=2.0, burst=3, clock=lambda: now[0])
+    assert [guard.allow("a") for _ in range(4)] == [True, True, True, False]
+    assert guard.allow("b")  # each client address has its own bucket
+    now[0] = 0.5  # half a second at 2 a second: one more request
+    assert guard.allow("a") and not guard.allow("a")
+    now[0] = 100.0  # a long pause refills the bucket up to the burst, no further
+    assert [guard.allow("a") for _ in range(4)] == [True, True, True, False]
+    assert all(Guard(app, 10, None, 1).allow("a") for _ in range(50))  # no limit
 
 
 def test_long_move_text_is_refused(client: TestClient) -> None:
@@ -482,7 +548,7 @@ def test_svg_marks_squares_pieces_and_last_move() -> None:
 def test_serve_command_registers_and_checks_arguments() -> None:
     import argparse
 
-    from nugar.server.cli import register
+    from nugar.cli.serve import register
 
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())

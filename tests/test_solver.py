@@ -14,9 +14,9 @@ import pytest
 from nugar import new_game
 from nugar.ai.base import Limits
 from nugar.ai.perfect import PerfectAgent
+from nugar.cli.solve import main as solve_main
 from nugar.rules.sowing import SowingGame
 from nugar.solver import Progress, SolveAborted, Solver, SolverError, solve
-from nugar.solver.cli import main as solve_main
 
 Value = tuple[int, int]
 
@@ -318,7 +318,7 @@ def test_perfect_agent_plays_the_book_in_the_opening() -> None:
 def test_register_adds_the_solve_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
     import argparse
 
-    from nugar.solver.cli import register
+    from nugar.cli.solve import register
 
     parser = argparse.ArgumentParser(prog="nugar")
     register(parser.add_subparsers(dest="command"))
@@ -450,7 +450,7 @@ def test_the_solver_imports_nothing_of_the_agents() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; import nugar.solver, nugar.solver.cli; "
+    code = ("import sys; import nugar.solver; "
             "nugar.solver.solve('kalah(pits=2,seeds=1)', max_memory_mb=1); "
             "print(sorted(m for m in sys.modules if m.startswith('nugar.ai')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from nugar import new_game
+from nugar.cli.solve import main as solve_main
 from nugar.kernels.common import HEADER, ST_TO_MOVE
 from nugar.rules.options import parse_rules
 from nugar.rules.sowing import SowingGame
 from nugar.solver import Solver, SolverError, solve
-from nugar.solver.cli import main as solve_main
 from nugar.solver.core import auto_db_seeds
 from nugar.solver.db import UNKNOWN, EndgameDB, binomials, db_index, entries, supported
 from test_solver import minimax, random_position

@@ -138,6 +138,21 @@ def test_kernels_cache_in_the_user_directory_never_beside_their_source(
     assert not again.add_one.stats.cache_misses
 
 
+def test_an_edit_of_any_kernel_source_gives_a_fresh_cache_folder(cache_env: Path,
+                                                                 tmp_path: Path) -> None:
+    # a cached kernel holds the code of the kernels it calls, from other files too
+    first = load_toy(tmp_path / "src")
+    assert first.add_one(1) == 2
+    (tmp_path / "src" / "other_kernels.py").write_text("# a kernel module that changed\n")
+    jit.reset_cache_choice()
+    second = load_toy(tmp_path / "src")
+    assert second.add_one(1) == 2
+    assert second.add_one._cache.cache_path != first.add_one._cache.cache_path
+    assert sum(second.add_one.stats.cache_misses.values()) == 1  # compiled afresh
+    folders = sorted(p.name for p in cache_env.iterdir())
+    assert len(folders) == 2 and folders[0].split("-")[0] == folders[1].split("-")[0]
+
+
 def test_numba_cache_dir_of_the_user_is_used(monkeypatch: pytest.MonkeyPatch,
                                              tmp_path: Path) -> None:
     monkeypatch.delenv("NUGAR_CACHE_DIR", raising=False)
@@ -327,7 +342,7 @@ def fake_steps(monkeypatch: pytest.MonkeyPatch, toy: ModuleType,
 
 def test_engine_shows_compiling_on_stderr_and_keeps_stdout_for_the_protocol(
         cache_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nugar.engine import run
+    from nugar.protocol import run
 
     engine = fake_steps(monkeypatch, load_toy(tmp_path / "src"), lambda: time.sleep(0.2))
     out, log = io.StringIO(), io.StringIO()
@@ -348,7 +363,7 @@ def test_engine_shows_compiling_on_stderr_and_keeps_stdout_for_the_protocol(
 def test_engine_answers_a_timed_go_at_once_while_compiling_and_says_so(
         cache_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         gate_closed: None) -> None:
-    from nugar.engine import EngineSession
+    from nugar.protocol import EngineSession
 
     toy = load_toy(tmp_path / "src")
     release = threading.Event()
@@ -378,7 +393,7 @@ def test_engine_answers_a_timed_go_at_once_while_compiling_and_says_so(
 
 def test_engine_waits_for_cached_code_to_load_before_a_timed_go(
         monkeypatch: pytest.MonkeyPatch, gate_closed: None) -> None:
-    from nugar.engine import EngineSession
+    from nugar.protocol import EngineSession
 
     make_agent("alphabeta").analyse(nugar.new_game("dara"), Limits(depth=1))  # loaded now
     engine = Warmup()

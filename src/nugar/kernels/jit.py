@@ -9,17 +9,19 @@ Every kernel is a :class:`KernelDispatcher`, numba's CPU dispatcher with three c
   ``$NUGAR_CACHE_DIR``, else ``$NUMBA_CACHE_DIR`` if the user set one, else the platform's
   cache directory (``$XDG_CACHE_HOME/nugar/numba`` or ``~/.cache/nugar/numba`` on Linux).
   The directory is chosen by a cache *locator* given to these dispatchers only, so numba's
-  behaviour for other code in the same process is unchanged. If that directory cannot be
+  behaviour for other code in the same process is unchanged. Inside it, each version of
+  the kernel sources gets its own folder (see :func:`_subdir`). If that directory cannot be
   written, kernels are compiled in memory only, after one :class:`CacheWarning`.
 * **One compilation per argument type, not per constant.** Inside compiled code numba
   types a constant argument (``_run(..., 1, -1)``) as a literal and compiles the callee
   again for each distinct constant; these dispatchers type such arguments by their plain
   type, so each kernel is compiled once. LLVM still inlines and folds the constants where
-  it pays, so the compiled code is as fast; compiling the search takes about a third less.
-* **Interpreted while a warm-up compiles.** While a background warm-up
-  (``nugar.warmup``) is compiling, a call from another thread to a kernel that is not
-  compiled yet runs the kernel's Python source instead of waiting for the compiler: the
-  same code and results, only slower. :func:`interpreted_calls` counts such calls.
+  it pays, so the compiled code is as fast; compiling the search takes about a quarter less
+  (``docs/benchmarks.md``, "Cold start").
+* **Interpreted while a warm-up runs.** While a background warm-up (``nugar.warmup``) runs,
+  a call from another thread to a kernel that is not compiled (or loaded) yet runs the
+  kernel's Python source instead of waiting for the compiler: the same code and results,
+  only slower. :func:`interpreted_calls` counts such calls.
 
 Setting the environment variable ``NUMBA_DISABLE_JIT=1`` runs every kernel as plain Python,
 which the tests use to check that both paths agree.
@@ -27,10 +29,13 @@ which the tests use to check that both paths agree.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import sys
 import tempfile
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -131,10 +136,56 @@ def reset_cache_choice() -> None:
     global _cache_root, _cache_checked, _warned
     with _cache_lock:
         _cache_root, _cache_checked, _warned = None, False, False
+        _subdirs.clear()
+
+
+#: how old a cache folder of other kernel sources must be before it is removed
+STALE_SECONDS = 7 * 24 * 3600
+
+_subdirs: dict[tuple[Path, str], Path] = {}
+
+
+def _sources_digest(folder: Path) -> str:
+    """A digest of the kernel sources a cached kernel of ``folder`` may have compiled in:
+    the modules of ``folder`` and of this one's (every kernel calls into ``kernels/``)."""
+    digest = hashlib.sha256(numba.__version__.encode())
+    for directory in sorted({folder, Path(__file__).resolve().parent}):
+        for path in sorted(directory.glob("*.py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _subdir(root: Path, prefix: str, folder: Path) -> Path:
+    """``root/prefix-DIGEST``: compiled code is kept per version of the kernel sources.
+
+    numba checks that a cached function's own file is unchanged, not the files of the
+    kernels it calls and compiled into itself; a folder per version of all of them never
+    serves code built from other sources (after an upgrade, or an edit of a kernel). The
+    folders of other versions are removed once unused for :data:`STALE_SECONDS`.
+    """
+    key = (root, prefix)
+    with _cache_lock:
+        found = _subdirs.get(key)
+        if found is None:
+            found = root / f"{prefix}-{_sources_digest(folder)}"
+            _subdirs[key] = found
+            _remove_stale(root, prefix, found)
+    return found
+
+
+def _remove_stale(root: Path, prefix: str, keep: Path) -> None:
+    now = time.time()
+    for other in root.glob(f"{prefix}-*"):
+        try:
+            if other != keep and other.is_dir() and now - other.stat().st_mtime > STALE_SECONDS:
+                shutil.rmtree(other, ignore_errors=True)
+        except OSError:
+            continue
 
 
 class _UserCacheLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
-    """numba cache locator: one subdirectory of :func:`cache_dir` per source directory."""
+    """numba cache locator: a subdirectory of :func:`cache_dir` per source directory and
+    version of the kernel sources (see :func:`_subdir`)."""
 
     root: Path | None = None  # set by the subclass made for each kernel
 
@@ -142,8 +193,8 @@ class _UserCacheLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
         assert self.root is not None
-        subpath = cast(Any, self).get_suitable_cache_subpath(py_file)
-        self._cache_path = str(self.root / subpath)
+        prefix = cast(Any, self).get_suitable_cache_subpath(py_file)
+        self._cache_path = str(_subdir(self.root, prefix, Path(py_file).resolve().parent))
 
     def get_cache_path(self) -> str:
         return self._cache_path
@@ -216,7 +267,7 @@ class _Gate:
     """Whether a call that misses compiled code should run interpreted (see module doc)."""
 
     def __init__(self) -> None:
-        self.active: Callable[[], bool] | None = None  # set by the warm-up while it compiles
+        self.active: Callable[[], bool] | None = None  # set by a warm-up (nugar.warmup)
         self.local = threading.local()
         self.calls = 0
         self.lock = threading.Lock()
@@ -241,7 +292,7 @@ _gate = _Gate()
 
 def set_interpret_gate(active: Callable[[], bool] | None) -> None:
     """Install the test a missed call makes to run interpreted (``None``: always compile).
-    ``nugar.warmup`` sets it while it compiles."""
+    ``nugar.warmup`` sets it when its thread starts."""
     _gate.active = active
 
 
@@ -295,7 +346,7 @@ class KernelDispatcher(CPUDispatcher):
 
     def _compile_for_args(self, *args: Any, **kws: Any) -> Any:
         """Called by numba for a call no compiled version matches: compile one, or, while a
-        warm-up compiles in another thread, return the Python function to run instead."""
+        warm-up runs in another thread, return the Python function to run instead."""
         if not kws and _gate.interpret():
             return _run_interpreted(self.py_func)
         return cast(Any, super())._compile_for_args(*args, **kws)

@@ -12,13 +12,25 @@ variant").
 
 from __future__ import annotations
 
+from dataclasses import Field
 from typing import Any
 
 from ..errors import RulesError
 from ..notation import split_alignment_turn, split_sowing_turn
 from .base import FamilyDescriptor, FamilyParts, Game, Observation
 from .moves import Move
-from .options import PRESETS, AlignmentOptions, Preset, RuleSet, SowingOptions, parse_rules
+from .options import (
+    PRESETS,
+    AlignmentOptions,
+    Options,
+    Preset,
+    RuleSet,
+    SowingOptions,
+    describe_values,
+    format_value,
+    option_fields,
+    parse_rules,
+)
 
 
 def _capture_continues(last: Move, move: Move) -> bool:
@@ -92,21 +104,59 @@ def family_of(what: RuleSet | Preset | Game | str) -> FamilyDescriptor:
 
 def presets() -> list[dict[str, Any]]:
     """Every preset with its game, family, player names, source and full option values."""
-    out = []
-    for p in PRESETS.values():
-        out.append({
-            "name": p.name,
-            "game": p.game,
-            "family": p.family,
-            "players": list(FAMILIES[p.family].player_names),
-            "source": p.source,
-            "description": p.description,
-            "options": {name: getattr(p.options, name)
-                        for name in p.options.__dataclass_fields__},
-            "overrides": p.overrides,
-        })
+    return [{**_about(p),
+             "options": {name: getattr(p.options, name)
+                         for name in p.options.__dataclass_fields__},
+             "overrides": p.overrides} for p in PRESETS.values()]
+
+
+def _about(preset: Preset) -> dict[str, Any]:
+    """What :func:`presets` and :func:`preset_json` say of every preset besides options."""
+    return {"name": preset.name, "game": preset.game, "family": preset.family,
+            "players": list(FAMILIES[preset.family].player_names),
+            "source": preset.source, "description": preset.description}
+
+
+def preset_json(preset: Preset) -> dict[str, Any]:
+    """One preset as JSON, the one shape that ``nugar rules --json`` and the web app's
+    ``GET /api/presets`` share: its game, family, player names, source, description, the
+    options it changes (``overrides``) and every option (:func:`option_json`). Values are
+    written as rule-set texts write them (``on``, ``off``, ``6``)."""
+    return {**_about(preset),
+            "overrides": {k: format_value(v) for k, v in preset.overrides.items()},
+            "options": [option_json(f, None, preset.options)
+                        for f in option_fields(type(preset.options))]}
+
+
+def rule_set_json(rules: RuleSet) -> dict[str, Any]:
+    """One rule set as JSON (``nugar rules RULES --json``): each option's value beside the
+    preset's default."""
+    preset = rules.preset
+    return {"rules": rules.text, "preset": preset.name, "game": rules.game,
+            "family": rules.family, "players": list(family_of(rules).player_names),
+            "description": preset.description, "source": preset.source,
+            "options": [option_json(f, rules.options, preset.options)
+                        for f in option_fields(type(rules.options))]}
+
+
+def option_json(f: Field[Any], options: Options | None, defaults: Options) -> dict[str, Any]:
+    """One option as JSON: ``name``, ``kind``, ``value`` (only with ``options``), ``default``
+    (in ``defaults``), ``allowed`` (as text), ``values`` (a choice), ``min``, ``max`` and
+    ``off_allowed`` (a whole number), and ``meaning``."""
+    meta = f.metadata
+    out: dict[str, Any] = {"name": f.name, "kind": meta["kind"]}
+    if options is not None:
+        out["value"] = format_value(getattr(options, f.name))
+    out["default"] = format_value(getattr(defaults, f.name))
+    out["allowed"] = describe_values(f)
+    if meta["kind"] == "choice":
+        out["values"] = list(meta["values"])
+    elif meta["kind"] == "int":
+        out.update(min=meta["lo"], max=meta["hi"], off_allowed=meta["off_ok"])
+    out["meaning"] = meta.get("doc", "")
     return out
 
 
 __all__ = ["ALIGNMENT", "FAMILIES", "SOWING", "FamilyDescriptor", "FamilyParts", "Observation",
-           "family_of", "presets", "register_family"]
+           "family_of", "option_json", "preset_json", "presets", "register_family",
+           "rule_set_json"]

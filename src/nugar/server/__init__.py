@@ -1,9 +1,11 @@
 """The web app: play in the browser against the AI, a friend by link, or hot-seat.
 
-``create_app(db_url)`` builds the FastAPI application (``app.py``); ``nugar serve`` runs it
-(``cli.py``). Games are stored through SQLAlchemy (``store.py``), each served by one room
-that applies its changes in order (``rooms.py``); boards are drawn by ``render.svg``. This
-package imports FastAPI only when ``create_app`` is called.
+``create_app(db_url)`` builds the FastAPI application (``app.py``, from the routers of
+``routes_pages.py``, ``routes_api.py`` and ``routes_ws.py`` and ``middleware.py``);
+``nugar serve`` runs it (``nugar.cli.serve``). Each game is played by a session that knows
+nothing of HTTP (``session.py``), held by one room that stores its changes in order and
+announces them (``rooms.py``, through SQLAlchemy in ``store.py``); boards are drawn by
+``render.svg``. This package imports FastAPI only when ``create_app`` is called.
 """
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ function showPreset() {
     label.appendChild(input);
     const doc = document.createElement("span");
     doc.className = "doc";
-    doc.textContent = `${opt.doc} (${opt.allowed})`;
+    doc.textContent = `${opt.meaning} (${opt.allowed})`;
     label.appendChild(doc);
     box.appendChild(label);
   }

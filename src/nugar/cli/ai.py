@@ -1,4 +1,4 @@
-"""Subcommands of the ``nugar`` command line for agents: ``match``, ``tournament``, ``analyse``.
+"""The agents' sub-commands: ``match``, ``tournament`` and ``analyse``.
 
 ``nugar match AGENT_A AGENT_B --rules dara --games 200 --time 0.2 --workers 2 --save DIR``
 plays a match (who starts alternates) with a progress bar and prints the table (``--json``
@@ -11,54 +11,21 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from typing import Any
 
-from .agents import LEVEL_RANGE_TEXT
-
-EXIT_OK, EXIT_USAGE = 0, 2
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, not {value}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, not {value}")
-    return value
-
+from ..ai.agents import LEVEL_RANGE_TEXT
+from .common import EXIT_OK, CliError, command, count, positive_float, positive_int
 
 AGENT_HELP = (f"random, greedy, alphabeta, mcts or level:N ({LEVEL_RANGE_TEXT}), with options "
               "such as alphabeta:depth=6, mcts:playouts=2000, random:seed=3")
 
 
 def _add_limits(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--time", type=_positive_float, default=None, metavar="SECONDS",
+    p.add_argument("--time", type=positive_float, default=None, metavar="SECONDS",
                    help="time per decision (default: each agent's own budget)")
-    p.add_argument("--depth", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--depth", type=positive_int, default=None, metavar="N",
                    help="search depth per decision, in decisions")
-    p.add_argument("--nodes", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--nodes", type=positive_int, default=None, metavar="N",
                    help="nodes (alphabeta) or playouts (mcts) per decision")
 
 
@@ -66,10 +33,10 @@ def _add_match_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", default="dara", metavar="RULES",
                    help="rule set, e.g. dara, dala, kalah, dracala(leftovers=last_capturer)")
     _add_limits(p)
-    p.add_argument("--workers", type=_positive_int, default=1, metavar="N",
+    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="parallel worker processes (default 1)")
     p.add_argument("--save", default=None, metavar="DIR", help="save every game's record there")
-    p.add_argument("--opening", type=_count, default=2, metavar="N",
+    p.add_argument("--opening", type=count, default=2, metavar="N",
                    help="random decisions opening each pair of games (default 2)")
     p.add_argument("--seed", type=int, default=None, help="seed of the random openings")
     p.add_argument("--json", action="store_true", help="print the table as JSON")
@@ -85,7 +52,7 @@ def register(subparsers: Any) -> None:
                     "Agents: " + AGENT_HELP)
     p.add_argument("agent_a", metavar="AGENT_A")
     p.add_argument("agent_b", metavar="AGENT_B")
-    p.add_argument("--games", type=_positive_int, default=200, help="games (default 200)")
+    p.add_argument("--games", type=positive_int, default=200, help="games (default 200)")
     _add_match_options(p)
     p.set_defaults(func=cmd_match)
 
@@ -94,7 +61,7 @@ def register(subparsers: Any) -> None:
         description="Every pair of agents plays GAMES games; prints the standings. "
                     "Agents: " + AGENT_HELP)
     p.add_argument("agents", nargs="+", metavar="AGENT")
-    p.add_argument("--games", type=_positive_int, default=20,
+    p.add_argument("--games", type=positive_int, default=20,
                    help="games per pair (default 20)")
     _add_match_options(p)
     p.set_defaults(func=cmd_tournament)
@@ -113,32 +80,29 @@ def register(subparsers: Any) -> None:
 
 
 def _limits(args: argparse.Namespace) -> Any:
-    from . import Limits
+    from ..ai import Limits
 
     return Limits(args.time, args.depth, args.nodes)
-
-
-def _error(message: str) -> int:
-    print(f"nugar: error: {message}", file=sys.stderr)
-    return EXIT_USAGE
 
 
 def _fmt_elo(x: float) -> str:
     return "inf" if math.isinf(x) else f"{x:+.0f}"
 
 
+@command("match")
 def cmd_match(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
     from rich.table import Table
 
-    from .tournament import GameResult, check_match_args, run_match
+    from ..ai import tournament
 
     try:
-        check_match_args((args.agent_a, args.agent_b), args.rules, args.games, args.workers)
+        tournament.check_match_args((args.agent_a, args.agent_b), args.rules, args.games,
+                                    args.workers)
         limits = _limits(args)
     except ValueError as exc:
-        return _error(str(exc))
+        raise CliError(str(exc)) from None
     console = Console(stderr=True)
     tally = [0, 0, 0]
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
@@ -148,14 +112,15 @@ def cmd_match(args: argparse.Namespace) -> int:
         task = progress.add_task(f"{args.agent_a} vs {args.agent_b}", total=args.games,
                                  tally="")
 
-        def on_result(r: GameResult) -> None:
+        def on_result(r: tournament.GameResult) -> None:
             idx = 0 if r.points_a == 1.0 else (2 if r.points_a == 0.0 else 1)
             tally[idx] += 1
             progress.update(task, advance=1,
                             tally=f"+{tally[0]} ={tally[1]} -{tally[2]}")
 
-        table = run_match(args.agent_a, args.agent_b, args.rules, args.games, limits,
-                          args.workers, args.save, args.opening, args.seed, on_result)
+        table = tournament.run_match(args.agent_a, args.agent_b, args.rules, args.games,
+                                     limits, args.workers, args.save, args.opening, args.seed,
+                                     on_result)
     data = table.to_json()
     if args.json:
         print(json.dumps({k: (None if isinstance(v, float) and math.isinf(v) else v)
@@ -175,30 +140,32 @@ def cmd_match(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@command("tournament")
 def cmd_tournament(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
 
-    from .tournament import GameResult, check_match_args, run_round_robin
+    from ..ai import tournament
 
     try:
         if len(args.agents) < 2:
             raise ValueError("a tournament needs at least two agents")
-        check_match_args(args.agents, args.rules, args.games, args.workers)
+        tournament.check_match_args(args.agents, args.rules, args.games, args.workers)
         limits = _limits(args)
     except ValueError as exc:
-        return _error(str(exc))
+        raise CliError(str(exc)) from None
     n_pairs = len(args.agents) * (len(args.agents) - 1) // 2
     progress = Progress(console=Console(stderr=True), disable=args.quiet or args.json)
     with progress:
         task = progress.add_task("round robin", total=n_pairs * args.games)
 
-        def on_result(r: GameResult) -> None:
+        def on_result(r: tournament.GameResult) -> None:
             progress.update(task, advance=1)
 
-        rr = run_round_robin(args.agents, args.rules, args.games, limits, args.workers,
-                             args.save, args.opening, args.seed, on_result)
+        rr = tournament.run_round_robin(args.agents, args.rules, args.games, limits,
+                                        args.workers, args.save, args.opening, args.seed,
+                                        on_result)
     data = rr.to_json()
     if args.json:
         print(json.dumps(data, default=lambda x: None))
@@ -214,13 +181,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+@command("analyse")
 def cmd_analyse(args: argparse.Namespace) -> int:
-    import nugar
-
-    from . import make_agent
+    from ..ai import make_agent
+    from ..rules import new_game
 
     try:
-        game = nugar.new_game(args.rules)
+        game = new_game(args.rules)
         for turn in args.turns:
             game.play(turn)
         agent = make_agent(args.agent)
@@ -228,7 +195,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         if game.is_over:
             raise ValueError(f"the game is over ({game.outcome})")
     except ValueError as exc:
-        return _error(str(exc))
+        raise CliError(str(exc)) from None
     a = agent.analyse(game, limits)
     pv = [str(m) for m in a.pv]
     data = {"move": str(a.move), "score": a.score, "depth": a.depth, "nodes": a.nodes,

@@ -1,26 +1,19 @@
 """``nugar solve RULES [TURNS...]``: the exact value of a sowing position under perfect play.
 
-``register(subparsers)`` adds the subcommand to the ``nugar`` command line; ``main(argv)``
-runs it on its own (``python -m nugar.solver.cli kalah(pits=4,seeds=4)``). Imports stay
-light here: the solver and its compiled search load in the handler.
+``register(subparsers)`` adds the sub-command to the ``nugar`` command line; ``main(argv)``
+runs it on its own. Imports stay light here: the solver and its compiled search load in the
+handler.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE = 0, 1, 2
-
-
-class _Usage(Exception):
-    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
-        super().__init__(message)
-        self.code = code
+from ..errors import NugarError
+from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CliError, command, play_turns, turn_texts
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,37 +44,32 @@ def register(subparsers: Any) -> None:
                     "search: the result and final margin for the player to move, with a "
                     "principal variation. Progress goes to stderr about once a second.")
     _add_arguments(p)
-    p.set_defaults(func=handler)
+    p.set_defaults(func=cmd_solve)
 
 
-def _solve(args: argparse.Namespace) -> int:
-    from ..errors import IllegalMoveError, InvalidMoveError, NugarError
+@command("solve")
+def cmd_solve(args: argparse.Namespace) -> int:
+    """Run ``nugar solve``: exit 2 for bad usage, 1 when a turn is illegal or the search
+    gave up at its limit."""
     from ..rules import new_game, parse_rules
-    from .core import DEFAULT_MEMORY_MB, Progress, SolveAborted, Solver, check_solvable
+    from ..solver.core import DEFAULT_MEMORY_MB, Progress, SolveAborted, Solver, check_solvable
 
     try:
         rules = parse_rules(args.rules)
         check_solvable(rules)
         memory = DEFAULT_MEMORY_MB if args.memory is None else args.memory
         if args.db_seeds is not None and args.db_seeds < 0:
-            raise _Usage(f"--db-seeds must be >= 0, not {args.db_seeds}")
+            raise CliError(f"--db-seeds must be >= 0, not {args.db_seeds}")
         solver = Solver(rules, max_memory_mb=memory, db_seeds=args.db_seeds,
                         db_cache=args.db_cache)
     except NugarError as exc:
-        raise _Usage(str(exc)) from None
+        raise CliError(str(exc)) from None
     if args.max_nodes is not None and args.max_nodes < 1:
-        raise _Usage(f"--max-nodes must be >= 1, not {args.max_nodes}")
+        raise CliError(f"--max-nodes must be >= 1, not {args.max_nodes}")
     if args.time is not None and not args.time > 0:
-        raise _Usage(f"--time must be a positive number of seconds, not {args.time}")
+        raise CliError(f"--time must be a positive number of seconds, not {args.time}")
     game = new_game(rules)
-    texts = [t for arg in args.turns for t in arg.split() if not re.fullmatch(r"\d+\.+", t)]
-    for i, text in enumerate(texts, 1):
-        try:
-            game.play(text)
-        except IllegalMoveError as exc:
-            raise _Usage(f"turn {i} {text!r}: {exc}", EXIT_ILLEGAL) from None
-        except InvalidMoveError as exc:
-            raise _Usage(f"turn {i} {text!r}: {exc}") from None
+    play_turns(game, turn_texts(args.turns))
 
     def report(p: Progress) -> None:
         print(f"solving {rules.text}: {p}", file=sys.stderr, flush=True)
@@ -90,10 +78,12 @@ def _solve(args: argparse.Namespace) -> int:
         s = solver.solve(game, progress=None if args.quiet else report,
                          max_nodes=args.max_nodes, time_limit=args.time)
     except SolveAborted as exc:
-        raise _Usage(str(exc), EXIT_ILLEGAL) from None
+        raise CliError(str(exc), EXIT_FAILED) from None
     except NugarError as exc:
-        raise _Usage(str(exc)) from None
+        raise CliError(str(exc)) from None
     if args.json:
+        import json
+
         print(json.dumps(s.to_json()))
         return EXIT_OK
     print(s)
@@ -108,28 +98,15 @@ def _solve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def handler(args: argparse.Namespace) -> int:
-    """Run ``nugar solve``; errors become one line on stderr and exit code 2 (1 when a turn
-    is illegal or the search gave up at its limit)."""
-    try:
-        return _solve(args)
-    except _Usage as exc:
-        print(f"nugar solve: {exc}", file=sys.stderr)
-        return exc.code
-    except KeyboardInterrupt:
-        print("nugar solve: interrupted", file=sys.stderr)
-        return 130
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """``nugar solve`` as a program of its own."""
+    """``nugar solve`` as a program of its own (``main(["kalah(pits=3,seeds=3)"])``)."""
     parser = argparse.ArgumentParser(prog="nugar solve", description=__doc__.splitlines()[0])
     _add_arguments(parser)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    return handler(args)
+    return cmd_solve(args)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The ``nugar serve`` subcommand: run the web server.
+"""``nugar serve``: run the web app (:mod:`nugar.server`).
 
 Nothing heavy is imported here at module level, so ``nugar --help`` stays fast; FastAPI and
 uvicorn are imported when the command runs.
@@ -10,9 +10,11 @@ import argparse
 import sys
 from typing import Any
 
+from .common import EXIT_FAILED, EXIT_OK, CliError, command
+
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``serve`` subcommand to an ``argparse`` subparsers object."""
+    """Add the ``serve`` sub-command to an ``argparse`` subparsers object."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "serve", help="run the web app: play in the browser",
         description="Run the web app: play against the AI, against a friend by link, or "
@@ -29,29 +31,26 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--rate", type=float, default=30.0,
                         help="requests per second allowed per client address; 0 turns the "
                         "limit off (default 30)")
-    parser.set_defaults(func=handler)
+    parser.set_defaults(func=cmd_serve)
     return parser
 
 
-def handler(args: argparse.Namespace) -> int:
+@command("serve")
+def cmd_serve(args: argparse.Namespace) -> int:
     """Run the server until interrupted; returns the exit status."""
     if not 0 < args.port < 65536:
-        print(f"nugar serve: --port must be 1..65535, not {args.port}", file=sys.stderr)
-        return 2
+        raise CliError(f"--port must be 1..65535, not {args.port}")
     if not args.ai_time > 0:
-        print(f"nugar serve: --ai-time must be positive, not {args.ai_time}", file=sys.stderr)
-        return 2
+        raise CliError(f"--ai-time must be positive, not {args.ai_time}")
     if args.rate < 0:
-        print(f"nugar serve: --rate must be 0 or more, not {args.rate}", file=sys.stderr)
-        return 2
+        raise CliError(f"--rate must be 0 or more, not {args.rate}")
     try:
         import uvicorn
 
-        from .app import create_app
+        from ..server.app import create_app
     except ImportError as exc:
-        print(f"nugar serve needs the web extras (fastapi, uvicorn, sqlalchemy): {exc}",
-              file=sys.stderr)
-        return 1
+        raise CliError(f"the web extras are missing (fastapi, uvicorn, sqlalchemy: "
+                       f"pip install 'nugar[web]'): {exc}", EXIT_FAILED) from None
     from ..warmup import WARMUP, line_reporter
 
     # a first run compiles the AI in the background from the start: progress on stderr
@@ -59,25 +58,10 @@ def handler(args: argparse.Namespace) -> int:
     try:
         app = create_app(args.db, ai_time=args.ai_time, rate=args.rate or None, warm_up=True)
     except Exception as exc:  # a bad URL or an unreachable database
-        print(f"nugar serve: cannot open the database {args.db!r}: {exc}", file=sys.stderr)
-        return 1
+        raise CliError(f"cannot open the database {args.db!r}: {exc}", EXIT_FAILED) from None
     shown = app.state.store.engine.url.render_as_string(hide_password=True)
     print(f"nugar: serving on http://{args.host}:{args.port}/ (database: {shown})",
           file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
                 ws_max_size=65536, timeout_keep_alive=30)
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run ``serve`` alone: ``python -m nugar.server.cli --port 8000``."""
-    parser = argparse.ArgumentParser(prog="nugar")
-    sub = parser.add_subparsers(dest="command", required=True)
-    register(sub)
-    args = parser.parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
-    result: int = args.func(args)
-    return result
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return EXIT_OK

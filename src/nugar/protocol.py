@@ -1,4 +1,6 @@
-"""``nugar engine``: a line protocol on stdin/stdout for GUIs, referees and other engines.
+"""The text protocol of ``nugar engine``: line commands on stdin/stdout for other programs.
+
+GUIs, referees running matches and other engines drive nugar with it.
 
 Modelled on GTP (the Go Text Protocol): one command per line, optionally preceded by a
 numeric id; a success reply is ``=`` (plus the id), a space and the payload, an error reply
@@ -226,9 +228,9 @@ class EngineSession:
         before = interpreted_calls()
         move = agent.choose(self.game.copy(), limits)
         if interpreted_calls() != before and self.log is not None:
-            print("nugar engine: the engine is still compiling (first run only): this move "
-                  "was searched partly interpreted, so it saw fewer positions than usual",
-                  file=self.log, flush=True)
+            print("nugar engine: still compiling (first run only): for this move the "
+                  "kernels not compiled yet ran interpreted, so a search saw fewer positions "
+                  "than usual", file=self.log, flush=True)
         return move
 
     def cmd_quit(self, args: list[str]) -> str:

@@ -1,0 +1,251 @@
+"""``nugar play RULES``: a game in the terminal, against a person or the computer."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from .. import record
+from ..ai.agents import DEFAULT_LEVEL
+from ..errors import IllegalMoveError, InvalidMoveError
+from ..rules import new_game
+from ..textboard import player_name, render
+from .common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    RULES_HELP,
+    LineInput,
+    PlayerSpec,
+    command,
+    console,
+    player_arg,
+    positive_float,
+    rules_arg,
+)
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..ai import Agent, Limits
+
+PLAY_HELP = """\
+Type a move or a whole turn (c3, c3-c4, c3-c4xe5, xe5, pass; 4, 1-6), or a command:
+  moves          list the legal moves
+  hint           ask the computer for a move (not played)
+  undo           take back your last turn (and the computer's reply)
+  board          show the board again
+  save [FILE]    write the game record now
+  resign         give up the game
+  quit           stop without finishing (the record is still written)
+  help           this text"""
+
+
+def register(sub: Any) -> None:
+    """Add ``play`` to the ``nugar`` command line."""
+    p = sub.add_parser("play", help="play a game in the terminal",
+                       description="Play in the terminal against a person or the computer. "
+                                   "Type 'help' during the game for the commands.")
+    p.add_argument("rules", type=rules_arg, metavar="RULES", help=RULES_HELP)
+    p.add_argument("--first", type=player_arg, default=PlayerSpec(None),
+                   metavar="human|ai[:LEVEL]", help="who plays first (default: human)")
+    p.add_argument("--second", type=player_arg, default=PlayerSpec(f"level:{DEFAULT_LEVEL}"),
+                   metavar="human|ai[:LEVEL]",
+                   help=f"who plays second (default: ai, level {DEFAULT_LEVEL})")
+    p.add_argument("--save", metavar="FILE", help="write the game record to FILE")
+    p.add_argument("--movetime", type=positive_float, metavar="SECONDS",
+                   help="time the computer may take per decision")
+    p.add_argument("--hint", default=f"level:{DEFAULT_LEVEL}", metavar="AGENT",
+                   help=f"agent that answers 'hint' (default: level:{DEFAULT_LEVEL})")
+    p.set_defaults(func=cmd_play)
+
+
+@command("play")
+def cmd_play(args: argparse.Namespace) -> int:
+    from .. import warmup
+
+    # compiling (on a first run) starts now, in the background, before the first position
+    specs = [p.agent for p in (args.first, args.second) if p.agent is not None]
+    warmup.WARMUP.add(warmup.steps_for(args.rules, specs))
+    return PlaySession(args, console()).run()
+
+
+class PlaySession:
+    """One game at the terminal: whose turn it is, the agents, and the person's commands."""
+
+    def __init__(self, args: argparse.Namespace, console: Console) -> None:
+        from ..ai import make_agent
+
+        self.args = args
+        self.console = console
+        self.game = new_game(args.rules)
+        self.players: dict[int, PlayerSpec] = {1: args.first, 2: args.second}
+        self.agents: dict[int, Agent] = {}
+        self.input = LineInput(console)
+        self.limits = _limits(args.movetime)
+        for side, spec in self.players.items():
+            if spec.agent is not None:
+                self.agents[side] = make_agent(spec.agent)
+        self.hint_spec: str = args.hint
+
+    def tags(self) -> dict[str, str]:
+        return {"First": self.players[1].label, "Second": self.players[2].label}
+
+    def wait_for_engine(self, specs: list[str]) -> None:
+        """Before a computer move or a hint: wait until the compiled code it needs is ready
+        (at once when it is cached), showing the compiling progress of a first run."""
+        from .. import warmup
+
+        steps = warmup.steps_for(self.game.rules, specs)
+        engine = warmup.WARMUP
+        engine.add(steps)
+        if engine.ready(steps):
+            return
+        shown: list[str] = []
+        status: Any = None
+
+        def show(progress: warmup.Progress) -> None:
+            text = progress.message()
+            if not progress.compiling or progress.finished or (shown and shown[-1] == text):
+                return
+            shown.append(text)
+            if status is not None:
+                status.update(text)
+            else:
+                self.console.print(text, markup=False, soft_wrap=True)
+
+        if self.console.is_terminal:
+            with self.console.status("Preparing the engine...") as status:
+                engine.wait(show, steps=steps)
+        else:
+            engine.wait(show, steps=steps)
+        if shown:
+            self.console.print("The engine is ready.", markup=False)
+
+    def show(self) -> None:
+        self.console.print()
+        self.console.print(render(self.game))
+
+    def run(self) -> int:
+        self.console.print(f"nugar: {self.game.rules.game} ({self.game.rules.text}). "
+                           "Type 'help' for commands.", markup=False)
+        self.show()
+        while not self.game.is_over:
+            mover = self.game.to_move
+            agent = self.agents.get(mover)
+            if agent is not None:
+                self.agent_turn(mover, agent)
+                continue
+            if not self.human_decision(mover):
+                break
+        return self.finish()
+
+    def agent_turn(self, mover: int, agent: Agent) -> None:
+        agent_spec = self.players[mover].agent
+        self.wait_for_engine([] if agent_spec is None else [agent_spec])
+        start = len(self.game.turn_list())
+        while not self.game.is_over and self.game.to_move == mover:
+            move = agent.choose(self.game.copy(), self.limits)
+            self.game.play(move)
+        played = self.game.turns()[start:]
+        self.console.print(f"\n{self.players[mover].label} plays {' '.join(played)}",
+                           markup=False)
+        self.show()
+
+    def human_decision(self, mover: int) -> bool:
+        """Read and act on one line of the player to move; ``False`` to stop the game."""
+        line = self.input.ask(f"{player_name(self.game, mover)} > ")
+        if line is None:
+            self.console.print("End of input: the game stops unfinished.")
+            return False
+        if not line:
+            return True
+        word, _, rest = line.partition(" ")
+        command = word.lower()
+        if command in ("help", "?"):
+            self.console.print(PLAY_HELP, markup=False)
+        elif command == "moves":
+            self.console.print("Legal: " + " ".join(str(m) for m in self.game.legal_moves()),
+                               markup=False)
+        elif command == "board":
+            self.show()
+        elif command == "undo":
+            self.undo()
+        elif command == "hint":
+            self.hint()
+        elif command == "save":
+            self.save(rest.strip() or None)
+        elif command == "resign":
+            self.game.resign(mover)
+            self.console.print(f"{player_name(self.game, mover)} resigns.", markup=False)
+        elif command in ("quit", "exit"):
+            self.console.print("The game stops unfinished.")
+            return False
+        else:
+            self.human_move(mover, line)
+        return True
+
+    def human_move(self, mover: int, text: str) -> None:
+        try:
+            self.game.play(text)
+        except (InvalidMoveError, IllegalMoveError) as exc:
+            self.console.print(f"Not played: {exc}", markup=False)
+            self.console.print("Type 'moves' for the legal moves, 'help' for commands.")
+            return
+        if not self.game.is_over and self.game.to_move == mover:
+            legal = " ".join(str(m) for m in self.game.legal_moves())
+            self.show()
+            self.console.print(f"Your turn goes on; legal: {legal}", markup=False)
+            return
+        self.show()
+
+    def undo(self) -> None:
+        """Take back the last turn a person played, with the computer's replies after it, so
+        that a person is to move again."""
+        people = [player for player, _ in self.game.turn_list() if player not in self.agents]
+        if not people:
+            self.console.print("Nothing to undo.")
+            return
+        self.game.undo_to_turn_of(people[-1])
+        self.show()
+
+    def hint(self) -> None:
+        from ..ai import make_agent
+
+        self.wait_for_engine([self.hint_spec])
+        analysis = make_agent(self.hint_spec).analyse(self.game.copy(), self.limits)
+        score = "" if analysis.score is None else f" (score {analysis.score:g})"
+        self.console.print(f"Hint ({self.hint_spec}): {analysis.move}{score}", markup=False)
+
+    def save(self, path: str | None) -> bool:
+        """Write the record to ``path`` (or the ``--save`` file); whether it was written."""
+        target = path or self.args.save
+        if target is None:
+            self.console.print("Give a file name: save FILE (or start with --save FILE).")
+            return False
+        try:
+            record.write_file(target, record.dumps(self.game, self.tags()))
+        except OSError as exc:
+            self.console.print(f"Could not save to {target}: {exc.strerror or exc}",
+                               markup=False)
+            return False
+        self.console.print(f"Saved to {target}.", markup=False)
+        return True
+
+    def finish(self) -> int:
+        """Announce the result and write the record; exit 1 if the record could not be saved
+        (it is then printed, so that the game is not lost)."""
+        outcome = self.game.outcome
+        if outcome is not None:
+            self.console.print(f"\nResult: {outcome.result} ({outcome.reason}), score "
+                               f"{record.score_text(self.game)}", markup=False)
+        if self.args.save and self.save(None):
+            return EXIT_OK
+        text = record.dumps(self.game, self.tags())
+        self.console.print("\nGame record:\n" + text, markup=False)
+        return EXIT_FAILED if self.args.save else EXIT_OK
+
+
+def _limits(seconds: float | None) -> Limits:
+    from ..ai import Limits
+
+    return Limits(time=seconds)

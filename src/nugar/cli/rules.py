@@ -1,0 +1,93 @@
+"""``nugar rules [RULES]`` (the presets, or the options of one rule set) and ``nugar moves``
+(the legal moves after some turns, for scripts)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from rich.table import Table
+
+from ..rules import PRESETS, RuleSet, new_game
+from ..rules.family import preset_json, rule_set_json
+from ..rules.options import describe_values, format_value, option_fields
+from .common import EXIT_OK, RULES_HELP, command, console, play_turns, rules_arg, turn_texts
+
+#: the width of ``nugar rules`` written to a file or a pipe: enough for every column whole
+_PLAIN_WIDTH = 10_000
+
+
+def register(sub: Any) -> None:
+    """Add ``rules`` and ``moves`` to the ``nugar`` command line."""
+    p = sub.add_parser("rules", help="list the presets, or the options of one rule set",
+                       description="Without RULES: the presets and their sources. With RULES: "
+                                   "every option, its value, default and allowed values.")
+    p.add_argument("rules", nargs="?", type=rules_arg, metavar="RULES", help=RULES_HELP)
+    p.add_argument("--json", action="store_true",
+                   help="print the same as JSON: presets, or options with value, default, "
+                        "allowed values, limits and meaning")
+    p.set_defaults(func=cmd_rules)
+
+    p = sub.add_parser("moves", help="legal moves after some turns (for scripts)",
+                       description="Print the legal moves, one per line, after playing the "
+                                   "given turns from the start.")
+    p.add_argument("rules", type=rules_arg, metavar="RULES", help=RULES_HELP)
+    # default=[]: without it argparse counts a '*' positional as required and names it
+    # (wrongly) when RULES is missing
+    p.add_argument("turns", nargs="*", default=[], metavar="TURN",
+                   help="turns or single decisions, e.g. c3 d4 or 1-6 5 (optional)")
+    p.set_defaults(func=cmd_moves)
+
+
+def rules_json(rules: RuleSet | None = None) -> dict[str, Any]:
+    """What ``nugar rules [RULES] --json`` prints: every preset with its options, or one rule
+    set with each option's value beside the preset's default."""
+    if rules is None:
+        return {"presets": [preset_json(preset) for preset in PRESETS.values()]}
+    return rule_set_json(rules)
+
+
+@command("rules")
+def cmd_rules(args: argparse.Namespace) -> int:
+    if args.json:
+        print(json.dumps(rules_json(args.rules), indent=2))
+        return EXIT_OK
+    out = console()
+    if not out.is_terminal:  # a file or a pipe: whole columns, not cut to 80
+        out.width = _PLAIN_WIDTH
+    if args.rules is None:
+        table = Table(title="Presets (see 'nugar rules NAME' for all options)")
+        for column in ("preset", "game", "family", "differences from the family defaults",
+                       "source"):
+            table.add_column(column)
+        for preset in PRESETS.values():
+            diff = ", ".join(f"{k}={format_value(v)}" for k, v in preset.overrides.items())
+            table.add_row(preset.name, preset.game, preset.family, diff or "-", preset.source)
+        out.print(table)
+        out.print("Override options in parentheses, e.g. 'dala(quiet_limit=off)' or "
+                  "'kalah(pits=4,seeds=3)'.", markup=False)
+        return EXIT_OK
+    rules: RuleSet = args.rules
+    table = Table(title=f"{rules.text}: {rules.preset.description} "
+                        f"(source: {rules.preset.source})")
+    for column in ("option", "value", "preset default", "allowed", "meaning"):
+        table.add_column(column)
+    for f in option_fields(type(rules.options)):
+        value = format_value(getattr(rules.options, f.name))
+        default = format_value(getattr(rules.preset.options, f.name))
+        table.add_row(f.name, value, default, describe_values(f), f.metadata.get("doc", ""))
+    out.print(table)
+    return EXIT_OK
+
+
+@command("moves")
+def cmd_moves(args: argparse.Namespace) -> int:
+    game = new_game(args.rules)
+    play_turns(game, turn_texts(args.turns))
+    for move in game.legal_moves():
+        print(move)
+    if game.is_over:
+        print(f"game over: {game.outcome}", file=sys.stderr)
+    return EXIT_OK

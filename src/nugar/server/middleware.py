@@ -1,0 +1,151 @@
+"""What wraps every request of the web app: the size and rate guard, and errors as JSON.
+
+:class:`Guard` is ASGI middleware that refuses oversized bodies (413) and floods from one
+client address (429) before any route runs; :func:`add_error_handlers` makes every refusal
+(an :class:`~.session.ApiError`, a malformed body, an unknown route) the same JSON
+``{"error": code, "detail": sentence}``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .session import ApiError
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class Guard:
+    """Refuses oversized bodies (413) and floods from one client address (429).
+
+    Each client address has a token bucket of ``burst`` requests refilled at ``rate`` per
+    second; websocket connections count as requests too. ``rate=None`` turns the limit off
+    (for load tests on loopback). ``clock`` gives the time in seconds (a test may pass its
+    own).
+    """
+
+    def __init__(self, app: ASGIApp, max_body: int, rate: float | None, burst: int,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.app = app
+        self.max_body = max_body
+        self.rate = rate
+        self.burst = burst
+        self.clock = clock
+        self.buckets: dict[str, tuple[float, float]] = {}
+
+    def allow(self, client: str) -> bool:
+        if self.rate is None:
+            return True
+        now = self.clock()
+        tokens, last = self.buckets.get(client, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - last) * self.rate)
+        if tokens < 1.0:
+            self.buckets[client] = (tokens, now)
+            return False
+        self.buckets[client] = (tokens - 1.0, now)
+        if len(self.buckets) > 10_000:  # forget the oldest clients
+            for k in list(self.buckets)[:5000]:
+                del self.buckets[k]
+        return True
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        host = client[0] if client else "unknown"
+        if not self.allow(host):
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            await _send_json(send, 429, {"error": "rate_limited",
+                                         "detail": "too many requests; slow down and retry"})
+            return
+        if scope["type"] == "websocket":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
+        too_big = {"error": "body_too_large",
+                   "detail": f"request bodies are limited to {self.max_body} bytes"}
+        if declared is not None:
+            try:
+                size = int(declared)
+            except ValueError:
+                size = self.max_body + 1
+            if size > self.max_body:
+                await _send_json(send, 413, too_big)
+                return
+        # read the body up front, bounded, then hand it on unchanged
+        chunks: list[bytes] = []
+        total = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            body = message.get("body", b"")
+            total += len(body)
+            if total > self.max_body:
+                await _send_json(send, 413, too_big)
+                return
+            chunks.append(body)
+            more = message.get("more_body", False)
+        data = b"".join(chunks)
+        sent = False
+
+        async def replay_receive() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": data, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay_receive, send)
+
+
+async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
+    body = json.dumps(payload).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    return JSONResponse({"error": exc.code, "detail": exc.detail}, status_code=exc.status)
+
+
+async def _bad_request(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        parts.append(f"{where or 'body'}: {err.get('msg', 'invalid')}")
+    return JSONResponse({"error": "bad_request", "detail": "; ".join(parts)}, status_code=422)
+
+
+async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code)
+
+
+def add_error_handlers(app: FastAPI) -> None:
+    """Answer every refusal as JSON ``{"error": code, "detail": sentence}``."""
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(RequestValidationError, _bad_request)
+    app.add_exception_handler(StarletteHTTPException, _http_error)

@@ -1,0 +1,201 @@
+"""The web app's JSON API: presets, levels, games and their changes, records.
+
+Every route reads the server's :class:`~.rooms.Hub` from the application (``app.state.hub``)
+and hands a game's changes to its room; refusals are :class:`~.session.ApiError`, answered as
+JSON by :mod:`.middleware`. The OpenAPI schema lists these routes at ``/docs``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import PlainTextResponse
+from pydantic import BaseModel, Field
+from starlette.requests import HTTPConnection
+
+from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
+from ..rules import PRESETS, new_game, parse_rules
+from ..rules.family import preset_json
+from ..rules.options import format_value
+from .render import board_data, svg
+from .rooms import Hub
+from .session import ApiError, restore
+
+#: the most moves a record sent to ``POST /api/replay`` may hold
+MAX_REPLAY_MOVES = 5000
+
+
+def hub_of(conn: HTTPConnection) -> Hub:
+    """The rooms of the application serving this request or websocket."""
+    hub: Hub = conn.app.state.hub
+    return hub
+
+
+HubDep = Annotated[Hub, Depends(hub_of)]
+
+
+# --- request bodies ----------------------------------------------------------------------------
+class CreateGame(BaseModel):
+    rules: str = Field("dara", max_length=300,
+                       description="rule-set text, e.g. dala(quiet_limit=off)")
+    mode: Literal["ai", "friend", "hotseat"] = Field(
+        "ai", description="against the AI, against a friend by link, or hot-seat on one screen")
+    level: int | None = Field(None, description=f"AI level {LEVEL_RANGE_TEXT} (mode ai); default: "
+                                                 f"{DEFAULT_LEVEL}")
+    seat: int | None = Field(None, description="your seat against the AI: 1 moves first, 2 second")
+
+
+class KeyBody(BaseModel):
+    key: str = Field("", max_length=200, description="the secret of your seat")
+
+
+class MoveBody(KeyBody):
+    move: str = Field(..., max_length=64,
+                      description="a move or a whole turn: c3, c3-c4xe5, 4, 1-6")
+
+
+class OfferBody(KeyBody):
+    action: Literal["offer", "accept", "decline", "cancel"] = "offer"
+
+
+class ReplayBody(BaseModel):
+    record: str = Field(..., max_length=200_000, description="a game record as text")
+
+
+router = APIRouter(prefix="/api")
+
+
+# --- rules and levels --------------------------------------------------------------------------
+@router.get("/presets", summary="Presets with their sources and options")
+async def api_presets() -> list[dict[str, Any]]:
+    return [preset_json(preset) for preset in PRESETS.values()]
+
+
+@router.get("/warmup", summary="Whether the AI's compiled code is ready (a first run "
+            "compiles it, with progress)")
+async def api_warmup(request: Request) -> dict[str, Any]:
+    progress: dict[str, Any] = request.app.state.warmup.progress().as_dict()
+    return progress
+
+
+@router.get("/levels", summary="The AI levels and the one offered first")
+async def api_levels() -> dict[str, Any]:
+    return {"levels": sorted(LEVELS), "default": DEFAULT_LEVEL}
+
+
+@router.get("/rules", summary="Check a rule-set text")
+async def api_rules(text: str) -> dict[str, Any]:
+    try:
+        rs = parse_rules(text[:300])
+    except ValueError as exc:
+        raise ApiError(422, "bad_rules", str(exc)) from None
+    return {"text": rs.text, "game": rs.game, "family": rs.family,
+            "source": rs.preset.source,
+            "options": {k: format_value(v) for k, v in vars(rs.options).items()}}
+
+
+# --- games -------------------------------------------------------------------------------------
+def _links(request: Request, game_id: str, keys: dict[str, str]) -> dict[str, Any]:
+    base = str(request.base_url).rstrip("/")
+    watch = f"{base}/g/{game_id}"
+    seats = {seat: f"{watch}#seat={seat}&key={key}" for seat, key in keys.items()}
+    return {"watch": watch, "seats": seats}
+
+
+@router.post("/games", status_code=201, summary="Create a game")
+async def api_create(body: CreateGame, request: Request, hub: HubDep) -> dict[str, Any]:
+    room, keys = await hub.create(body.rules, body.mode, body.level, body.seat)
+    return {"id": room.row.id, "keys": keys, "links": _links(request, room.row.id, keys),
+            "state": room.state()}
+
+
+@router.get("/games/{game_id}", summary="The public state of a game")
+async def api_state(game_id: str, hub: HubDep) -> dict[str, Any]:
+    return (await hub.room(game_id)).state()
+
+
+@router.get("/games/{game_id}/position", summary="The board after the first `ply` moves")
+async def api_position(game_id: str, ply: int, hub: HubDep) -> dict[str, Any]:
+    room = await hub.room(game_id)
+    moves = room.row.moves
+    if not 0 <= ply <= len(moves):
+        raise ApiError(422, "bad_ply", f"ply must be between 0 and {len(moves)}, not {ply}")
+    game = await asyncio.to_thread(restore, room.row.rules, moves[:ply], None)
+    last = game.move_stack[-1] if game.move_stack else None
+    return {"ply": ply, "svg": svg(game, last_move=last), "board": board_data(game)}
+
+
+@router.post("/games/{game_id}/move", summary="Play a move or a whole turn")
+async def api_move(game_id: str, body: MoveBody, hub: HubDep) -> dict[str, Any]:
+    return await hub.move(game_id, body.key, body.move)
+
+
+@router.post("/games/{game_id}/undo", summary="Undo (against the AI, or hot-seat)")
+async def api_undo(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
+    return await hub.undo(game_id, body.key)
+
+
+@router.post("/games/{game_id}/offers/{kind}", summary="Draw or takeback offers")
+async def api_offer(game_id: str, kind: str, body: OfferBody, hub: HubDep) -> dict[str, Any]:
+    return await hub.offer(game_id, body.key, kind, body.action)
+
+
+@router.post("/games/{game_id}/resign", summary="Resign")
+async def api_resign(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
+    return await hub.resign(game_id, body.key)
+
+
+@router.post("/games/{game_id}/hint", summary="Ask the AI for a move")
+async def api_hint(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
+    return await hub.hint(game_id, body.key)
+
+
+# --- records -----------------------------------------------------------------------------------
+@router.get("/games/{game_id}/record", summary="The game record as text",
+            response_class=PlainTextResponse)
+async def api_record(game_id: str, hub: HubDep) -> PlainTextResponse:
+    from ..record import dumps
+
+    room = await hub.room(game_id)
+    row = room.row
+    names = {1: "Player 1", 2: "Player 2"}
+    if row.mode == "ai" and row.ai_seat in (1, 2):
+        names[row.ai_seat] = f"nugar AI level {row.ai_level}"
+    tags = {"Site": "nugar server", "Event": f"nugar {row.mode} game",
+            "First": names[1], "Second": names[2]}
+    # the game holds how it ended (an agreed draw, a resignation): the record says so
+    text = dumps(room.session.game, tags)
+    return PlainTextResponse(text, headers={
+        "content-disposition": f'attachment; filename="nugar-{game_id}.txt"'})
+
+
+@router.post("/replay", summary="Read a record and return every position")
+async def api_replay(body: ReplayBody) -> dict[str, Any]:
+    from ..record import load_one
+
+    try:
+        record = await asyncio.to_thread(load_one, body.record)
+    except ValueError as exc:
+        raise ApiError(422, "bad_record", str(exc)) from None
+    game = record.game
+    if len(game.move_stack) > MAX_REPLAY_MOVES:
+        raise ApiError(422, "bad_record", f"records are limited to {MAX_REPLAY_MOVES} moves")
+    fresh = new_game(game.rules)
+    positions = [{"ply": 0, "svg": svg(fresh), "board": board_data(fresh)}]
+    turns = []
+    for (player, moves), text in zip(game.turn_list(), game.turns(), strict=True):
+        for m in moves:
+            fresh.play(m)
+        turns.append({"player": player, "text": text, "n": len(moves)})
+        positions.append({"ply": len(fresh.move_stack),
+                          "svg": svg(fresh, last_move=fresh.move_stack[-1]),
+                          "board": board_data(fresh)})
+    outcome = game.outcome
+    return {"rules": game.rules.text, "game": game.rules.game, "family": game.rules.family,
+            "players": [game.player_name(1), game.player_name(2)],
+            "tags": dict(record.tags), "turns": turns, "positions": positions,
+            "result": None if outcome is None else outcome.result,
+            "reason": None if outcome is None else outcome.reason,
+            "winner": None if outcome is None else outcome.winner}
