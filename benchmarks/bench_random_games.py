@@ -47,6 +47,7 @@ import numpy as np
 import nugar
 from nugar.kernels import dispatch
 from nugar.kernels.common import OUTCOME_DRAW, OUTCOME_FIRST, OUTCOME_SECOND
+from nugar.rules.family import family_of
 
 PRESETS = ["dara", "dara-niger", "dara-sheet", "dala", "kalah", "dracala"]
 PEER_RULES = "kalah"      # the nugar preset whose rules are OpenSpiel's mancala
@@ -132,7 +133,7 @@ def nugar_compiled(rules: str) -> Play:
     """nugar's compiled core: one ``random_playout`` call plays a whole game."""
     rule_set = nugar.parse_rules(rules)
     params = nugar.new_game(rule_set).params
-    fam = dispatch.FAMILY_CODES[rule_set.family]
+    fam = family_of(rule_set).parts.code
     start = dispatch.fam_initial_state(fam, params)
     playout = dispatch.random_playout
 

@@ -16,8 +16,8 @@ from nugar.kernels import batch as B
 from nugar.kernels import dispatch as D
 from nugar.kernels import rng
 from nugar.kernels import search_core as C
-from nugar.kernels import sowing as KS
 from nugar.kernels.common import OUTCOME_RUNNING, ST_OUTCOME
+from nugar.rules.family import family_of
 
 IntArray = np.ndarray
 
@@ -28,8 +28,8 @@ RULES = ["dara", "dala", "dara-sheet", "dara(rows=7,cols=9)", "kalah", "dracala"
 
 
 def _family(rules: str) -> tuple[int, ModuleType]:
-    family = nugar.parse_rules(rules).family
-    return D.FAMILY_CODES[family], (KS if family == "sowing" else KA)
+    parts = family_of(rules).parts
+    return parts.code, parts.kernel
 
 
 def _params(rules: str) -> IntArray:

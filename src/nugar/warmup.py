@@ -426,8 +426,7 @@ def solver_steps(rules: RuleSet) -> list[Step]:
     def solve() -> None:
         from .solver import Solver
 
-        small = rules.text.split("(")[0] + "(pits=2,seeds=1)"
-        Solver(small, max_memory_mb=1).solve()
+        Solver(rules.with_options(pits=2, seeds=1), max_memory_mb=1).solve()
 
     return [Step(f"solver: {rules.game}", solve)]
 
@@ -455,11 +454,13 @@ def agent_names(rules: RuleSet, specs: Iterable[str]) -> set[str]:
 
 def steps_for(rules: RuleSet, specs: Iterable[str] = ()) -> list[Step]:
     """Everything playing ``rules`` with the agents ``specs`` needs, in the order needed."""
+    from .rules.family import family_of
+
     kinds = agent_names(rules, specs)
     steps = rules_steps(rules)
     if kinds & {"alphabeta", "mcts"}:
         steps += search_steps(mcts="mcts" in kinds)
-    if "perfect" in kinds and rules.family == "sowing":
+    if "perfect" in kinds and family_of(rules).solvable:
         steps += solver_steps(rules)
     return steps
 

@@ -29,9 +29,6 @@ IntArray = npt.NDArray[np.int64]
 FAM_ALIGNMENT = 0
 FAM_SOWING = 1
 
-#: the family code of each family name (``RuleSet.family``)
-FAMILY_CODES = {"alignment": FAM_ALIGNMENT, "sowing": FAM_SOWING}
-
 
 @kernel_noalloc
 def fam_num_actions(fam: int, params: IntArray) -> int:

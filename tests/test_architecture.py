@@ -1,0 +1,91 @@
+"""The shape of the code, checked so it cannot drift back (docs/architecture.md):
+
+- the layer contract of ``pyproject.toml`` (import-linter): imports point down only, and no
+  package has a cycle among its modules;
+- outside ``nugar.rules`` nothing branches on a family's name or a game's display name: such
+  knowledge lives on the family descriptor and in the options;
+- no ``type: ignore[attr-defined]`` reaches past a class's public surface.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from importlinter.cli import lint_imports
+
+import nugar
+from nugar.rules.family import FAMILIES
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "nugar"
+RULES = SRC / "rules"
+
+#: the words that name a family or a game: comparing with one of them is a branch on a name
+NAMES = frozenset(FAMILIES) | {p.game for p in nugar.PRESETS.values()}
+
+
+def _sources() -> list[Path]:
+    return sorted(p for p in SRC.rglob("*.py") if RULES not in p.parents)
+
+
+def _named_branches(path: Path, root: Path = ROOT) -> list[str]:
+    """Comparisons with a family or game name, and dicts keyed by one, in a source file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        strings: list[ast.expr] = []
+        if isinstance(node, ast.Compare):
+            for side in [node.left, *node.comparators]:
+                strings.extend(side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set)
+                               else [side])
+        elif isinstance(node, ast.Dict):
+            strings.extend(k for k in node.keys if k is not None)
+        for s in strings:
+            if isinstance(s, ast.Constant) and s.value in NAMES:
+                found.append(f"{path.relative_to(root)}:{node.lineno}: {s.value!r}")
+    return found
+
+
+def test_layer_contract_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # import-linter reads pyproject.toml from here
+    assert lint_imports(no_cache=True, no_logo=True) == 0
+
+
+def test_no_branch_on_a_family_or_game_name_outside_rules() -> None:
+    found = [hit for path in _sources() for hit in _named_branches(path)]
+    assert found == []
+
+
+def test_the_name_check_sees_a_branch(tmp_path: Path) -> None:
+    """The check above would see the kinds of branch it forbids."""
+    sample = tmp_path / "sample.py"
+    sample.write_text('if rules.family == "sowing": pass\n'
+                      'if game in ("Dala", "x"): pass\n'
+                      'SCALE = {"alignment": 1}\n', encoding="utf-8")
+    assert len(_named_branches(sample, tmp_path)) == 3
+
+
+def test_no_type_ignore_for_attributes() -> None:
+    marker = "type: ignore" + "[attr-defined]"
+    offenders = [str(p.relative_to(ROOT)) for p in SRC.rglob("*.py")
+                 if marker in p.read_text(encoding="utf-8")]
+    assert offenders == []
+
+
+def test_kernels_import_nothing_above_them() -> None:
+    """Also part of the layer contract; said here plainly for the reader."""
+    paths = list((SRC / "kernels").glob("*.py"))
+    assert paths
+    for path in paths:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level >= 2:
+                pytest.fail(f"{path.name} imports {'.' * node.level}{node.module}")
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                module = node.module if isinstance(node, ast.ImportFrom) else None
+                names = [module] if module else [a.name for a in node.names]
+                for name in names:
+                    if name and name.startswith("nugar") and not name.startswith(
+                            "nugar.kernels"):
+                        pytest.fail(f"{path.name} imports {name}")
