@@ -68,21 +68,23 @@ else
     fail "nugar is imported from $PKG, not from the fresh venv"
 fi
 
-# The wheel ships every page of the checkout and the license.
-if "$VPY" - "$WHEEL" "$ROOT/src/nugar/docs" <<'EOF'
+# The wheel ships every file of the package folder (sources and data: pages, web UI, book)
+# and the license.
+if "$VPY" - "$WHEEL" "$ROOT/src/nugar" <<'EOF'
 import sys, zipfile
 from pathlib import Path
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
-docs = Path(sys.argv[2])
-wanted = {f"nugar/docs/{p.relative_to(docs).as_posix()}" for p in docs.rglob("*.md")}
-wanted |= {"nugar/solver/data/book.json", "nugar/server/static/index.html"}
+package = Path(sys.argv[2])
+skip = {"__pycache__", ".pyc", ".nbi", ".nbc"}
+wanted = {f"nugar/{p.relative_to(package).as_posix()}" for p in package.rglob("*")
+          if p.is_file() and not skip & {*p.parts, p.suffix}}
 missing = sorted(wanted - names)
 licence = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
 if missing or not licence:
     print("missing from the wheel:", ", ".join(missing or ["LICENSE"]))
     sys.exit(1)
 EOF
-then pass "the wheel holds every rules page, the web UI, the book and LICENSE"
+then pass "the wheel holds every file of the package (pages, web UI, book) and LICENSE"
 else fail "the wheel is incomplete"; fi
 
 # --- the command line -----------------------------------------------------------------------

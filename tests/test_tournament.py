@@ -153,3 +153,18 @@ class TestCommandLine:
                      "--json"]) == 0
         data = json.loads(capsys.readouterr().out)
         assert data["depth"] == 3 and data["pv"][0] == data["move"]
+
+
+def test_a_game_stopped_at_the_decision_limit_is_adjudicated_a_draw(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game too long to finish is scored as a draw by adjudication, which its record
+    says with the termination tag (the game's own ending, not a word of the tournament's)."""
+    from nugar.ai import tournament
+
+    monkeypatch.setattr(tournament, "MAX_DECISIONS", 3)
+    spec = tournament.GameSpec(0, "dara", "random", "random", True, Limits(depth=1), 0, 1,
+                               record=True)
+    result = tournament.play_game(spec)
+    assert (result.result, result.reason, result.points_a) == ("1/2-1/2", "adjudication", 0.5)
+    assert result.record is not None and '[Termination "adjudication"]' in result.record
+    assert result.record.count("\n") > 3 and "stopped after 3 decisions" in result.record

@@ -158,11 +158,12 @@ def play_game(spec: GameSpec) -> GameResult:
         else:
             game.push(players[game.to_move].choose(game, spec.limits))
         decisions += 1
+    stopped = game.outcome is None
+    if stopped:  # too long: scored as a draw, and the record says so
+        game.adjudicate(None)
     outcome = game.outcome
-    if outcome is None:
-        result, reason, winner = "1/2-1/2", "adjudicated", None
-    else:
-        result, reason, winner = outcome.result, outcome.reason, outcome.winner
+    assert outcome is not None
+    result, reason, winner = outcome.result, outcome.reason, outcome.winner
     a_player = 1 if spec.a_first else 2
     points = 0.5 if winner is None else (1.0 if winner == a_player else 0.0)
     text = None
@@ -172,7 +173,7 @@ def play_game(spec: GameSpec) -> GameResult:
         tags = {"First": spec.first, "Second": spec.second, "Round": str(spec.index + 1)}
         if spec.limits.time is not None:
             tags["TimeControl"] = f"{spec.limits.time:g}s/move"
-        if outcome is None:
+        if stopped:
             tags["Annotator"] = f"stopped after {MAX_DECISIONS} decisions"
         text = dumps(game, tags)
     return GameResult(spec.index, spec.a_first, result, reason, points, decisions, text)

@@ -27,9 +27,6 @@ REASON_PIECES = 1       # alignment: a player is down to loss_at pieces
 REASON_BLOCKED = 2      # a player could not move (blocked=lose), or both were blocked
 REASON_REPETITION = 3   # the same position for the repetition-th time
 REASON_QUIET_LIMIT = 4  # too many turns without a capture
-REASON_MAJORITY = 5     # Dracala: a player's store holds more than half of all seeds
+REASON_MAJORITY = 5     # misere=on: a player's store holds more than half of all seeds
 REASON_EMPTY_SIDE = 6   # sowing: the game ended by empty holes and was scored
-REASON_RESIGNED = 7     # set by the Python layer, never by a kernel
-
-REASON_NAMES = ("", "pieces", "blocked", "repetition", "quiet_limit", "majority",
-                "empty_side", "resigned")
+# (endings that players impose, such as resignation, are kept by the Game: rules/base.py)
