@@ -6,8 +6,8 @@ the subtrees already searched). The opening positions of the Dracala presets, th
 ones (10 CPU seconds for the start, up to 2 for the next ones), come from the shipped book
 (``book.py``: every position up to four decisions in). The score it reports is the
 solver's exact value for the player to move (``docs/solving.md``): in Kalah the final
-margin; in Dracala ``result * (2T + 1) + misère margin``, so any win scores above every
-draw and loss.
+margin; under misère rules (``misere=on``, Dracala) ``result * (2T + 1) + misère margin``,
+so any win scores above every draw and loss.
 """
 
 from __future__ import annotations

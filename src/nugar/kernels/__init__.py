@@ -1,4 +1,4 @@
-"""Numba-compiled hot paths shared by the engine, the search and the simulators.
+"""Numba-compiled hot paths shared by the game objects, the search and the simulators.
 
 Every rule is implemented once, here, in numba's subset: the friendly ``Game`` classes in
 ``nugar.rules`` call these functions, and so do the AI and the batched simulators. See

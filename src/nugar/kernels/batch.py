@@ -44,8 +44,9 @@ BoolArray = npt.NDArray[np.bool_]
 # --- sowing observations --------------------------------------------------------------------
 # A vector of 2P + 6 numbers: the observer's holes 1..P and store, then the opponent's holes
 # 1..P and store (each seed count divided by all seeds in play), then four flags: the observer
-# is to move, a step has been played (Dracala's first-step exemption is over), the observer /
-# the opponent was the last to put seeds into his store (the Dracala leftovers option).
+# is to move, a step has been played (the first-step exemption of capture_duty=maximal is
+# over), the observer / the opponent was the last to put seeds into his store (for
+# leftovers=last_capturer).
 SOW_EXTRA = 4
 
 

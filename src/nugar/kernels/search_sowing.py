@@ -2,8 +2,9 @@
 
 The score is from the point of view of the player to move, in hundredths of a seed:
 
-* ``W_STORE`` x (own store - opponent's store): the result itself. In Dracala the sign is
-  reversed by the weights (a store past half of all seeds loses), see ``docs/ai.md``.
+* ``W_STORE`` x (own store - opponent's store): the result itself. Under misère rules (the
+  ``dracala`` AI profile) the sign is reversed by the weights (a store past half of all seeds
+  loses), see ``docs/ai.md``.
 * ``W_SIDE`` x (seeds in own holes - seeds in the opponent's holes): seeds still to be sown
   on one's own side tend to end in one's own store (leftovers go to their owner in Kalah).
 * ``W_BONUS`` x (holes giving a bonus step: own - opponent's).

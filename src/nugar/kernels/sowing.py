@@ -9,8 +9,8 @@ Sowing is computed lap-wise rather than seed by seed: a step of ``n`` seeds over
 ``L`` cells makes ``(n - 1) // L`` whole laps (every cell of the cycle gets that many) and a
 last partial lap of ``1..L`` seeds. Working in cells numbered from the mover's own hole 1
 ("relative" cells: holes 0..P-1, store P, the opponent's holes P+1..2P, the opponent's store
-2P+1 which is never sown) makes the result of a step a little arithmetic, which the Dracala
-filter uses to rate every step without playing it.
+2P+1 which is never sown) makes the result of a step a little arithmetic, which the capture
+duty (``capture_duty=maximal``) uses to rate every step without playing it.
 
 Dracala's rules follow the Mancala World page "Dracala" and are two options (``P_VARIANT``):
 under ``capture_duty=maximal`` captures are the seeds a step puts into the mover's store and

@@ -1,4 +1,6 @@
-"""Rules engines: rule sets as data and one game class per family."""
+"""The rules: rule sets as data (``options``), the family registry (``family``), one game
+class per family, and the ways to start a game: :func:`new_game`, :func:`from_state`,
+:func:`from_position`."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ the compiled kernels. Besides the base API it offers :meth:`AlignmentGame.from_d
 
 This module is also the family's implementation (``family.ALIGNMENT.parts``, :data:`PARTS`):
 the kernel params of a rule set (:func:`make_params`), its action codes, score, observations,
-board data, batched loops and AI profiles.
+board data and the evaluation weights of its AI profiles (``dara``, ``dala``).
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ data here (player names, notation, score label, record tags) or, through
 ``descriptor.parts``, what comes with the compiled kernels (params, action codes,
 observations, board data, AI profiles). Adding a family is one descriptor here and one
 module holding its ``Game`` subclass and ``PARTS``; adding a variant of a family is a preset
-(``options.register_preset``) or an option (``docs/architecture.md``, "Adding a family or a
-variant").
+(``options.register_preset``) or an option (``docs/architecture.md``, "Adding a variant or a
+family").
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ rules themselves live only in the compiled kernels. Besides the base API it offe
 
 This module is also the family's implementation (``family.SOWING.parts``, :data:`PARTS`): the
 kernel params of a rule set (:func:`make_params`), its action codes, score, observations,
-board data, batched loops and AI profiles.
+board data and the evaluation weights of its AI profiles (``kalah``, ``dracala``).
 """
 
 from __future__ import annotations

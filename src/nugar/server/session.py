@@ -2,12 +2,12 @@
 the computer's turns.
 
 A :class:`GameSession` holds the :class:`~nugar.rules.Game` (the only judge of the rules and
-the only record of how the game ended: a resignation or an agreed draw is applied to the game
-itself), the mode (against the AI, between two people by link, hot-seat), the pending offers
-and the computer player. Every change runs under the session's ``asyncio.Lock``, and is then
-handed to ``commit(event_type, data)``, which stores and announces it (the server's
-:class:`~.rooms.Room` does that) and returns the public state. Nothing here imports FastAPI:
-the tests drive sessions directly, with a fake computer player.
+the only record of how the game ended: a resignation, an agreed draw, an adjudication or a
+loss on time is applied to the game itself), the mode (against the AI, between two people
+by link, hot-seat), the pending offers and the computer player. Every change runs under the
+session's ``asyncio.Lock``, and is then handed to ``commit(event_type, data)``, which stores
+and announces it (the server's :class:`~.rooms.Room` does that) and returns the public state.
+Nothing here imports FastAPI: the tests drive sessions directly, with a fake computer player.
 
 A stored game is its rule set, its move texts and its imposed ending (:func:`ending_of`),
 which :func:`restore` applies again after the moves.

@@ -1,8 +1,9 @@
 """Durable storage of online games through SQLAlchemy (SQLite by default, PostgreSQL by URL).
 
-A stored game is its rule-set text plus the list of move texts played, and how it ended when
-the engine alone cannot say (a resignation, a draw by agreement). Loading replays the moves
-through the engine, which stays the only judge of legality. Next to each game row the
+A stored game is its rule-set text plus the list of move texts played, and the ending imposed
+on it, which the moves alone do not give (a resignation, an agreed draw, an adjudication, a
+loss on time: ``session.ending_of``). Loading replays the moves through the rules engine,
+which stays the only judge of legality (``session.restore``). Next to each game row the
 ``events`` table keeps the numbered journal of everything that happened to it; a reconnecting
 client is sent the entries it missed. Every change is one transaction that updates the game
 row and appends its event together, so a crash leaves either both or neither.
@@ -48,7 +49,7 @@ games_table = Table(
     Column("key_hash_1", String(64), nullable=True),    # sha256 of seat 1's secret
     Column("key_hash_2", String(64), nullable=True),
     Column("moves", Text, nullable=False, default="[]"),  # JSON list of move texts
-    Column("ending", Text, nullable=True),               # JSON: resignation or agreement
+    Column("ending", Text, nullable=True),               # JSON: the imposed ending, if any
     Column("offers", Text, nullable=False, default="{}"),  # JSON: pending draw/takeback offers
     Column("result", String(8), nullable=True),
     Column("reason", String(16), nullable=True),
