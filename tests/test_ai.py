@@ -18,17 +18,7 @@ from nugar.ai import LEVELS, Agent, Analysis, Limits, make_agent
 from nugar.rules.alignment import AlignmentGame
 from nugar.rules.base import Game
 from nugar.rules.sowing import SowingGame
-
-RULE_SETS = [
-    "dara",
-    "dara-niger",
-    "dara-sheet",
-    "dala",
-    "kalah",
-    "dracala",
-    "kalah(pits=3,seeds=2,empty_capture=single,skip_origin=on)",
-    "dara(rows=4,cols=4,pieces=5,blocked=lose,all_protected=take_any)",
-]
+from rule_sets import not_large, of_family, small
 
 
 def solve(game: Game, memo: dict[tuple[int, int], int]) -> int:
@@ -203,7 +193,8 @@ AGENT_MIX = ["random:seed=1", "greedy:seed=2", "alphabeta:depth=2", "mcts:playou
              "alphabeta:nodes=3000", "level:1,seed=4"]
 
 
-@pytest.mark.parametrize("rules", RULE_SETS)
+# not on the large boards, where the searches of these agents take about a second a rule set
+@pytest.mark.parametrize("rules", not_large())
 def test_agents_only_return_legal_moves(rules: str) -> None:
     """Agents take turns in one game, each decision checked against the legal moves; the
     game must not be changed by an analysis."""
@@ -360,17 +351,26 @@ def test_finds_a_dracala_forced_sequence() -> None:
     assert game.outcome is not None and game.outcome.winner == 1
 
 
+# the small sowing rule sets of more than one hole a side: a forced move is played without a
+# search, so the positions asked about must offer a choice
+@pytest.mark.parametrize("rules", [rules for rules in small(of_family("sowing"))
+                                   if nugar.parse_rules(rules).options.pits > 1])
 @pytest.mark.parametrize("seed", range(4))
-def test_search_agrees_with_exhaustive_minimax_on_small_kalah(seed: int) -> None:
-    """Deep enough to see the end, the search's verdict equals the exact game value."""
+def test_search_agrees_with_exhaustive_minimax_on_small_boards(rules: str, seed: int) -> None:
+    """Deep enough to see the end, the search's verdict equals the exact game value, in
+    random positions of the small sowing rule sets."""
     import random
 
     rng = random.Random(seed)
-    holes1 = [rng.randint(0, 3) for _ in range(3)]
-    holes2 = [rng.randint(0, 3) for _ in range(3)]
-    holes1[0] += 1
-    holes2[2] += 1
-    game = SowingGame.from_position("kalah(pits=3,seeds=2)", holes1, holes2, (0, 0))
+    pits = nugar.parse_rules(rules).options.pits
+    while True:
+        holes1 = [rng.randint(0, 3) for _ in range(pits)]
+        holes2 = [rng.randint(0, 3) for _ in range(pits)]
+        holes1[0] += 1
+        holes2[-1] += 1
+        game = SowingGame.from_position(rules, holes1, holes2, (0, 0))
+        if len(game.legal_moves()) > 1:
+            break
     value = solve(game, {})
     analysis = make_agent("alphabeta:depth=40").analyse(game)
     assert analysis.score is not None

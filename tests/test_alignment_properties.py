@@ -21,32 +21,22 @@ from nugar.kernels import alignment as K
 from nugar.kernels import dispatch as D
 from nugar.kernels.common import ST_KEY, ST_OUTCOME
 from nugar.rules.alignment import AlignmentGame, alignment_params, make_params
+from random_play import random_game
+from rule_sets import PRESET_NAMES, of_family
 
-RULE_SETS = [
-    "dara",
-    "dara-niger",
-    "dara-sheet",
-    "dala",
-    "dala(protect_threes=on,all_protected=take_any)",
-    "dara(blocked=lose,no_return=on,quiet_limit=30)",
-    "dara(rows=4,cols=4,pieces=6,centre_first=on,drop_capture=on)",
-    "dala(long_lines=forbidden,drop_limit=no_three,repetition=2)",
-    "dara-sheet(rows=3,cols=7,pieces=9,loss_at=3,drop_limit=none)",
-    "dara(rows=9,cols=9,pieces=20,long_lines=allowed)",
-    "dara-sheet(rows=7,cols=9,pieces=25,drop_limit=no_three)",
-    "dala(rows=8,cols=8,pieces=20,long_lines=forbidden,no_return=on)",
-]
+#: the alignment rule sets of the shared list (tests/rule_sets.py)
+RULE_SETS = of_family("alignment")
 
-# boards of one 63-bit word, where move generation uses whole-board bit operations
-ONE_WORD_RULES = [
-    "dara", "dara-niger", "dara-sheet", "dala",
-    "dala(long_lines=forbidden,no_return=on,drop_limit=no_four)",
-    "dara(drop_limit=none,long_lines=allowed,no_return=on)",
-    "dara-niger(rows=1,cols=12,pieces=5,loss_at=1)",
-    "dara-niger(rows=12,cols=1,pieces=5,loss_at=1)",
-    "dara-sheet(rows=7,cols=9,pieces=25,centre_first=on)",
-    "dala(rows=9,cols=7,pieces=25,drop_limit=no_three)",
-]
+
+def board_words(rules: str) -> int:
+    """How many 63-bit words hold one player's pieces on the board of ``rules``."""
+    options = nugar.parse_rules(rules).options
+    assert isinstance(options, nugar.AlignmentOptions)
+    return int(make_params(options)[K.P_W])
+
+
+#: boards of one 63-bit word, where move generation uses whole-board bit operations
+ONE_WORD_RULES = [rules for rules in RULE_SETS if board_words(rules) == 1]
 
 OPTION_VALUES = {
     "centre_first": ["on", "off"],
@@ -76,15 +66,6 @@ ANY_RULES = st.one_of(st.sampled_from(RULE_SETS), random_rules())
 
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-
-
-def random_game(rules: str, seed: int, max_plies: int) -> AlignmentGame:
-    game = nugar.new_game(rules)
-    assert isinstance(game, AlignmentGame)
-    rng = random.Random(seed)
-    while not game.is_over and len(game.move_stack) < max_plies:
-        game.play(rng.choice(game.legal_moves()))
-    return game
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -131,7 +112,7 @@ def test_random_games_keep_every_invariant(rules: str, seed: int) -> None:
     assert np.array_equal(replay.state, game.state)
 
 
-@pytest.mark.parametrize("rules", ["dara", "dara-niger", "dara-sheet", "dala"])
+@pytest.mark.parametrize("rules", of_family("alignment", PRESET_NAMES))
 def test_games_end_under_default_options(rules: str) -> None:
     for seed in range(3):
         game = random_game(rules, seed, 20_000)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from nugar import record
 from nugar.ai import DEFAULT_LEVEL
 from nugar.cli import build_parser, main
 from nugar.rules.options import KALAH_SOURCE, SowingOptions, format_value, option_fields
+from random_play import random_game
 
 
 @pytest.fixture(autouse=True)
@@ -35,10 +35,9 @@ def run_cli(args: list[str], stdin: str = "", *,
 
 
 def random_turns(rules: str, seed: int) -> list[str]:
-    rng = random.Random(seed)
-    game = nugar.new_game(rules)
-    while not game.is_over:
-        game.play(rng.choice(game.legal_moves()))
+    """The turns of a random game played to its end."""
+    game = random_game(rules, seed)
+    assert game.is_over
     return game.turns()
 
 

@@ -11,20 +11,9 @@ from hypothesis import strategies as st
 
 import nugar
 from nugar import IllegalMoveError, Move
+from random_play import UNTIL_THE_END, play_random
+from rule_sets import PRESET_NAMES, RULE_SETS, not_large
 
-RULE_SETS = [
-    "dara",
-    "dara-niger",
-    "dara-sheet",
-    "dala",
-    "kalah",
-    "dracala",
-    "dracala(leftovers=last_capturer)",
-    "kalah(pits=3,seeds=2,empty_capture=single,skip_origin=on)",
-    "kalah(end=mover_empty,leftovers=last_mover)",
-    "dara(rows=4,cols=4,pieces=5,blocked=lose,all_protected=take_any)",
-    "dala(quiet_limit=20,repetition=2,no_return=on)",
-]
 REASONS = {"pieces", "blocked", "repetition", "quiet_limit", "majority", "empty_side"}
 MAX_DECISIONS = 20_000
 
@@ -69,7 +58,9 @@ def check_finished(game: nugar.Game) -> None:
         game.play("pass" if game.rules.family == "alignment" else "1")
 
 
-@pytest.mark.parametrize("rules", RULE_SETS)
+# not on the large boards, whose games checked this way take seconds each; the test below and
+# test_alignment_properties.py still play random games on them
+@pytest.mark.parametrize("rules", not_large())
 def test_random_games_keep_every_invariant(rules: str) -> None:
     for seed in range(3):
         game = play_random_game(rules, seed)
@@ -89,14 +80,10 @@ def test_copy_is_independent_and_undo_returns_to_the_start(rules: str, seed: int
     rng = random.Random(seed)
     game = nugar.new_game(rules)
     start = (str(game), game.legal_moves())
-    for _ in range(rng.randrange(1, 60)):
-        if game.is_over:
-            break
-        game.play(rng.choice(game.legal_moves()))
+    play_random(game, rng, rng.randrange(1, 60))
     snapshot = (str(game), game.turns(), game.result)
-    twin = game.copy()
-    while not twin.is_over:
-        twin.play(rng.choice(twin.legal_moves()))
+    twin = play_random(game.copy(), rng, UNTIL_THE_END)
+    assert twin.is_over
     assert (str(game), game.turns(), game.result) == snapshot
     while game.move_stack:
         game.undo()
@@ -137,7 +124,7 @@ def test_nothing_to_undo_is_a_clear_error(rules: str) -> None:
         nugar.new_game(rules).undo()
 
 
-@pytest.mark.parametrize("rules", RULE_SETS[:6])
+@pytest.mark.parametrize("rules", PRESET_NAMES)
 def test_perft_one_counts_the_legal_moves(rules: str) -> None:
     game = nugar.new_game(rules)
     assert nugar.perft(game, 1) == len(game.legal_moves())

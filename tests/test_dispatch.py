@@ -18,13 +18,11 @@ from nugar.kernels import rng
 from nugar.kernels import search_core as C
 from nugar.kernels.common import OUTCOME_RUNNING, ST_OUTCOME
 from nugar.rules.family import family_of
+from rule_sets import RULE_SETS, is_small
 
 IntArray = np.ndarray
 
 NO_LIMIT = 10**9  # plies: no random game comes near
-
-RULES = ["dara", "dala", "dara-sheet", "dara(rows=7,cols=9)", "kalah", "dracala",
-         "kalah(pits=3,seeds=2,skip_origin=on,empty_capture=single)"]
 
 
 def _family(rules: str) -> tuple[int, ModuleType]:
@@ -37,7 +35,7 @@ def _params(rules: str) -> IntArray:
     return params
 
 
-@pytest.mark.parametrize("rules", RULES)
+@pytest.mark.parametrize("rules", RULE_SETS)
 def test_switches_give_what_the_family_kernels_give(rules: str) -> None:
     fam, kernels = _family(rules)
     params = _params(rules)
@@ -114,7 +112,9 @@ def test_perft_counts_the_tree_from_later_positions(rules: str) -> None:
     assert np.array_equal(state, before)
 
 
-@pytest.mark.parametrize("rules", RULES)
+# not on the small boards: there twelve random games can all end alike (all drawn, or a one-hole
+# game won by its only move), so their outcomes would not show that the seed matters
+@pytest.mark.parametrize("rules", [rules for rules in RULE_SETS if not is_small(rules)])
 def test_random_playout_leaves_its_input_and_plays_the_generators_game(rules: str) -> None:
     """One contract for both families: the state passed is not changed, the outcome comes
     back, the same seed plays the same game, and that game is the one the generator of

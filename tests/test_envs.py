@@ -19,16 +19,6 @@ from nugar.envs.pettingzoo import AGENTS, env, raw_env
 ALL_PRESETS = list(PRESETS)
 
 
-def _random_game(rules: str, seed: int, max_moves: int = 400) -> nugar.Game:
-    game = nugar.new_game(rules)
-    rng = np.random.default_rng(seed)
-    for _ in range(max_moves):
-        if game.is_over:
-            break
-        game.push_action(int(rng.choice(game.legal_actions())))
-    return game
-
-
 # --- action space and observations ---------------------------------------------------------
 
 

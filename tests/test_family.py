@@ -16,6 +16,7 @@ from nugar.rules import from_state
 from nugar.rules.boards import GridBoard, PitBoard
 from nugar.rules.family import ALIGNMENT, FAMILIES, SOWING, family_of
 from nugar.rules.options import register_preset, unregister_preset
+from rule_sets import RULE_SETS
 
 DRACALA_AS_KALAH = "kalah(seeds=6,leftovers=last_mover,capture_duty=maximal,misere=on)"
 
@@ -169,7 +170,7 @@ def test_family_of_a_bad_text_is_a_rules_error() -> None:
         family_of("chess")
 
 
-@pytest.mark.parametrize("rules", ["dara", "dala(rows=3,cols=4)", "kalah", "dracala(pits=3)"])
+@pytest.mark.parametrize("rules", RULE_SETS)
 def test_the_action_table_round_trips_and_names_every_code(rules: str) -> None:
     game = new_game(rules)
     codec = family_of(game).parts.codec(game.rules)

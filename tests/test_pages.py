@@ -3,7 +3,6 @@ rewritten to the site's addresses, headings given GitHub-style anchors."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from importlib import resources
 from pathlib import Path
@@ -12,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 from fastapi.testclient import TestClient
 
-from nugar.server import create_app, pages
+from nugar.server import pages
 
 
 class _Links(HTMLParser):
@@ -35,11 +34,7 @@ class _Links(HTMLParser):
             self.images.append(str(a.get("src")))
 
 
-@pytest.fixture()
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    app = create_app(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.05, rate=None)
-    with TestClient(app) as c:
-        yield c
+# the fixture ``client`` (the web app on a fresh database) is in conftest.py
 
 
 def shipped() -> list[str]:

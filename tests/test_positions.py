@@ -13,25 +13,8 @@ from hypothesis import strategies as st
 import nugar
 from nugar import Game, IllegalMoveError, NugarError, Outcome, RulesError, from_position
 from nugar.rules.alignment import AlignmentGame
-
-PRESETS = list(nugar.PRESETS)
-#: rule sets whose options put more fields into positions, or end games in more ways
-VARIANTS = [
-    "dara(rows=4,cols=4,pieces=5,quiet_limit=12)",
-    "dara-sheet(rows=3,cols=4,pieces=4,loss_at=1,quiet_limit=8)",
-    "dara(rows=1,cols=5,pieces=3,loss_at=0,repetition=2)",
-    "dala(rows=4,cols=4,pieces=6,blocked=lose)",
-    "dracala(leftovers=last_capturer)",
-    "kalah(pits=3,seeds=2,end=mover_empty,leftovers=last_capturer)",
-    "dracala(pits=3,seeds=3,skip_origin=on)",
-]
-
-
-def play_random(game: Game, rng: random.Random, moves: int) -> None:
-    for _ in range(moves):
-        if game.is_over:
-            return
-        game.play(rng.choice(game.legal_moves()))
+from random_play import play_random
+from rule_sets import PRESET_NAMES, RULE_SETS
 
 
 def assert_same_position(a: Game, b: Game) -> None:
@@ -46,7 +29,7 @@ def assert_same_position(a: Game, b: Game) -> None:
 # --- round trip --------------------------------------------------------------------------------
 class TestRoundTrip:
     @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(rules=st.sampled_from(PRESETS + VARIANTS), seed=st.integers(0, 2**32 - 1))
+    @given(rules=st.sampled_from(RULE_SETS), seed=st.integers(0, 2**32 - 1))
     def test_every_position_of_a_random_game_round_trips(self, rules: str, seed: int) -> None:
         rng = random.Random(seed)
         game = nugar.new_game(rules)
@@ -61,7 +44,7 @@ class TestRoundTrip:
             game.play(rng.choice(game.legal_moves()))
 
     @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(rules=st.sampled_from(PRESETS + VARIANTS), seed=st.integers(0, 2**32 - 1),
+    @given(rules=st.sampled_from(RULE_SETS), seed=st.integers(0, 2**32 - 1),
            start=st.integers(0, 80))
     def test_a_set_up_game_has_the_same_future(self, rules: str, seed: int, start: int) -> None:
         # the repetition record is history, not position: without the repetition rule the
@@ -106,7 +89,7 @@ class TestRoundTrip:
 # --- equality and hashing -----------------------------------------------------------------------
 class TestEquality:
     def test_new_games_of_one_rule_set_are_equal(self) -> None:
-        for name in PRESETS:
+        for name in PRESET_NAMES:
             assert_same_position(nugar.new_game(name), nugar.new_game(name))
         assert len({nugar.new_game("dara"), nugar.new_game("dara"), nugar.new_game("kalah")}) == 2
 

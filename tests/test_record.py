@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 from pathlib import Path
 
 import pytest
@@ -12,24 +11,8 @@ import pytest
 import nugar
 from nugar import record
 from nugar.record import RecordError
-
-RULE_SETS = [
-    *nugar.PRESETS,
-    "dara-niger(quiet_limit=off)",
-    "dracala(leftovers=last_capturer)",
-    "kalah(pits=4,seeds=3,skip_origin=on)",
-    "dala(repetition=2,quiet_limit=30)",
-]
-
-
-def random_game(rules: str, seed: int, max_decisions: int = 600) -> nugar.Game:
-    rng = random.Random(seed)
-    game = nugar.new_game(rules)
-    for _ in range(max_decisions):
-        if game.is_over:
-            break
-        game.play(rng.choice(game.legal_moves()))
-    return game
+from random_play import random_game
+from rule_sets import RULE_SETS
 
 
 def finished_game(rules: str, seed: int = 0) -> nugar.Game:

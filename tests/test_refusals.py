@@ -21,7 +21,6 @@ from nugar.protocol import EngineSession, plain_board
 from nugar.rules.alignment import AlignmentGame
 from nugar.rules.family import ALIGNMENT, SOWING
 from nugar.rules.sowing import SowingGame
-from nugar.server import create_app
 
 
 def board(rules: str, diagram: str, **kwargs: object) -> AlignmentGame:
@@ -347,21 +346,19 @@ def test_engine_play_replies_with_the_reason() -> None:
     assert session.handle("tomove") == "= 2\n\n"
 
 
-def test_web_move_response_carries_the_reason(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.05, rate=None)
-    with TestClient(app) as client:
-        made = client.post("/api/games", json={"rules": "dara", "mode": "friend"}).json()
-        gid, keys = made["id"], made["keys"]
-        assert made["state"]["players"] == ["Black", "White"]
-        assert client.post(f"/api/games/{gid}/move",
-                           json={"key": keys["1"], "move": "c3"}).status_code == 200
-        r = client.post(f"/api/games/{gid}/move", json={"key": keys["2"], "move": "c3"})
-        assert r.status_code == 409 and r.json()["error"] == "illegal_move"
-        assert r.json()["detail"].startswith(OCCUPIED)
-        r = client.post(f"/api/games/{gid}/move", json={"key": keys["1"], "move": "d4"})
-        assert r.status_code == 409
-        assert r.json()["detail"] == "it is White's turn, not Black's"
-        presets = {p["name"]: p for p in client.get("/api/presets").json()}
-        assert presets["dracala"]["players"] == ["South", "North"]
-        replay = client.post("/api/replay", json={"record": '[Rules "kalah"]\n1. 3-6 *\n'})
-        assert replay.json()["players"] == ["South", "North"]
+def test_web_move_response_carries_the_reason(client: TestClient) -> None:
+    made = client.post("/api/games", json={"rules": "dara", "mode": "friend"}).json()
+    gid, keys = made["id"], made["keys"]
+    assert made["state"]["players"] == ["Black", "White"]
+    assert client.post(f"/api/games/{gid}/move",
+                       json={"key": keys["1"], "move": "c3"}).status_code == 200
+    r = client.post(f"/api/games/{gid}/move", json={"key": keys["2"], "move": "c3"})
+    assert r.status_code == 409 and r.json()["error"] == "illegal_move"
+    assert r.json()["detail"].startswith(OCCUPIED)
+    r = client.post(f"/api/games/{gid}/move", json={"key": keys["1"], "move": "d4"})
+    assert r.status_code == 409
+    assert r.json()["detail"] == "it is White's turn, not Black's"
+    presets = {p["name"]: p for p in client.get("/api/presets").json()}
+    assert presets["dracala"]["players"] == ["South", "North"]
+    replay = client.post("/api/replay", json={"record": '[Rules "kalah"]\n1. 3-6 *\n'})
+    assert replay.json()["players"] == ["South", "North"]

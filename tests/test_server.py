@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import secrets
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +21,7 @@ from nugar.server import create_app
 from nugar.server.render import board_data, svg
 from nugar.server.store import GameRow, Store, StoredEvent, hash_key
 
-
-@pytest.fixture()
-def db_url(tmp_path: Path) -> str:
-    """A fresh SQLite file, or the database named by ``$NUGAR_TEST_DB_URL`` (e.g. PostgreSQL:
-    the same tests then run against it)."""
-    return os.environ.get("NUGAR_TEST_DB_URL") or f"sqlite:///{tmp_path / 'games.db'}"
-
-
-@pytest.fixture()
-def client(db_url: str) -> Iterator[TestClient]:
-    app = create_app(db_url, ai_time=0.05, rate=None)
-    with TestClient(app) as c:
-        yield c
+# the fixtures ``db_url`` and ``client`` are in conftest.py
 
 
 def create(c: TestClient, **body: Any) -> dict[str, Any]:

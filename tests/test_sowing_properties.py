@@ -26,6 +26,7 @@ from nugar import Move
 from nugar.kernels import dispatch as D
 from nugar.kernels import sowing as K
 from nugar.rules.sowing import SowingGame
+from rule_sets import of_family
 
 MAX_STEPS = 20_000
 
@@ -163,10 +164,8 @@ def rule_texts(draw: st.DrawFn) -> str:
     return f"{preset}({','.join(f'{k}={options[k]}' for k in keep)})"
 
 
-NAMED = st.sampled_from(["kalah", "dracala", "dracala(leftovers=last_capturer)",
-                         "kalah(pits=1,seeds=1)", "kalah(pits=2,seeds=9,skip_origin=on)",
-                         "kalah(pits=5,seeds=3,empty_capture=single,end=mover_empty)",
-                         "dracala(pits=3,seeds=5,skip_origin=on,end=mover_empty)"])
+#: the sowing rule sets of the shared list (tests/rule_sets.py)
+NAMED = st.sampled_from(of_family("sowing"))
 
 
 def play_checked(rules: str, seed: int) -> SowingGame:
@@ -264,9 +263,7 @@ def test_random_positions_match_the_reference(rules: str, data: st.DataObject) -
 
 
 # --- compiled kernels -----------------------------------------------------------------------
-AGREEMENT_RULES = ["kalah", "dracala", "dracala(leftovers=last_capturer)",
-                   "kalah(pits=3,seeds=9,skip_origin=on,empty_capture=single)",
-                   "kalah(pits=2,seeds=1,end=mover_empty,leftovers=last_capturer)"]
+AGREEMENT_RULES = of_family("sowing")
 
 _PROBE = """
 import json, sys

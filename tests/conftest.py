@@ -1,0 +1,38 @@
+"""Fixtures shared by the test files.
+
+Plain helpers live in importable modules beside this one: ``rule_sets.py`` (the one list of
+rule sets), ``random_play.py`` (seeded random games) and ``fixtures_path.py`` (the files under
+``tests/fixtures/``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:  # the web app is imported by the fixture, only by the tests that use it
+    from fastapi.testclient import TestClient
+
+
+@pytest.fixture()
+def db_url(tmp_path: Path) -> str:
+    """A fresh SQLite file, or the database named by ``$NUGAR_TEST_DB_URL`` (e.g. PostgreSQL:
+    the same tests then run against it)."""
+    return os.environ.get("NUGAR_TEST_DB_URL") or f"sqlite:///{tmp_path / 'games.db'}"
+
+
+@pytest.fixture()
+def client(db_url: str) -> Iterator[TestClient]:
+    """The web app on ``db_url``, through Starlette's test client: the computer thinks for
+    0.05 s a move and requests are not rate-limited."""
+    from fastapi.testclient import TestClient
+
+    from nugar.server import create_app
+
+    app = create_app(db_url, ai_time=0.05, rate=None)
+    with TestClient(app) as c:
+        yield c
