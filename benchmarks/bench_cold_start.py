@@ -323,19 +323,29 @@ print(json.dumps(rows))
 """
 
 
-def part_steps(src: Path | None, repeat: int) -> None:
-    print("### Compile time of each warm-up step (one process, cold cache, in this order)\n")
-    print(f"load before: {load()}\n")
+def _cold_runs(code: str, src: Path | None, repeat: int, what: str
+               ) -> list[list[list[Any]]] | None:
+    """Run ``code`` ``repeat`` times, each in a fresh process on an empty cache, and collect
+    the JSON rows it prints last; ``None`` (after saying why) if a run fails."""
     runs: list[list[list[Any]]] = []
     for _ in range(repeat):
         with fresh_cache() as (_path, env):
             env = with_src(env, src)
-            proc = subprocess.run([sys.executable, "-c", STEPS_CODE], env=env, cwd=ROOT,
+            proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT,
                                   capture_output=True, text=True, timeout=1200)
             if proc.returncode != 0:
-                print(f"(steps failed: {proc.stderr.strip().splitlines()[-1:]})\n")
-                return
+                print(f"({what} failed: {proc.stderr.strip().splitlines()[-1:]})\n")
+                return None
             runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    return runs
+
+
+def part_steps(src: Path | None, repeat: int) -> None:
+    print("### Compile time of each warm-up step (one process, cold cache, in this order)\n")
+    print(f"load before: {load()}\n")
+    runs = _cold_runs(STEPS_CODE, src, repeat, "steps")
+    if runs is None:
+        return
     print("| step | wall s | CPU s | numba compilations |")
     print("| --- | ---: | ---: | ---: |")
     first = runs[0]
@@ -386,16 +396,9 @@ def part_kernels(src: Path | None, repeat: int) -> None:
     print("### Kernels compiled for the engine's first move (dara, level 8, `go depth 3`, "
           "no warm-up: compiled where first called)\n")
     print(f"load before: {load()}\n")
-    runs: list[list[list[Any]]] = []
-    for _ in range(repeat):
-        with fresh_cache() as (_path, env):
-            env = with_src(env, src)
-            proc = subprocess.run([sys.executable, "-c", KERNELS_CODE], env=env, cwd=ROOT,
-                                  capture_output=True, text=True, timeout=1200)
-            if proc.returncode != 0:
-                print(f"(kernels failed: {proc.stderr.strip().splitlines()[-1:]})\n")
-                return
-            runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    runs = _cold_runs(KERNELS_CODE, src, repeat, "kernels")
+    if runs is None:
+        return
     print("| kernel called from Python (with what it calls) | wall s | CPU s | numba "
           "compilations |")
     print("| --- | ---: | ---: | ---: |")
