@@ -86,6 +86,9 @@ def new_page(browser: Browser, width: int = 1100, height: int = 820) -> Page:
     page.set_default_timeout(TIMEOUT)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    # a script, style or connection refused by the Content-Security-Policy counts as an error
+    page.on("console", lambda m: errors.append(m.text)
+            if "Content Security Policy" in m.text else None)
     PAGE_ERRORS[page] = errors
     return page
 
@@ -103,7 +106,7 @@ def start_game(page: Page, base: str, preset: str, mode: str, level: int = 1,
     page.click("#start")
     page.wait_for_url("**/g/**")
     page.wait_for_selector("#board svg")
-    page.wait_for_function("document.body.dataset.v !== undefined")
+    page.wait_for_function("() => document.body.dataset.v !== undefined")
 
 
 def version(page: Page) -> int:
@@ -111,7 +114,7 @@ def version(page: Page) -> int:
 
 
 def wait_version_above(page: Page, v: int) -> None:
-    page.wait_for_function(f"Number(document.body.dataset.v) > {v}")
+    page.wait_for_function(f"() => Number(document.body.dataset.v) > {v}")
 
 
 def moves_text(page: Page) -> list[str]:
@@ -144,12 +147,12 @@ def test_full_game_against_the_ai_by_clicks(server: str, browser: Browser, shots
     page.select_option("#level", "1")
     page.click("#start")
     page.wait_for_selector("#board svg")
-    page.wait_for_function("document.getElementById('you').textContent.length > 0")
+    page.wait_for_function("() => document.getElementById('you').textContent.length > 0")
     assert page.text_content("#you") == "You play South (first)."
     clicks = 0
     while True:
         page.wait_for_function(
-            "!document.getElementById('result').hidden || "
+            "() => !document.getElementById('result').hidden || "
             "document.querySelector('#board .hole.lit') !== null", timeout=TIMEOUT)
         if not page.is_hidden("#result"):
             break
@@ -213,7 +216,7 @@ def test_two_people_by_link_with_a_spectator(server: str, browser: Browser,
     assert "You offered" in (alice.text_content("#offer-text") or "")
     bob.click("#offer-accept")
     for page in (alice, bob, spectator):
-        page.wait_for_function("document.querySelectorAll('#moves .turn').length === 0")
+        page.wait_for_function("() => document.querySelectorAll('#moves .turn').length === 0")
     assert alice.locator("#board .lit").count() > 0
 
     # a draw offer, seen by the other player and accepted
@@ -239,7 +242,7 @@ def test_reload_mid_game_and_continue(server: str, browser: Browser, shots: Path
         wait_version_above(page, v)
     url = page.url
     page.reload()
-    page.wait_for_function("document.body.dataset.v !== undefined")
+    page.wait_for_function("() => document.body.dataset.v !== undefined")
     assert page.url == url
     assert moves_text(page) == ["a1", "f5", "b1"]
     assert page.locator("#board .piece").count() == 3
@@ -253,22 +256,51 @@ def test_reload_mid_game_and_continue(server: str, browser: Browser, shots: Path
     # a typed illegal move is refused with the engine's reason, nothing changes
     page.fill("#move-input", "e5")
     page.press("#move-input", "Enter")
-    page.wait_for_function("document.getElementById('error').textContent.length > 0")
+    page.wait_for_function("() => document.getElementById('error').textContent.length > 0")
     assert (page.text_content("#error") or "").startswith(
         "e5 is not legal here: e5 is occupied (by a White piece); Black may play: ")
     assert moves_text(page) == ["a1", "f5", "b1", "e5"]
     # history: arrow keys step back and forth through the turns
     page.click("h2")
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function("document.getElementById('status').textContent.includes('turn 3')")
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('turn 3')")
     assert page.locator("#board .piece").count() == 3
     page.keyboard.press("Home")
-    page.wait_for_function("document.getElementById('status').textContent.includes('turn 0')")
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('turn 0')")
     assert page.locator("#board .piece").count() == 0
     page.keyboard.press("End")
-    page.wait_for_function("!document.getElementById('status').textContent.includes('Viewing')")
+    page.wait_for_function(
+        "() => !document.getElementById('status').textContent.includes('Viewing')")
     assert page.locator("#board .piece").count() == 4
     page.screenshot(path=str(shots / "dara-hotseat.png"))
+
+
+def test_a_link_never_replaces_the_seat_key_held(server: str, browser: Browser) -> None:
+    page = new_page(browser)
+    start_game(page, server, "kalah", "ai", seat=1)
+    game_id = page.url.split("/g/")[1].split("#")[0]
+    # the secret left the address bar as soon as it was read, and stays in this browser only
+    assert "key=" not in page.url and page.evaluate("location.hash") == ""
+    held = page.evaluate(f"JSON.parse(localStorage.getItem('nugar:seat:{game_id}'))")
+    assert held["seat"] == 1 and len(held["key"]) > 8
+    # a crafted link to the same game, opened in the same browser, keeps the seat held
+    other = page.context.new_page()
+    other.set_default_timeout(TIMEOUT)
+    errors: list[str] = []
+    other.on("pageerror", lambda e: errors.append(str(e)))
+    other.goto(f"{server}/g/{game_id}#seat=2&key=forged-key")
+    other.wait_for_function("() => document.body.dataset.v !== undefined")
+    assert other.evaluate(f"JSON.parse(localStorage.getItem('nugar:seat:{game_id}'))") == held
+    assert "key=" not in other.url
+    assert (other.text_content("#you") or "").startswith("You play")
+    assert "ignored" in (other.text_content("#error") or "")
+    # and the player can still play with the key kept
+    v = version(other)
+    other.fill("#move-input", "1")
+    other.press("#move-input", "Enter")
+    wait_version_above(other, v)
+    assert moves_text(other)[0].startswith("1")
+    assert not errors and not PAGE_ERRORS[page]
 
 
 def test_an_illegal_click_does_nothing(server: str, browser: Browser) -> None:
@@ -301,13 +333,14 @@ def test_step_and_capture_by_clicks(server: str, browser: Browser, shots: Path) 
     page.check('input[name="mode"][value="hotseat"]')
     page.click("#start")
     page.wait_for_url("**/g/**")
-    page.wait_for_function("document.body.dataset.v !== undefined")
+    page.wait_for_function("() => document.body.dataset.v !== undefined")
     gid = page.url.split("/g/")[1].split("#")[0]
-    key = page.url.split("key=")[1]
+    # the key has left the address bar; this browser keeps it for the game
+    key = page.evaluate(f"() => JSON.parse(localStorage.getItem('nugar:seat:{gid}')).key")
     for square in ["a1", "a5", "b1", "b5", "c2", "d5", "f3", "e3"]:
         r = httpx.post(f"{server}/api/games/{gid}/move", json={"key": key, "move": square})
         assert r.status_code == 200, r.text
-    page.wait_for_function("Number(document.body.dataset.ply) === 8")
+    page.wait_for_function("() => Number(document.body.dataset.ply) === 8")
     # the move phase: click the piece, then its target; the three a1 b1 c1 captures
     page.click('[data-square="c2"]')
     assert page.locator('[data-square="c2"].sel').count() == 1
@@ -331,7 +364,7 @@ def test_sowing_hot_seat_and_phone_screen(server: str, browser: Browser, shots: 
     v = version(page)
     page.click('[data-player="1"][data-hole="6"]')
     wait_version_above(page, v)
-    page.wait_for_function("!document.querySelector('#board .sown')")
+    page.wait_for_function("() => !document.querySelector('#board .sown')")
     assert page.locator('[data-player="2"][data-hole="1"] .count').text_content() == "7"
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390  # nothing spills sideways on a phone
@@ -353,12 +386,12 @@ def test_replay_a_pasted_record(server: str, browser: Browser, shots: Path) -> N
     assert moves_text(page) == ["c3", "d4", "a1", "f5"]
     assert page.locator("#board .piece").count() == 4
     page.click("#nav-prev")
-    page.wait_for_function("document.querySelectorAll('#board .piece').length === 3")
+    page.wait_for_function("() => document.querySelectorAll('#board .piece').length === 3")
     page.screenshot(path=str(shots / "replay.png"))
     page.goto(server + "/replay")
     page.fill("#record-text", '[Rules "dara"]\n\n1. z9 *')
     page.click("#replay-go")
-    page.wait_for_function("document.getElementById('replay-error').textContent.length > 0")
+    page.wait_for_function("() => document.getElementById('replay-error').textContent.length > 0")
 
 
 def test_game_screens_for_the_docs(server: str, browser: Browser, shots: Path) -> None:
@@ -373,7 +406,8 @@ def test_game_screens_for_the_docs(server: str, browser: Browser, shots: Path) -
     page.wait_for_selector("#board .sq.lit")
     page.screenshot(path=str(shots / "dara-against-ai.png"))
     page.click("#hint")
-    page.wait_for_function("document.getElementById('hint-text').textContent.startsWith('Hint')")
+    page.wait_for_function(
+        "() => document.getElementById('hint-text').textContent.startsWith('Hint')")
     hint = (page.text_content("#hint-text") or "").removeprefix("Hint: ")
     assert page.locator(f'[data-square="{hint}"].lit').count() == 1  # a legal drop
     # undo takes back the computer's reply and my last turn

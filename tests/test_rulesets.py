@@ -209,6 +209,8 @@ class TestNumericLimits:
     def test_a_huge_number_is_refused_in_one_line(self) -> None:
         message = "pits must be 1..32, not 1" + "0" * 11 + "..."
         with pytest.raises(RulesError, match=re.escape(message)):
+            parse_rules("kalah(pits=" + "1" + "0" * 250 + ")")
+        with pytest.raises(RulesError, match="at most 300 characters, not 5013"):
             parse_rules("kalah(pits=" + "1" + "0" * 5000 + ")")
 
     def test_the_limits_are_described_for_the_option_tables(self) -> None:

@@ -99,7 +99,20 @@ def test_the_web_uses_the_one_default_level(client: TestClient) -> None:
 def test_openapi_schema_lists_the_api(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
     assert {"/api/games", "/api/games/{game_id}/move", "/api/replay"} <= set(schema["paths"])
-    assert client.get("/docs").status_code == 200
+    # the interactive docs load a CDN's scripts on the origin of the seat keys: off by default
+    assert client.get("/docs").status_code == 404
+    assert client.get("/redoc").status_code == 404
+
+
+def test_api_docs_can_be_turned_on(tmp_path: Path) -> None:
+    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=None, api_docs=True)
+    with TestClient(app) as c:
+        r = c.get("/docs")
+        assert r.status_code == 200 and "swagger" in r.text.lower()
+        assert "cdn.jsdelivr.net" in r.headers["content-security-policy"]
+        assert c.get("/redoc").status_code == 200
+        # the pages keep the strict policy
+        assert "cdn" not in c.get("/").headers["content-security-policy"]
 
 
 def test_malformed_json_and_unknown_routes_give_json_errors(client: TestClient) -> None:
@@ -399,6 +412,77 @@ def test_oversized_bodies_and_floods_are_refused(tmp_path: Path) -> None:
         assert codes.count(429) >= 3 and codes[0] == 200
         r = c.get("/api/presets")
         assert r.status_code == 429 and r.json()["error"] == "rate_limited"
+        # the refusal says when to come back: one token at 1 a second is at most 1 s away
+        assert r.headers["retry-after"] == "1"
+
+
+def test_retry_after_counts_the_seconds_to_the_next_token() -> None:
+    from nugar.server.middleware import Guard
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        return None
+
+    now = [0.0]
+    guard = Guard(app, max_body=10, rate=0.1, burst=1, clock=lambda: now[0])
+    assert guard.allow("a") and not guard.allow("a")
+    assert guard.retry_after("a") == 10  # 0.1 a second: a whole token takes 10 s
+    now[0] = 7.5
+    assert not guard.allow("a") and guard.retry_after("a") == 3
+
+
+def test_links_ignore_the_host_header(tmp_path: Path) -> None:
+    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=None,
+                     public_url="https://games.example.org/nugar/")
+    with TestClient(app) as c:
+        r = c.post("/api/games", json={"rules": "dara", "mode": "friend"},
+                   headers={"Host": "evil.example"})
+        assert r.status_code == 201, r.text
+        made = r.json()
+        assert "evil" not in json.dumps(made["links"])
+        assert made["links"]["watch"] == f"https://games.example.org/nugar/g/{made['id']}"
+        assert made["links"]["seats"]["2"].startswith("https://games.example.org/nugar/g/")
+
+
+def test_links_default_to_the_address_served(client: TestClient) -> None:
+    made = client.post("/api/games", json={"rules": "dara", "mode": "friend"},
+                       headers={"Host": "evil.example"}).json()
+    assert made["links"]["watch"] == f"http://127.0.0.1:8000/g/{made['id']}"
+
+
+@pytest.mark.parametrize("path", ["/", "/g/abc", "/replay", "/rules", "/static/app.js",
+                                  "/static/style.css", "/api/presets", "/api/games/nosuch",
+                                  "/nowhere", "/openapi.json"])
+def test_every_response_carries_the_security_headers(client: TestClient, path: str) -> None:
+    r = client.get(path)
+    csp = r.headers["content-security-policy"]
+    rules = dict([*part.strip().split(" ", 1), ""][:2] for part in csp.split(";"))
+    assert rules["default-src"] == "'self'" and rules["script-src"] == "'self'"
+    assert rules["style-src"] == "'self'" and rules["frame-ancestors"] == "'none'"
+    assert "unsafe-inline" not in csp and "http" not in csp  # no inline code, no other origin
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["referrer-policy"] == "no-referrer"
+
+
+def test_refusals_carry_the_security_headers_too(tmp_path: Path) -> None:
+    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=1.0, burst=1)
+    with TestClient(app) as c:
+        codes = [c.get("/api/presets") for _ in range(3)]
+        r = codes[-1]
+        assert r.status_code == 429 and r.headers["x-content-type-options"] == "nosniff"
+        assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
+
+
+def test_the_pages_hold_no_inline_script_or_style(client: TestClient) -> None:
+    import re
+
+    for path in ("/", "/rules", "/rules/dara"):
+        r = client.get(path)
+        assert r.status_code == 200, path
+        html = r.text
+        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), path
+        assert "<style" not in html and not re.search(r"\sstyle\s*=", html), path
+        assert not re.search(r"\son[a-z]+\s*=", html), path  # no onclick= handlers
+        assert "javascript:" not in html, path
 
 
 def test_the_rate_limit_refills_with_time() -> None:
@@ -490,8 +574,13 @@ def test_record_download_and_replay(client: TestClient) -> None:
     assert '[Rules "kalah"]' in text and "3-1" in text
     replay = client.post("/api/replay", json={"record": text}).json()
     assert [t["text"] for t in replay["turns"]] == ["3-1", "2"]
-    assert len(replay["positions"]) == 3
-    assert replay["positions"][-1]["board"] == client.get(f"/api/games/{gid}").json()["board"]
+    assert replay["position"]["turn"] == 2
+    assert replay["position"]["board"] == client.get(f"/api/games/{gid}").json()["board"]
+    first = client.post("/api/replay", json={"record": text, "turn": 1}).json()["position"]
+    assert first["turn"] == 1 and first["ply"] == 2 and "<svg" in first["svg"]
+    assert first["board"]["stores"] == [1, 0]
+    r = client.post("/api/replay", json={"record": text, "turn": 3})
+    assert r.status_code == 422 and r.json()["error"] == "bad_turn"
     r = client.post("/api/replay", json={"record": '[Rules "kalah"]\n\n1. 9 *'})
     assert r.status_code == 422 and r.json()["error"] == "bad_record"
     pos = client.get(f"/api/games/{gid}/position", params={"ply": 2}).json()
@@ -544,6 +633,82 @@ def test_serve_command_registers_and_checks_arguments() -> None:
     assert args.func(args) == 2
     with pytest.raises(SystemExit):
         parser.parse_args(["serve", "--port", "eighty"])
+
+
+def test_serve_checks_its_public_url_and_proxies() -> None:
+    from nugar.cli.common import CliError
+    from nugar.cli.serve import (
+        check_proxies,
+        check_public_url,
+        default_public_url,
+        proxy_options,
+    )
+
+    assert check_public_url("https://games.example.org/nugar/") == \
+        "https://games.example.org/nugar"
+    for bad in ("games.example.org", "ftp://x", "https://x/?a=1", "https://u@x/",
+                "http://x:99999", "https://"):
+        with pytest.raises(CliError, match="--public-url"):
+            check_public_url(bad)
+    assert default_public_url("0.0.0.0", 80) == "http://0.0.0.0:80"
+    assert default_public_url("::1", 8000) == "http://[::1]:8000"
+    assert check_proxies(None) == [] and check_proxies("127.0.0.1, 10.0.0.0/8") == [
+        "127.0.0.1", "10.0.0.0/8"]
+    for bad in ("", "proxy.example", "127.0.0.1,nope"):
+        with pytest.raises(CliError, match="--forwarded-allow-ips"):
+            check_proxies(bad)
+    # off by default: uvicorn would otherwise trust X-Forwarded-For from loopback
+    assert proxy_options([]) == {"proxy_headers": False, "forwarded_allow_ips": ""}
+    assert proxy_options(["127.0.0.1"]) == {"proxy_headers": True,
+                                            "forwarded_allow_ips": "127.0.0.1"}
+
+
+def _serve(tmp_path: Path, *extra: str) -> tuple[Any, str]:
+    """``nugar serve`` in a subprocess on a free loopback port, rate 1 a second (burst 120),
+    once it answers."""
+    import socket
+    import subprocess
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nugar", "serve", "--port", str(port), "--db",
+         f"sqlite:///{tmp_path / 'g.db'}", "--ai-time", "0.05", "--rate", "1", *extra],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    end = time.monotonic() + 60
+    while True:
+        try:
+            httpx.get(f"{base}/favicon.ico", timeout=1)
+            return proc, base
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.monotonic() > end:
+            proc.kill()
+            raise AssertionError("nugar serve did not start")
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("proxies", [None, "127.0.0.1"])
+def test_serve_trusts_forwarded_headers_only_from_named_proxies(
+        tmp_path: Path, proxies: str | None) -> None:
+    proc, base = _serve(tmp_path, *(["--forwarded-allow-ips", proxies] if proxies else []))
+    try:
+        with httpx.Client(base_url=base, timeout=10) as c:
+            codes = [c.get("/favicon.ico").status_code for _ in range(130)]
+            assert codes.count(429) >= 5  # the burst of 120 is spent
+            r = c.get("/favicon.ico")
+            assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
+            spoofed = [c.get("/favicon.ico", headers={"X-Forwarded-For": f"10.9.{i}.1"})
+                       .status_code for i in range(200)]
+        if proxies is None:  # a client cannot escape its limit by naming other addresses
+            assert set(spoofed) == {429}
+        else:  # behind the named proxy, each forwarded address has its own bucket
+            assert set(spoofed) == {200}
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def test_load_script_finds_no_lost_or_doubled_moves() -> None:

@@ -36,6 +36,7 @@ from typing import Any
 from .errors import IllegalMoveError, InvalidMoveError, NugarError, RulesError
 from .rules import PRESETS, Game, RuleSet, new_game, parse_rules
 from .rules.family import FAMILIES
+from .rules.moves import Move
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 STANDARD_TAGS = ("Game", "Rules", "First", "Second", "Date", "Result", "Score", "Termination")
@@ -427,8 +428,14 @@ class _Reader:
     """Reads a text game by game, collecting every problem instead of stopping at the first."""
 
     def __init__(self, text: str, rules: str | RuleSet | None, source: str | None,
-                 continued: set[int] | None = None) -> None:
+                 continued: set[int] | None = None, max_games: int | None = None,
+                 max_moves: int | None = None) -> None:
         self.text = text
+        self.max_games = max_games  # stop with a problem where a game beyond these begins
+        self.games_begun = 0
+        self.max_moves = max_moves  # stop with a problem once the games hold more moves
+        self.moves_read = 0
+        self.stopped = False
         self.default_rules = rules
         self.source = source
         self.problems: list[RecordError] = []
@@ -446,6 +453,16 @@ class _Reader:
         line = 0
         for tok in _tokens(self.text):
             self.first_on_line, line = tok.line != line, tok.line
+            if tok.kind not in ("comment", "linecomment") and not cur.has_content:
+                self.games_begun += 1
+                if self.max_games is not None and self.games_begun > self.max_games:
+                    n = self.max_games
+                    self.problem(f"expected at most {n} game{'s' if n > 1 else ''} in the "
+                                 f"record, found {n + 1} or more: game {n + 1} starts here "
+                                 "(the text from here on is not read)", tok)
+                    return self.records
+            if self.stopped:
+                return self.records
             if tok.kind in ("tag", "badtag"):
                 if cur.started:  # the tags of the next game end this one
                     self.finish(cur)
@@ -588,6 +605,7 @@ class _Reader:
             cur.dead = True
             return
         mover = game.to_move
+        before = len(game.move_stack)
         reason = _play_turn(game, tok.text)
         if reason and self.first_on_line and tok.line in self.continued:
             reason += (f" (line {tok.line} does not start with a move number; it is read as "
@@ -598,8 +616,17 @@ class _Reader:
                          tok)
             cur.dead = True
             return
-        cur.turns.append(_Turn(game.turns()[-1], tok.line, tok.column,
-                               open_reason=_open_turn(game, mover)))
+        # the moves this token played are one turn (an unfinished turn before it ends the
+        # game above); joined here, not with game.turns(), which would make reading quadratic
+        played = game.move_stack[before:]
+        self.moves_read += len(played)
+        if self.max_moves is not None and self.moves_read > self.max_moves:
+            self.problem(f"the record holds more than {self.max_moves} moves, the most read "
+                         "here (the text from here on is not read)", tok)
+            cur.dead = self.stopped = True
+            return
+        cur.turns.append(_Turn(game.descriptor.join_turn(played), tok.line, tok.column,
+                               open_reason=_open_turn(game, mover, played)))
 
     # a finished game
     def finish(self, cur: _Pending) -> None:
@@ -692,7 +719,7 @@ def _play_turn(game: Game, text: str) -> str | None:
     return None
 
 
-def _open_turn(game: Game, mover: int) -> str | None:
+def _open_turn(game: Game, mover: int, played: list[Move] | None = None) -> str | None:
     """Why the turn just played by ``mover`` is not complete, or ``None`` if it is.
 
     Only the last turn of a record may stop half way (a game saved while a capture is to be
@@ -701,7 +728,8 @@ def _open_turn(game: Game, mover: int) -> str | None:
     if game.is_over or game.to_move != mover:
         return None
     legal = game.legal_moves()
-    whole = game.turns()[-1] + game.descriptor.turn_joiner + str(legal[0])
+    last = game.turns()[-1] if played is None else game.descriptor.join_turn(played)
+    whole = last + game.descriptor.turn_joiner + str(legal[0])
     return (f"the turn is not complete: the same player must still move (legal: "
             f"{', '.join(str(m) for m in legal)}); write the whole turn, e.g. {whole!r}")
 
@@ -738,19 +766,23 @@ def _settle_result(game: Game, result: str | None, termination: object) -> str |
 
 
 def parse(text: str, rules: str | RuleSet | None = None, *,
-          source: str | None = None) -> Parsed:
+          source: str | None = None, max_games: int | None = None,
+          max_moves: int | None = None) -> Parsed:
     """Read every game in ``text`` (records separated by tags or results), and say which
     lines were skipped as not movetext (the words around the moves of a text copied from a
     web page; ``docs/records.md`` says which lines those are).
 
     ``rules`` is used for games that carry neither a ``Rules`` nor a ``Game`` tag (a bare list
     of turns, a Mancala World record). ``source`` (a file name) prefixes error locations.
+    With ``max_games``, reading stops where a game beyond that many begins (a problem: the
+    rest of the text is not read, so a long text of many games costs nothing more); with
+    ``max_moves``, likewise once the games read hold more moves than that.
     Raises :class:`RecordError` listing every problem found, each with line and column.
     """
     if not isinstance(text, str):
         raise RecordError(f"a record is text, not {type(text).__name__}")
     lines = _movetext_lines(text)
-    reader = _Reader(lines.text, rules, source, lines.continued)
+    reader = _Reader(lines.text, rules, source, lines.continued, max_games, max_moves)
     records = reader.read()
     if reader.problems:
         first = reader.problems[0]
@@ -766,9 +798,10 @@ def loads(text: str, rules: str | RuleSet | None = None, *,
 
 
 def load_one(text: str, rules: str | RuleSet | None = None, *,
-             source: str | None = None) -> Record:
-    """Read a text holding exactly one game."""
-    records = loads(text, rules, source=source)
+             source: str | None = None, max_moves: int | None = None) -> Record:
+    """Read a text holding exactly one game; reading stops where a second game begins, or
+    (with ``max_moves``) once the game holds more moves than that."""
+    records = parse(text, rules, source=source, max_games=1, max_moves=max_moves).records
     if len(records) != 1:
         raise RecordError(f"expected one game in the record, found {len(records)}",
                           source=source)

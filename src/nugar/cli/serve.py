@@ -7,8 +7,10 @@ uvicorn are imported when the command runs.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import sys
 from typing import Any
+from urllib.parse import urlsplit
 
 from .common import EXIT_FAILED, EXIT_OK, CliError, command
 
@@ -31,6 +33,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--rate", type=float, default=30.0,
                         help="requests per second allowed per client address; 0 turns the "
                         "limit off (default 30)")
+    parser.add_argument("--public-url", default=None, metavar="URL",
+                        help="the address players reach the server at, e.g. "
+                        "https://games.example.org; game links start with it (default: "
+                        "http://HOST:PORT as served)")
+    parser.add_argument("--forwarded-allow-ips", default=None, metavar="IPS",
+                        help="comma-separated addresses of the reverse proxies whose "
+                        "X-Forwarded-For/-Proto headers are trusted, e.g. 127.0.0.1 "
+                        "(default: none, the headers are ignored and the rate limit counts "
+                        "the connecting address)")
+    parser.add_argument("--api-docs", action="store_true",
+                        help="also serve the interactive API docs at /docs and /redoc (they "
+                        "load scripts from a CDN; /openapi.json is always served)")
     parser.set_defaults(func=cmd_serve)
     return parser
 
@@ -44,6 +58,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(f"--ai-time must be positive, not {args.ai_time}")
     if args.rate < 0:
         raise CliError(f"--rate must be 0 or more, not {args.rate}")
+    public_url = check_public_url(args.public_url) if args.public_url else \
+        default_public_url(args.host, args.port)
+    proxies = check_proxies(args.forwarded_allow_ips)
     try:
         import uvicorn
 
@@ -56,12 +73,59 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # a first run compiles the AI in the background from the start: progress on stderr
     WARMUP.subscribe(line_reporter("nugar serve: "))
     try:
-        app = create_app(args.db, ai_time=args.ai_time, rate=args.rate or None, warm_up=True)
+        app = create_app(args.db, ai_time=args.ai_time, rate=args.rate or None, warm_up=True,
+                         public_url=public_url, api_docs=args.api_docs)
     except Exception as exc:  # a bad URL or an unreachable database
         raise CliError(f"cannot open the database {args.db!r}: {exc}", EXIT_FAILED) from None
     shown = app.state.store.engine.url.render_as_string(hide_password=True)
-    print(f"nugar: serving on http://{args.host}:{args.port}/ (database: {shown})",
-          file=sys.stderr)
+    print(f"nugar: serving on {default_public_url(args.host, args.port)}/ as {public_url}/ "
+          f"(database: {shown})", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                ws_max_size=65536, timeout_keep_alive=30)
+                ws_max_size=65536, timeout_keep_alive=30, **proxy_options(proxies))
     return EXIT_OK
+
+
+def default_public_url(host: str, port: int) -> str:
+    """``http://HOST:PORT``, with an IPv6 address in brackets."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def check_public_url(text: str) -> str:
+    """``text`` as a base URL without its trailing slash, or a :class:`CliError`."""
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query \
+            or parts.fragment or "@" in parts.netloc:
+        raise CliError(f"--public-url must be http(s)://HOST[:PORT][/PATH] with no query, "
+                       f"fragment or user, not {text!r}")
+    try:
+        parts.port  # noqa: B018 (reading it checks the port)
+    except ValueError:
+        raise CliError(f"--public-url has a bad port: {text!r}") from None
+    return text.strip().rstrip("/")
+
+
+def check_proxies(text: str | None) -> list[str]:
+    """The addresses or networks of ``--forwarded-allow-ips`` (none when not given)."""
+    if text is None:
+        return []
+    found = [t.strip() for t in text.split(",") if t.strip()]
+    if not found:
+        raise CliError("--forwarded-allow-ips needs at least one address, e.g. 127.0.0.1")
+    for item in found:
+        if item == "*":
+            continue
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise CliError(f"--forwarded-allow-ips: {item!r} is not an IP address or network "
+                           f"(give addresses like 127.0.0.1 or 10.0.0.0/8, or *)") from None
+    return found
+
+
+def proxy_options(proxies: list[str]) -> dict[str, Any]:
+    """uvicorn's options for ``proxies``: forwarded headers are trusted only from them (with
+    none, uvicorn's proxy-header handling is off, whatever its default)."""
+    if not proxies:
+        return {"proxy_headers": False, "forwarded_allow_ips": ""}
+    return {"proxy_headers": True, "forwarded_allow_ips": ",".join(proxies)}

@@ -351,6 +351,10 @@ class RuleSet:
 
 _RULES_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?:\((.*)\))?\s*$", re.S)
 
+#: the longest rule-set text read (every option of a preset written out takes about 250
+#: characters); longer texts are refused before parsing, wherever they come from
+MAX_RULES_TEXT = 300
+
 
 def parse_rules(text: str | RuleSet) -> RuleSet:
     """Parse ``"preset"`` or ``"preset(option=value,...)"`` into a :class:`RuleSet`.
@@ -365,6 +369,9 @@ def parse_rules(text: str | RuleSet) -> RuleSet:
     if not isinstance(text, str):
         raise RulesError(f"a rule set is given as text such as 'dara' or 'kalah(pits=4)', "
                          f"not {type(text).__name__}")
+    if len(text) > MAX_RULES_TEXT:
+        raise RulesError(f"a rule-set text is at most {MAX_RULES_TEXT} characters, not "
+                         f"{len(text)}: {text[:40]!r}...")
     m = _RULES_RE.match(text)
     if not m:
         raise RulesError(f"cannot read rule set {text!r}; write a preset name, optionally "

@@ -1,7 +1,10 @@
-"""What wraps every request of the web app: the size and rate guard, and errors as JSON.
+"""What wraps every request of the web app: the size and rate guard, the security headers,
+and errors as JSON.
 
 :class:`Guard` is ASGI middleware that refuses oversized bodies (413) and floods from one
-client address (429) before any route runs; :func:`add_error_handlers` makes every refusal
+client address (429, with ``Retry-After``) before any route runs; :class:`SecurityHeaders`
+adds the Content-Security-Policy and its companions to every response;
+:func:`add_error_handlers` makes every refusal
 (an :class:`~.session.ApiError`, a malformed body, an unknown route) the same JSON
 ``{"error": code, "detail": sentence}``.
 """
@@ -9,6 +12,7 @@ client address (429) before any route runs; :func:`add_error_handlers` makes eve
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -60,6 +64,13 @@ class Guard:
                 del self.buckets[k]
         return True
 
+    def retry_after(self, client: str) -> int:
+        """Whole seconds until ``client`` has a request again (at least 1)."""
+        if not self.rate:
+            return 1
+        tokens, _last = self.buckets.get(client, (0.0, 0.0))
+        return max(1, math.ceil((1.0 - tokens) / self.rate))
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
@@ -70,8 +81,10 @@ class Guard:
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 1008})
                 return
+            wait = self.retry_after(host)
             await _send_json(send, 429, {"error": "rate_limited",
-                                         "detail": "too many requests; slow down and retry"})
+                                         "detail": f"too many requests; retry in {wait} s"},
+                             [(b"retry-after", str(wait).encode())])
             return
         if scope["type"] == "websocket":
             await self.app(scope, receive, send)
@@ -116,11 +129,54 @@ class Guard:
         await self.app(scope, replay_receive, send)
 
 
-async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
+#: the policy of every page: scripts, styles, images and connections (the websocket included)
+#: from this origin only, no inline script or style, no plugins, and no framing by other sites
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+       "frame-ancestors 'none'")
+#: the policy of FastAPI's ``/docs`` and ``/redoc`` when turned on: they load their scripts
+#: and styles from a CDN and start them with an inline script
+DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+            "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net "
+            "https://fonts.googleapis.com; font-src https://fonts.gstatic.com; "
+            "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
+            "worker-src blob:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'")
+DOCS_PATHS = ("/docs", "/docs/oauth2-redirect", "/redoc")
+
+
+class SecurityHeaders:
+    """Adds ``Content-Security-Policy`` (:data:`CSP`), ``X-Content-Type-Options: nosniff``,
+    ``Referrer-Policy: no-referrer`` and ``X-Frame-Options: DENY`` to every HTTP response.
+    ``docs`` (the API docs are on) gives their paths :data:`DOCS_CSP` instead."""
+
+    def __init__(self, app: ASGIApp, docs: bool = False) -> None:
+        self.app = app
+        self.docs = docs
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        policy = DOCS_CSP if self.docs and scope.get("path") in DOCS_PATHS else CSP
+        extra = [(b"content-security-policy", policy.encode()),
+                 (b"x-content-type-options", b"nosniff"),
+                 (b"referrer-policy", b"no-referrer"),
+                 (b"x-frame-options", b"DENY")]
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+async def _send_json(send: Send, status: int, payload: dict[str, Any],
+                     headers: list[tuple[bytes, bytes]] | None = None) -> None:
     body = json.dumps(payload).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())]})
+                            (b"content-length", str(len(body)).encode()), *(headers or [])]})
     await send({"type": "http.response.body", "body": body})
 
 

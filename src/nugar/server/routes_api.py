@@ -18,13 +18,19 @@ from starlette.requests import HTTPConnection
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
 from ..rules import PRESETS, new_game, parse_rules
 from ..rules.family import preset_json
-from ..rules.options import format_value
+from ..rules.options import MAX_RULES_TEXT, format_value
 from .render import board_data, svg
 from .rooms import Hub
 from .session import ApiError, restore
 
-#: the most moves a record sent to ``POST /api/replay`` may hold
+#: the most moves a record sent to ``POST /api/replay`` may hold (reading stops beyond them)
 MAX_REPLAY_MOVES = 5000
+#: the longest record text ``POST /api/replay`` reads, in characters
+MAX_REPLAY_CHARS = 200_000
+#: a bound on the size of a ``POST /api/replay`` answer in bytes: the record's turns (their
+#: texts are shorter than the record, with ~40 bytes of JSON each) and one position (its board
+#: data and its SVG, under 400 KB on the largest board)
+MAX_REPLAY_RESPONSE = 2 * MAX_REPLAY_CHARS + 40 * MAX_REPLAY_MOVES + 400_000
 
 
 def hub_of(conn: HTTPConnection) -> Hub:
@@ -38,7 +44,7 @@ HubDep = Annotated[Hub, Depends(hub_of)]
 
 # --- request bodies ----------------------------------------------------------------------------
 class CreateGame(BaseModel):
-    rules: str = Field("dara", max_length=300,
+    rules: str = Field("dara", max_length=MAX_RULES_TEXT,
                        description="rule-set text, e.g. dala(quiet_limit=off)")
     mode: Literal["ai", "friend", "hotseat"] = Field(
         "ai", description="against the AI, against a friend by link, or hot-seat on one screen")
@@ -61,7 +67,12 @@ class OfferBody(KeyBody):
 
 
 class ReplayBody(BaseModel):
-    record: str = Field(..., max_length=200_000, description="a game record as text")
+    record: str = Field(..., max_length=MAX_REPLAY_CHARS,
+                        description=f"a game record as text: one game of at most "
+                                    f"{MAX_REPLAY_MOVES} moves")
+    turn: int | None = Field(None, ge=0, le=MAX_REPLAY_MOVES,
+                             description="the position to draw: after this many turns "
+                                         "(default: the last)")
 
 
 router = APIRouter(prefix="/api")
@@ -88,7 +99,7 @@ async def api_levels() -> dict[str, Any]:
 @router.get("/rules", summary="Check a rule-set text")
 async def api_rules(text: str) -> dict[str, Any]:
     try:
-        rs = parse_rules(text[:300])
+        rs = parse_rules(text)  # refuses a text over MAX_RULES_TEXT before reading it
     except ValueError as exc:
         raise ApiError(422, "bad_rules", str(exc)) from None
     return {"text": rs.text, "game": rs.game, "family": rs.family,
@@ -98,7 +109,7 @@ async def api_rules(text: str) -> dict[str, Any]:
 
 # --- games -------------------------------------------------------------------------------------
 def _links(request: Request, game_id: str, keys: dict[str, str]) -> dict[str, Any]:
-    base = str(request.base_url).rstrip("/")
+    base: str = request.app.state.public_url  # configured: never the request's Host header
     watch = f"{base}/g/{game_id}"
     seats = {seat: f"{watch}#seat={seat}&key={key}" for seat, key in keys.items()}
     return {"watch": watch, "seats": seats}
@@ -171,31 +182,42 @@ async def api_record(game_id: str, hub: HubDep) -> PlainTextResponse:
         "content-disposition": f'attachment; filename="nugar-{game_id}.txt"'})
 
 
-@router.post("/replay", summary="Read a record and return every position")
-async def api_replay(body: ReplayBody) -> dict[str, Any]:
+def _replay(body: ReplayBody) -> dict[str, Any]:
+    """Read the record (one game, at most :data:`MAX_REPLAY_MOVES` moves: reading stops at
+    either bound) and draw one position; run off the event loop by :func:`api_replay`."""
     from ..record import load_one
 
     try:
-        record = await asyncio.to_thread(load_one, body.record)
+        record = load_one(body.record, max_moves=MAX_REPLAY_MOVES)
     except ValueError as exc:
         raise ApiError(422, "bad_record", str(exc)) from None
     game = record.game
-    if len(game.move_stack) > MAX_REPLAY_MOVES:
-        raise ApiError(422, "bad_record", f"records are limited to {MAX_REPLAY_MOVES} moves")
-    fresh = new_game(game.rules)
-    positions = [{"ply": 0, "svg": svg(fresh), "board": board_data(fresh)}]
-    turns = []
-    for (player, moves), text in zip(game.turn_list(), game.turns(), strict=True):
+    turn_list = game.turn_list()
+    turn = len(turn_list) if body.turn is None else body.turn
+    if turn > len(turn_list):
+        raise ApiError(422, "bad_turn", f"turn must be between 0 and {len(turn_list)} for "
+                                        f"this record, not {turn}")
+    view = new_game(game.rules)
+    for _, moves in turn_list[:turn]:
         for m in moves:
-            fresh.play(m)
-        turns.append({"player": player, "text": text, "n": len(moves)})
-        positions.append({"ply": len(fresh.move_stack),
-                          "svg": svg(fresh, last_move=fresh.move_stack[-1]),
-                          "board": board_data(fresh)})
+            view.play(m)
+    last = turn_list[turn - 1][1] if turn else None
     outcome = game.outcome
     return {"rules": game.rules.text, "game": game.rules.game, "family": game.rules.family,
             "players": [game.player_name(1), game.player_name(2)],
-            "tags": dict(record.tags), "turns": turns, "positions": positions,
+            "tags": dict(record.tags),
+            "turns": [{"player": player, "text": text, "n": len(moves)}
+                      for (player, moves), text in zip(turn_list, game.turns(), strict=True)],
+            "position": {"turn": turn, "ply": len(view.move_stack), "board": board_data(view),
+                         "svg": svg(view, last_move=last)},
             "result": None if outcome is None else outcome.result,
             "reason": None if outcome is None else outcome.reason,
             "winner": None if outcome is None else outcome.winner}
+
+
+@router.post("/replay", summary="Read a record: its turns and one position (the last, or "
+             "the one asked for)")
+async def api_replay(body: ReplayBody) -> dict[str, Any]:
+    # reading and replaying take up to a few tenths of a second: a worker thread does it, so
+    # other requests are answered meanwhile
+    return await asyncio.to_thread(_replay, body)

@@ -349,9 +349,21 @@ async function goTo(index) {
   index = Math.max(0, Math.min(total, index));
   ui.selected = null;
   if (ui.replay) {
+    // the server draws one position per request: fetch the others when stepped to
+    const replay = ui.replay;
     ui.view = index;
-    $("board").innerHTML = ui.replay.positions[index].svg;
-    renderMoves(ui.replay.turns, index);
+    renderMoves(replay.turns, index);
+    let pos = replay.drawn[index];
+    if (!pos) {
+      try {
+        pos = (await api("POST", "/api/replay", { record: replay.record, turn: index })).position;
+      } catch (e) {
+        setError(e.message);
+        return;
+      }
+      replay.drawn[index] = pos;
+    }
+    if (ui.replay === replay && ui.view === index) $("board").innerHTML = pos.svg;
     return;
   }
   if (index === total) {
@@ -557,6 +569,16 @@ async function showGame(id) {
   const h = parseHash();
   const stored = JSON.parse(localStorage.getItem(`nugar:seat:${id}`) || "null");
   if (h.key) {
+    // the secret leaves the address bar (history, screenshots, a copied address) at once
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  if (h.key && stored && stored.key && stored.key !== h.key) {
+    // a link must never silently replace the seat this browser already holds in this game
+    ui.key = stored.key;
+    ui.seat = stored.seat;
+    $("error").textContent = "This browser already holds a seat in this game; "
+      + "the key in the link was ignored.";
+  } else if (h.key) {
     ui.key = h.key;
     ui.seat = Number(h.seat || 0);
     localStorage.setItem(`nugar:seat:${id}`, JSON.stringify({ key: ui.key, seat: ui.seat }));
@@ -614,8 +636,9 @@ function showReplayHome() {
     ev.preventDefault();
     $("replay-error").textContent = "";
     try {
-      const r = await api("POST", "/api/replay", { record: $("record-text").value });
-      ui.replay = r;
+      const record = $("record-text").value;
+      const r = await api("POST", "/api/replay", { record });
+      ui.replay = { ...r, record, drawn: { [r.position.turn]: r.position } };
       learnNames(r);
       ui.key = null;
       $("play").hidden = false;
