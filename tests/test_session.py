@@ -13,8 +13,11 @@ import pytest
 
 from nugar import Outcome, Termination, new_game, record
 from nugar.ai import Agent, Analysis, Limits
-from nugar.rules import Game
+from nugar.rules import Game, Move
 from nugar.server.session import (
+    AI_TRIES,
+    AiBusy,
+    AiPool,
     ApiError,
     GameSession,
     ending_of,
@@ -82,7 +85,7 @@ class Journal:
 def make(rules: str = "dara", mode: str = "friend", *, ai_seat: int | None = None,
          computer: FakeComputer | None = None) -> tuple[GameSession, Journal]:
     game = new_game(rules)
-    journal = Journal(lambda: game)
+    journal = Journal(lambda: session.game)
     session = GameSession(game, mode, journal, computer or FakeComputer(), ai_seat=ai_seat,
                           ai_level=1 if mode == "ai" else None)
     return session, journal
@@ -235,20 +238,152 @@ def test_undo_before_the_person_moved_is_refused() -> None:
     run(go)
 
 
-def test_a_request_waits_while_the_computer_thinks() -> None:
+def test_a_resign_while_the_computer_thinks_is_answered_at_once_and_drops_its_move() -> None:
     async def go() -> None:
         gate = threading.Event()
-        s, journal = make("dara", "ai", ai_seat=1, computer=FakeComputer(FirstMove(gate)))
+        agent = FirstMove(gate)
+        s, journal = make("dara", "ai", ai_seat=1, computer=FakeComputer(agent))
         s.schedule_ai()
         await asyncio.sleep(0.05)
-        assert s.busy
-        resign = asyncio.create_task(s.resign(2))
-        await asyncio.sleep(0.05)
-        assert not resign.done() and journal.events == []  # the lock holds it back
+        assert s.busy and agent.calls == 1  # the computer is thinking, without the lock
+        # the resignation does not wait for the think
+        await asyncio.wait_for(s.resign(2), 1.0)
+        assert journal.types() == ["resign"] and s.game.outcome == Outcome(1, "resigned")
         gate.set()
-        await resign
-        assert journal.types() == ["move", "resign"]
-        assert s.game.outcome == Outcome(1, "resigned")
+        await s.wait_ai()
+        # the move decided before the resignation is dropped, not played
+        assert journal.types() == ["resign"] and s.game.move_stack == []
+
+    run(go)
+
+
+def test_a_decision_on_a_changed_game_is_dropped_and_made_again() -> None:
+    async def go() -> None:
+        gate = threading.Event()
+        agent = FirstMove(gate)
+        s, journal = make("kalah", "hotseat", computer=FakeComputer(agent))
+        s.mode, s.ai_seat = "ai", 2  # the person (South) plays first; then the computer
+        s.ai_level = 1
+        await s.move(1, "3")  # ends in the store: South moves again, no AI yet
+        await s.move(1, "1")
+        assert s.game.to_move == 2 and s.ai_task is not None
+        await asyncio.sleep(0.05)
+        assert agent.calls == 1  # thinking on the position after "1"
+        await asyncio.wait_for(s.undo(1), 1.0)  # back to South's turn before "1"
+        await s.move(1, "2")  # a different position, the computer to move again
+        gate.set()
+        await s.wait_ai()
+        # the first decision was for a position that no longer exists: thought again
+        assert agent.calls >= 2
+        ai_moves = [d["moves"] for t, d in journal.events if d.get("ai")]
+        assert len(ai_moves) == 1
+        # "3" and "1" were one turn of South's, taken back together
+        assert [str(m) for m in s.game.move_stack][:2] == ["2", ai_moves[0][0]]
+
+    run(go)
+
+
+class Illegal(FirstMove):
+    """Answers with a move the engine refuses, ``bad`` times, then plays properly."""
+
+    def __init__(self, bad: int) -> None:
+        super().__init__()
+        self.bad = bad
+
+    def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
+        self.calls += 1
+        if self.calls <= self.bad:
+            wrong = Move.parse("9")  # kalah has holes 1..6
+            return Analysis(wrong, 0.0, 1, 1, [wrong])
+        return super().analyse(game, limits)
+
+
+@pytest.mark.parametrize("bad", [1, 50])
+def test_a_refused_ai_move_is_retried_then_replaced_by_a_random_one(
+        bad: int, caplog: pytest.LogCaptureFixture) -> None:
+    async def go() -> None:
+        agent = Illegal(bad)
+        s, journal = make("kalah", "ai", ai_seat=1, computer=FakeComputer(agent))
+        s.schedule_ai()
+        await asyncio.wait_for(s.wait_ai(), 5.0)
+        assert journal.types()[:1] == ["move"] and s.game.move_stack  # never stuck
+        if bad == 1:  # the second try is the agent's own move
+            assert agent.calls >= 2 and str(s.game.move_stack[0]) == "1"
+        else:  # AI_TRIES refusals, then a random legal move, at each decision of the AI's
+            # turn (a random step into the store earns a bonus step: another decision)
+            decisions = len(s.game.turn_list()[0][1])
+            assert agent.calls == (AI_TRIES + 1) * decisions
+        assert "refuses" in caplog.text
+
+    run(go)
+
+
+# --- the AI pool ---------------------------------------------------------------------------------
+class Counting(FakeComputer):
+    """Builds a new agent at each ``agent()`` call and counts them and their resets."""
+
+    def __init__(self, gate: threading.Event | None = None) -> None:
+        super().__init__()
+        self.built: list[Resettable] = []
+        self.gate = gate
+
+    def agent(self, level: int) -> Agent:
+        self.built.append(Resettable(self.gate))
+        return self.built[-1]
+
+
+class Resettable(FirstMove):
+    def __init__(self, gate: threading.Event | None = None) -> None:
+        super().__init__(gate)
+        self.resets = 0
+
+    def reset(self) -> None:
+        self.resets += 1
+
+
+def test_many_ai_games_share_the_pool_s_agents_reset_between_games() -> None:
+    async def go() -> None:
+        computer = Counting()
+        pool = AiPool(computer, workers=2)
+        for _ in range(12):
+            game = new_game("kalah")
+            s = GameSession(game, "ai", Journal(lambda g=game: g), pool, ai_seat=1,
+                            ai_level=3)
+            s.schedule_ai()
+            await s.wait_ai()
+            assert s.game.move_stack
+            if s.game.to_move == 2:
+                assert (await s.hint(2))["move"]  # hints come from the same pool
+        assert 1 <= len(computer.built) <= 2 and pool.built == len(computer.built)
+        assert sum(a.resets for a in computer.built) >= 11  # a fresh table for each game
+        pool.close()
+
+    run(go)
+
+
+def test_a_full_queue_answers_ai_busy_and_hints_use_the_pool() -> None:
+    async def go() -> None:
+        gate = threading.Event()
+        computer = Counting(gate)
+        pool = AiPool(computer, workers=1, queue=1)
+        sessions = []
+        for _ in range(3):
+            game = new_game("kalah")
+            sessions.append(GameSession(game, "hotseat", Journal(lambda g=game: g), pool))
+        first = asyncio.create_task(sessions[0].hint(0))  # takes the only worker
+        await asyncio.sleep(0.05)
+        second = asyncio.create_task(sessions[1].hint(0))  # waits in the queue
+        await asyncio.sleep(0.05)
+        assert pool.waiting == 1
+        with refused("ai_busy") as _:
+            await sessions[2].hint(0)
+        gate.set()
+        assert (await first)["move"] == (await second)["move"] == "1"
+        assert len(computer.built) == 1  # the hints were given by the pool's agent
+        assert computer.built[0].calls == 2
+        busy = AiBusy(3)
+        assert busy.status == 503 and busy.retry_after == 3
+        pool.close()
 
     run(go)
 
@@ -264,15 +399,21 @@ def test_a_failing_agent_still_plays_a_legal_move() -> None:
     run(go)
 
 
-def test_a_change_that_cannot_be_stored_stops_the_session() -> None:
+def test_a_change_that_cannot_be_stored_is_rolled_back() -> None:
     async def go() -> None:
         s, journal = make("dara", "ai", ai_seat=2)
         journal.fail = True
         with pytest.raises(RuntimeError, match="database"):
             await s.move(1, "c3")
-        assert s.closed and not s.ai_to_move()
+        # the refused move is gone from the game: the person is to move again, not the AI
+        assert s.game.move_stack == [] and not s.ai_to_move()
         await s.wait_ai()
         assert journal.events == [] and s.ai_task is None  # the computer did not go on
+        journal.fail = False
+        await s.move(1, "d4")
+        await s.wait_ai()
+        assert str(s.game.move_stack[0]) == "d4"
+        assert journal.events[0] == ("move", {"player": 1, "moves": ["d4"]})
 
     run(go)
 
@@ -354,3 +495,15 @@ def test_rule_endings_are_not_stored_and_bad_endings_are_refused() -> None:
         restore("dara", [], {"surrender": True})
     with refused("corrupt_game"):
         restore("dara", ["c3", "c3"], None)
+
+
+def test_the_server_s_agents_search_with_the_table_size_asked_for() -> None:
+    from nugar.ai.agents import LevelAgent
+    from nugar.server.session import Agents
+
+    agent = Agents(table=16).agent(8)
+    assert isinstance(agent, LevelAgent)
+    assert "table=16" in agent.agent_for(new_game("dara")).spec
+    assert "table=16" in agent.agent_for(new_game("kalah")).spec
+    weak = Agents(table=16).agent(2).agent_for(new_game("kalah"))  # no table: unchanged
+    assert weak.spec == "greedy:noise=0.73"

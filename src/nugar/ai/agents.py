@@ -140,22 +140,24 @@ class LevelAgent(Agent):
     """A level: the agent of ``LEVEL_TABLE`` for the game being played, built on first use,
     with the caller's extra options (``level:5,seed=3``) passed on."""
 
-    def __init__(self, level: int, extra: str = "") -> None:
+    def __init__(self, level: int, extra: str = "", table: float | None = None) -> None:
         self.options = LevelOptions(level=level)
         self.level = level
         self.extra = extra
+        #: the transposition table in MB of the search agents it builds (None: their default)
+        self.table = table
         self.spec = f"level:{level}" + (f",{extra}" if extra else "")
         self._agents: dict[str, Agent] = {}
         self._fallback: Agent | None = None
         self._seed: int | None = None
-        for table in LEVEL_TABLE.values():  # every spec is checked up front
-            _check_spec(_with_options(table[level], extra))
+        for specs in LEVEL_TABLE.values():  # every spec is checked up front
+            _check_spec(_with_options(specs[level], extra))
 
     def agent_for(self, game: Game) -> Agent:
         spec = level_spec(self.level, game.rules)
         agent = self._agents.get(spec)
         if agent is None:
-            agent = make_agent(_with_options(spec, self.extra))
+            agent = make_agent(self._sized(_with_options(spec, self.extra)))
             if self._seed is not None:
                 agent.reseed(self._seed)
             self._agents[spec] = agent
@@ -183,10 +185,16 @@ class LevelAgent(Agent):
 
     def _fallback_agent(self) -> Agent:
         if self._fallback is None:
-            self._fallback = make_agent(SOLVER_FALLBACK)
+            self._fallback = make_agent(self._sized(SOLVER_FALLBACK))
             if self._seed is not None:
                 self._fallback.reseed(self._seed)
         return self._fallback
+
+    def _sized(self, spec: str) -> str:
+        """``spec`` with the table size asked for, when it names the alpha-beta search."""
+        if self.table is None or not spec.startswith("alphabeta"):
+            return spec
+        return _with_options(spec, f"table={self.table:g}")
 
     def _built(self) -> list[Agent]:
         """The agents built so far, the solver's fallback included."""

@@ -30,6 +30,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "directory)")
     parser.add_argument("--ai-time", type=float, default=1.0, metavar="SECONDS",
                         help="AI thinking time per decision (default 1.0)")
+    parser.add_argument("--ai-workers", type=int, default=1, metavar="N",
+                        help="agents thinking at the same time, shared by all games and "
+                        "hints (default 1)")
+    parser.add_argument("--ai-table", type=float, default=64.0, metavar="MB",
+                        help="transposition table of each AI worker in MB (default 64)")
+    parser.add_argument("--ai-queue", type=int, default=8, metavar="N",
+                        help="hints that may wait for a worker; more are refused with 503 "
+                        "ai_busy (default 8)")
     parser.add_argument("--rate", type=float, default=30.0,
                         help="requests per second allowed per client address; 0 turns the "
                         "limit off (default 30)")
@@ -45,6 +53,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--api-docs", action="store_true",
                         help="also serve the interactive API docs at /docs and /redoc (they "
                         "load scripts from a CDN; /openapi.json is always served)")
+    parser.add_argument("--limit-concurrency", type=int, default=200, metavar="N",
+                        help="most connections and tasks at once; beyond it new requests "
+                        "get 503 (default 200)")
+    parser.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="time a request's headers may take to arrive before the "
+                        "connection is closed (default 10)")
+    parser.add_argument("--body-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="time a request's body may take to arrive before it gets 408 "
+                        "(default 10)")
+    parser.add_argument("--expire-days", type=float, default=30.0, metavar="DAYS",
+                        help="unfinished games without a move for this many days are closed "
+                        "as adjudicated draws; 0 keeps them forever (default 30)")
     parser.set_defaults(func=cmd_serve)
     return parser
 
@@ -56,8 +76,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(f"--port must be 1..65535, not {args.port}")
     if not args.ai_time > 0:
         raise CliError(f"--ai-time must be positive, not {args.ai_time}")
+    if not 1 <= args.ai_workers <= 64:
+        raise CliError(f"--ai-workers must be 1..64, not {args.ai_workers}")
+    if not 1 <= args.ai_table <= 4096:
+        raise CliError(f"--ai-table must be 1..4096 MB, not {args.ai_table}")
+    if not 0 <= args.ai_queue <= 10000:
+        raise CliError(f"--ai-queue must be 0..10000, not {args.ai_queue}")
     if args.rate < 0:
         raise CliError(f"--rate must be 0 or more, not {args.rate}")
+    if not 0 <= args.expire_days <= 36500:
+        raise CliError(f"--expire-days must be 0..36500 (0: never), not {args.expire_days}")
+    if args.limit_concurrency < 1:
+        raise CliError(f"--limit-concurrency must be 1 or more, not {args.limit_concurrency}")
+    for name in ("header_timeout", "body_timeout"):
+        if not getattr(args, name) > 0:
+            raise CliError(f"--{name.replace('_', '-')} must be positive seconds, "
+                           f"not {getattr(args, name)}")
     public_url = check_public_url(args.public_url) if args.public_url else \
         default_public_url(args.host, args.port)
     proxies = check_proxies(args.forwarded_allow_ips)
@@ -74,14 +108,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
     WARMUP.subscribe(line_reporter("nugar serve: "))
     try:
         app = create_app(args.db, ai_time=args.ai_time, rate=args.rate or None, warm_up=True,
-                         public_url=public_url, api_docs=args.api_docs)
+                         public_url=public_url, api_docs=args.api_docs,
+                         body_timeout=args.body_timeout, ai_workers=args.ai_workers,
+                         ai_table=args.ai_table, ai_queue=args.ai_queue,
+                         expire_days=args.expire_days or None)
     except Exception as exc:  # a bad URL or an unreachable database
         raise CliError(f"cannot open the database {args.db!r}: {exc}", EXIT_FAILED) from None
     shown = app.state.store.engine.url.render_as_string(hide_password=True)
     print(f"nugar: serving on {default_public_url(args.host, args.port)}/ as {public_url}/ "
           f"(database: {shown})", file=sys.stderr)
+    from ..server.http_timeouts import timed_h11
+
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                ws_max_size=65536, timeout_keep_alive=30, **proxy_options(proxies))
+                http=timed_h11(args.header_timeout), h11_max_incomplete_event_size=16_384,
+                ws_max_size=65536, ws_ping_interval=20.0, ws_ping_timeout=20.0,
+                timeout_keep_alive=5, limit_concurrency=args.limit_concurrency,
+                **proxy_options(proxies))
     return EXIT_OK
 
 

@@ -13,6 +13,7 @@ headers of :class:`~.middleware.SecurityHeaders`. Errors are always JSON
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
@@ -22,8 +23,8 @@ from fastapi.staticfiles import StaticFiles
 
 from . import routes_api, routes_pages, routes_ws
 from .middleware import Guard, SecurityHeaders, add_error_handlers
-from .rooms import Hub
-from .session import Agents
+from .rooms import EXPIRE_DAYS, Hub
+from .session import Agents, AiPool
 from .store import Store
 
 if TYPE_CHECKING:
@@ -33,7 +34,9 @@ if TYPE_CHECKING:
 def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float | None = 30.0,
                burst: int = 120, max_body: int = 256_000, warm_up: bool = False,
                warmup: Warmup | None = None, public_url: str = "http://127.0.0.1:8000",
-               api_docs: bool = False) -> FastAPI:
+               api_docs: bool = False, body_timeout: float = 10.0, ai_workers: int = 1,
+               ai_table: float = 64.0, ai_queue: int = 8,
+               expire_days: float | None = EXPIRE_DAYS) -> FastAPI:
     """The web application over the database at ``db_url`` (default: SQLite in the user's
     data directory). ``ai_time`` is the AI's thinking time per decision in seconds.
     ``warm_up`` starts compiling what every AI level needs in the background at startup
@@ -42,7 +45,12 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     what it needs first, as a plain call would. ``warmup`` replaces the compiling used;
     ``GET /api/warmup`` gives its progress. ``public_url`` is the address the players reach
     the server at: the links of a new game start with it (never with the request's ``Host``
-    header). ``api_docs`` serves FastAPI's ``/docs`` and ``/redoc``."""
+    header). ``api_docs`` serves FastAPI's ``/docs`` and ``/redoc``. A request body not all
+    received within ``body_timeout`` seconds gets 408. The AI thinks in one
+    :class:`~.session.AiPool` of ``ai_workers`` agents with ``ai_table`` MB tables each and at
+    most ``ai_queue`` hints waiting (then ``503 ai_busy``). Unfinished games without a change
+    for ``expire_days`` days are closed as adjudicated draws (checked at start and hourly;
+    ``None``: never)."""
     from ..warmup import WARMUP, Warmup, server_steps
 
     if warmup is not None:
@@ -50,17 +58,24 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     else:
         engine = WARMUP if warm_up else Warmup(interpret=False)
     store = Store(db_url)
-    hub = Hub(store, Agents(ai_time, engine))
+    pool = AiPool(Agents(ai_time, engine, table=ai_table), workers=ai_workers, queue=ai_queue)
+    hub = Hub(store, pool, expire_days=expire_days)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         if warm_up:
             await asyncio.to_thread(engine.add, server_steps())
+        await hub.expire_idle()  # before resuming, so the computer does not wake them
         await hub.resume_all()
+        sweeper = asyncio.create_task(hub.expire_forever())
         try:
             yield
         finally:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
             await hub.close()
+            pool.close()
             store.close()
 
     app = FastAPI(title="nugar", version="1", lifespan=lifespan,
@@ -71,8 +86,10 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     app.state.hub = hub
     app.state.store = store
     app.state.warmup = engine
+    app.state.ai_pool = pool
     app.state.public_url = public_url.rstrip("/")
-    app.add_middleware(Guard, max_body=max_body, rate=rate, burst=burst)
+    app.add_middleware(Guard, max_body=max_body, rate=rate, burst=burst,
+                       body_timeout=body_timeout)
     app.add_middleware(SecurityHeaders, docs=api_docs)  # outermost: refusals get them too
     add_error_handlers(app)
     app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")

@@ -11,6 +11,7 @@ adds the Content-Security-Policy and its companions to every response;
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import time
@@ -32,7 +33,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class Guard:
-    """Refuses oversized bodies (413) and floods from one client address (429).
+    """Refuses oversized bodies (413), bodies not all received within ``body_timeout``
+    seconds (408), and floods from one client address (429).
 
     Each client address has a token bucket of ``burst`` requests refilled at ``rate`` per
     second; websocket connections count as requests too. ``rate=None`` turns the limit off
@@ -41,9 +43,11 @@ class Guard:
     """
 
     def __init__(self, app: ASGIApp, max_body: int, rate: float | None, burst: int,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 body_timeout: float = 10.0) -> None:
         self.app = app
         self.max_body = max_body
+        self.body_timeout = body_timeout
         self.rate = rate
         self.burst = burst
         self.clock = clock
@@ -101,21 +105,22 @@ class Guard:
             if size > self.max_body:
                 await _send_json(send, 413, too_big)
                 return
-        # read the body up front, bounded, then hand it on unchanged
+        # read the body up front, bounded in size and time, then hand it on unchanged
         chunks: list[bytes] = []
-        total = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return
-            body = message.get("body", b"")
-            total += len(body)
-            if total > self.max_body:
-                await _send_json(send, 413, too_big)
-                return
-            chunks.append(body)
-            more = message.get("more_body", False)
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                complete = await self._read_body(receive, chunks)
+        except TimeoutError:
+            await _send_json(send, 408, {
+                "error": "body_timeout",
+                "detail": f"the request body must arrive within {self.body_timeout:g} s"},
+                [(b"connection", b"close")])
+            return
+        if complete is None:
+            return
+        if not complete:
+            await _send_json(send, 413, too_big)
+            return
         data = b"".join(chunks)
         sent = False
 
@@ -127,6 +132,23 @@ class Guard:
             return await receive()
 
         await self.app(scope, replay_receive, send)
+
+    async def _read_body(self, receive: Receive, chunks: list[bytes]) -> bool | None:
+        """Read the body into ``chunks``: ``True`` once whole, ``False`` when it is over
+        ``max_body``, ``None`` when the client went."""
+        total = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return None
+            body = message.get("body", b"")
+            total += len(body)
+            if total > self.max_body:
+                return False
+            chunks.append(body)
+            more = message.get("more_body", False)
+        return True
 
 
 #: the policy of every page: scripts, styles, images and connections (the websocket included)
@@ -182,7 +204,9 @@ async def _send_json(send: Send, status: int, payload: dict[str, Any],
 
 async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
-    return JSONResponse({"error": exc.code, "detail": exc.detail}, status_code=exc.status)
+    retry = getattr(exc, "retry_after", None)  # AiBusy says when to come back
+    return JSONResponse({"error": exc.code, "detail": exc.detail}, status_code=exc.status,
+                        headers={"Retry-After": str(retry)} if retry is not None else None)
 
 
 async def _bad_request(_request: Request, exc: Exception) -> JSONResponse:
@@ -197,7 +221,9 @@ async def _bad_request(_request: Request, exc: Exception) -> JSONResponse:
 async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-    return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code)
+    # keep the exception's headers: a 405 names the allowed methods in ``Allow`` (RFC 9110)
+    return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code,
+                        headers=exc.headers)
 
 
 def add_error_handlers(app: FastAPI) -> None:

@@ -15,6 +15,7 @@ import functools
 import hmac
 import logging
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -24,12 +25,40 @@ from ..errors import RulesError
 from ..rules import Game, new_game, parse_rules
 from .render import board_data, svg
 from .session import MODES, Agents, ApiError, ComputerPlayer, GameSession, restore
-from .store import GameRow, Store, StoredEvent, hash_key
+from .store import CorruptRow, GameRow, Store, StoredEvent, VersionConflict, hash_key
 
 log = logging.getLogger("nugar.server")
 
+#: days without a change after which an unfinished game is closed (``--expire-days``)
+EXPIRE_DAYS = 30.0
 #: most journal entries sent to a reconnecting client before it is told to resync instead
 MAX_CATCH_UP = 500
+#: most events waiting for one websocket listener; one more drops it (it resyncs on reconnect)
+LISTENER_QUEUE = 64
+
+
+class Listener:
+    """One websocket's queue of a game's events, bounded to ``limit`` events.
+
+    An event that finds the queue full is not queued: the listener is marked ``dropped``
+    (its socket is then closed and the client reconnects with ``?since=``), so a client that
+    stops reading pins at most ``limit`` events.
+    """
+
+    def __init__(self, limit: int = LISTENER_QUEUE) -> None:
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=limit)
+        self.dropped = asyncio.Event()
+
+    def offer(self, message: dict[str, Any]) -> bool:
+        """Queue ``message``; ``False`` (and ``dropped`` set) when the queue is full."""
+        if self.dropped.is_set():
+            return False
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            self.dropped.set()
+            return False
+        return True
 
 
 class Room:
@@ -42,10 +71,16 @@ class Room:
                  save: Callable[[Room, str, dict[str, Any]], Awaitable[dict[str, Any]]]
                  ) -> None:
         self.row = row
-        self.listeners: set[asyncio.Queue[dict[str, Any]]] = set()
+        self.listeners: set[Listener] = set()
         self.session = GameSession(game, row.mode, functools.partial(save, self), computer,
                                    ai_seat=row.ai_seat, ai_level=row.ai_level,
                                    offers=row.offers)
+
+    def announce(self, message: dict[str, Any]) -> None:
+        """Queue ``message`` for every listener, dropping those whose queue is full."""
+        for listener in list(self.listeners):
+            if not listener.offer(message):
+                self.listeners.discard(listener)
 
     # --- reading ----------------------------------------------------------------------------
     def seat_of(self, key: str | None) -> int | None:
@@ -106,13 +141,21 @@ class Room:
         return out
 
 
+def _version(room: Room) -> int:
+    return room.row.version
+
+
 class Hub:
     """All rooms of one server: loads them from the store on demand, stores and announces
     their changes."""
 
     def __init__(self, store: Store, computer: ComputerPlayer | None = None,
-                 max_rooms: int = 2000) -> None:
+                 max_rooms: int = 2000, *, expire_days: float | None = EXPIRE_DAYS,
+                 clock: Callable[[], float] = time.time) -> None:
         self.store = store
+        #: unfinished games idle this many days are closed by :meth:`expire_idle`
+        self.expire_days = expire_days
+        self.clock = clock
         self.computer: ComputerPlayer = Agents() if computer is None else computer
         self.max_rooms = max_rooms
         self.rooms: OrderedDict[str, Room] = OrderedDict()
@@ -139,11 +182,22 @@ class Hub:
             room = self.rooms.get(game_id)
             if room is not None:
                 return room
-            row = await asyncio.to_thread(self.store.load, game_id)
-            if row is None:
-                raise ApiError(404, "unknown_game", f"no game with id {game_id!r}")
-            game = await asyncio.to_thread(restore, row.rules, row.moves, row.ending)
-            return self._open(row, game)
+            try:
+                row = await asyncio.to_thread(self.store.load, game_id)
+                if row is None:
+                    raise ApiError(404, "unknown_game", f"no game with id {game_id!r}")
+                game = await asyncio.to_thread(restore, row.rules, row.moves, row.ending)
+                return self._open(row, game)
+            except ApiError as exc:
+                if exc.code == "corrupt_game":
+                    log.warning("stored game %s cannot be rebuilt: %s", game_id, exc.detail)
+                raise
+            except (CorruptRow, RulesError, ValueError, TypeError, KeyError) as exc:
+                # a row that no longer replays (broken JSON, rules that do not parse any more,
+                # a bad mode or ending): this game is refused, the rest of the server goes on
+                log.warning("stored game %s cannot be rebuilt: %s", game_id, exc)
+                raise ApiError(409, "corrupt_game",
+                               f"the stored game {game_id} cannot be rebuilt: {exc}") from None
 
     def _evict(self) -> None:
         """Forget idle rooms beyond ``max_rooms`` (they are reloaded from the store on use)."""
@@ -161,6 +215,41 @@ class Hub:
                 await self.room(gid)
             except ApiError as exc:
                 log.error("cannot resume game %s: %s", gid, exc.detail)
+            except Exception:  # one game must never keep the server from starting
+                log.exception("cannot resume game %s", gid)
+
+    async def expire_idle(self) -> list[str]:
+        """Close every unfinished game without a change for ``expire_days`` (an adjudicated
+        draw, announced and stored as the event ``expired``) and forget its room; returns
+        their ids. A game that cannot be rebuilt is left as it is (it is refused anyway)."""
+        if self.expire_days is None:
+            return []
+        cutoff = self.clock() - self.expire_days * 86400
+        closed: list[str] = []
+        for gid, version in await asyncio.to_thread(self.store.idle_games, cutoff):
+            try:
+                room = await self.room(gid)
+                done = await room.session.expire(version, functools.partial(_version, room))
+            except ApiError as exc:
+                log.warning("cannot expire game %s: %s", gid, exc.detail)
+                continue
+            if done:
+                await room.session.close()
+                if self.rooms.get(gid) is room:
+                    del self.rooms[gid]
+                log.info("game %s expired after %s idle days", gid, self.expire_days)
+                closed.append(gid)
+        return closed
+
+    async def expire_forever(self, every: float = 3600.0) -> None:
+        """Run :meth:`expire_idle` every ``every`` seconds (a background task of the app,
+        which also runs it once at start; a failed sweep is logged and the next one runs)."""
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.expire_idle()
+            except Exception:
+                log.exception("closing idle games failed")
 
     async def close(self) -> None:
         for room in list(self.rooms.values()):
@@ -220,12 +309,14 @@ class Hub:
         """Store the room's new state with one new event, then announce it.
 
         Called by the room's session with its lock held and the game already changed. If the
-        write fails the room is dropped, so the next request replays the game from what was
-        stored.
+        write fails, nothing was stored: the session rolls its game back and the room stays.
+        If another writer changed the stored game, the room is dropped and the next request
+        replays the game from what was stored.
         """
         row = room.row
         session = room.session
         outcome = session.game.outcome
+        before = (row.moves, row.ending, row.offers, row.result, row.reason)
         row.moves = [str(m) for m in session.game.move_stack]
         row.ending = session.ending
         row.offers = dict(session.offers)
@@ -235,8 +326,14 @@ class Hub:
         try:
             await asyncio.to_thread(self.store.save, row, ev)
         except Exception as exc:
-            if self.rooms.get(row.id) is room:
-                del self.rooms[row.id]
+            row.moves, row.ending, row.offers, row.result, row.reason = before
+            if isinstance(exc, VersionConflict):
+                # someone else wrote this game: drop the room, the next request reloads it
+                session.closed = True
+                if self.rooms.get(row.id) is room:
+                    del self.rooms[row.id]
+            # otherwise the write changed nothing: the session rolls its game back to the
+            # stored state and the room (with its listeners) stays the current one
             log.exception("storing game %s failed", row.id)
             raise ApiError(503, "storage_failed",
                            "the move could not be stored; nothing was changed, try again"
@@ -244,29 +341,36 @@ class Hub:
         row.version = ev.version
         state = room.state()
         message = {"type": etype, "v": ev.version, "data": data, "state": state}
-        for q in list(room.listeners):
-            if q.qsize() > 1000:  # a listener that stopped reading is dropped
-                room.listeners.discard(q)
-                continue
-            q.put_nowait(message)
+        room.announce(message)
         return state
 
+    async def _act(self, game_id: str,
+                   act: Callable[[Room], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+        """Run a change on a game's current room; a request that waited on the lock of a room
+        dropped meanwhile (``stale_room``) is run once more on the reloaded room."""
+        for attempt in range(2):
+            room = await self.room(game_id)
+            try:
+                return await act(room)
+            except ApiError as exc:
+                if exc.code != "stale_room" or attempt:
+                    raise
+        raise AssertionError("unreachable")
+
     async def move(self, game_id: str, key: str | None, text: str) -> dict[str, Any]:
-        room = await self.room(game_id)
-        return await room.session.move(room.seat_of(key), text)
+        return await self._act(game_id,
+                               lambda room: room.session.move(room.seat_of(key), text))
 
     async def undo(self, game_id: str, key: str | None) -> dict[str, Any]:
-        room = await self.room(game_id)
-        return await room.session.undo(room.seat_of(key))
+        return await self._act(game_id, lambda room: room.session.undo(room.seat_of(key)))
 
     async def offer(self, game_id: str, key: str | None, kind: str, action: str
                     ) -> dict[str, Any]:
-        room = await self.room(game_id)
-        return await room.session.offer(room.seat_of(key), kind, action)
+        return await self._act(game_id, lambda room: room.session.offer(room.seat_of(key),
+                                                                        kind, action))
 
     async def resign(self, game_id: str, key: str | None) -> dict[str, Any]:
-        room = await self.room(game_id)
-        return await room.session.resign(room.seat_of(key))
+        return await self._act(game_id, lambda room: room.session.resign(room.seat_of(key)))
 
     async def hint(self, game_id: str, key: str | None) -> dict[str, Any]:
         room = await self.room(game_id)

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import PlainTextResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
@@ -43,7 +43,13 @@ HubDep = Annotated[Hub, Depends(hub_of)]
 
 
 # --- request bodies ----------------------------------------------------------------------------
-class CreateGame(BaseModel):
+class Body(BaseModel):
+    """A request body, read strictly: JSON ``true`` is not the seat 1, nor ``"2"`` the level 2."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class CreateGame(Body):
     rules: str = Field("dara", max_length=MAX_RULES_TEXT,
                        description="rule-set text, e.g. dala(quiet_limit=off)")
     mode: Literal["ai", "friend", "hotseat"] = Field(
@@ -53,7 +59,7 @@ class CreateGame(BaseModel):
     seat: int | None = Field(None, description="your seat against the AI: 1 moves first, 2 second")
 
 
-class KeyBody(BaseModel):
+class KeyBody(Body):
     key: str = Field("", max_length=200, description="the secret of your seat")
 
 
@@ -66,7 +72,7 @@ class OfferBody(KeyBody):
     action: Literal["offer", "accept", "decline", "cancel"] = "offer"
 
 
-class ReplayBody(BaseModel):
+class ReplayBody(Body):
     record: str = Field(..., max_length=MAX_REPLAY_CHARS,
                         description=f"a game record as text: one game of at most "
                                     f"{MAX_REPLAY_MOVES} moves")
@@ -75,7 +81,17 @@ class ReplayBody(BaseModel):
                                          "(default: the last)")
 
 
-router = APIRouter(prefix="/api")
+class ErrorBody(BaseModel):
+    """Every refusal's body (a 4xx status; the middleware writes it)."""
+
+    error: str = Field(..., description="a short machine code, e.g. bad_rules, not_found")
+    detail: str = Field(..., description="what was wrong and what is allowed")
+
+
+# "4XX" documents every refusal as ErrorBody (and replaces FastAPI's default 422 schema,
+# which does not match the body the middleware writes)
+router = APIRouter(prefix="/api", responses={"4XX": {"model": ErrorBody,
+                                                     "description": "Refused"}})
 
 
 # --- rules and levels --------------------------------------------------------------------------
@@ -165,7 +181,9 @@ async def api_hint(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
 
 # --- records -----------------------------------------------------------------------------------
 @router.get("/games/{game_id}/record", summary="The game record as text",
-            response_class=PlainTextResponse)
+            response_class=PlainTextResponse, responses={"4XX": {
+                "description": "Refused", "content": {"application/json": {
+                    "schema": {"$ref": "#/components/schemas/ErrorBody"}}}}})
 async def api_record(game_id: str, hub: HubDep) -> PlainTextResponse:
     from ..record import dumps
 

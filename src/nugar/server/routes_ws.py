@@ -3,7 +3,8 @@
 On connecting, the client gets what it missed (:meth:`~.rooms.Hub.catch_up`); then every
 event of the game, in order, each once. It may send ``{"type": "sync", "since": V}`` and
 ``{"type": "ping"}``; more than 20 messages a second, or one over 1000 characters, closes the
-socket.
+socket. A client that falls :data:`~.rooms.LISTENER_QUEUE` events behind is closed with code
+:data:`RESYNC_CLOSE` and reconnects with ``?since=`` (the last version it has).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from .rooms import Hub, Room
+from .rooms import Hub, Listener, Room
 from .routes_api import HubDep
 from .session import ApiError
 
@@ -26,6 +27,8 @@ log = logging.getLogger("nugar.server")
 #: most messages a client may send in one second, and the longest one
 MAX_MESSAGES_PER_SECOND = 20
 MAX_MESSAGE_CHARS = 1000
+#: the close code of a socket whose client fell too far behind: reconnect with ``?since=``
+RESYNC_CLOSE = 4000
 
 router = APIRouter()
 
@@ -37,7 +40,8 @@ async def ws_game(websocket: WebSocket, game_id: str, hub: HubDep) -> None:
         room = await hub.room(game_id)
     except ApiError as exc:
         await websocket.send_json({"type": "error", "error": exc.code, "detail": exc.detail})
-        await websocket.close(code=4404)
+        # 4000 + the HTTP status (4404 unknown, 4409 corrupt), the error code as the reason
+        await websocket.close(code=4000 + exc.status, reason=exc.code)
         return
     await GameSocket(websocket, hub, room).run(_since(websocket.query_params.get("since")))
 
@@ -57,7 +61,7 @@ class GameSocket:
         self.websocket = websocket
         self.hub = hub
         self.room = room
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.listener = Listener()
         self.last_sent = 0
         self.send_lock = asyncio.Lock()
 
@@ -77,17 +81,23 @@ class GameSocket:
 
     async def pump(self) -> None:
         while True:
-            msg = await self.queue.get()
+            msg = await self.listener.queue.get()
             await self.send_all([msg])
 
     async def run(self, since: int | None) -> None:
         room = self.room
-        room.listeners.add(self.queue)
-        pump_task: asyncio.Task[None] | None = None
+        room.listeners.add(self.listener)
+        tasks: list[asyncio.Task[None]] = []
         try:
             await self.send_all(await self.hub.catch_up(room, since))
-            pump_task = asyncio.create_task(self.pump())
-            await self.receive()
+            tasks = [asyncio.create_task(self.receive()), asyncio.create_task(self.pump()),
+                     asyncio.create_task(self.wait_dropped())]
+            done, _pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in tasks:
+                if task not in done:
+                    task.cancel()
+            for task in done:
+                task.result()  # raises what ended the socket
         except (WebSocketDisconnect, RuntimeError):
             pass
         except Exception:  # a malformed frame (e.g. bytes) ends this socket, not the server
@@ -95,11 +105,18 @@ class GameSocket:
             with contextlib.suppress(Exception):
                 await self.websocket.close(code=1003)
         finally:
-            room.listeners.discard(self.queue)
-            if pump_task is not None:
-                pump_task.cancel()
+            room.listeners.discard(self.listener)
+            for task in tasks:
+                task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await pump_task
+                    await task
+
+    async def wait_dropped(self) -> None:
+        """Once the room drops this listener (its queue was full), close the socket with
+        :data:`RESYNC_CLOSE`; the websocket library bounds the close handshake."""
+        await self.listener.dropped.wait()
+        await self.websocket.close(code=RESYNC_CLOSE,
+                                   reason=f"fell behind; reconnect with ?since={self.last_sent}")
 
     async def receive(self) -> None:
         """Answer the client's messages until it goes or floods."""

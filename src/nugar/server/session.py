@@ -19,8 +19,10 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..ai.agents import DEFAULT_LEVEL
 from ..errors import IllegalMoveError, InvalidMoveError
@@ -29,6 +31,8 @@ from ..rules import Game, Move, Outcome, Termination, new_game
 if TYPE_CHECKING:
     from ..ai import Agent, Analysis, Limits
     from ..warmup import Warmup
+
+T = TypeVar("T")
 
 log = logging.getLogger("nugar.server")
 
@@ -126,13 +130,16 @@ class ComputerPlayer(Protocol):
 
 class Agents:
     """The computer player of the server: nugar's levels, ``ai_time`` seconds a decision, and
-    the process's compiling (``nugar.warmup``): a first decision waits for its part."""
+    the process's compiling (``nugar.warmup``): a first decision waits for its part. Its
+    search agents get a transposition table of ``table`` MB."""
 
-    def __init__(self, ai_time: float = 1.0, warmup: Warmup | None = None) -> None:
+    def __init__(self, ai_time: float = 1.0, warmup: Warmup | None = None,
+                 table: float = 64.0) -> None:
         from ..warmup import WARMUP
 
         self.ai_time = ai_time
         self.warmup = WARMUP if warmup is None else warmup
+        self.table = table
 
     def prepare(self, game: Game, level: int) -> None:
         from ..warmup import steps_for
@@ -142,14 +149,156 @@ class Agents:
         self.warmup.wait(steps=steps)
 
     def agent(self, level: int) -> Agent:
-        from ..ai import make_agent
+        from ..ai.agents import LevelAgent
 
-        return make_agent(f"level:{level}")
+        return LevelAgent(level, table=self.table)
 
     def limits(self) -> Limits:
         from ..ai import Limits
 
         return Limits(time=self.ai_time)
+
+
+class AiBusy(ApiError):
+    """Every worker of the AI pool is busy and its queue is full: HTTP 503 ``ai_busy``, with
+    ``Retry-After``."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(503, "ai_busy", "the computer is busy with other games; try again in "
+                         f"{retry_after} s")
+        self.retry_after = retry_after
+
+
+class _Worker:
+    """One agent of the pool, with what it was last used for."""
+
+    def __init__(self) -> None:
+        self.agent: Agent | None = None
+        self.key: tuple[int, str] | None = None  # (level, rules' AI profile) it was built for
+        self.owner: object | None = None  # the game whose positions its tables hold
+        self.built = 0  # agents built for this worker (tests check the bound)
+
+
+class AiPool:
+    """The computer's only place to think: ``workers`` agents, each deciding in a thread of
+    the pool's own executor (never the default one the database uses), and a queue of at
+    most ``queue`` waiting requests. A hint asked for while the queue is full is refused
+    (:class:`AiBusy`); the computer's own turns always queue (one per game at most).
+
+    A worker keeps its agent while it serves the same level and game family, and resets it
+    (``reset()``: its tables forgotten) before a position of another game, so nothing leaks
+    between games and memory stays within ``workers`` agents' tables. It also stands for its
+    ``computer`` (:class:`ComputerPlayer`), so a :class:`~.rooms.Hub` takes either."""
+
+    def __init__(self, computer: ComputerPlayer, workers: int = 1, queue: int = 8) -> None:
+        if workers < 1 or queue < 0:
+            raise ValueError(f"an AI pool needs 1 or more workers and a queue of 0 or more, "
+                             f"not {workers} and {queue}")
+        self.computer = computer
+        self.workers = [_Worker() for _ in range(workers)]
+        self.queue = queue
+        self._free = list(self.workers)
+        self._waiting: deque[asyncio.Future[_Worker]] = deque()
+        self._executor = ThreadPoolExecutor(workers, thread_name_prefix="nugar-ai")
+
+    @classmethod
+    def of(cls, computer: ComputerPlayer | AiPool) -> AiPool:
+        """``computer`` itself if it is a pool, else the one pool shared by its sessions."""
+        if isinstance(computer, AiPool):
+            return computer
+        pool = getattr(computer, "_nugar_ai_pool", None)
+        if not isinstance(pool, AiPool):
+            pool = cls(computer)
+            setattr(computer, "_nugar_ai_pool", pool)  # noqa: B010 (any player object)
+        return pool
+
+    # it stands for its computer player
+    def prepare(self, game: Game, level: int) -> None:
+        self.computer.prepare(game, level)
+
+    def agent(self, level: int) -> Agent:
+        return self.computer.agent(level)
+
+    def limits(self) -> Limits:
+        return self.computer.limits()
+
+    @property
+    def built(self) -> int:
+        """How many agents the pool has built so far."""
+        return sum(w.built for w in self.workers)
+
+    @property
+    def waiting(self) -> int:
+        """Requests queued for a worker."""
+        return sum(1 for f in self._waiting if not f.done())
+
+    async def _acquire(self, must: bool) -> _Worker:
+        if self._free:
+            return self._free.pop()
+        if not must and self.waiting >= self.queue:
+            raise AiBusy(retry_after=max(1, round(self.computer.limits().time or 1.0)))
+        waiter: asyncio.Future[_Worker] = asyncio.get_running_loop().create_future()
+        self._waiting.append(waiter)
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self._release(waiter.result())  # handed over just as it was cancelled
+            raise
+
+    def _release(self, worker: _Worker) -> None:
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(worker)
+                return
+        self._free.append(worker)
+
+    def _ready(self, worker: _Worker, owner: object, level: int, game: Game) -> Agent:
+        """The worker's agent for ``level``, made ready for a position of ``owner``'s game
+        (in the AI thread: building and resetting tables is work too)."""
+        self.computer.prepare(game, level)
+        key = (level, game.rules.ai_profile)
+        if worker.agent is None or worker.key != key:
+            worker.agent = None  # the old agent and its tables go before the new one comes
+            worker.agent = self.computer.agent(level)
+            worker.key, worker.owner = key, owner
+            worker.built += 1
+        elif worker.owner is not owner:
+            reset = getattr(worker.agent, "reset", None)
+            if callable(reset):
+                reset()
+            worker.owner = owner
+        return worker.agent
+
+    async def run(self, owner: object, level: int, game: Game,
+                  job: Callable[[Agent, Game, Limits], T], *, must: bool = False) -> T:
+        """``job(agent, game, limits)`` in a worker's thread, for ``owner``'s game (a copy
+        the caller does not touch meanwhile); :class:`AiBusy` if the queue is full, unless
+        ``must``. If the caller is cancelled, the worker returns to the pool when its thread
+        is done."""
+        worker = await self._acquire(must)
+        limits = self.computer.limits()
+
+        def work() -> T:
+            return job(self._ready(worker, owner, level, game), game, limits)
+
+        future = asyncio.get_running_loop().run_in_executor(self._executor, work)
+        try:
+            return await asyncio.shield(future)
+        finally:
+            if future.done():
+                self._release(worker)
+            else:
+                future.add_done_callback(lambda _f: self._release(worker))
+
+    def close(self) -> None:
+        """Stop the threads once their work is done (the server is stopping)."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+#: tries the computer gets when the engine refuses its move, before a random legal move
+AI_TRIES = 3
 
 
 # --- the session -------------------------------------------------------------------------------
@@ -173,9 +322,14 @@ class GameSession:
         self.computer = computer
         self.lock = asyncio.Lock()
         self.ai_task: asyncio.Task[None] | None = None
-        self.agent: Agent | None = None  # this game's own computer player, made on first use
-        #: set when a change could not be stored: this session is stale and stops acting
+        self.pool = AiPool.of(computer)  # where the computer thinks, shared by all games
+        self._ai_owner = object()  # names this game to the pool (its agents reset for it)
+        #: set when the stored game may differ from this session's (the owner dropped it and
+        #: reloads the game): a request that then gets the lock is refused as ``stale_room``
         self.closed = False
+        #: the last stored state (moves, imposed ending, offers): a change whose write fails
+        #: is rolled back to it, so the session never holds a move that was not stored
+        self._stored = self._snapshot()
 
     # --- reading ----------------------------------------------------------------------------
     @property
@@ -198,12 +352,31 @@ class GameSession:
                 and self.game.to_move == self.ai_seat)
 
     # --- changes ----------------------------------------------------------------------------
+    def _snapshot(self) -> tuple[list[str], dict[str, Any] | None, dict[str, int]]:
+        return [str(m) for m in self.game.move_stack], ending_of(self.game), dict(self.offers)
+
     async def _commit(self, etype: str, data: dict[str, Any]) -> dict[str, Any]:
+        """Store and announce a change already applied to the game; if that fails, put the
+        game and offers back as last stored (replayed, as a load would) and re-raise."""
         try:
-            return await self.commit(etype, data)
-        except Exception:
-            self.closed = True  # what is stored is now the truth: the owner reloads it
+            state = await self.commit(etype, data)
+        except BaseException:
+            moves, ending, offers = self._stored
+            try:
+                self.game = restore(self.game.rules.text, moves, ending)
+                self.offers = offers
+            except Exception:  # cannot happen for a game that was stored; be safe anyway
+                log.exception("rolling back a failed change failed")
+                self.closed = True
             raise
+        self._stored = self._snapshot()
+        return state
+
+    def _check_current(self) -> None:
+        """Refuse a request that waited on the lock of a session its owner has dropped."""
+        if self.closed:
+            raise ApiError(503, "stale_room", "the game was reloaded while this request "
+                           "waited; nothing was changed, try again")
 
     @staticmethod
     def _seat(seat: int | None) -> int:
@@ -224,6 +397,7 @@ class GameSession:
             raise ApiError(422, "bad_move", "a move is a short text such as 'c3', 'c3-c4xe5' "
                            "or '4'")
         async with self.lock:
+            self._check_current()
             seat = self._seat(seat)
             self._require_running()
             game = self.game
@@ -253,6 +427,7 @@ class GameSession:
         """Take back moves: against the AI, back to the person's previous turn (with the
         computer's replies); hot-seat, one turn. Between people, offer a takeback instead."""
         async with self.lock:
+            self._check_current()
             seat = self._seat(seat)
             if self.mode == "friend":
                 raise ApiError(409, "ask_takeback",
@@ -283,6 +458,7 @@ class GameSession:
             raise ApiError(422, "bad_action",
                            f"action must be offer, accept, decline or cancel, not {action!r}")
         async with self.lock:
+            self._check_current()
             seat = self._seat(seat)
             self._require_running()
             if self.mode != "friend":
@@ -334,12 +510,26 @@ class GameSession:
     async def resign(self, seat: int | None) -> dict[str, Any]:
         """The player of ``seat`` resigns (hot-seat: the player to move)."""
         async with self.lock:
+            self._check_current()
             seat = self._seat(seat)
             self._require_running()
             player = self.game.to_move if seat == 0 else seat
             self.game.resign(player)
             self.offers = {}
             return await self._commit("resign", {"player": player})
+
+    async def expire(self, version: int, current: Callable[[], int]) -> bool:
+        """Close a game nobody played for too long: an adjudicated draw (event ``expired``).
+        ``current()`` is the stored version under the lock; if it is no longer ``version``
+        (someone acted meanwhile) or the game is over, nothing is done and ``False`` is
+        returned."""
+        async with self.lock:
+            if self.closed or current() != version or self.game.outcome is not None:
+                return False
+            self.game.adjudicate(None)
+            self.offers = {}
+            await self._commit("expired", {"termination": "adjudication", "winner": None})
+            return True
 
     # --- the computer -------------------------------------------------------------------------
     async def hint(self, seat: int | None) -> dict[str, Any]:
@@ -353,10 +543,8 @@ class GameSession:
         if seat not in (0, game.to_move):
             raise ApiError(409, "not_your_turn", "a hint is given to the player to move")
         level = self.ai_level or DEFAULT_LEVEL
-        await asyncio.to_thread(self.computer.prepare, game, level)
-        agent = self.computer.agent(level)
-        analysis: Analysis = await asyncio.to_thread(agent.analyse, game,
-                                                     self.computer.limits())
+        analysis: Analysis = await self.pool.run(
+            self._ai_owner, level, game, lambda agent, g, limits: agent.analyse(g, limits))
         return {"move": str(analysis.move), "score": analysis.score, "depth": analysis.depth,
                 "pv": [str(m) for m in analysis.pv]}
 
@@ -375,26 +563,47 @@ class GameSession:
             await asyncio.wait({task})
 
     async def _ai_turns(self) -> None:
+        """The computer's turns: each decided on a copy of the game without the lock (so
+        requests and spectators do not wait for it), then played under the lock only if the
+        game has not changed meanwhile; otherwise the decision is dropped and, if the computer
+        is still to move, made again."""
         level = self.ai_level or DEFAULT_LEVEL
+        refused = 0  # moves of the computer the engine refused in this position
         try:
-            await asyncio.to_thread(self.computer.prepare, self.game, level)
-            if self.agent is None:
-                self.agent = self.computer.agent(level)
-            agent = self.agent
             while True:
                 async with self.lock:
                     if not self.ai_to_move():
                         return
+                    snapshot = self.game.copy()
+                    seen = list(self.game.move_stack)
+                try:
+                    move = await self.pool.run(self._ai_owner, level, snapshot.copy(),
+                                               lambda agent, g, limits: agent.choose(g, limits),
+                                               must=True)
+                except (AiBusy, asyncio.CancelledError):
+                    raise
+                except Exception:
+                    # a failing agent must not stall the game: fall back to a legal move
+                    log.exception("AI level %s failed", level)
+                    move = random.choice(snapshot.legal_moves())
+                async with self.lock:
+                    if not self.ai_to_move() or self.game.move_stack != seen:
+                        refused = 0
+                        continue  # the game changed while the computer thought
                     game = self.game
-                    try:
-                        move = await asyncio.to_thread(agent.choose, game.copy(),
-                                                       self.computer.limits())
-                    except Exception:
-                        # a failing agent must not stall the game: fall back to a legal move
-                        log.exception("AI level %s failed", level)
-                        move = random.choice(game.legal_moves())
                     mover = game.to_move
-                    game.play(move)
+                    if refused >= AI_TRIES:
+                        move = random.choice(game.legal_moves())
+                        log.error("AI level %s: %d moves refused, playing the random legal "
+                                  "move %s", level, refused, move)
+                    try:
+                        game.play(move)
+                    except ValueError as exc:
+                        refused += 1
+                        log.error("AI level %s chose %s, which the engine refuses (%s); "
+                                  "try %d of %d", level, move, exc, refused, AI_TRIES)
+                        continue
+                    refused = 0
                     await self._commit("move", {"player": mover, "moves": [str(move)],
                                                 "ai": True})
         except asyncio.CancelledError:

@@ -118,6 +118,14 @@ class StoredEvent:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+class VersionConflict(RuntimeError):
+    """The stored game is not at the version a write expected: another writer got there."""
+
+
+class CorruptRow(ValueError):
+    """A stored game row whose fields cannot be read (broken JSON, wrong types)."""
+
+
 class Store:
     """The database of online games. Thread-safe: each call uses its own connection."""
 
@@ -167,7 +175,7 @@ class Store:
                         offers=json.dumps(row.offers), result=row.result, reason=row.reason,
                         version=new_event.version, updated=now))
             if done.rowcount != 1:
-                raise RuntimeError(f"game {row.id}: stored version is not "
+                raise VersionConflict(f"game {row.id}: stored version is not "
                                    f"{new_event.version - 1}; refusing to write")
             conn.execute(insert(events_table).values(
                 game_id=row.id, version=new_event.version, type=new_event.type,
@@ -180,12 +188,22 @@ class Store:
         if r is None:
             return None
         m = r._mapping
+        try:
+            moves = json.loads(m["moves"])
+            ending = _load_opt(m["ending"])
+            offers = json.loads(m["offers"])
+            if not (isinstance(moves, list) and all(isinstance(t, str) for t in moves)):
+                raise ValueError("the moves are not a list of texts")
+            if not isinstance(offers, dict):
+                raise ValueError("the offers are not an object")
+        except (ValueError, TypeError) as exc:
+            raise CorruptRow(f"stored game {game_id} cannot be read: {exc}") from None
         return GameRow(
             id=m["id"], rules=m["rules"], mode=m["mode"], ai_level=m["ai_level"],
             ai_seat=m["ai_seat"], key_hash_1=m["key_hash_1"], key_hash_2=m["key_hash_2"],
-            moves=json.loads(m["moves"]), ending=_load_opt(m["ending"]),
-            offers=json.loads(m["offers"]), result=m["result"], reason=m["reason"],
-            version=m["version"], created=m["created"], updated=m["updated"])
+            moves=moves, ending=ending, offers=offers, result=m["result"],
+            reason=m["reason"], version=m["version"], created=m["created"],
+            updated=m["updated"])
 
     def events_since(self, game_id: str, version: int, limit: int) -> list[StoredEvent]:
         """Journal entries after ``version``, oldest first, at most ``limit``."""
@@ -197,6 +215,17 @@ class Store:
                 .order_by(events_table.c.version)
                 .limit(limit)).all()
         return [StoredEvent(v, t, json.loads(d)) for v, t, d in rows]
+
+    def idle_games(self, before: float) -> list[tuple[str, int]]:
+        """Unfinished games last changed before the time ``before`` (seconds since the
+        epoch), as ``(id, version)`` pairs, oldest first."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(games_table.c.id, games_table.c.version)
+                .where(games_table.c.result.is_(None))
+                .where(games_table.c.updated < int(before))
+                .order_by(games_table.c.updated)).all()
+        return [(r[0], r[1]) for r in rows]
 
     def unfinished_ai_games(self) -> list[str]:
         """Ids of running games against the AI (the AI may be the one to move)."""
@@ -218,8 +247,10 @@ def _load_opt(text: str | None) -> dict[str, Any] | None:
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
-    # WAL lets readers go on while a move is written; a busy database waits instead of failing
+    # WAL lets readers go on while a move is written; a busy database waits instead of failing.
+    # FULL syncs the log at every commit, so a move the server acknowledged survives a power
+    # loss (NORMAL could lose the last ones); a move is one small transaction, so it is cheap.
     cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA synchronous=FULL")
     cur.execute("PRAGMA busy_timeout=30000")
     cur.close()

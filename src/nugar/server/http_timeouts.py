@@ -1,0 +1,59 @@
+"""uvicorn's HTTP/1.1 protocol (h11) with a bound on the time a request's headers take.
+
+uvicorn times out an idle keep-alive connection but not one that sends its headers a byte at
+a time (or never): :func:`timed_h11` returns a protocol class that closes a connection whose
+next request line and headers have not all arrived ``header_timeout`` seconds after the
+connection opened or the request's first byte came.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+
+class _TimedH11(H11Protocol):
+    header_timeout = 10.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._header_timer: asyncio.TimerHandle | None = None
+
+    def _waiting_for_headers(self) -> bool:
+        return bool(self.conn.their_state is h11.IDLE and not self.transport.is_closing())
+
+    def _check_timer(self) -> None:
+        if self._waiting_for_headers():
+            if self._header_timer is None:
+                self._header_timer = self.loop.call_later(self.header_timeout,
+                                                          self._headers_too_slow)
+        elif self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _headers_too_slow(self) -> None:
+        self._header_timer = None
+        if self._waiting_for_headers():
+            self.transport.close()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._check_timer()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._check_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+        super().connection_lost(exc)
+
+
+def timed_h11(header_timeout: float) -> type[asyncio.Protocol]:
+    """An h11 protocol class that allows ``header_timeout`` seconds for a request's headers."""
+    return type("TimedH11", (_TimedH11,), {"header_timeout": header_timeout})
