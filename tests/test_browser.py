@@ -9,10 +9,6 @@ temporary folder.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from weakref import WeakKeyDictionary
@@ -22,6 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 import nugar
+from serving import serving
 
 #: script errors seen by each page (filled by its 'pageerror' listener)
 PAGE_ERRORS: WeakKeyDictionary[Page, list[str]] = WeakKeyDictionary()
@@ -32,37 +29,12 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 TIMEOUT = 30_000  # ms for any one wait (the machine may be busy)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("server") / "games.db"
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "nugar", "serve", "--port", str(port), "--db",
-         f"sqlite:///{db}", "--ai-time", "0.05", "--rate", "0"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        end = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/api/presets", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-            assert time.monotonic() < end, "server did not start"
-            time.sleep(0.1)
+    with serving(db, "--ai-time", "0.05", "--rate", "0", ready="/api/presets",
+                 timeout=30) as (_proc, base):
         yield base
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.generation.case import Case
 
 from nugar.server import create_app
+from serving import serving
 
 #: generated cases per API operation (14 operations: about 350 requests, a few seconds)
 EXAMPLES = 25
@@ -145,40 +145,18 @@ def _hostile_requests(n: int) -> Iterator[tuple[str, str, Any]]:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux only)")
 def test_server_memory_stays_bounded_under_hostile_burst(tmp_path: Path) -> None:
-    import socket
-    import subprocess
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "nugar", "serve", "--port", str(port), "--db",
-         f"sqlite:///{tmp_path / 'g.db'}", "--ai-time", "0.05", "--rate", "0"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        with httpx.Client(base_url=base, timeout=30) as c:
-            end = time.monotonic() + 60
-            while True:
-                try:
-                    if c.get("/api/warmup").json().get("ready"):
-                        break
-                except httpx.HTTPError:
-                    pass
-                assert proc.poll() is None and time.monotonic() < end, "server did not start"
-                time.sleep(0.2)
-            baseline = peak = _rss(proc.pid)
-            codes: dict[int, int] = {}
-            for method, url, body in _hostile_requests(300):
-                r = c.request(method, url, json=body)
-                codes[r.status_code] = codes.get(r.status_code, 0) + 1
-                peak = max(peak, _rss(proc.pid))
-        assert not [code for code in codes if code >= 500], codes
-        assert peak - baseline < RSS_GROWTH_BOUND, (
-            f"RSS grew from {baseline / 2**20:.0f} MB to {peak / 2**20:.0f} MB")
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    with serving(tmp_path / "g.db", "--ai-time", "0.05", "--rate", "0",
+                 ready="/api/warmup") as (proc, base), \
+            httpx.Client(base_url=base, timeout=30) as c:
+        baseline = peak = _rss(proc.pid)
+        codes: dict[int, int] = {}
+        for method, url, body in _hostile_requests(300):
+            r = c.request(method, url, json=body)
+            codes[r.status_code] = codes.get(r.status_code, 0) + 1
+            peak = max(peak, _rss(proc.pid))
+    assert not [code for code in codes if code >= 500], codes
+    assert peak - baseline < RSS_GROWTH_BOUND, (
+        f"RSS grew from {baseline / 2**20:.0f} MB to {peak / 2**20:.0f} MB")
 
 
 @pytest.mark.parametrize("body", [{"seat": True}, {"level": True}, {"level": "4"},

@@ -21,6 +21,7 @@ from nugar.server import create_app
 from nugar.server.render import board_data, svg
 from nugar.server.rooms import Listener
 from nugar.server.store import GameRow, Store, StoredEvent, hash_key
+from serving import serving
 
 # the fixtures ``db_url`` and ``client`` are in conftest.py
 
@@ -861,56 +862,27 @@ def test_serve_checks_its_public_url_and_proxies() -> None:
                                             "forwarded_allow_ips": "127.0.0.1"}
 
 
-def _serve(tmp_path: Path, *extra: str) -> tuple[Any, str]:
-    """``nugar serve`` in a subprocess on a free loopback port, rate 1 a second (burst 120),
-    once it answers."""
-    import socket
-    import subprocess
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "nugar", "serve", "--port", str(port), "--db",
-         f"sqlite:///{tmp_path / 'g.db'}", "--ai-time", "0.05", "--rate", "1", *extra],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    end = time.monotonic() + 60
-    while True:
-        try:
-            httpx.get(f"{base}/favicon.ico", timeout=1)
-            return proc, base
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > end:
-            proc.kill()
-            raise AssertionError("nugar serve did not start")
-        time.sleep(0.1)
-
-
 @pytest.mark.parametrize("proxies", [None, "127.0.0.1"])
 def test_serve_trusts_forwarded_headers_only_from_named_proxies(
         tmp_path: Path, proxies: str | None) -> None:
-    proc, base = _serve(tmp_path, *(["--forwarded-allow-ips", proxies] if proxies else []))
-    try:
-        with httpx.Client(base_url=base, timeout=10) as c:
-            codes = [c.get("/favicon.ico").status_code for _ in range(130)]
-            assert codes.count(429) >= 5  # the burst of 120 is spent
-            r = c.get("/favicon.ico")
-            assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
-            start = time.monotonic()
-            spoofed = [c.get("/favicon.ico", headers={"X-Forwarded-For": f"10.9.{i}.1"})
-                       .status_code for i in range(200)]
-            seconds = time.monotonic() - start
+    extra = ["--ai-time", "0.05", "--rate", "1"]  # 1 request a second, a burst of 120
+    with serving(tmp_path / "g.db", *extra,
+                 *(["--forwarded-allow-ips", proxies] if proxies else [])) as (_proc, base), \
+            httpx.Client(base_url=base, timeout=10) as c:
+        codes = [c.get("/favicon.ico").status_code for _ in range(130)]
+        assert codes.count(429) >= 5  # the burst of 120 is spent
+        r = c.get("/favicon.ico")
+        assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
+        start = time.monotonic()
+        spoofed = [c.get("/favicon.ico", headers={"X-Forwarded-For": f"10.9.{i}.1"})
+                   .status_code for i in range(200)]
+        seconds = time.monotonic() - start
         if proxies is None:  # a client cannot escape its limit by naming other addresses:
             # only the tokens its own bucket refilled meanwhile (1 a second) get through
             assert set(spoofed) <= {200, 429}
             assert spoofed.count(200) <= seconds + 1
         else:  # behind the named proxy, each forwarded address has its own bucket
             assert set(spoofed) == {200}
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_load_script_finds_no_lost_or_doubled_moves() -> None:

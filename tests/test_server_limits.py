@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import MutableMapping
+from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ import pytest
 from nugar.server import create_app
 from nugar.server.rooms import LISTENER_QUEUE, Hub, Listener
 from nugar.server.routes_ws import RESYNC_CLOSE, GameSocket
+from serving import serving
 
 
 async def _flip(hub: Hub, gid: str, key: str, events: int) -> None:
@@ -148,32 +149,11 @@ def test_serve_refuses_bad_bounds() -> None:
 
 # --- a real server ----------------------------------------------------------------------------
 @pytest.fixture()
-def served(tmp_path: Path) -> Any:
+def served(tmp_path: Path) -> Iterator[int]:
     """``nugar serve`` with 1 s header and body timeouts and at most 4 connections."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "nugar", "serve", "--port", str(port), "--db",
-         f"sqlite:///{tmp_path / 'g.db'}", "--rate", "0", "--header-timeout", "1",
-         "--body-timeout", "1", "--limit-concurrency", "4"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    end = time.monotonic() + 60
-    while True:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/favicon.ico", timeout=1)
-            break
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > end:
-            proc.kill()
-            raise AssertionError("nugar serve did not start")
-        time.sleep(0.1)
-    try:
-        yield port
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    with serving(tmp_path / "g.db", "--rate", "0", "--header-timeout", "1",
+                 "--body-timeout", "1", "--limit-concurrency", "4") as (_proc, base):
+        yield int(base.rsplit(":", 1)[1])
 
 
 def _trickle(port: int, pieces: list[bytes], pause: float) -> tuple[bytes, float]:
