@@ -168,7 +168,10 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def _parse_value(f: dataclasses.Field[Any], raw: str) -> Any:
+def parse_value(f: dataclasses.Field[Any], raw: str) -> Any:
+    """An option's value from its text (``on``, ``off``, ``6``, ``last_mover``), checked
+    against the field's metadata; ``RulesError`` names what is allowed. The agents' options
+    (``nugar.ai.options``) use the same metadata and read their numbers with it too."""
     meta = f.metadata
     kind = meta["kind"]
     text = raw.strip().lower()
@@ -194,11 +197,6 @@ def _parse_value(f: dataclasses.Field[Any], raw: str) -> Any:
     if not meta["lo"] <= number <= meta["hi"]:
         raise RulesError(f"{f.name} must be {range_text(f)}, not {number}")
     return number
-
-
-#: the value parser under a public name: the agents' options (``nugar.ai.options``) declare
-#: their whole-number options with the same field metadata and read them with it
-parse_value = _parse_value
 
 
 # --- presets -----------------------------------------------------------------------------
@@ -397,7 +395,7 @@ def parse_rules(text: str | RuleSet) -> RuleSet:
                                  f"allowed: {', '.join(by_name)}")
             if key_l in changes:
                 raise RulesError(f"option {key_l} is given twice in {text!r}")
-            changes[key_l] = _parse_value(f, raw)
+            changes[key_l] = parse_value(f, raw)
     try:
         options = replace(preset.options, **changes)
     except TypeError as exc:  # pragma: no cover - guarded by the field check above
