@@ -39,7 +39,7 @@ from .common import (
     ST_REASON,
     ST_TO_MOVE,
 )
-from .jit import kernel
+from .jit import kernel, kernel_noalloc
 
 IntArray = NDArray[np.int64]
 
@@ -89,21 +89,21 @@ UNLIMITED = 1 << 40
 NUM_DIRECTIONS = 4
 
 
-@kernel
+@kernel_noalloc
 def num_actions(params: IntArray) -> int:
     """Size of the flat action space: N drops, 4N steps, N captures and a pass."""
     return int(6 * params[P_N] + 1)
 
 
 # --- small helpers ---------------------------------------------------------------------------
-@kernel
+@kernel_noalloc
 def owns(params: IntArray, state: IntArray, player: int, sq: int) -> bool:
     """Whether ``player`` (1 or 2) has a piece on ``sq``."""
     word = state[ST_BOARD + (player - 1) * params[P_W] + sq // 63]
     return bool(((word >> (sq % 63)) & 1) != 0)
 
 
-@kernel
+@kernel_noalloc
 def _empty(params: IntArray, state: IntArray, sq: int) -> bool:
     w = params[P_W]
     i = ST_BOARD + sq // 63
@@ -111,13 +111,13 @@ def _empty(params: IntArray, state: IntArray, sq: int) -> bool:
     return bool((((state[i] | state[i + w]) >> b) & 1) == 0)
 
 
-@kernel
+@kernel_noalloc
 def _hand_key(params: IntArray, player: int, hand: int) -> int:
     base = params[P_OFF_ZHAND] + (player - 1) * 128
     return int(params[base + (hand & 63)] ^ params[base + 64 + ((hand >> 6) & 63)])
 
 
-@kernel
+@kernel_noalloc
 def _flip(params: IntArray, state: IntArray, player: int, sq: int) -> None:
     """Put a piece of ``player`` on an empty ``sq`` or take it off (bit and key)."""
     i = ST_BOARD + (player - 1) * params[P_W] + sq // 63
@@ -125,14 +125,14 @@ def _flip(params: IntArray, state: IntArray, player: int, sq: int) -> None:
     state[ST_KEY] ^= params[params[P_OFF_ZPIECE] + (player - 1) * params[P_N] + sq]
 
 
-@kernel
+@kernel_noalloc
 def _set_hand(params: IntArray, state: IntArray, player: int, hand: int) -> None:
     i = ST_HAND1 + player - 1
     state[ST_KEY] ^= _hand_key(params, player, state[i]) ^ _hand_key(params, player, hand)
     state[i] = hand
 
 
-@kernel
+@kernel_noalloc
 def _last_key(params: IntArray, player: int, origin: int, target: int) -> int:
     if origin < 0:
         return 0
@@ -141,7 +141,7 @@ def _last_key(params: IntArray, player: int, origin: int, target: int) -> int:
     return int(params[base + origin] ^ params[base + n + target])
 
 
-@kernel
+@kernel_noalloc
 def _set_last(params: IntArray, state: IntArray, player: int, origin: int, target: int) -> None:
     """Record ``player``'s last step (-1, -1: none); in the key only where no_return counts."""
     i = ST_LAST1 + 2 * (player - 1)
@@ -152,7 +152,7 @@ def _set_last(params: IntArray, state: IntArray, player: int, origin: int, targe
     state[i + 1] = target
 
 
-@kernel
+@kernel_noalloc
 def _run(params: IntArray, state: IntArray, player: int, sq: int, d: int, skip: int) -> int:
     """Own pieces in a row from ``sq`` (exclusive) in direction ``d``, stopping at ``skip``."""
     nb = params[P_OFF_NB]
@@ -170,7 +170,7 @@ def _run(params: IntArray, state: IntArray, player: int, sq: int, d: int, skip: 
     return count
 
 
-@kernel
+@kernel_noalloc
 def _longest_through(params: IntArray, state: IntArray, player: int, sq: int,
                      skip: int) -> int:
     """Longer of the row and column lines ``player`` would have through ``sq`` (own piece
@@ -180,7 +180,7 @@ def _longest_through(params: IntArray, state: IntArray, player: int, sq: int,
     return h if h > v else v
 
 
-@kernel
+@kernel_noalloc
 def in_three(params: IntArray, state: IntArray, player: int, sq: int) -> bool:
     """Whether the piece on ``sq`` stands in a three (a maximal row or column line of 3)."""
     if 1 + _run(params, state, player, sq, 1, -1) + _run(params, state, player, sq, 3, -1) == 3:
@@ -188,7 +188,7 @@ def in_three(params: IntArray, state: IntArray, player: int, sq: int) -> bool:
     return 1 + _run(params, state, player, sq, 0, -1) + _run(params, state, player, sq, 2, -1) == 3
 
 
-@kernel
+@kernel_noalloc
 def _forms_by_leaving(params: IntArray, state: IntArray, player: int, origin: int,
                       target: int) -> bool:
     """After a piece left ``origin`` for ``target``: whether a line that ran through
@@ -202,13 +202,13 @@ def _forms_by_leaving(params: IntArray, state: IntArray, player: int, origin: in
     return False
 
 
-@kernel
+@kernel_noalloc
 def in_drop_phase(state: IntArray) -> bool:
     """The drop phase lasts until the second player's hand is empty (rules page, phases)."""
     return bool(state[ST_HAND2] > 0)
 
 
-@kernel
+@kernel_noalloc
 def _centre_only(params: IntArray, state: IntArray) -> bool:
     """Whether drops are restricted to the centre now (``centre_first``)."""
     if params[P_CENTRE_FIRST] == 0:
@@ -223,7 +223,7 @@ def _centre_only(params: IntArray, state: IntArray) -> bool:
     return False
 
 
-@kernel
+@kernel_noalloc
 def _drop_ok(params: IntArray, state: IntArray, player: int, sq: int, centre: bool) -> bool:
     if not _empty(params, state, sq):
         return False
@@ -238,7 +238,7 @@ def _drop_ok(params: IntArray, state: IntArray, player: int, sq: int, centre: bo
     return bool(limit >= UNLIMITED or _longest_through(params, state, player, sq, -1) <= limit)
 
 
-@kernel
+@kernel_noalloc
 def _step_target(params: IntArray, state: IntArray, player: int, sq: int, d: int) -> int:
     """Target of the step from ``sq`` in direction ``d`` if it is legal, else -1."""
     t = params[params[P_OFF_NB] + 4 * sq + d]
@@ -254,7 +254,7 @@ def _step_target(params: IntArray, state: IntArray, player: int, sq: int, d: int
     return int(t)
 
 
-@kernel
+@kernel_noalloc
 def _turn_moves_any_board(params: IntArray, state: IntArray, out: IntArray,
                           first_only: bool) -> int:
     """Drops or steps of the player to move, ascending codes (walks squares one by one)."""
@@ -292,7 +292,7 @@ for _i in range(32):
     _BIT_INDEX[(((1 << _i) * _DE_BRUIJN) & 0xFFFFFFFF) >> 27] = _i
 
 
-@kernel
+@kernel_noalloc
 def _bit_square(bit: int) -> int:
     """Index of the only set bit of ``bit`` (a power of two below 2**63)."""
     if bit & 0xFFFFFFFF:
@@ -303,7 +303,7 @@ def _bit_square(bit: int) -> int:
 # On boards of up to 63 squares (every preset) the legal drops and steps are found for all
 # squares at once with shifts; a square's run of own pieces in one direction is read from
 # masks R1, R2, R3 ("the next 1, 2, 3 squares that way are own").
-@kernel
+@kernel_noalloc
 def _shift(params: IntArray, b: int, d: int) -> int:
     """The squares one step from those of ``b`` in direction ``d`` (one-word boards)."""
     # bits that would leave the board are cleared before a left shift, so that the result
@@ -317,7 +317,7 @@ def _shift(params: IntArray, b: int, d: int) -> int:
     return int((b >> 1) & params[P_NOT_LAST_COL])
 
 
-@kernel
+@kernel_noalloc
 def _runs(params: IntArray, own: int, d: int) -> tuple[int, int, int]:
     """Masks of the squares whose next 1, 2, 3 squares in direction ``d`` are all in ``own``."""
     back = d ^ 2
@@ -327,7 +327,7 @@ def _runs(params: IntArray, own: int, d: int) -> tuple[int, int, int]:
     return r1, r2, r3
 
 
-@kernel
+@kernel_noalloc
 def _line_at_least(params: IntArray, own: int, d: int, m: int) -> int:
     """Squares whose own neighbours on both sides along the axis of ``d`` number ``m`` (2 or
     3) or more: a piece put there stands in a line of ``m + 1`` or more."""
@@ -338,7 +338,7 @@ def _line_at_least(params: IntArray, own: int, d: int, m: int) -> int:
     return a3 | b3 | (a1 & b2) | (a2 & b1)
 
 
-@kernel
+@kernel_noalloc
 def _turn_moves_one_word(params: IntArray, state: IntArray, out: IntArray,
                          first_only: bool) -> int:
     """As :func:`_turn_moves_any_board`, with bit operations on a one-word board."""
@@ -425,7 +425,7 @@ def _turn_moves_one_word(params: IntArray, state: IntArray, out: IntArray,
     return count
 
 
-@kernel
+@kernel_noalloc
 def _turn_moves(params: IntArray, state: IntArray, out: IntArray, first_only: bool) -> int:
     """Drops or steps of the player to move (no captures, no pass), ascending codes."""
     if params[P_W] == 1:
@@ -433,7 +433,7 @@ def _turn_moves(params: IntArray, state: IntArray, out: IntArray, first_only: bo
     return _turn_moves_any_board(params, state, out, first_only)
 
 
-@kernel
+@kernel_noalloc
 def _captures(params: IntArray, state: IntArray, out: IntArray, first_only: bool) -> int:
     """Opponent pieces the player to move may take now, as capture codes, ascending."""
     n = params[P_N]
@@ -460,7 +460,7 @@ def _captures(params: IntArray, state: IntArray, out: IntArray, first_only: bool
     return count
 
 
-@kernel
+@kernel_noalloc
 def legal_actions(params: IntArray, state: IntArray, out: IntArray) -> int:
     """Write the legal action codes, ascending, into ``out[:n]`` and return ``n``."""
     if state[ST_OUTCOME] != OUTCOME_RUNNING:
@@ -474,13 +474,13 @@ def legal_actions(params: IntArray, state: IntArray, out: IntArray) -> int:
     return count
 
 
-@kernel
+@kernel_noalloc
 def _finish(state: IntArray, outcome: int, reason: int) -> None:
     state[ST_OUTCOME] = outcome
     state[ST_REASON] = reason
 
 
-@kernel
+@kernel_noalloc
 def _check_pieces(params: IntArray, state: IntArray, mover: int) -> bool:
     """Piece-count loss (board plus hand at or below loss_at); the opponent is checked first
     because only he can have just lost a piece."""
@@ -495,7 +495,7 @@ def _check_pieces(params: IntArray, state: IntArray, mover: int) -> bool:
     return False
 
 
-@kernel
+@kernel_noalloc
 def start_turn(params: IntArray, state: IntArray) -> None:
     """Decide a blocked player at the start of his turn: he loses (``blocked=lose``); with
     ``blocked=pass`` he must pass, and if the turn before was a pass too the game is drawn."""
@@ -510,7 +510,7 @@ def start_turn(params: IntArray, state: IntArray) -> None:
         _finish(state, OUTCOME_DRAW, REASON_BLOCKED)
 
 
-@kernel
+@kernel_noalloc
 def _end_turn(params: IntArray, state: IntArray, mover: int, removed: bool, counted: bool,
               passed: bool) -> None:
     """Close ``mover``'s turn: piece count, quiet counter, hand over, blocked check.
@@ -534,7 +534,7 @@ def _end_turn(params: IntArray, state: IntArray, mover: int, removed: bool, coun
     start_turn(params, state)
 
 
-@kernel
+@kernel_noalloc
 def _capture_follows(params: IntArray, state: IntArray, mover: int) -> bool:
     """After ``mover`` formed a three: whether a capture decision follows; if so, owe it."""
     if _captures(params, state, state, True) == 0:  # first_only: `out` is not written
@@ -544,7 +544,7 @@ def _capture_follows(params: IntArray, state: IntArray, mover: int) -> bool:
     return True
 
 
-@kernel
+@kernel_noalloc
 def apply_action(params: IntArray, state: IntArray, action: int) -> None:
     """Apply one decision in place, unchecked, and record any end of the game in the header."""
     n = params[P_N]
@@ -584,7 +584,7 @@ def apply_action(params: IntArray, state: IntArray, action: int) -> None:
         _end_turn(params, state, player, False, not in_drop_phase(state), True)
 
 
-@kernel
+@kernel_noalloc
 def compute_key(params: IntArray, state: IntArray) -> int:
     """The position key computed from scratch (the kernels keep ``ST_KEY`` incrementally)."""
     key = 0
@@ -614,7 +614,7 @@ def empty_state(params: IntArray) -> IntArray:
     return state
 
 
-@kernel
+@kernel_noalloc
 def finish_setup(params: IntArray, state: IntArray) -> None:
     """Complete a state whose board, hands, player to move, owed capture, quiet counter and
     last steps were filled in: count pieces, compute the key, and decide the endings a turn's
@@ -649,7 +649,7 @@ def initial_state(params: IntArray) -> IntArray:
 
 
 # --- repetition ------------------------------------------------------------------------------
-@kernel
+@kernel_noalloc
 def note_position(params: IntArray, state: IntArray, history: IntArray, count: int) -> int:
     """Record a turn-start position and draw the game on its ``repetition``-th occurrence.
 
