@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import nugar
 from nugar.kernels import alignment as K
 from nugar.kernels import dispatch as D
-from nugar.kernels.common import ST_KEY, ST_OUTCOME
+from nugar.kernels.common import ST_KEY, ST_OUTCOME, ST_TO_MOVE
 from nugar.rules.alignment import AlignmentGame, alignment_params, make_params
 from random_play import random_game
 from rule_sets import PRESET_NAMES, of_family
@@ -146,6 +146,44 @@ def test_bitboard_and_square_by_square_generation_agree(rules: str, seed: int) -
             assert n == K._turn_moves_any_board(game.params, game.state, slow, False)
             assert fast[:n].tolist() == slow[:n].tolist()
             assert K._turn_moves_one_word(game.params, game.state, fast, True) == min(n, 1)
+        game.play(rng.choice(game.legal_moves()))
+
+
+@SETTINGS
+@given(rules=st.sampled_from(ONE_WORD_RULES + ["dara(rows=7,cols=9,pieces=20)"]),
+       seed=st.integers(0, 2**32 - 1))
+def test_bitboard_threes_and_captures_agree_with_the_line_walks(rules: str, seed: int) -> None:
+    """Threes, captures and "did this step form a three" from whole-board bit operations are
+    what walking the lines square by square gives, on boards of one word (up to 63 squares)."""
+    game = nugar.new_game(rules)
+    assert isinstance(game, AlignmentGame)
+    params = game.params
+    n = int(params[K.P_N])
+    size = K.num_actions(params)
+    fast, slow = np.empty(size, np.int64), np.empty(size, np.int64)
+    rng = random.Random(seed)
+    while not game.is_over and len(game.move_stack) < 200:
+        state = game.state
+        for player in (1, 2):
+            for sq in range(n):
+                if K.owns(params, state, player, sq):
+                    assert K.in_three(params, state, player, sq) == \
+                        K._in_three_walk(params, state, player, sq)
+        for first_only in (False, True):
+            count = K._captures(params, state, fast, first_only)
+            assert count == K._captures_any_board(params, state, slow, first_only)
+            if not first_only:
+                assert fast[:count].tolist() == slow[:count].tolist()
+        mover = int(state[ST_TO_MOVE])
+        for action in game.legal_actions():
+            if n <= action < 5 * n:
+                after = state.copy()
+                K.apply_action(params, after, action)
+                origin = (action - n) >> 2
+                target = int(params[params[K.P_OFF_NB] + action - n])
+                walked = (K._in_three_walk(params, after, mover, target)
+                          or K._forms_by_leaving(params, after, mover, origin, target))
+                assert K._step_forms_three(params, after, mover, origin, target) == walked
         game.play(rng.choice(game.legal_moves()))
 
 

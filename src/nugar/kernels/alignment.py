@@ -183,16 +183,48 @@ def _longest_through(params: IntArray, state: IntArray, player: int, sq: int,
 @kernel_noalloc
 def in_three(params: IntArray, state: IntArray, player: int, sq: int) -> bool:
     """Whether the piece on ``sq`` stands in a three (a maximal row or column line of 3)."""
+    if params[P_W] == 1:
+        return bool((_threes(params, state[ST_BOARD + player - 1]) >> sq) & 1 != 0)
+    return _in_three_walk(params, state, player, sq)
+
+
+@kernel_noalloc
+def _in_three_walk(params: IntArray, state: IntArray, player: int, sq: int) -> bool:
+    """:func:`in_three` by walking the lines from ``sq`` (boards of any size)."""
     if 1 + _run(params, state, player, sq, 1, -1) + _run(params, state, player, sq, 3, -1) == 3:
         return True
     return 1 + _run(params, state, player, sq, 0, -1) + _run(params, state, player, sq, 2, -1) == 3
 
 
 @kernel_noalloc
+def _step_forms_three(params: IntArray, state: IntArray, player: int, origin: int,
+                      target: int) -> bool:
+    """After ``player``'s piece stepped from ``origin`` to ``target``: whether the step formed
+    a three. New threes can only run through the target, or be what a line through the
+    origin left behind (stepping off the end of a four, Dala seed); every other line is as it
+    was."""
+    if params[P_W] != 1:
+        return bool(_in_three_walk(params, state, player, target)
+                    or _forms_by_leaving(params, state, player, origin, target))
+    rows3, cols3 = _threes_by_axis(params, state[ST_BOARD + player - 1])
+    tb = 1 << target
+    if ((rows3 | cols3) & tb) != 0:
+        return True
+    # a three left behind along a row (column) ends next to the origin in that row (column)
+    ob = 1 << origin
+    nlc = params[P_NOT_LAST_COL]
+    cols = params[P_COLS]
+    beside = (((ob & nlc) << 1) | ((ob >> 1) & nlc)) & ~tb
+    above_below = (((ob & params[P_BELOW_TOP]) << cols) | (ob >> cols)) & ~tb
+    return bool((rows3 & beside) != 0 or (cols3 & above_below) != 0)
+
+
+@kernel_noalloc
 def _forms_by_leaving(params: IntArray, state: IntArray, player: int, origin: int,
                       target: int) -> bool:
     """After a piece left ``origin`` for ``target``: whether a line that ran through
-    ``origin`` left a three behind (stepping off the end of a four, Dala seed)."""
+    ``origin`` left a three behind (stepping off the end of a four, Dala seed); walks the
+    lines, on boards of any size."""
     nb = params[P_OFF_NB]
     for d in range(NUM_DIRECTIONS):
         t = params[nb + 4 * origin + d]
@@ -339,6 +371,38 @@ def _line_at_least(params: IntArray, own: int, d: int, m: int) -> int:
 
 
 @kernel_noalloc
+def _threes_by_axis(params: IntArray, own: int) -> tuple[int, int]:
+    """Squares of ``own`` (a one-word board) standing in a maximal row line of exactly three,
+    and those in a maximal column line of exactly three.
+
+    A line is found at its first square (left end, lowest row): an own square whose
+    neighbour before it is not own, whose next two squares are own and the third not."""
+    cols = params[P_COLS]
+    nlc = params[P_NOT_LAST_COL]
+    # rows: r1, r2, r3 = the next 1, 2, 3 squares to the right are own
+    r1 = (own >> 1) & nlc
+    r2 = r1 & ((r1 >> 1) & nlc)
+    r3 = r1 & ((r2 >> 1) & nlc)
+    first = own & ~((own & nlc) << 1) & r2 & ~r3
+    # the three squares of each line stay in its row, so these shifts keep below N bits
+    rows3 = first | (first << 1) | (first << 2)
+    # columns: u1, u2, u3 = the next 1, 2, 3 squares upwards are own
+    u1 = own >> cols
+    u2 = u1 & (u1 >> cols)
+    u3 = u1 & (u2 >> cols)
+    first = own & ~((own & params[P_BELOW_TOP]) << cols) & u2 & ~u3
+    cols3 = first | (first << cols) | (first << (2 * cols))
+    return rows3, cols3
+
+
+@kernel_noalloc
+def _threes(params: IntArray, own: int) -> int:
+    """Squares of ``own`` (a one-word board) standing in a three, in a row or a column."""
+    rows3, cols3 = _threes_by_axis(params, own)
+    return rows3 | cols3
+
+
+@kernel_noalloc
 def _turn_moves_one_word(params: IntArray, state: IntArray, out: IntArray,
                          first_only: bool) -> int:
     """As :func:`_turn_moves_any_board`, with bit operations on a one-word board."""
@@ -436,6 +500,31 @@ def _turn_moves(params: IntArray, state: IntArray, out: IntArray, first_only: bo
 @kernel_noalloc
 def _captures(params: IntArray, state: IntArray, out: IntArray, first_only: bool) -> int:
     """Opponent pieces the player to move may take now, as capture codes, ascending."""
+    if params[P_W] != 1:
+        return _captures_any_board(params, state, out, first_only)
+    victim = 3 - state[ST_TO_MOVE]
+    pieces = state[ST_BOARD + victim - 1]
+    takeable = pieces
+    if params[P_PROTECT] != 0:
+        takeable = pieces & ~_threes(params, pieces)
+        if takeable == 0 and params[P_TAKE_ANY] != 0:
+            takeable = pieces
+    if first_only:
+        return 1 if takeable != 0 else 0
+    base = 5 * params[P_N]
+    count = 0
+    while takeable != 0:
+        low = takeable & -takeable
+        out[count] = base + _bit_square(low)
+        count += 1
+        takeable ^= low
+    return count
+
+
+@kernel_noalloc
+def _captures_any_board(params: IntArray, state: IntArray, out: IntArray,
+                        first_only: bool) -> int:
+    """:func:`_captures` square by square, with line walks (boards of any size)."""
     n = params[P_N]
     victim = 3 - state[ST_TO_MOVE]
     if state[ST_ON1 + victim - 1] == 0:
@@ -444,7 +533,7 @@ def _captures(params: IntArray, state: IntArray, out: IntArray, first_only: bool
     count = 0
     for sq in range(n):
         if owns(params, state, victim, sq):
-            if protect and in_three(params, state, victim, sq):
+            if protect and _in_three_walk(params, state, victim, sq):
                 continue
             if first_only:
                 return 1
@@ -565,10 +654,7 @@ def apply_action(params: IntArray, state: IntArray, action: int) -> None:
         _flip(params, state, player, origin)
         _flip(params, state, player, target)
         _set_last(params, state, player, origin, target)
-        # new threes can only run through the target, or be what a line through the origin
-        # left behind; every other line is as it was
-        if (in_three(params, state, player, target)
-                or _forms_by_leaving(params, state, player, origin, target)):
+        if _step_forms_three(params, state, player, origin, target):
             if _capture_follows(params, state, player):
                 return
         _end_turn(params, state, player, False, True, False)
