@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from .bits import lowest_square
 from .common import (
     OUTCOME_DRAW,
     OUTCOME_RUNNING,
@@ -316,22 +317,6 @@ def _turn_moves_any_board(params: IntArray, state: IntArray, out: IntArray,
 
 
 # --- one-word boards: whole-board bit operations ----------------------------------------------
-# square number of a single set bit, by a de Bruijn sequence on 32-bit halves (the products stay
-# below 2**59, so they neither wrap in int64 nor grow as plain Python ints)
-_DE_BRUIJN = 0x077CB531
-_BIT_INDEX = np.zeros(32, dtype=np.int64)
-for _i in range(32):
-    _BIT_INDEX[(((1 << _i) * _DE_BRUIJN) & 0xFFFFFFFF) >> 27] = _i
-
-
-@kernel_noalloc
-def _bit_square(bit: int) -> int:
-    """Index of the only set bit of ``bit`` (a power of two below 2**63)."""
-    if bit & 0xFFFFFFFF:
-        return int(_BIT_INDEX[((bit * _DE_BRUIJN) & 0xFFFFFFFF) >> 27])
-    return int(32 + _BIT_INDEX[(((bit >> 32) * _DE_BRUIJN) & 0xFFFFFFFF) >> 27])
-
-
 # On boards of up to 63 squares (every preset) the legal drops and steps are found for all
 # squares at once with shifts; a square's run of own pieces in one direction is read from
 # masks R1, R2, R3 ("the next 1, 2, 3 squares that way are own").
@@ -423,70 +408,80 @@ def _turn_moves_one_word(params: IntArray, state: IntArray, out: IntArray,
         if first_only:
             return 1 if ok != 0 else 0
         while ok != 0:
-            low = ok & -ok
-            out[count] = _bit_square(low)
+            sq = lowest_square(ok)
+            out[count] = sq
             count += 1
-            ok ^= low
+            ok ^= 1 << sq
         return count
-    limited = params[P_STEP_MAX] < UNLIMITED
-    if limited:
-        across_rows = _line_at_least(params, own, 1, 3)   # for steps up and down
-        across_cols = _line_at_least(params, own, 0, 3)   # for steps left and right
-    else:
-        across_rows = 0
-        across_cols = 0
-    # the one step no_return forbids: back from the last target to the last origin
-    banned_bit = 0
-    banned_d = -1
+    cols = params[P_COLS]
+    nlc = params[P_NOT_LAST_COL]
+    bt = params[P_BELOW_TOP]
+    # targets of the steps up, right, down and left: empty squares next to an own piece
+    up = ((own & bt) << cols) & empty
+    right = ((own & nlc) << 1) & empty
+    down = (own >> cols) & empty
+    left = ((own >> 1) & nlc) & empty
+    if params[P_STEP_MAX] < UNLIMITED:
+        # squares whose next 1, 2, 3 squares to the right (r), left (l), above (u) and below
+        # (d) are own; a piece arriving on a square stands in a row of four or more where
+        # `row4`, in a column of four or more where `col4`; the origin of a step lies behind
+        # the target, so along the step only the squares beyond it count
+        r1 = (own >> 1) & nlc
+        r2 = r1 & ((r1 >> 1) & nlc)
+        r3 = r1 & ((r2 >> 1) & nlc)
+        l1 = (own & nlc) << 1
+        l2 = l1 & ((l1 & nlc) << 1)
+        l3 = l1 & ((l2 & nlc) << 1)
+        u1 = own >> cols
+        u2 = u1 & (u1 >> cols)
+        u3 = u1 & (u2 >> cols)
+        d1 = (own & bt) << cols
+        d2 = d1 & ((d1 & bt) << cols)
+        d3 = d1 & ((d2 & bt) << cols)
+        row4 = r3 | l3 | (r1 & l2) | (r2 & l1)
+        col4 = u3 | d3 | (u1 & d2) | (u2 & d1)
+        up &= ~(u3 | row4)
+        down &= ~(d3 | row4)
+        right &= ~(r3 | col4)
+        left &= ~(l3 | col4)
+    # origins of those steps: each target shifted back (it stays on the board)
+    origins0 = up >> cols
+    origins1 = right >> 1
+    origins2 = down << cols
+    origins3 = left << 1
     if params[P_NO_RETURN] != 0:
+        # the one step no_return forbids: back from the last target to the last origin
         i = ST_LAST1 + 2 * (player - 1)
-        if state[i + 1] >= 0:
-            banned_bit = 1 << state[i + 1]
-            for d in range(NUM_DIRECTIONS):
-                if params[params[P_OFF_NB] + 4 * state[i + 1] + d] == state[i]:
-                    banned_d = d
-    origins0 = 0
-    origins1 = 0
-    origins2 = 0
-    origins3 = 0
-    for d in range(NUM_DIRECTIONS):
-        targets = _shift(params, own, d) & empty
-        if limited:
-            along = _runs(params, own, d)[2]
-            targets &= ~(along | (across_rows if d % 2 == 0 else across_cols))
-        origins = _shift(params, targets, d ^ 2)
-        if d == banned_d:
-            origins &= ~banned_bit
-        if first_only and origins != 0:
-            return 1
-        if d == 0:
-            origins0 = origins
-        elif d == 1:
-            origins1 = origins
-        elif d == 2:
-            origins2 = origins
-        else:
-            origins3 = origins
+        last_target = state[i + 1]
+        if last_target >= 0:
+            banned = ~(1 << last_target)
+            nb = params[P_OFF_NB] + 4 * last_target
+            if params[nb] == state[i]:
+                origins0 &= banned
+            elif params[nb + 1] == state[i]:
+                origins1 &= banned
+            elif params[nb + 2] == state[i]:
+                origins2 &= banned
+            elif params[nb + 3] == state[i]:
+                origins3 &= banned
     every = origins0 | origins1 | origins2 | origins3
     if first_only:
         return 1 if every != 0 else 0
+    # every code is written, and kept (the count moves on) only if the step is legal: no
+    # branch to mispredict; the writes stay below 4N, inside `out`
     while every != 0:
-        bit = every & -every
-        every ^= bit
-        base = n + 4 * _bit_square(bit)
-        if origins0 & bit:
-            out[count] = base
-            count += 1
-        if origins1 & bit:
-            out[count] = base + 1
-            count += 1
-        if origins2 & bit:
-            out[count] = base + 2
-            count += 1
-        if origins3 & bit:
-            out[count] = base + 3
-            count += 1
-    return count
+        sq = lowest_square(every)
+        every &= every - 1
+        base = n + 4 * sq
+        out[count] = base
+        count += (origins0 >> sq) & 1
+        out[count] = base + 1
+        count += (origins1 >> sq) & 1
+        out[count] = base + 2
+        count += (origins2 >> sq) & 1
+        out[count] = base + 3
+        count += (origins3 >> sq) & 1
+    return int(count)
 
 
 @kernel_noalloc
@@ -514,10 +509,9 @@ def _captures(params: IntArray, state: IntArray, out: IntArray, first_only: bool
     base = 5 * params[P_N]
     count = 0
     while takeable != 0:
-        low = takeable & -takeable
-        out[count] = base + _bit_square(low)
+        out[count] = base + lowest_square(takeable)
         count += 1
-        takeable ^= low
+        takeable &= takeable - 1
     return count
 
 
