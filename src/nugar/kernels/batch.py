@@ -35,7 +35,7 @@ from .common import (
     ST_TO_MOVE,
 )
 from .dispatch import FAM_SOWING, fam_apply, fam_legal, fam_note_position
-from .jit import kernel, kernel_noalloc
+from .jit import kernel_noalloc
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
@@ -50,12 +50,12 @@ BoolArray = npt.NDArray[np.bool_]
 SOW_EXTRA = 4
 
 
-@kernel
+@kernel_noalloc
 def sowing_obs_size(params: IntArray) -> int:
     return int(2 * params[S.P_PITS] + 2 + SOW_EXTRA)
 
 
-@kernel
+@kernel_noalloc
 def sowing_observe(params: IntArray, state: IntArray, player: int, out: FloatArray) -> None:
     """Write the observation of ``state`` for ``player`` (1 or 2) into ``out``."""
     pits = params[S.P_PITS]
@@ -76,7 +76,7 @@ def sowing_observe(params: IntArray, state: IntArray, player: int, out: FloatArr
     out[n_cells + 3] = 1.0 if capturer == 3 - player else 0.0
 
 
-@kernel
+@kernel_noalloc
 def _rewards_of(state: IntArray, rewards: FloatArray) -> None:
     outcome = state[ST_OUTCOME]
     if outcome == OUTCOME_FIRST:
@@ -90,7 +90,7 @@ def _rewards_of(state: IntArray, rewards: FloatArray) -> None:
         rewards[1] = 0.0
 
 
-@kernel
+@kernel_noalloc
 def _is_house_draw(state: IntArray) -> bool:
     reason = state[ST_REASON]
     return bool(state[ST_OUTCOME] == OUTCOME_DRAW
@@ -120,7 +120,7 @@ ALIGN_PLANES = 13
 HISTORY_CAP = 4096
 
 
-@kernel
+@kernel_noalloc
 def alignment_observe(params: IntArray, state: IntArray, player: int, out: FloatArray) -> None:
     """Write the ALIGN_PLANES planes of ``state`` for ``player`` (1 or 2) into ``out``."""
     n = params[A.P_N]
@@ -162,7 +162,7 @@ def alignment_observe(params: IntArray, state: IntArray, player: int, out: Float
 # --- the batch, for both families ---------------------------------------------------------
 
 
-@kernel
+@kernel_noalloc
 def obs_size(fam: int, params: IntArray) -> int:
     """Length of one observation (``ALIGN_PLANES`` planes of the board, or the sowing vector)."""
     if fam == FAM_SOWING:
@@ -179,7 +179,7 @@ def observe(fam: int, params: IntArray, state: IntArray, player: int, out: Float
         alignment_observe(params, state, player, out)
 
 
-@kernel
+@kernel_noalloc
 def history_size(fam: int, params: IntArray) -> int:
     """Turn-start keys to keep per game: with quiet_limit on, the history never needs more
     than ``quiet_limit + 2``; without it, ``HISTORY_CAP``; a sowing game keeps none (the
@@ -216,19 +216,20 @@ def _refresh(fam: int, params: IntArray, state: IntArray, legal: IntArray, mask:
     return n
 
 
-@kernel
+@kernel_noalloc
 def reset_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
                 history: IntArray, counts: IntArray, legal: IntArray, num_legal: IntArray,
                 masks: BoolArray, obs: FloatArray) -> None:
     """Put every game of the batch at the start and fill masks and observations."""
     for i in range(states.shape[0]):
-        states[i, :] = initial
+        for j in range(initial.shape[0]):  # a loop: a slice copy may allocate
+            states[i, j] = initial[j]
         counts[i] = 0
         _note(fam, params, states[i], history, counts, i)
         num_legal[i] = _refresh(fam, params, states[i], legal[i], masks[i], obs[i])
 
 
-@kernel
+@kernel_noalloc
 def step_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
                history: IntArray, counts: IntArray, actions: IntArray, legal: IntArray,
                num_legal: IntArray, masks: BoolArray, obs: FloatArray, rewards: FloatArray,
@@ -258,7 +259,8 @@ def step_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
             terminated[i] = not house
             truncated[i] = house
             if auto_reset:
-                state[:] = initial
+                for j in range(initial.shape[0]):
+                    state[j] = initial[j]
                 counts[i] = 0
                 _note(fam, params, state, history, counts, i)
         else:
@@ -270,7 +272,7 @@ def step_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
     return -1
 
 
-@kernel
+@kernel_noalloc
 def random_legal_actions(legal: IntArray, num_legal: IntArray, seed: int,
                          out: IntArray) -> int:
     """Pick one legal action per game uniformly (the ``rng`` generator seeded by ``seed``); a
@@ -286,7 +288,7 @@ def random_legal_actions(legal: IntArray, num_legal: IntArray, seed: int,
     return rng.continue_seed(x)
 
 
-@kernel
+@kernel_noalloc
 def random_steps(fam: int, params: IntArray, initial: IntArray, states: IntArray,
                  history: IntArray, counts: IntArray, legal: IntArray, num_legal: IntArray,
                  masks: BoolArray, obs: FloatArray, rewards: FloatArray,

@@ -54,7 +54,7 @@ DARA_WEIGHTS = np.array([100, 5, 3, 45, 30, 30, 8], dtype=np.int64)
 DALA_WEIGHTS = np.array([100, 5, 3, 45, 30, 40, 4], dtype=np.int64)
 
 
-@kernel
+@kernel_noalloc
 def _runs(params: IntArray, state: IntArray, player: int, runs: IntArray) -> None:
     """For every square: own pieces in a row ending there coming from the left (``runs[0]``),
     from the right (``runs[1]``), from below (``runs[2]``) and from above (``runs[3]``); 0 on
@@ -95,7 +95,7 @@ def _runs(params: IntArray, state: IntArray, player: int, runs: IntArray) -> Non
             runs[3, sq2] = run_u
 
 
-@kernel
+@kernel_noalloc
 def _would_form(params: IntArray, runs: IntArray, target: int, origin: int) -> bool:
     """Whether moving the piece on ``origin`` to the empty ``target`` forms a three."""
     cols = params[P_COLS]
@@ -110,7 +110,7 @@ def _would_form(params: IntArray, runs: IntArray, target: int, origin: int) -> b
     return bool(down + up == 2)
 
 
-@kernel
+@kernel_noalloc
 def _features(params: IntArray, state: IntArray, player: int,
               runs: IntArray) -> tuple[int, int, int, int]:
     """Mobility, threats, bulls and pieces standing in a three of ``player``."""
@@ -151,7 +151,7 @@ def _features(params: IntArray, state: IntArray, player: int,
     return mobility, threats, bulls, protected
 
 
-@kernel
+@kernel_noalloc
 def popcount(x: int) -> int:
     """Number of set bits of ``x`` (0 <= x < 2**63), by adding neighbouring bit fields; no
     step overflows, so compiled and plain Python agree."""
@@ -164,7 +164,7 @@ def popcount(x: int) -> int:
     return int(x & 0x7F)
 
 
-@kernel
+@kernel_noalloc
 def _features_one_word(params: IntArray, own: int, other: int) -> tuple[int, int, int, int]:
     """:func:`_features` on a board of one word, every square at once with shifts.
 
@@ -229,7 +229,7 @@ def evaluate(params: IntArray, state: IntArray, weights: IntArray) -> int:
     return evaluate_with(params, state, weights, new_scratch(params))
 
 
-@kernel
+@kernel_noalloc
 def evaluate_with(params: IntArray, state: IntArray, weights: IntArray,
                   runs: IntArray) -> int:
     """:func:`evaluate` with a caller's ``(6, N)`` scratch array (no allocation per call)."""

@@ -48,7 +48,7 @@ MAX_PLY = 160
 # which only the search needs, through the switches below (same pattern, one branch a family).
 
 
-@kernel
+@kernel_noalloc
 def _evaluate(fam: int, params: IntArray, state: IntArray, weights: IntArray,
               scratch: IntArray) -> int:
     if fam == FAM_SOWING:
@@ -99,13 +99,13 @@ _FLAG_SHIFT = 22
 _MOVE_MASK = (1 << 22) - 1
 
 
-@kernel
+@kernel_noalloc
 def tt_pack(score: int, depth: int, flag: int, move: int) -> int:
     return ((score << _SCORE_SHIFT) | ((depth & 0xFF) << _DEPTH_SHIFT)
             | ((flag & 3) << _FLAG_SHIFT) | ((move + 1) & _MOVE_MASK))
 
 
-@kernel
+@kernel_noalloc
 def tt_unpack(data: int) -> tuple[int, int, int, int]:
     score = data >> _SCORE_SHIFT
     depth = (data >> _DEPTH_SHIFT) & 0xFF
@@ -114,7 +114,7 @@ def tt_unpack(data: int) -> tuple[int, int, int, int]:
     return score, depth, flag, move
 
 
-@kernel
+@kernel_noalloc
 def _to_tt(score: int, ply: int) -> int:
     """Win scores are stored relative to the node, so they stay right wherever it recurs."""
     if score > WIN_BOUND:
@@ -124,7 +124,7 @@ def _to_tt(score: int, ply: int) -> int:
     return score
 
 
-@kernel
+@kernel_noalloc
 def _from_tt(score: int, ply: int) -> int:
     if score > WIN_BOUND:
         return score - ply
@@ -133,7 +133,7 @@ def _from_tt(score: int, ply: int) -> int:
     return score
 
 
-@kernel
+@kernel_noalloc
 def _terminal_score(outcome: int, player: int, ply: int) -> int:
     """Score of an ended game for ``player``, reached at ``ply``."""
     if outcome == OUTCOME_DRAW:
@@ -143,7 +143,7 @@ def _terminal_score(outcome: int, player: int, ply: int) -> int:
     return -(WIN - ply)
 
 
-@kernel
+@kernel_noalloc
 def _draw_score(ctx: IntArray, player: int) -> int:
     """A draw for ``player``: ``-contempt`` for the root player, ``+contempt`` otherwise."""
     contempt = int(ctx[CX_CONTEMPT])
@@ -152,7 +152,7 @@ def _draw_score(ctx: IntArray, player: int) -> int:
     return contempt
 
 
-@kernel
+@kernel_noalloc
 def _leaf_noise(ctx: IntArray, key: int) -> int:
     """A pseudo-random offset in ``[-noise, noise]`` that depends only on the position's key
     and the game's seed, so a position keeps its offset wherever it recurs in the search
@@ -162,7 +162,7 @@ def _leaf_noise(ctx: IntArray, key: int) -> int:
     return int(h % (2 * amp + 1) - amp)
 
 
-@kernel
+@kernel_noalloc
 def _leaf(fam: int, params: IntArray, state: IntArray, weights: IntArray,
           scratch: IntArray, ctx: IntArray) -> int:
     """The static evaluation of a search leaf, with the level's noise when it has some."""
@@ -172,7 +172,7 @@ def _leaf(fam: int, params: IntArray, state: IntArray, weights: IntArray,
     return v
 
 
-@kernel
+@kernel_noalloc
 def _is_repeat(path: IntArray, length: int, key: int) -> bool:
     # only the most recent turn starts can repeat in practice (captures and drops are
     # irreversible, and quiet_limit caps the rest), so the scan is bounded
@@ -208,7 +208,7 @@ _RETURN = 2
 _GOT = 3
 
 
-@kernel
+@kernel_noalloc
 def _order_moves(fam: int, params: IntArray, state: IntArray, child: IntArray, mv: IntArray,
                  sc: IntArray, n: int, me: int, depth: int, tt_move: int, k0: int, k1: int,
                  history: IntArray) -> None:
@@ -226,7 +226,8 @@ def _order_moves(fam: int, params: IntArray, state: IntArray, child: IntArray, m
             if _surely_quiet(fam, params, state, a, me):
                 sc[i] = s
                 continue
-            child[:] = state
+            for j in range(state.shape[0]):  # a loop: a slice copy may allocate
+                child[j] = state[j]
             fam_apply(fam, params, child, a)
             if child[ST_OUTCOME] == me:
                 s += 1 << 48
@@ -253,6 +254,17 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
     ctx[CX_ROOT_PLAYER] = stack[0][ST_TO_MOVE]
     frames = np.zeros((stack.shape[0], FR_FIELDS), dtype=np.int64)
     scratch = _scratch(fam, params)
+    return _search_loop(fam, params, weights, stack, moves, order, tt_keys, tt_data, killers,
+                        history, path, ctx, stop, root_depth, frames, scratch)
+
+
+@kernel_noalloc
+def _search_loop(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
+                 moves: IntArray, order: IntArray, tt_keys: IntArray, tt_data: IntArray,
+                 killers: IntArray, history: IntArray, path: IntArray, ctx: IntArray,
+                 stop: IntArray, root_depth: int, frames: IntArray, scratch: IntArray) -> int:
+    """:func:`search_root`'s loop over buffers made once (compiled without reference
+    counting, which would cost more than the rules at every node)."""
     mask = tt_keys.shape[0] - 1
     ply = 0
     frames[0, FR_DEPTH] = root_depth
@@ -339,7 +351,8 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
             a = mv[i]
             state = stack[ply]
             child = stack[ply + 1]
-            child[:] = state
+            for j in range(state.shape[0]):  # a loop: a slice copy may allocate
+                child[j] = state[j]
             fam_apply(fam, params, child, a)
             me = fr[FR_ME]
             outcome = child[ST_OUTCOME]
@@ -440,7 +453,7 @@ def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
         mode = _NEXT
 
 
-@kernel
+@kernel_noalloc
 def _store(tt_keys: IntArray, tt_data: IntArray, key: int, fr: IntArray, ply: int) -> int:
     """Write a finished node into the table; returns its score."""
     best = fr[FR_BEST]
@@ -500,7 +513,7 @@ ND_MOVER = 5     # the player who made the move leading to this node
 ND_FIELDS = 6
 
 
-@kernel
+@kernel_noalloc
 def _rollout(fam: int, params: IntArray, weights: IntArray,
              state: IntArray, buf: IntArray, stream: IntArray, cutoff: int, scale: float,
              scratch: IntArray) -> float:

@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .common import HEADER, ST_TO_MOVE
-from .jit import kernel
+from .jit import kernel_noalloc
 from .sowing import P_PITS, step_result
 
 IntArray = npt.NDArray[np.int64]
@@ -35,7 +35,7 @@ KALAH_WEIGHTS = np.array([100, 18, 30, 40, 35], dtype=np.int64)
 DRACALA_WEIGHTS = np.array([-100, 0, 10, -30, 30], dtype=np.int64)
 
 
-@kernel
+@kernel_noalloc
 def evaluate(params: IntArray, state: IntArray, weights: IntArray) -> int:
     """Score of a running position for the player to move (see the module notes)."""
     pits = params[P_PITS]
