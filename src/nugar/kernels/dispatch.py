@@ -136,9 +136,30 @@ def play_random(fam: int, params: IntArray, state: IntArray, seed: int,
     including repetition, until the game ends or ``max_plies`` decisions were made; return
     the outcome code (``OUTCOME_RUNNING``, 0, if the plies ran out). ``state`` starts a turn.
     The moves come from :mod:`rng` seeded with ``seed``."""
-    moves = np.empty(fam_num_actions(fam, params), dtype=np.int64)
-    history = np.empty(64, dtype=np.int64)
-    walk = np.empty(3, dtype=np.int64)  # generator state, history count, plies played
+    return _play_random_on(fam, params, state, np.empty(0, dtype=np.int64), seed, max_plies)
+
+
+#: turn-start keys a random game holds before its history buffer must grow (it is cut at every
+#: drop and capture: ``alignment.note_position``)
+PLAYOUT_HISTORY = 128
+
+
+@kernel
+def _play_random_on(fam: int, params: IntArray, state: IntArray, copy_from: IntArray,
+                    seed: int, max_plies: int) -> int:
+    """:func:`play_random`, on a copy of ``copy_from`` if it is not empty (else on ``state``
+    itself): the copy, the move list, the history and the walk's counters share one
+    allocation."""
+    n_moves = fam_num_actions(fam, params)
+    size = copy_from.shape[0]
+    work = np.empty(size + n_moves + 3 + PLAYOUT_HISTORY, dtype=np.int64)
+    if size > 0:
+        for j in range(size):
+            work[j] = copy_from[j]
+        state = work[:size]
+    moves = work[size:size + n_moves]
+    walk = work[size + n_moves:size + n_moves + 3]  # generator, history count, plies played
+    history = work[size + n_moves + 3:]
     walk[0] = rng.seed_state(seed)
     walk[1] = fam_note_position(fam, params, state, history, 0)
     walk[2] = 0
@@ -185,4 +206,4 @@ def random_playout(fam: int, params: IntArray, state: IntArray, seed: int,
 
     ``max_plies`` has no default on purpose: an argument left out costs about 0.1 µs in
     every call from Python, a few per cent of a whole random game of Kalah."""
-    return play_random(fam, params, state.copy(), seed, max_plies)
+    return _play_random_on(fam, params, state, state, seed, max_plies)

@@ -243,7 +243,7 @@ def step_result(params: IntArray, state: IntArray, mover: int, hole: int) -> tup
     mb = 0 if mover == 1 else pits + 1
     n = state[HEADER + mb + hole]
     span = 2 * pits + 1 - params[P_SKIP_ORIGIN]
-    laps = (n - 1) // span
+    laps = 0 if n <= span else (n - 1) // span  # no division in the usual case
     rest = n - laps * span
     captures = laps + (1 if pits - hole <= rest else 0)
     end = hole + rest
@@ -294,10 +294,10 @@ def legal_actions(params: IntArray, state: IntArray, out: IntArray) -> int:
     base = HEADER + (0 if mover == 1 else pits + 1)
     count = 0
     if not capture_duty(params):
+        # every hole is written and kept only if it holds seeds: no branch to mispredict
         for h in range(pits):
-            if state[base + h] != 0:
-                out[count] = h
-                count += 1
+            out[count] = h
+            count += 1 if state[base + h] != 0 else 0
         return count
     # capture duty: only the steps capturing the most; then (after the first step of the game)
     # the rightmost bonus-giving one, if any gives a bonus step
@@ -339,7 +339,7 @@ def apply_action(params: IntArray, state: IntArray, action: int) -> None:
     store_before = state[HEADER + store]
     skip = params[P_SKIP_ORIGIN]
     span = 2 * pits + 1 - skip
-    laps = (n - 1) // span
+    laps = 0 if n <= span else (n - 1) // span  # no division in the usual case
     rest = n - laps * span
     if laps > 0:
         for x in range(2 * pits + 1):
