@@ -5,6 +5,7 @@ independent index ranges and resuming; the search and the command line on top of
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -104,7 +105,7 @@ def test_ranges_build_independently_in_any_order(tmp_path: Path) -> None:
     count = E.level_count(3, n)
     E.prepare_level(rules, n, root=tmp_path)
     cuts = [0, count // 3, count // 2, count]
-    for a, b in reversed(list(zip(cuts, cuts[1:], strict=False))):  # the last range first
+    for a, b in reversed(list(itertools.pairwise(cuts))):  # the last range first
         E.build_range(rules, n, a, b, root=tmp_path)
     E.finish_level(rules, n, root=tmp_path)
     assert E.check_level(rules, E.db_directory(rules, tmp_path), n) is None
