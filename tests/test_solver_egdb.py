@@ -251,3 +251,31 @@ def test_data_directory_follows_the_environment(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "x"))
     assert E.data_dir() == tmp_path / "x" / "nugar"
     assert UNKNOWN == -128
+
+
+def test_perfect_player_says_how_to_get_its_databases(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from nugar.ai import perfect
+
+    monkeypatch.setenv("NUGAR_DATA_DIR", str(tmp_path))
+    status = perfect.perfect_status(parse_rules("kalah"))
+    assert status["offered"] and not status["ready"]
+    assert "nugar solve 'kalah' --build-db" in status["note"]
+    assert perfect.perfect_status(parse_rules("kalah(pits=3,seeds=3)"))["ready"]  # small
+    assert perfect.perfect_status(parse_rules("dracala"))["ready"]  # no database needed
+    assert not perfect.perfect_status(parse_rules("dara"))["offered"]
+    monkeypatch.setattr(perfect, "RECOMMENDED_DB_SEEDS", 5)
+    E.build(parse_rules("kalah"), 5, workers=1)
+    assert perfect.perfect_status(parse_rules("kalah"))["ready"]
+
+
+def test_web_api_reports_the_perfect_player(client: object, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NUGAR_DATA_DIR", str(tmp_path))
+    r = client.get("/api/levels", params={"rules": "kalah"})  # type: ignore[attr-defined]
+    assert r.status_code == 200
+    body = r.json()
+    assert body["perfect"]["offered"] and "--build-db" in body["perfect"]["note"]
+    assert "perfect" not in client.get("/api/levels").json()  # type: ignore[attr-defined]
+    bad = client.get("/api/levels", params={"rules": "nonsense"})  # type: ignore[attr-defined]
+    assert bad.status_code == 422
