@@ -279,3 +279,18 @@ def test_web_api_reports_the_perfect_player(client: object, tmp_path: Path,
     assert "perfect" not in client.get("/api/levels").json()  # type: ignore[attr-defined]
     bad = client.get("/api/levels", params={"rules": "nonsense"})  # type: ignore[attr-defined]
     assert bad.status_code == 422
+
+
+def test_analyse_exact_lists_every_step(capsys: pytest.CaptureFixture[str]) -> None:
+    from nugar.cli.main import main
+
+    assert main(["analyse", "kalah(pits=3,seeds=3)", "1", "--exact", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["step"] for r in data["steps"]] == [2, 3]  # hole 1 is empty after it
+    assert data["value"] == solve("kalah(pits=3,seeds=3)", max_memory_mb=4,
+                                  db_seeds=0).value  # 1 was an optimal bonus step
+    assert main(["analyse", "kalah(pits=3,seeds=3)", "--exact"]) == 0
+    out = capsys.readouterr().out
+    assert "hole 1: win by 2" in out and "hole 3: loss by 4" in out
+    assert main(["analyse", "dara", "--exact"]) == 2
+    assert "solving covers" in capsys.readouterr().err
