@@ -196,12 +196,12 @@ def test_solves_with_the_disk_database_agree_with_plain_search(tmp_path: Path, b
     rules = parse_rules(text)
     E.build(rules, 9, root=tmp_path, workers=2)
     plain = solve(text, max_memory_mb=8, db_seeds=0)
-    solver = Solver(text, max_memory_mb=8, db_root=tmp_path)
+    solver = Solver(text, max_memory_mb=8, db_root=tmp_path, db_seeds=9)
     assert solver.disk is not None and solver.db_reach == 9
     s = solver.solve()
     assert (s.value, s.margin, s.final) == (plain.value, plain.margin, plain.final)
     assert s.db_hits > 0 and s.db_seeds == 9
-    steps = Solver(text, max_memory_mb=8, db_root=tmp_path)
+    steps = Solver(text, max_memory_mb=8, db_root=tmp_path, db_seeds=9)
     best = steps.best_actions(steps.start_state, s.value)
     assert best == Solver(text, max_memory_mb=8, db_seeds=0).best_actions(
         steps.start_state, s.value)
@@ -294,3 +294,11 @@ def test_analyse_exact_lists_every_step(capsys: pytest.CaptureFixture[str]) -> N
     assert "hole 1: win by 2" in out and "hole 3: loss by 4" in out
     assert main(["analyse", "dara", "--exact"]) == 2
     assert "solving covers" in capsys.readouterr().err
+
+
+def test_a_short_disk_database_gives_way_to_the_automatic_one(tmp_path: Path) -> None:
+    rules = parse_rules("kalah(pits=4,seeds=4)")  # automatic reach: 14 seeds in memory
+    E.build(rules, 6, root=tmp_path, workers=1)
+    solver = Solver(rules, max_memory_mb=4, db_root=tmp_path)
+    assert solver.disk is None and solver.db_seeds == 14
+    assert Solver(rules, max_memory_mb=4, db_root=tmp_path, db_seeds=6).disk is not None

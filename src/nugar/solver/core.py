@@ -209,7 +209,10 @@ class Solver:
                 and E.db_directory(self.rules, db_root).is_dir():
             disk = E.DiskDB(self.rules, root=db_root)
             self.db_problems = disk.problems
-            if disk.levels >= 1 and (db_seeds is None or disk.levels >= db_seeds):
+            # used when it reaches as far as asked, or (no reach given) at least as far as
+            # the in-memory database would
+            wanted = auto_db_seeds(self.rules) if db_seeds is None else db_seeds
+            if disk.levels >= max(wanted, 1):
                 self.disk = disk
                 db_seeds = disk.levels if db_seeds is None else db_seeds
             else:
