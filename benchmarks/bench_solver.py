@@ -217,10 +217,39 @@ def run_first_turns(args: argparse.Namespace) -> None:
               f"{time.process_time() - c0:.1f} | {load()} |", flush=True)
 
 
+def run_growth(args: argparse.Namespace) -> None:
+    """How the search's work grows with the seeds on the board: positions of ``--rules``
+    reached by random play (seeds 1 and 2) until at most N seeds are left, each solved from
+    an empty table (with the databases on disk when there are any)."""
+    import random
+
+    from nugar import new_game
+
+    print(f"Machine: {machine()}; table {args.memory} MB; limit {args.limit:g} s.\n")
+    print("| seeds on the board | seed | value | nodes | CPU s | wall s | db reach | load |")
+    print("| ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |")
+    for on in args.seeds_on_board or [38, 40]:
+        for seed in (1, 2):
+            rng = random.Random(seed * 1000 + on)
+            game = new_game(args.rules)
+            while sum(map(sum, game.holes)) > on and not game.is_over:  # type: ignore[attr-defined]
+                game.push_action(rng.choice(game.legal_actions()))
+            solver = Solver(args.rules, max_memory_mb=args.memory)
+            c0, t0 = time.process_time(), time.perf_counter()
+            try:
+                value = f"{solver.solve(game, time_limit=args.limit).margin:+d}"
+            except SolveAborted:
+                value = "not solved"
+            print(f"| {sum(map(sum, game.holes))} | {seed} | {value} | "  # type: ignore[attr-defined]
+                  f"{int(solver.stats[0]):,} | {time.process_time() - c0:.1f} | "
+                  f"{time.perf_counter() - t0:.1f} | {solver.db_reach} | {load()} |",
+                  flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=("speed", "dracala", "kalah", "db", "compare",
-                                         "egdb", "first-turns"))
+                                         "egdb", "first-turns", "growth"))
     parser.add_argument("--memory", type=int, default=1024, help="table size in MB")
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per Kalah board")
     parser.add_argument("--min-pits", type=int, default=1)
@@ -235,9 +264,12 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="progress on stderr")
     parser.add_argument("--workers", type=int, default=2, help="egdb part: build processes")
     parser.add_argument("--db-dir", default=None, help="egdb, first-turns: databases on disk")
+    parser.add_argument("--seeds-on-board", type=int, nargs="+", default=None,
+                        help="growth part: seeds left on the board")
     args = parser.parse_args()
     {"speed": run_speed, "dracala": run_dracala, "kalah": run_kalah, "db": run_db,
-     "compare": run_compare, "egdb": run_egdb, "first-turns": run_first_turns}[args.part](args)
+     "compare": run_compare, "egdb": run_egdb, "first-turns": run_first_turns,
+     "growth": run_growth}[args.part](args)
 
 
 if __name__ == "__main__":
