@@ -224,6 +224,7 @@ def run_growth(args: argparse.Namespace) -> None:
     import random
 
     from nugar import new_game
+    from nugar.rules.sowing import SowingGame
 
     print(f"Machine: {machine()}; table {args.memory} MB; limit {args.limit:g} s.\n")
     print("| seeds on the board | seed | value | nodes | CPU s | wall s | db reach | load |")
@@ -232,7 +233,8 @@ def run_growth(args: argparse.Namespace) -> None:
         for seed in (1, 2):
             rng = random.Random(seed * 1000 + on)
             game = new_game(args.rules)
-            while sum(map(sum, game.holes)) > on and not game.is_over:  # type: ignore[attr-defined]
+            assert isinstance(game, SowingGame)
+            while sum(map(sum, game.holes)) > on and not game.is_over:
                 game.push_action(rng.choice(game.legal_actions()))
             solver = Solver(args.rules, max_memory_mb=args.memory)
             c0, t0 = time.process_time(), time.perf_counter()
@@ -240,7 +242,7 @@ def run_growth(args: argparse.Namespace) -> None:
                 value = f"{solver.solve(game, time_limit=args.limit).margin:+d}"
             except SolveAborted:
                 value = "not solved"
-            print(f"| {sum(map(sum, game.holes))} | {seed} | {value} | "  # type: ignore[attr-defined]
+            print(f"| {sum(map(sum, game.holes))} | {seed} | {value} | "
                   f"{int(solver.stats[0]):,} | {time.process_time() - c0:.1f} | "
                   f"{time.perf_counter() - t0:.1f} | {solver.db_reach} | {load()} |",
                   flush=True)
