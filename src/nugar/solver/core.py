@@ -207,7 +207,11 @@ class Solver:
         self.db_problems: list[tuple[int, str]] = []
         if disk_db and db_seeds != 0 and D.supported(self.rules) \
                 and E.db_directory(self.rules, db_root).is_dir():
-            disk = E.DiskDB(self.rules, root=db_root)
+            try:
+                disk = E.DiskDB(self.rules, root=db_root)
+            except (E.EGDBError, OSError) as exc:
+                raise SolverError(f"cannot open the endgame databases on disk: {exc} "
+                                  f"(--no-disk-db / disk_db=False solves without them)") from None
             self.db_problems = disk.problems
             # used when it reaches as far as asked, or (no reach given) at least as far as
             # the in-memory database would
