@@ -235,6 +235,12 @@ def test_cli_build_steps_and_errors(tmp_path: Path, capsys: pytest.CaptureFixtur
         assert row["value"] == (v if same else -v) and row["bonus"] == same
     assert max(r["value"] for r in data["steps"]) == data["value"] == solve(
         "kalah(pits=3,seeds=3)", max_memory_mb=4, db_seeds=0).value
+    assert solve_main(["kalah(pits=3,seeds=3)", "--steps", "--json", "--db-dir", root,
+                       "--workers", "2", "--memory", "8"]) == 0
+    both = json.loads(capsys.readouterr().out)
+    assert [(r["step"], r["value"]) for r in both["steps"]] == \
+        [(r["step"], r["value"]) for r in data["steps"]]
+    assert all(r["nodes"] > 0 for r in both["steps"])
     assert solve_main(["kalah(pits=3,seeds=3)", "--build-db", "-1"]) == 2
     assert "--build-db must be" in capsys.readouterr().err
     assert solve_main(["dracala", "--build-db", "4"]) == 2

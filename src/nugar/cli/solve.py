@@ -41,8 +41,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         "of every position with at most K seeds on the board, then stop")
     p.add_argument("--steps", action="store_true",
                    help="the exact value of every legal step instead of one line of play")
-    p.add_argument("--workers", type=int, default=2, metavar="N",
-                   help="processes building the database (default 2)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes building the database (default 2), or solving the "
+                        "steps of --steps (default 1; each gets 1/N of --memory)")
     _add_db_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
@@ -85,8 +86,9 @@ def _build_db(args: argparse.Namespace, rules: Any) -> int:
                        f"or last_mover only")
     if not 0 <= args.build_db <= MAX_DB_SEEDS:
         raise CliError(f"--build-db must be 0..{MAX_DB_SEEDS} seeds, not {args.build_db}")
-    if not 1 <= args.workers <= 256:
-        raise CliError(f"--workers must be 1..256, not {args.workers}")
+    workers = 2 if args.workers is None else args.workers
+    if not 1 <= workers <= 256:
+        raise CliError(f"--workers must be 1..256, not {workers}")
     root = _db_root(args)
     pits = int(getattr(rules.options, "pits"))  # noqa: B009
     total = sum(E.level_count(pits, n) for n in range(args.build_db + 1))
@@ -114,7 +116,7 @@ def _build_db(args: argparse.Namespace, rules: Any) -> int:
               file=sys.stderr, flush=True)
 
     try:
-        E.build(rules, args.build_db, root=root, workers=args.workers, progress=progress,
+        E.build(rules, args.build_db, root=root, workers=workers, progress=progress,
                 level_done=level_done)
     except (E.EGDBError, OSError) as exc:
         raise CliError(f"building the endgame database failed: {exc}", EXIT_FAILED) from None
@@ -222,31 +224,28 @@ def analyse_steps(args: argparse.Namespace) -> int:
         raise CliError("the game is over: no step to analyse", EXIT_FAILED)
     deadline = None if time_limit is None else time.monotonic() + time_limit
     start = time.perf_counter()
-    nodes0 = int(solver.stats[0])
     me = int(state[ST_TO_MOVE])
     rows: list[dict[str, Any]] = []
+    workers = getattr(args, "workers", 1) or 1
+    if not 1 <= workers <= 256:
+        raise CliError(f"--workers must be 1..256, not {workers}")
     try:
-        for action in game.legal_actions():
-            child = state.copy()
-            K.apply_action(solver.params, child, int(action))
-            if int(child[ST_OUTCOME]) != 0:
-                from ..solver.kernels import terminal_value
-
-                v = int(terminal_value(solver.params, child))
-            else:
-                v = solver.value(child, deadline=deadline)
-            value = v if int(child[ST_TO_MOVE]) == me else -v
-            result, margin = solver.describe(state, value)
-            rows.append({"step": int(action) + 1, "value": value, "result": result,
-                         "margin": margin, "bonus": bool(int(child[ST_TO_MOVE]) == me
-                                                         and int(child[ST_OUTCOME]) == 0)})
+        values = solver.step_values(state, workers=workers, deadline=deadline)
     except SolveAborted as exc:
         raise CliError(str(exc), EXIT_FAILED) from None
+    nodes = 0
+    for action, value, step_nodes in values:
+        child = state.copy()
+        K.apply_action(solver.params, child, action)
+        result, margin = solver.describe(state, value)
+        rows.append({"step": action + 1, "value": value, "result": result, "margin": margin,
+                     "nodes": step_nodes,
+                     "bonus": bool(int(child[ST_TO_MOVE]) == me and int(child[ST_OUTCOME]) == 0)})
+        nodes += step_nodes
     seconds = time.perf_counter() - start
     best = max(r["value"] for r in rows)
     for r in rows:
         r["best"] = r["value"] == best
-    nodes = int(solver.stats[0]) - nodes0
     if args.json:
         import json
 

@@ -225,6 +225,7 @@ class Solver:
             db_seeds = auto_db_seeds(self.rules)
         self.db_seeds = db_seeds
         self._db_cache = db_cache
+        self._disk_root = db_root
         self._db_table: np.ndarray[Any, Any] = np.zeros(1, dtype=np.int8)
         self._db_binom: np.ndarray[Any, Any] = np.zeros((1, 1), dtype=np.int64)
         self._db_base: np.ndarray[Any, Any] = np.zeros(1, dtype=np.int64)
@@ -428,6 +429,40 @@ class Solver:
                 out.append(int(a))
         return out
 
+    def step_values(self, state: np.ndarray[Any, Any], *, workers: int = 1,
+                    deadline: float | None = None) -> list[tuple[int, int, int]]:
+        """``(action, value, nodes)`` for every legal action of ``state``: the exact value
+        for ``state``'s player to move if he plays it (perfect play afterwards), and the
+        positions searched for it. ``workers > 1`` solves the steps in that many forked
+        processes, each with its own table of ``1/workers`` of this solver's memory (so the
+        bound holds) and the same databases on disk; this solver's table is not used then.
+        Raises :class:`SolveAborted` when ``deadline`` (``time.monotonic()``) passes."""
+        buf = np.empty(self.pits, dtype=np.int64)
+        actions = [int(a) for a in buf[:K.legal_actions(self.params, state, buf)]]
+        if workers <= 1 or len(actions) < 2:
+            return [self._step_value(state, a, deadline) for a in actions]
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        memory = max(1.0, self.memory_bytes / 2**20 / workers)
+        jobs = [(self.rules.text, state.copy(), a, memory, self.db_seeds, self._disk_root,
+                 self.disk is not None, deadline) for a in actions]
+        with ProcessPoolExecutor(max_workers=min(workers, len(actions)),
+                                 mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(_step_job, jobs))
+
+    def _step_value(self, state: np.ndarray[Any, Any], action: int,
+                    deadline: float | None) -> tuple[int, int, int]:
+        child = state.copy()
+        K.apply_action(self.params, child, action)
+        nodes0 = int(self.stats[S.S_NODES])
+        if int(child[ST_OUTCOME]) != 0:
+            v = int(S.terminal_value(self.params, child))
+        else:
+            v = self.value(child, deadline=deadline)
+        same = int(child[ST_TO_MOVE]) == int(state[ST_TO_MOVE])
+        return action, v if same else -v, int(self.stats[S.S_NODES]) - nodes0
+
     def principal_variation(self, state: np.ndarray[Any, Any], value: int, **kw: Any
                             ) -> tuple[list[int], np.ndarray[Any, Any]]:
         """A line of optimal actions to the end of the game, and the final state."""
@@ -534,6 +569,14 @@ class Solver:
             db_seeds=self.db_reach,
             db_hits=int(self.stats[S.S_DB_HITS]) - db_hits0,
             db_seconds=self.db.seconds - db_seconds0 if self.db is not None else 0.0)
+
+
+def _step_job(job: tuple[Any, ...]) -> tuple[int, int, int]:
+    """One step of :meth:`Solver.step_values` in a worker process."""
+    rules, state, action, memory, db_seeds, root, disk, deadline = job
+    solver = Solver(rules, max_memory_mb=memory, db_seeds=db_seeds, disk_db=disk,
+                    db_root=root)
+    return solver._step_value(state, action, deadline)
 
 
 def _turn_texts(params: np.ndarray[Any, Any], state: np.ndarray[Any, Any], line: list[int]
