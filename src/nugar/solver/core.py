@@ -237,9 +237,13 @@ class Solver:
     @property
     def db_reach(self) -> int:
         """Seeds on the board up to which the search reads exact values from a database."""
+        return max(self._reach(), 0)
+
+    def _reach(self) -> int:
+        """The reach handed to the search: -1 or 0 while no level is built."""
         if self.disk is not None:
             return min(self.disk.levels, self.db_seeds)
-        return max(self.db.levels, 0) if self.db is not None else 0
+        return self.db.levels if self.db is not None else 0
 
     def build_db(self, deadline: float | None = None, upto: int | None = None
                  ) -> D.EndgameDB | None:
@@ -318,7 +322,7 @@ class Solver:
                                     - root[HEADER + 2 * p + 1]))
         args = (self.params, self.keys, self.tt_keys, self.tt_data, stats, root,
                 int(alpha), int(beta), self._db_table, self._db_binom, self._db_base,
-                self.db_reach)
+                self._reach())
         if progress is None and deadline is None:
             value = int(S.search(*args))
         else:
