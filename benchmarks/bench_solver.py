@@ -7,6 +7,8 @@ Run (each part on its own; everything is single-threaded):
     python benchmarks/bench_solver.py kalah --limit 600 --max-pits 6 --max-seeds 6
     python benchmarks/bench_solver.py db --pits 6 --db-seeds 8 12 16 20   # database builds
     python benchmarks/bench_solver.py compare --rules 'kalah(pits=5,seeds=4)' --db-seeds 0 12 16
+    python benchmarks/bench_solver.py egdb --pits 6 --db-seeds 20 --workers 2   # on disk
+    python benchmarks/bench_solver.py first-turns --rules kalah --memory 2048    # every opening
 
 ``kalah`` solves every board from pits 1, seeds 1 upwards under ``empty_capture=none`` and
 ``=single``; a board that does not finish within ``--limit`` CPU seconds ends its row (more
@@ -150,9 +152,106 @@ def run_compare(args: argparse.Namespace) -> None:
         del solver
 
 
+def load() -> str:
+    return " ".join(open("/proc/loadavg").read().split()[:3]) if os.path.exists(
+        "/proc/loadavg") else "?"
+
+
+def run_egdb(args: argparse.Namespace) -> None:
+    """Build the disk database level by level (``--db-dir``, else a temporary folder that is
+    removed afterwards): size, wall and CPU seconds and rate per level, with the load."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from nugar.solver import egdb as E
+
+    root = Path(args.db_dir) if args.db_dir else Path(tempfile.mkdtemp(prefix="egdb-"))
+    rules = parse_rules(f"kalah(pits={args.pits},seeds=1,empty_capture="
+                        f"{'single' if args.capture == 'single' else 'none'})")
+    print(f"Machine: {machine()}; {args.workers} workers; {root}.\n")
+    print("| level | positions | MB | status | wall s | CPU s | positions per CPU s | load |")
+    print("| ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |")
+
+    def row(r: E.LevelReport) -> None:
+        rate = r.positions / r.cpu_seconds / 1e6 if r.cpu_seconds > 0 else 0.0
+        print(f"| {r.level} | {r.positions:,} | {r.bytes / 2**20:.1f} | {r.status} | "
+              f"{r.seconds:.1f} | {r.cpu_seconds:.1f} | {rate:.2f} M | {load()} |", flush=True)
+
+    try:
+        E.build(rules, max(args.db_seeds or [16]), root=root, workers=args.workers,
+                level_done=row)
+    finally:
+        if not args.db_dir:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def run_first_turns(args: argparse.Namespace) -> None:
+    """The value of the start and of every first step of ``--rules``, with the databases on
+    disk (``--db-dir`` or the data directory) when there are any."""
+    from pathlib import Path
+
+    from nugar.kernels import sowing as K
+    from nugar.kernels.common import ST_OUTCOME, ST_TO_MOVE
+    from nugar.solver.kernels import terminal_value
+
+    solver = Solver(args.rules, max_memory_mb=args.memory,
+                    db_root=Path(args.db_dir) if args.db_dir else None)
+    print(f"Machine: {machine()}; table {args.memory} MB; database reach "
+          f"{solver.db_seeds} seeds; load at start {load()}.\n")
+    print("| first step | value for player 1 | nodes | wall s | CPU s | load |")
+    print("| ---: | ---: | ---: | ---: | ---: | --- |")
+    start = solver.start_state
+    for a in range(solver.pits):
+        child = start.copy()
+        K.apply_action(solver.params, child, a)
+        t0, c0, n0 = time.perf_counter(), time.process_time(), int(solver.stats[0])
+        if int(child[ST_OUTCOME]) != 0:
+            v = int(terminal_value(solver.params, child))
+        else:
+            v = solver.value(child, progress=progress_line if args.verbose else None,
+                             interval=10.0)
+        value = v if int(child[ST_TO_MOVE]) == 1 else -v
+        print(f"| {a + 1}{' (bonus)' if int(child[ST_TO_MOVE]) == 1 else ''} | {value:+d} | "
+              f"{int(solver.stats[0]) - n0:,} | {time.perf_counter() - t0:.1f} | "
+              f"{time.process_time() - c0:.1f} | {load()} |", flush=True)
+
+
+def run_growth(args: argparse.Namespace) -> None:
+    """How the search's work grows with the seeds on the board: positions of ``--rules``
+    reached by random play (seeds 1 and 2) until at most N seeds are left, each solved from
+    an empty table (with the databases on disk when there are any)."""
+    import random
+
+    from nugar import new_game
+    from nugar.rules.sowing import SowingGame
+
+    print(f"Machine: {machine()}; table {args.memory} MB; limit {args.limit:g} s.\n")
+    print("| seeds on the board | seed | value | nodes | CPU s | wall s | db reach | load |")
+    print("| ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |")
+    for on in args.seeds_on_board or [38, 40]:
+        for seed in (1, 2):
+            rng = random.Random(seed * 1000 + on)
+            game = new_game(args.rules)
+            assert isinstance(game, SowingGame)
+            while sum(map(sum, game.holes)) > on and not game.is_over:
+                game.push_action(rng.choice(game.legal_actions()))
+            solver = Solver(args.rules, max_memory_mb=args.memory)
+            c0, t0 = time.process_time(), time.perf_counter()
+            try:
+                value = f"{solver.solve(game, time_limit=args.limit).margin:+d}"
+            except SolveAborted:
+                value = "not solved"
+            print(f"| {sum(map(sum, game.holes))} | {seed} | {value} | "
+                  f"{int(solver.stats[0]):,} | {time.process_time() - c0:.1f} | "
+                  f"{time.perf_counter() - t0:.1f} | {solver.db_reach} | {load()} |",
+                  flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("speed", "dracala", "kalah", "db", "compare"))
+    parser.add_argument("part", choices=("speed", "dracala", "kalah", "db", "compare",
+                                         "egdb", "first-turns", "growth"))
     parser.add_argument("--memory", type=int, default=1024, help="table size in MB")
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per Kalah board")
     parser.add_argument("--min-pits", type=int, default=1)
@@ -165,9 +264,14 @@ def main() -> None:
     parser.add_argument("--pits", type=int, default=6, help="board of the db part")
     parser.add_argument("--rules", default="kalah(pits=5,seeds=4)", help="compare part")
     parser.add_argument("--verbose", action="store_true", help="progress on stderr")
+    parser.add_argument("--workers", type=int, default=2, help="egdb part: build processes")
+    parser.add_argument("--db-dir", default=None, help="egdb, first-turns: databases on disk")
+    parser.add_argument("--seeds-on-board", type=int, nargs="+", default=None,
+                        help="growth part: seeds left on the board")
     args = parser.parse_args()
     {"speed": run_speed, "dracala": run_dracala, "kalah": run_kalah, "db": run_db,
-     "compare": run_compare}[args.part](args)
+     "compare": run_compare, "egdb": run_egdb, "first-turns": run_first_turns,
+     "growth": run_growth}[args.part](args)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,16 @@ if TYPE_CHECKING:  # the web app is imported by the fixture, only by the tests t
     from fastapi.testclient import TestClient
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The solver uses the Kalah endgame databases it finds in the user's data directory:
+    the tests see only those they build themselves."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("NUGAR_DATA_DIR", str(tmp_path_factory.mktemp("nugar-data")))
+    yield
+    patch.undo()
+
+
 @pytest.fixture()
 def db_url(tmp_path: Path) -> str:
     """A fresh SQLite file, or the database named by ``$NUGAR_TEST_DB_URL`` (e.g. PostgreSQL:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..kernels.common import ST_OUTCOME
 from ..rules.base import Game, Move
+from ..rules.options import RuleSet
 from ..rules.sowing import SowingGame
 from ..solver.core import (
     DEFAULT_MEMORY_MB,
@@ -177,6 +178,52 @@ class PerfectAgent(Agent):
         move: Move = game.action_to_move(solver.table_move(game.state, legal))
         return Analysis(move=move, score=None, depth=0, nodes=0, pv=[move],
                         seconds=time.perf_counter() - start)
+
+
+#: the reach of the endgame databases on disk recommended for perfect play of a 6-hole Kalah
+#: board at about a second a move (docs/solving.md, "Kalah(6, 4) solved")
+RECOMMENDED_DB_SEEDS = 22
+
+#: boards with fewer seeds than this play perfectly fast enough without databases on disk
+DB_NEEDED_FROM = 40
+
+
+def database_note(rules: RuleSet | str) -> str | None:
+    """``None`` when the perfect player has what it needs to play ``rules`` quickly; else
+    one line saying how to build the Kalah endgame databases it lacks (``nugar play`` and
+    the web app show it)."""
+    from ..rules.options import parse_rules
+    from ..solver import db as D
+    from ..solver import egdb as E
+
+    rules = parse_rules(rules)
+    if not D.supported(rules):
+        return None
+    o = rules.options
+    pits, seeds = int(getattr(o, "pits")), int(getattr(o, "seeds"))  # noqa: B009
+    if 2 * pits * seeds < DB_NEEDED_FROM:
+        return None
+    k = RECOMMENDED_DB_SEEDS
+    have = E.levels_on_disk(rules)
+    if have >= k:
+        return None
+    size = sum(E.level_count(pits, n) for n in range(k + 1))
+    return (f"the perfect player needs the endgame databases for {rules.text} (levels "
+            f"0..{k}, {size / 2**30:.1f} GB; {max(have + 1, 0)} built): build them once with "
+            f"`nugar solve '{rules.text}' --build-db {k}`; without them a move can take "
+            f"minutes")
+
+
+def perfect_status(rules: RuleSet) -> dict[str, Any]:
+    """``{"offered": ..., "ready": ..., "note": ...}``: whether the perfect player plays
+    ``rules`` at all (the sowing games), whether it has what it needs to play quickly, and
+    else how to get it (:func:`database_note`)."""
+    from ..rules.family import family_of
+
+    if not family_of(rules).solvable:
+        return {"offered": False, "ready": False, "note": None}
+    note = database_note(rules)
+    return {"offered": True, "ready": note is None, "note": note}
 
 
 def _line_from(step: int, line: list[Move]) -> list[Move]:

@@ -76,6 +76,8 @@ def register(subparsers: Any) -> None:
                    + AGENT_HELP)
     _add_limits(p)
     p.add_argument("--json", action="store_true", help="print the analysis as JSON")
+    p.add_argument("--exact", action="store_true",
+                   help="Kalah, Dracala: the exact value of every legal step (the solver)")
     p.set_defaults(func=cmd_analyse)
 
 
@@ -186,6 +188,10 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     from ..ai import make_agent
     from ..rules import new_game
 
+    if args.exact:
+        from .solve import analyse_steps
+
+        return analyse_steps(args)
     try:
         game = new_game(args.rules)
         for turn in args.turns:

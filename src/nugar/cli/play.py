@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from .. import record
@@ -66,6 +67,12 @@ def cmd_play(args: argparse.Namespace) -> int:
     # compiling (on a first run) starts now, in the background, before the first position
     specs = [p.agent for p in (args.first, args.second) if p.agent is not None]
     warmup.WARMUP.add(warmup.steps_for(args.rules, specs))
+    if any(s.startswith("perfect") for s in specs):
+        from ..ai.perfect import database_note
+
+        note = database_note(args.rules)
+        if note is not None:
+            print(f"note: {note}", file=sys.stderr)
     return PlaySession(args, console()).run()
 
 

@@ -1,4 +1,7 @@
-"""``nugar solve RULES [TURNS...]``: the exact value of a sowing position under perfect play.
+"""``nugar solve RULES [TURNS...]``: the exact value of a sowing position under perfect play;
+``nugar solve RULES --build-db K``: build the Kalah endgame databases on disk;
+``nugar solve RULES [TURNS...] --steps`` (also ``nugar analyse RULES [TURNS...] --exact``):
+the exact value of every legal step of a position.
 
 ``register(subparsers)`` adds the sub-command to the ``nugar`` command line; ``main(argv)``
 runs it on its own. Imports stay light here: the solver and its compiled search load in the
@@ -32,8 +35,25 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="Kalah endgame database of every position with at most K seeds on "
                         "the board (0: none; default: chosen by board size)")
     p.add_argument("--db-cache", action="store_true",
-                   help="keep built endgame databases under ~/.cache/nugar and reuse them")
+                   help="keep built in-memory endgame databases under ~/.cache/nugar")
+    p.add_argument("--build-db", type=int, default=None, metavar="K",
+                   help="build (or complete, or repair) the Kalah endgame database on disk "
+                        "of every position with at most K seeds on the board, then stop")
+    p.add_argument("--steps", action="store_true",
+                   help="the exact value of every legal step instead of one line of play")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes building the database (default 2), or solving the "
+                        "steps of --steps (default 1; each gets 1/N of --memory)")
+    _add_db_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def _add_db_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db-dir", default=None, metavar="DIR",
+                   help="where the databases on disk live (default $NUGAR_DATA_DIR, else "
+                        "$XDG_DATA_HOME/nugar or ~/.local/share/nugar)")
+    p.add_argument("--no-disk-db", action="store_true",
+                   help="do not use the databases on disk")
 
 
 def register(subparsers: Any) -> None:
@@ -45,6 +65,70 @@ def register(subparsers: Any) -> None:
                     "principal variation. Progress goes to stderr about once a second.")
     _add_arguments(p)
     p.set_defaults(func=cmd_solve)
+
+
+def _db_root(args: argparse.Namespace) -> Any:
+    from pathlib import Path
+
+    db_dir = getattr(args, "db_dir", None)
+    return None if db_dir is None else Path(db_dir)
+
+
+def _build_db(args: argparse.Namespace, rules: Any) -> int:
+    """``--build-db K``: build levels 0..K on disk, one progress line per second."""
+    import time
+
+    from ..solver import egdb as E
+    from ..solver.db import MAX_DB_SEEDS, supported
+
+    if not supported(rules):
+        raise CliError(f"no endgame database for {rules.text}: Kalah with leftovers=owner "
+                       f"or last_mover only")
+    if not 0 <= args.build_db <= MAX_DB_SEEDS:
+        raise CliError(f"--build-db must be 0..{MAX_DB_SEEDS} seeds, not {args.build_db}")
+    workers = 2 if args.workers is None else args.workers
+    if not 1 <= workers <= 256:
+        raise CliError(f"--workers must be 1..256, not {workers}")
+    root = _db_root(args)
+    pits = int(getattr(rules.options, "pits"))  # noqa: B009
+    total = sum(E.level_count(pits, n) for n in range(args.build_db + 1))
+    print(f"endgame database of {rules.text} up to {args.build_db} seeds: {total:,} "
+          f"positions, {total / 2**20:,.1f} MB in {E.db_directory(rules, root)}",
+          file=sys.stderr, flush=True)
+    shown = [0.0]
+
+    def progress(n: int, done: int, count: int, seconds: float) -> None:
+        now = time.monotonic()
+        if args.quiet or (now < shown[0] + 1.0 and done < count):
+            return
+        shown[0] = now
+        width = 30
+        bar = "#" * (width * done // max(count, 1))
+        print(f"level {n:3d} [{bar:<{width}}] {done:,}/{count:,} {seconds:.0f} s",
+              file=sys.stderr, flush=True)
+
+    def level_done(r: Any) -> None:
+        if r.status == "kept" and args.quiet:
+            return
+        rate = f", {r.rate / 1e6:.2f} M positions/s" if r.seconds > 0 else ""
+        print(f"level {r.level:3d}: {r.positions:,} positions, {r.bytes / 2**20:,.1f} MB, "
+              f"{r.status}, {r.seconds:.1f} s ({r.cpu_seconds:.1f} CPU s){rate}",
+              file=sys.stderr, flush=True)
+
+    try:
+        E.build(rules, args.build_db, root=root, workers=workers, progress=progress,
+                level_done=level_done)
+    except (E.EGDBError, OSError) as exc:
+        raise CliError(f"building the endgame database failed: {exc}", EXIT_FAILED) from None
+    print(f"endgame database complete: levels 0..{args.build_db} in "
+          f"{E.db_directory(rules, root)}")
+    return EXIT_OK
+
+
+def _disk_db_notes(solver: Any) -> None:
+    for n, why in solver.db_problems:
+        print(f"warning: endgame database level {n} {why}; not used (rebuild it with "
+              f"nugar solve RULES --build-db K)", file=sys.stderr)
 
 
 @command("solve")
@@ -60,10 +144,16 @@ def cmd_solve(args: argparse.Namespace) -> int:
         memory = DEFAULT_MEMORY_MB if args.memory is None else args.memory
         if args.db_seeds is not None and args.db_seeds < 0:
             raise CliError(f"--db-seeds must be >= 0, not {args.db_seeds}")
+        if args.build_db is not None:
+            return _build_db(args, rules)
+        if args.steps:
+            return analyse_steps(args)
         solver = Solver(rules, max_memory_mb=memory, db_seeds=args.db_seeds,
-                        db_cache=args.db_cache)
+                        db_cache=args.db_cache, disk_db=not args.no_disk_db,
+                        db_root=_db_root(args))
     except NugarError as exc:
         raise CliError(str(exc)) from None
+    _disk_db_notes(solver)
     if args.max_nodes is not None and args.max_nodes < 1:
         raise CliError(f"--max-nodes must be >= 1, not {args.max_nodes}")
     if args.time is not None and not args.time > 0:
@@ -91,10 +181,90 @@ def cmd_solve(args: argparse.Namespace) -> int:
     rate = s.nodes / s.seconds if s.seconds > 0 else 0.0
     print(f"{s.nodes:,} positions in {s.seconds:.2f} s ({rate:,.0f}/s); table "
           f"{s.table_used:,} of {s.table_size:,} slots used, hit rate {s.hit_rate:.1%}")
+    if solver.disk is not None:
+        print(f"endgame database on disk: positions with <= {solver.db_reach} seeds on the "
+              f"board, {solver.disk.nbytes / 2**20:,.1f} MB, checked in "
+              f"{solver.disk.open_seconds:.2f} s; {s.db_hits:,} look-ups")
     if solver.db is not None:
         print(f"endgame database: positions with <= {solver.db.levels} seeds on the board, "
               f"{solver.db.nbytes / 2**20:,.1f} MB, built in {solver.db.cpu_seconds:.2f} CPU s"
               f"{' (from the cache)' if solver.db.loaded_from else ''}; {s.db_hits:,} look-ups")
+    return EXIT_OK
+
+
+def analyse_steps(args: argparse.Namespace) -> int:
+    """``nugar solve --steps`` and ``nugar analyse --exact``: the exact value of every legal
+    step; exit 2 for bad usage, 1 when a turn is illegal or the time ran out. Reads
+    ``args.rules``, ``turns``, ``json`` and, where given, ``memory``, ``time``, ``db_dir``,
+    ``no_disk_db``."""
+    import time
+
+    from ..kernels import sowing as K
+    from ..kernels.common import ST_OUTCOME, ST_TO_MOVE
+    from ..rules import new_game, parse_rules
+    from ..solver.core import DEFAULT_MEMORY_MB, SolveAborted, Solver, check_solvable
+
+    try:
+        rules = parse_rules(args.rules)
+        check_solvable(rules)
+        memory = getattr(args, "memory", None) or DEFAULT_MEMORY_MB
+        solver = Solver(rules, max_memory_mb=memory,
+                        disk_db=not getattr(args, "no_disk_db", False),
+                        db_root=_db_root(args))
+    except NugarError as exc:
+        raise CliError(str(exc)) from None
+    time_limit = getattr(args, "time", None)
+    if time_limit is not None and not time_limit > 0:
+        raise CliError(f"--time must be a positive number of seconds, not {time_limit}")
+    _disk_db_notes(solver)
+    game = new_game(rules)
+    play_turns(game, turn_texts(args.turns))
+    state = game.state.copy()
+    if int(state[ST_OUTCOME]) != 0:
+        raise CliError("the game is over: no step to analyse", EXIT_FAILED)
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    start = time.perf_counter()
+    me = int(state[ST_TO_MOVE])
+    rows: list[dict[str, Any]] = []
+    workers = getattr(args, "workers", 1) or 1
+    if not 1 <= workers <= 256:
+        raise CliError(f"--workers must be 1..256, not {workers}")
+    try:
+        values = solver.step_values(state, workers=workers, deadline=deadline)
+    except SolveAborted as exc:
+        raise CliError(str(exc), EXIT_FAILED) from None
+    nodes = 0
+    for action, value, step_nodes in values:
+        child = state.copy()
+        K.apply_action(solver.params, child, action)
+        result, margin = solver.describe(state, value)
+        rows.append({"step": action + 1, "value": value, "result": result, "margin": margin,
+                     "nodes": step_nodes,
+                     "bonus": bool(int(child[ST_TO_MOVE]) == me and int(child[ST_OUTCOME]) == 0)})
+        nodes += step_nodes
+    seconds = time.perf_counter() - start
+    best = max(r["value"] for r in rows)
+    for r in rows:
+        r["best"] = r["value"] == best
+    if args.json:
+        import json
+
+        print(json.dumps({"rules": rules.text, "to_move": me, "steps": rows, "value": best,
+                          "nodes": nodes, "seconds": round(seconds, 3),
+                          "db_seeds": solver.db_reach}))
+        return EXIT_OK
+    from ..rules.family import family_of
+
+    name = family_of(rules).player_name(me)
+    print(f"{rules.text}: {name} to move; exact value of each step (final margin for {name}, "
+          f"perfect play afterwards)")
+    for r in rows:
+        mark = " *" if r["best"] else ""
+        extra = ", bonus step" if r["bonus"] else ""
+        print(f"  hole {r['step']}: {r['result']} by {abs(r['margin'])} "
+              f"({r['margin']:+d}{extra}){mark}")
+    print(f"{nodes:,} positions in {seconds:.2f} s; endgame database reach "
+          f"{solver.db_reach} seeds")
     return EXIT_OK
 
 

@@ -107,9 +107,18 @@ async def api_warmup(request: Request) -> dict[str, Any]:
     return progress
 
 
-@router.get("/levels", summary="The AI levels and the one offered first")
-async def api_levels() -> dict[str, Any]:
-    return {"levels": sorted(LEVELS), "default": DEFAULT_LEVEL}
+@router.get("/levels", summary="The AI levels and the one offered first; with ?rules=, "
+            "whether the perfect player is ready for that rule set")
+async def api_levels(rules: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"levels": sorted(LEVELS), "default": DEFAULT_LEVEL}
+    if rules is not None:
+        from ..ai.perfect import perfect_status
+
+        try:
+            out["perfect"] = await asyncio.to_thread(perfect_status, parse_rules(rules))
+        except ValueError as exc:
+            raise ApiError(422, "bad_rules", str(exc)) from None
+    return out
 
 
 @router.get("/rules", summary="Check a rule-set text")

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from ..rules.base import Game, Move
 from ..rules.family import FAMILIES, family_of
 from ..rules.options import PRESETS, RuleSet, parse_rules
 from . import db as D
+from . import egdb as E
 from . import kernels as S
 
 DEFAULT_MEMORY_MB = 256
@@ -30,6 +32,10 @@ MAX_SEEDS = 255          # the solver's key tables cover counts 0..255 per cell
 _ENTRY_BYTES = 16        # one int64 key and one int64 of packed bounds
 AUTO_DB_MIN_TOTAL = 24   # smaller boards solve in a fraction of a second: no database
 AUTO_DB_MAX_ENTRIES = 1 << 27  # the automatic database stays within 128 MB
+#: enhanced transposition cut-offs are tried only with at least this many seeds on the
+#: board above the database's reach: nearer the leaves the subtrees are too small to pay
+#: for probing every child (docs/solving.md)
+ETC_MIN_SEEDS = 4
 
 
 class SolverError(NugarError):
@@ -166,7 +172,8 @@ class Solver:
     """
 
     def __init__(self, rules: RuleSet | str, *, max_memory_mb: float = DEFAULT_MEMORY_MB,
-                 db_seeds: int | None = None, db_cache: bool = False) -> None:
+                 db_seeds: int | None = None, db_cache: bool = False,
+                 disk_db: bool = True, db_root: Path | None = None) -> None:
         self.rules = parse_rules(rules)
         check_solvable(self.rules)
         if isinstance(max_memory_mb, bool) or not isinstance(max_memory_mb, int | float) \
@@ -183,6 +190,7 @@ class Solver:
         self.tt_data = np.zeros(entries, dtype=np.int64)
         self.keys = S.make_keys(2 * self.pits + 2)
         self.stats = np.zeros(S.N_STATS, dtype=np.int64)
+        self.stats[S.S_ETC_MIN] = ETC_MIN_SEEDS
         self.misere = self.rules.misere  # the value is win/draw/loss first (docs/solving.md)
         self._origin: tuple[float, int] | None = None
         self._next_report = 0.0
@@ -190,16 +198,52 @@ class Solver:
                                      or not 0 <= db_seeds <= D.MAX_DB_SEEDS):
             raise SolverError(f"db_seeds must be an integer 0..{D.MAX_DB_SEEDS} (seeds on "
                               f"the board), or None for automatic, not {db_seeds!r}")
-        if db_seeds is None:
-            db_seeds = auto_db_seeds(self.rules)
-        elif db_seeds > 0 and not D.supported(self.rules):
+        if db_seeds is not None and db_seeds > 0 and not D.supported(self.rules):
             raise SolverError(f"no endgame database for {self.rules.text}: Kalah with "
                               f"leftovers=owner or last_mover only")
         self.db: D.EndgameDB | None = None
+        self.disk: E.DiskDB | None = None
+        #: ``(level, why)`` for database files on disk found unsound and left out
+        self.db_problems: list[tuple[int, str]] = []
+        if disk_db and db_seeds != 0 and D.supported(self.rules) \
+                and E.db_directory(self.rules, db_root).is_dir():
+            try:
+                disk = E.DiskDB(self.rules, root=db_root)
+            except (E.EGDBError, OSError) as exc:
+                raise SolverError(f"cannot open the endgame databases on disk: {exc} "
+                                  f"(--no-disk-db / disk_db=False solves without them)") from None
+            self.db_problems = disk.problems
+            # used when it reaches as far as asked, or (no reach given) at least as far as
+            # the in-memory database would
+            wanted = auto_db_seeds(self.rules) if db_seeds is None else db_seeds
+            if disk.levels >= max(wanted, 1):
+                self.disk = disk
+                db_seeds = disk.levels if db_seeds is None else db_seeds
+            else:
+                disk.close()
+        if db_seeds is None:
+            db_seeds = auto_db_seeds(self.rules)
         self.db_seeds = db_seeds
         self._db_cache = db_cache
+        self._disk_root = db_root
         self._db_table: np.ndarray[Any, Any] = np.zeros(1, dtype=np.int8)
         self._db_binom: np.ndarray[Any, Any] = np.zeros((1, 1), dtype=np.int64)
+        self._db_base: np.ndarray[Any, Any] = np.zeros(1, dtype=np.int64)
+        if self.disk is not None:
+            self._db_table = self.disk.table
+            self._db_binom = self.disk.binom
+            self._db_base = self.disk.base
+
+    @property
+    def db_reach(self) -> int:
+        """Seeds on the board up to which the search reads exact values from a database."""
+        return max(self._reach(), 0)
+
+    def _reach(self) -> int:
+        """The reach handed to the search: -1 or 0 while no level is built."""
+        if self.disk is not None:
+            return min(self.disk.levels, self.db_seeds)
+        return self.db.levels if self.db is not None else 0
 
     def build_db(self, deadline: float | None = None, upto: int | None = None
                  ) -> D.EndgameDB | None:
@@ -208,13 +252,16 @@ class Solver:
         for the seeds on the board of its root (no deeper level can be met). Raises
         :class:`SolveAborted` when ``deadline`` (a ``time.monotonic()`` instant) passes
         first; the levels done so far are kept, used, and not built again."""
-        if self.db_seeds <= 0:
+        if self.db_seeds <= 0 or self.disk is not None:
             return None
         if self.db is None:
             self.db = D.EndgameDB(self.rules, self.db_seeds, cache=self._db_cache,
                                   build=False)
             self._db_table = self.db.table
             self._db_binom = self.db.binom
+            m = 2 * self.pits
+            self._db_base = np.array([self.db.binom[n + m - 1, m] if n > 0 else 0
+                                      for n in range(self.db_seeds + 1)], dtype=np.int64)
         top = self.db_seeds if upto is None else min(upto, self.db_seeds)
         if self.db.levels < top and not self.db.build(deadline, top):
             raise SolveAborted(f"the endgame database was not ready in time (levels "
@@ -241,6 +288,7 @@ class Solver:
         self.tt_keys[:] = 0
         self.tt_data[:] = 0
         self.stats[:] = 0
+        self.stats[S.S_ETC_MIN] = ETC_MIN_SEEDS
 
     def stop(self) -> None:
         """Ask a running search (in another thread) to stop; it raises SolveAborted."""
@@ -273,8 +321,8 @@ class Solver:
         self.build_db(deadline, int(root[HEADER + 2 * p + 2 + K.F_TOTAL] - root[HEADER + p]
                                     - root[HEADER + 2 * p + 1]))
         args = (self.params, self.keys, self.tt_keys, self.tt_data, stats, root,
-                int(alpha), int(beta), self._db_table, self._db_binom,
-                self.db.levels if self.db is not None else 0)
+                int(alpha), int(beta), self._db_table, self._db_binom, self._db_base,
+                self._reach())
         if progress is None and deadline is None:
             value = int(S.search(*args))
         else:
@@ -385,6 +433,40 @@ class Solver:
                 out.append(int(a))
         return out
 
+    def step_values(self, state: np.ndarray[Any, Any], *, workers: int = 1,
+                    deadline: float | None = None) -> list[tuple[int, int, int]]:
+        """``(action, value, nodes)`` for every legal action of ``state``: the exact value
+        for ``state``'s player to move if he plays it (perfect play afterwards), and the
+        positions searched for it. ``workers > 1`` solves the steps in that many forked
+        processes, each with its own table of ``1/workers`` of this solver's memory (so the
+        bound holds) and the same databases on disk; this solver's table is not used then.
+        Raises :class:`SolveAborted` when ``deadline`` (``time.monotonic()``) passes."""
+        buf = np.empty(self.pits, dtype=np.int64)
+        actions = [int(a) for a in buf[:K.legal_actions(self.params, state, buf)]]
+        if workers <= 1 or len(actions) < 2:
+            return [self._step_value(state, a, deadline) for a in actions]
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        memory = max(1.0, self.memory_bytes / 2**20 / workers)
+        jobs = [(self.rules.text, state.copy(), a, memory, self.db_seeds, self._disk_root,
+                 self.disk is not None, deadline) for a in actions]
+        with ProcessPoolExecutor(max_workers=min(workers, len(actions)),
+                                 mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(_step_job, jobs))
+
+    def _step_value(self, state: np.ndarray[Any, Any], action: int,
+                    deadline: float | None) -> tuple[int, int, int]:
+        child = state.copy()
+        K.apply_action(self.params, child, action)
+        nodes0 = int(self.stats[S.S_NODES])
+        if int(child[ST_OUTCOME]) != 0:
+            v = int(S.terminal_value(self.params, child))
+        else:
+            v = self.value(child, deadline=deadline)
+        same = int(child[ST_TO_MOVE]) == int(state[ST_TO_MOVE])
+        return action, v if same else -v, int(self.stats[S.S_NODES]) - nodes0
+
     def principal_variation(self, state: np.ndarray[Any, Any], value: int, **kw: Any
                             ) -> tuple[list[int], np.ndarray[Any, Any]]:
         """A line of optimal actions to the end of the game, and the final state."""
@@ -488,9 +570,17 @@ class Solver:
             probes=int(self.stats[S.S_PROBES]) - probes0,
             hits=int(self.stats[S.S_HITS]) - hits0,
             cpu_seconds=time.process_time() - cpu_start,
-            db_seeds=max(self.db.levels, 0) if self.db is not None else 0,
+            db_seeds=self.db_reach,
             db_hits=int(self.stats[S.S_DB_HITS]) - db_hits0,
             db_seconds=self.db.seconds - db_seconds0 if self.db is not None else 0.0)
+
+
+def _step_job(job: tuple[Any, ...]) -> tuple[int, int, int]:
+    """One step of :meth:`Solver.step_values` in a worker process."""
+    rules, state, action, memory, db_seeds, root, disk, deadline = job
+    solver = Solver(rules, max_memory_mb=memory, db_seeds=db_seeds, disk_db=disk,
+                    db_root=root)
+    return solver._step_value(state, action, deadline)
 
 
 def _turn_texts(params: np.ndarray[Any, Any], state: np.ndarray[Any, Any], line: list[int]

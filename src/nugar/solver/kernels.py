@@ -60,7 +60,10 @@ S_STOP = 6        # set to 1 from outside to abort; the search then returns at o
 S_ABORTED = 7     # 1 if the search stopped early (limit, stop, or a line over MAX_PLY)
 S_TOO_DEEP = 8    # 1 if a line was longer than MAX_PLY
 S_DB_HITS = 9     # positions answered by the endgame database (``db.py``)
-N_STATS = 10
+S_ETC = 10        # enhanced transposition cut-offs (a child's bounds settled the node)
+S_ETC_MIN = 11    # try those cut-offs only with at least this many seeds on the board above
+                  # the database's reach (set from outside; large: never)
+N_STATS = 12
 
 # key tables made by make_keys: offsets
 _K_SIDE = 0
@@ -212,14 +215,15 @@ def tt_probe(tt_keys: IntArray, tt_data: IntArray, key: int) -> int:
 @kernel
 def search(params: IntArray, keys: IntArray, tt_keys: IntArray, tt_data: IntArray,
            stats: IntArray, root: IntArray, alpha: int, beta: int, db: ByteArray,
-           binom: IntArray, db_seeds: int) -> int:
+           binom: IntArray, db_base: IntArray, db_seeds: int) -> int:
     """Fail-soft alpha-beta value of ``root`` for its player to move, in ``(alpha, beta)``:
     a result ``<= alpha`` is an upper bound, ``>= beta`` a lower bound, else exact. Check
     ``stats[S_ABORTED]`` afterwards: when set, the result means nothing.
 
     A running Kalah position with at most ``db_seeds`` seeds on the board is not searched:
-    its exact value is the store difference plus the endgame database's entry (``db.py``;
-    ``db_seeds = 0`` and empty arrays: no database).
+    its exact value is the store difference plus the endgame database's entry
+    ``db[db_base[n] + k]`` for the ``k``-th hole vector with ``n`` seeds (``db.py`` in
+    memory, ``egdb.py`` on disk; ``db_seeds = 0`` and empty arrays: no database).
 
     The recursion is unrolled onto explicit per-ply arrays: numba's on-disk cache does not
     reload self-recursive functions safely (a cached recursive version crashed here)."""
@@ -283,7 +287,9 @@ def search(params: IntArray, keys: IntArray, tt_keys: IntArray, tt_data: IntArra
                 on_board = total - mine - theirs
                 if on_board <= db_seeds:
                     stats[S_DB_HITS] += 1
-                    ret = offset + db[db_index(params, binom, state, on_board)]
+                    first = binom[on_board + 2 * pits - 1, 2 * pits] if on_board > 0 else 0
+                    ret = offset + db[db_base[on_board]
+                                      + db_index(params, binom, state, on_board) - first]
                     continue
             key = position_key(params, keys, state)
             stats[S_PROBES] += 1
@@ -328,6 +334,52 @@ def search(params: IntArray, keys: IntArray, tt_keys: IntArray, tt_data: IntArra
                         j -= 1
                     row[j + 1] = m
                     rank[j + 1] = r
+            stones = state[HEADER + 2 * pits + 2 + K.F_TOTAL] - state[HEADER + pits] \
+                - state[HEADER + 2 * pits + 1]
+            if n > 1 and stones - db_seeds >= stats[S_ETC_MIN]:
+                # enhanced transposition cut-off: a child whose value is known well enough
+                # (game over, endgame database, or bounds in the table) may settle this
+                # node before any subtree is searched
+                cut = -INF
+                child = states[ply + 1]
+                for i in range(n):
+                    child[:] = state
+                    K.apply_action(params, child, row[i])
+                    if child[ST_OUTCOME] != OUTCOME_RUNNING:
+                        c_lo = terminal_value(params, child)
+                        c_hi = c_lo
+                    else:
+                        c_off = store_offset(params, child)
+                        c_on = child[HEADER + 2 * pits + 2 + K.F_TOTAL] - child[HEADER + pits] \
+                            - child[HEADER + 2 * pits + 1]
+                        if not misere and c_on <= db_seeds:
+                            first = binom[c_on + 2 * pits - 1, 2 * pits] if c_on > 0 else 0
+                            c_lo = c_off + db[db_base[c_on]
+                                              + db_index(params, binom, child, c_on) - first]
+                            c_hi = c_lo
+                        else:
+                            c_slot = tt_probe(tt_keys, tt_data,
+                                              position_key(params, keys, child))
+                            if c_slot < 0:
+                                continue
+                            d = tt_data[c_slot]
+                            c_lo = (d & _BOUND_MASK) - _BOUND_OFFSET
+                            c_hi = ((d >> 20) & _BOUND_MASK) - _BOUND_OFFSET
+                            if c_lo > -INF:
+                                c_lo += c_off
+                            if c_hi < INF:
+                                c_hi += c_off
+                    bound = c_lo if child[ST_TO_MOVE] == me else -c_hi
+                    if bound >= b_in:
+                        cut = bound
+                        tt_move = row[i]
+                        break
+                if cut > -INF:
+                    stats[S_ETC] += 1
+                    _tt_store(tt_keys, tt_data, stats, key, cut - offset, INF, tt_move, 1)
+                    ret = cut
+                    phase = _RETURN
+                    continue
             f_alpha[ply] = a_in
             f_beta[ply] = b_in
             f_now[ply] = a_in
