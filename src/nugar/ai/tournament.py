@@ -7,8 +7,9 @@ agents' own random choices (noise, blunders, ties) are seeded afresh for every g
 game's seed and index, so that a game does not depend on which process plays it or what that
 process played before: the same ``seed`` gives the same games, in one process, in worker
 processes or on a Ray cluster (with searches bounded by depth or nodes; a time limit
-depends on the machine's speed). Every game can be saved as a record (``nugar.record.dumps``). The table gives wins, draws and
-losses of the first-named agent, its score and the Elo difference with a 95% interval.
+depends on the machine's speed). Every game can be saved as a record
+(``nugar.record.dumps``). The table gives wins, draws and losses of the first-named agent,
+its score and the Elo difference with a 95% interval.
 """
 
 from __future__ import annotations
