@@ -209,3 +209,34 @@ def test_evaluation_is_the_features_weighted(rules: str) -> None:
         game.push_action(rng.choice(game.legal_actions()))
     w = np.arange(1, evaluation_features(game).shape[0] + 1, dtype=np.int64)
     assert evaluation(game, w) == int(evaluation_features(game) @ w)
+
+
+# --- Texel tuning -----------------------------------------------------------------------------
+
+def test_logistic_fit_recovers_known_weights() -> None:
+    from nugar.scale.tune import cross_entropy, fit_logistic, fit_scale
+
+    rng = np.random.default_rng(5)
+    x = rng.integers(-6, 7, size=(40_000, 3)).astype(np.float64)
+    true = np.array([0.5, -0.2, 0.05])
+    y = (rng.random(40_000) < 1 / (1 + np.exp(-x @ true))).astype(np.float64)
+    b = fit_logistic(x, y, ridge=0.0)
+    assert np.allclose(b, true, atol=0.03)
+    assert cross_entropy(x, y, b) <= cross_entropy(x, y, true)
+    # the best scale of a direction proportional to the truth is the proportion
+    assert fit_scale(x, y, 100 * true) == pytest.approx(0.01, rel=0.05)
+
+
+def test_tune_on_selfplay_data(tmp_path: Path) -> None:
+    from nugar.scale.tune import load, main, tune
+
+    S.run_selfplay("alphabeta:depth=1,noise=50", "dara", 30, tmp_path / "d", opening=4, seed=1)
+    data = load([tmp_path / "d"])
+    assert data.profile == "dara" and data.features.shape[1] == 7
+    assert data.features.shape[0] == data.results.shape[0] > 500
+    result = tune(data)
+    assert result.tuned[0] == 100 and len(result.tuned) == 7
+    assert result.positions + result.holdout_positions == data.features.shape[0]
+    out = tmp_path / "w.json"
+    assert main([str(tmp_path / "d"), "--output", str(out)]) == 0
+    assert json.loads(out.read_text())["dara"]["tuned"] == result.tuned

@@ -14,6 +14,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..ai.search_setup import default_weights, kernels_for
+
+__all__ = ["default_weights", "evaluation", "evaluation_features", "linear_check"]
 from ..kernels import search_core as C
 from ..rules.base import Game
 
