@@ -204,7 +204,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         doc: dict[str, Any] = {}
         if path.exists():
             doc = json.loads(path.read_text(encoding="utf-8"))
-        doc[result.profile] = {**result.to_json(),
+        data = [json.loads((Path(d) / "schema.json").read_text(encoding="utf-8"))["settings"]
+                for d in args.data]
+        doc[result.profile] = {**result.to_json(), "data": data,
                                "command": "python -m nugar.scale.tune " + " ".join(
                                    Path(d).name for d in args.data)}
         path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
