@@ -240,7 +240,8 @@ def _known() -> str:
             "alphabeta:depth=6, mcts:playouts=2000, random:seed=3")
 
 
-def _level_agent(spec: str, positional: str | None, options: dict[str, str]) -> LevelAgent:
+def _level_agent(spec: str, positional: str | None, options: dict[str, str],
+                 table: float | None = None) -> LevelAgent:
     """``level:N[,key=value...]``: the number read by ``LevelOptions``, the rest passed on."""
     if positional is None:
         raise ValueError(f"agent {spec!r}: give the level number, e.g. level:5 "
@@ -248,16 +249,18 @@ def _level_agent(spec: str, positional: str | None, options: dict[str, str]) -> 
     level = LevelOptions.parse(spec, {"level": positional}).level
     extra = ",".join(f"{k}={v}" for k, v in options.items())
     try:
-        return LevelAgent(level, extra)
+        return LevelAgent(level, extra, table if "table" not in options else None)
     except ValueError as err:
         raise ValueError(f"agent {spec!r}: {err}") from None
 
 
-def make_agent(spec: str) -> Agent:
-    """The agent named by ``spec``; ``ValueError`` naming the allowed specs otherwise."""
+def make_agent(spec: str, *, table: float | None = None) -> Agent:
+    """The agent named by ``spec``; ``ValueError`` naming the allowed specs otherwise.
+    ``table``: the transposition table in MB of the alpha-beta searches it builds, where the
+    spec gives none (a bound on memory, e.g. per task of a cluster)."""
     name, positional, options = parse_spec(spec)
     if name == "level":
-        return _level_agent(spec, positional, options)
+        return _level_agent(spec, positional, options, table)
     if positional is not None:
         raise ValueError(f"agent {spec!r}: cannot read {positional!r}; allowed agents: "
                          + _known())
@@ -268,6 +271,8 @@ def make_agent(spec: str) -> Agent:
     if name == "alphabeta":
         from .alphabeta import AlphaBetaAgent, AlphaBetaOptions
 
+        if table is not None and "table" not in options:
+            options = {**options, "table": f"{table:g}"}
         return AlphaBetaAgent(AlphaBetaOptions.parse(spec, options))
     if name == "mcts":
         from .mcts import MctsAgent, MctsOptions

@@ -126,9 +126,10 @@ class AlphaBetaAgent(Agent):
         self.reset()
 
     def reset(self) -> None:
-        """Forget the transposition table and draw new noise offsets (a new game)."""
+        """Forget the transposition table and move-ordering history and draw new noise
+        offsets (a new game)."""
         for buf in self._buffers.values():
-            buf.clear_table()
+            buf.clear()
         self._noise_seed = self._rng.randrange(1 << 31)
         self._last_player = 0
 

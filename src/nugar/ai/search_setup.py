@@ -113,6 +113,13 @@ class SearchBuffers:
         self.tt_keys[:] = 0
         self.tt_data[:] = 0
 
+    def clear(self) -> None:
+        """Forget everything learnt from earlier searches (table, killers, history), so
+        that a new game plays the same wherever and after whatever it is played."""
+        self.clear_table()
+        self.killers[:] = -1
+        self.history[:] = 0
+
     def new_search(self, keys: list[int], node_limit: int | None) -> None:
         """Reset counters, age the move-ordering tables and load the repetition path."""
         self.ctx[:] = 0

@@ -2,9 +2,14 @@
 
 A match alternates who starts: games ``2k`` and ``2k + 1`` share a short random opening
 (``opening`` decisions, the same for both) with the colours swapped, so that deterministic
-agents do not replay one game over and over and neither side gains from the opening. Every
-game can be saved as a record (``nugar.record.dumps``). The table gives wins, draws and
-losses of the first-named agent, its score and the Elo difference with a 95% interval.
+agents do not replay one game over and over and neither side gains from the opening. The
+agents' own random choices (noise, blunders, ties) are seeded afresh for every game from the
+game's seed and index, so that a game does not depend on which process plays it or what that
+process played before: the same ``seed`` gives the same games, in one process, in worker
+processes or on a Ray cluster (with searches bounded by depth or nodes; a time limit
+depends on the machine's speed). Every game can be saved as a record
+(``nugar.record.dumps``). The table gives wins, draws and losses of the first-named agent,
+its score and the Elo difference with a 95% interval.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ class GameSpec:
     opening: int          # random decisions played before the agents take over
     opening_seed: int
     record: bool
+    #: the transposition table of the game's search agents in MB (None: their own default)
+    table_mb: float | None = None
 
 
 @dataclass(frozen=True)
@@ -127,17 +134,17 @@ def elo_interval(wins: int, draws: int, losses: int) -> tuple[float, float, floa
 
 # --- one game ------------------------------------------------------------------------------
 
-_agents: dict[str, Agent] = {}
+_agents: dict[tuple[str, float | None], Agent] = {}
 
 
-def _agent(spec: str) -> Agent:
+def _agent(spec: str, table_mb: float | None = None) -> Agent:
     """One agent per spec and process, reused from game to game (its table is reset)."""
     from .agents import make_agent
 
-    agent = _agents.get(spec)
+    agent = _agents.get((spec, table_mb))
     if agent is None:
-        agent = make_agent(spec)
-        _agents[spec] = agent
+        agent = make_agent(spec, table=table_mb)
+        _agents[(spec, table_mb)] = agent
     reset = getattr(agent, "reset", None)
     if callable(reset):
         reset()
@@ -149,7 +156,12 @@ def play_game(spec: GameSpec) -> GameResult:
     import nugar
 
     game = nugar.new_game(spec.rules)
-    players = {1: _agent(spec.first), 2: _agent(spec.second)}
+    players = {1: _agent(spec.first, spec.table_mb), 2: _agent(spec.second, spec.table_mb)}
+    for player, agent in players.items():
+        # each game seeds the agents' own random choices from its opening seed: the same
+        # match seed plays the same games in any process and order (locally or on Ray)
+        agent.reseed(random.Random(f"{spec.opening_seed}:{spec.index}:{player}")
+                     .randrange(1 << 31))
     rng = random.Random(spec.opening_seed)
     decisions = 0
     while not game.is_over and decisions < MAX_DECISIONS:
@@ -223,11 +235,21 @@ def check_match_args(agents: Sequence[str], rules: str, games: int, workers: int
         raise ValueError(f"workers must be >= 1, not {workers}")
 
 
+#: something else that plays a list of games (``nugar.scale.ray_runner.RayRunner``): it calls
+#: ``on_result`` once per game and returns every game's result, each index exactly once
+GameRunner = Callable[[Sequence[GameSpec], Callable[[GameResult], None] | None],
+                      list[GameResult]]
+
+
 def run_games(specs: Sequence[GameSpec], workers: int = 1,
-              on_result: Callable[[GameResult], None] | None = None) -> list[GameResult]:
-    """Play games, in ``workers`` processes (1: in this process); results in game order."""
+              on_result: Callable[[GameResult], None] | None = None,
+              runner: GameRunner | None = None) -> list[GameResult]:
+    """Play games, in ``workers`` processes (1: in this process) or with ``runner``;
+    results in game order."""
     results: list[GameResult] = []
-    if workers <= 1 or len(specs) <= 1:
+    if runner is not None:
+        results = runner(specs, on_result)
+    elif workers <= 1 or len(specs) <= 1:
         for spec in specs:
             r = play_game(spec)
             results.append(r)
@@ -249,8 +271,10 @@ def run_games(specs: Sequence[GameSpec], workers: int = 1,
 def run_match(agent_a: str, agent_b: str, rules: str = "dara", games: int = 200,
               limits: Limits | None = None, workers: int = 1, save: str | Path | None = None,
               opening: int = 2, seed: int | None = None,
-              on_result: Callable[[GameResult], None] | None = None) -> MatchTable:
-    """Play a match and return its table; with ``save`` every record goes into that folder."""
+              on_result: Callable[[GameResult], None] | None = None,
+              runner: GameRunner | None = None) -> MatchTable:
+    """Play a match and return its table; with ``save`` every record goes into that folder;
+    ``runner`` plays the games instead of local worker processes (e.g. on Ray)."""
     check_match_args((agent_a, agent_b), rules, games, workers)
     lim = limits if limits is not None else Limits()
     specs = match_specs(agent_a, agent_b, rules, games, lim, opening, seed, save is not None)
@@ -261,7 +285,7 @@ def run_match(agent_a: str, agent_b: str, rules: str = "dara", games: int = 200,
         if on_result is not None:
             on_result(r)
 
-    results = run_games(specs, workers, collect)
+    results = run_games(specs, workers, collect, runner)
     table.results = results
     if save is not None:
         save_records(results, Path(save), agent_a, agent_b)
@@ -326,7 +350,8 @@ def run_round_robin(agents: Sequence[str], rules: str = "dara", games: int = 20,
                     limits: Limits | None = None, workers: int = 1,
                     save: str | Path | None = None, opening: int = 2,
                     seed: int | None = None,
-                    on_result: Callable[[GameResult], None] | None = None) -> RoundRobin:
+                    on_result: Callable[[GameResult], None] | None = None,
+                    runner: GameRunner | None = None) -> RoundRobin:
     """A match of ``games`` games between every pair of ``agents`` (all games in one pool)."""
     if len(agents) < 2:
         raise ValueError(f"a round robin needs at least two agents, got {len(agents)}")
@@ -351,7 +376,7 @@ def run_round_robin(agents: Sequence[str], rules: str = "dara", games: int = 20,
         if on_result is not None:
             on_result(r)
 
-    results = run_games(all_specs, workers, collect)
+    results = run_games(all_specs, workers, collect, runner)
     if save is not None:
         for (i, j), table in tables.items():
             mine = [r for r in results if owner[r.index] == (i, j)]

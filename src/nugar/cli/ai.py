@@ -41,6 +41,27 @@ def _add_match_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed of the random openings")
     p.add_argument("--json", action="store_true", help="print the table as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="play the games as tasks on a Ray cluster: 'auto' (the cluster "
+                        "running here), 'local' (start one in this process) or its address "
+                        "(needs pip install 'nugar[ray]'; docs/scaling.md)")
+
+
+def ray_runner(address: str | None, workers: int) -> Any:
+    """The runner that plays games on the Ray cluster at ``address`` (None: no cluster, the
+    local worker processes play). Ray is imported only here, and only with ``--ray``."""
+    if address is None:
+        return None
+    if workers != 1:
+        raise CliError("--workers and --ray cannot be combined: on Ray every game is a task "
+                       "and the cluster's CPUs set how many run at once")
+    from ..scale.ray_runner import RayRunner, RayUnavailableError, connect
+
+    try:
+        connect(address)
+    except (RayUnavailableError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+    return RayRunner()
 
 
 def register(subparsers: Any) -> None:
@@ -105,6 +126,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         limits = _limits(args)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    runner = ray_runner(args.ray, args.workers)
     console = Console(stderr=True)
     tally = [0, 0, 0]
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
@@ -122,7 +144,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
         table = tournament.run_match(args.agent_a, args.agent_b, args.rules, args.games,
                                      limits, args.workers, args.save, args.opening, args.seed,
-                                     on_result)
+                                     on_result, runner)
     data = table.to_json()
     if args.json:
         print(json.dumps({k: (None if isinstance(v, float) and math.isinf(v) else v)
@@ -157,6 +179,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         limits = _limits(args)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    runner = ray_runner(args.ray, args.workers)
     n_pairs = len(args.agents) * (len(args.agents) - 1) // 2
     progress = Progress(console=Console(stderr=True), disable=args.quiet or args.json)
     with progress:
@@ -167,7 +190,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
         rr = tournament.run_round_robin(args.agents, args.rules, args.games, limits,
                                         args.workers, args.save, args.opening, args.seed,
-                                        on_result)
+                                        on_result, runner)
     data = rr.to_json()
     if args.json:
         print(json.dumps(data, default=lambda x: None))
