@@ -755,7 +755,9 @@ def note_position(params: IntArray, state: IntArray, history: IntArray, count: i
         lo = count - quiet
         if lo < 0:
             lo = 0
-        for i in range(lo, count):
+        # turns alternate, so only every other key has the same player to move (part of the
+        # key): the others are skipped
+        for i in range(count - 2, lo - 1, -2):
             if history[i] == key:
                 seen += 1
         if seen >= limit:
