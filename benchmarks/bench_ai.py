@@ -13,8 +13,12 @@ import os
 import platform
 import random
 import resource
+import shlex
 import statistics
+import sys
 import time
+
+import numba
 
 import nugar
 from nugar.ai import Limits, make_agent
@@ -22,6 +26,8 @@ from nugar.ai.search_setup import warm_up
 from nugar.rules.base import Game
 
 PRESETS = ["dara", "dara-niger", "dara-sheet", "dala", "kalah", "dracala"]
+#: alpha-beta targets of the performance issue, nodes per second on one core
+NODE_TARGETS = {"dara": 2_000_000, "kalah": 2_000_000, "dala": 1_500_000}
 
 
 def position(rules: str, opening: int, seed: int) -> Game:
@@ -93,23 +99,37 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--presets", default=",".join(PRESETS))
     parser.add_argument("--limit-tries", type=int, default=5)
+    parser.add_argument("--quick", action="store_true",
+                        help="a first look: 0.3 s searches, 1 position per preset, 1 try per "
+                             "time limit")
     args = parser.parse_args()
+    if args.quick:
+        args.seconds, args.repeat, args.limit_tries = 0.3, 1, 1
     presets = [p for p in args.presets.split(",") if p]
     start = time.perf_counter()
     warm_up(nugar.new_game("kalah"))
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"machine: {platform.machine()}, {platform.processor() or '?'}, "
-          f"Python {platform.python_version()}; "
+          f"Python {platform.python_version()}, numba {numba.__version__}; "
           f"kernel load/compile {time.perf_counter() - start:.1f}s")
+    print(f"command: python {shlex.join(sys.argv)}")
     print()
     print("| preset | alpha-beta nodes/s (wall) | nodes/CPU-s | depth in "
           f"{args.seconds:g}s | MCTS playouts/s (wall) | playouts/CPU-s |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    verdicts: list[str] = []
     for rules in presets:
         nps, cpu_nps, depth = bench_alphabeta(rules, args.seconds, args.repeat)
         pps, cpu_pps = bench_mcts(rules, args.seconds, args.repeat)
         print(f"| {rules} | {nps:,.0f} | {cpu_nps:,.0f} | {depth} | {pps:,.0f} | "
-              f"{cpu_pps:,.0f} |")
+              f"{cpu_pps:,.0f} |", flush=True)
+        verdicts.append(f"alpha-beta {rules}: {nps:,.0f} nodes/s" + (
+            "" if rules not in NODE_TARGETS else
+            f" (target {NODE_TARGETS[rules]:,}: "
+            f"{'met' if nps >= NODE_TARGETS[rules] else 'not met'})"))
+    print()
+    print("\n".join(verdicts))
+    print(f"load average after the searches: {os.getloadavg()[0]:.1f}")
     print()
     before = rss_mb()
     worst = bench_time_limits("dara", [0.05, 0.2, 1.0], args.limit_tries)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shlex
+import sys
 import time
 
 import numba
@@ -64,15 +66,38 @@ def main() -> None:
     seconds = 0.3 if args.quick else args.seconds
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cpus, "
           f"python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}")
+    print(f"command: python {shlex.join(sys.argv)}")
+    print(f"load average (1, 5, 15 min) before: {_load()}")
     print()
     print("| rule set | batch size | compiled loop, steps/s | Python loop, steps/s |")
     print("| --- | ---: | ---: | ---: |")
+    best: dict[str, tuple[float, int]] = {}
     for rules in args.games:
         for size in args.sizes:
             sim = BatchSimulator(rules, size)
             compiled = _rate(sim, "compiled", seconds)
             python = _rate(sim, "python", seconds)
             print(f"| {rules} | {size} | {compiled:,.0f} | {python:,.0f} |", flush=True)
+            if compiled > best.get(rules, (0.0, 0))[0]:
+                best[rules] = (compiled, size)
+    print()
+    for rules, (rate, size) in best.items():
+        target = TARGETS.get(rules)
+        verdict = "" if target is None else (
+            f" (target {target:,}: {'met' if rate >= target else 'not met'})")
+        print(f"best {rules}: {rate:,.0f} steps/s at batch size {size}{verdict}")
+    print(f"load average (1, 5, 15 min) after: {_load()}")
+
+
+#: targets of the performance issue, steps per second on one core at the best batch size
+TARGETS = {"dara": 3_000_000, "kalah": 8_000_000}
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 if __name__ == "__main__":

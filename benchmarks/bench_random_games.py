@@ -1,6 +1,7 @@
 """Random games per second: nugar's public API and compiled core, against OpenSpiel's C++ Kalah.
 
 Run:  python benchmarks/bench_random_games.py [--seconds 1] [--repeats 5] [--presets kalah ...]
+      python benchmarks/bench_random_games.py --quick     (about 20 s: a first look)
 
 Every path plays whole games of uniformly random legal decisions, from the start to the end.
 
@@ -390,9 +391,10 @@ def header(argv: Sequence[str]) -> list[str]:
     ]
 
 
-def peer_section(seconds: float, repeats: int, check_games: int) -> tuple[list[str], Series,
-                                                                            Series]:
-    """The Kalah comparison with OpenSpiel; also returns nugar's two Kalah series."""
+def peer_section(seconds: float, repeats: int,
+                 check_games: int) -> tuple[list[str], Series, Series, Series]:
+    """The Kalah comparison with OpenSpiel; also returns nugar's two Kalah series and
+    OpenSpiel's C++ one."""
     lines = [f"## Kalah(6,4): nugar `{PEER_RULES}` against OpenSpiel C++ `{PEER_GAME}`", ""]
     if check_games > 0:
         compared = compare_with_openspiel(PEER_RULES, check_games)
@@ -436,15 +438,35 @@ def peer_section(seconds: float, repeats: int, check_games: int) -> tuple[list[s
                      f"{min(ratios):.2f}x to {max(ratios):.2f}x; ratio of the medians "
                      f"{a.median / b.median:.2f}x; per CPU-second "
                      f"{a.cpu_median / b.cpu_median:.2f}x)")
-    return lines, series["nugar_api"], series["nugar_compiled"]
+    return lines, series["nugar_api"], series["nugar_compiled"], series["openspiel_cpp"]
+
+
+#: targets of the performance issue, one core: alignment presets in games per second, sowing
+#: presets as a multiple of OpenSpiel's C++ mancala measured in the same run
+GAMES_TARGET = 50_000
+PEER_MULTIPLE = 5.0
+
+
+def target_text(rules: str, compiled: Series, peer: Series | None) -> tuple[str, str]:
+    """The target of ``rules`` and whether the compiled median meets it ("-" without a peer)."""
+    if family_of(nugar.parse_rules(rules)).parts.code == dispatch.FAM_SOWING:
+        if peer is None:
+            return f">= {PEER_MULTIPLE:g}x OpenSpiel", "-"
+        ratio = compiled.median / peer.median
+        return (f">= {PEER_MULTIPLE:g}x OpenSpiel",
+                "met" if ratio >= PEER_MULTIPLE else "not met")
+    return (f">= {GAMES_TARGET:,}/s", "met" if compiled.median >= GAMES_TARGET else "not met")
 
 
 def presets_section(presets: Sequence[str], seconds: float, repeats: int,
-                    kalah: tuple[Series, Series] | None) -> list[str]:
+                    kalah: tuple[Series, Series] | None,
+                    peer: Series | None = None) -> list[str]:
+    """Per preset: the public API and the compiled core, and the compiled core against
+    OpenSpiel's C++ mancala (``peer``, measured in the Kalah section of the same run)."""
     lines = ["## Every preset: public API against the compiled core", "",
              "| rule set | decisions/game | API games/s | compiled games/s | compiled games "
-             "per CPU-second | compiled/API |",
-             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+             "per CPU-second | compiled/API | compiled / OpenSpiel C++ mancala | target | |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
     for rules in presets:
         if rules == PEER_RULES and kalah is not None:
             api, compiled = kalah  # measured above, interleaved with OpenSpiel
@@ -453,8 +475,15 @@ def presets_section(presets: Sequence[str], seconds: float, repeats: int,
                                  {"api": "API", "compiled": "compiled"}, seconds, repeats)
             api, compiled = series["api"], series["compiled"]
         length = api.tally.decisions / api.tally.games
+        versus = f"{compiled.median / peer.median:.2f}x" if peer is not None else "-"
+        target, met = target_text(rules, compiled, peer)
         lines.append(f"| `{rules}` | {length:.0f} | {api.median:,.0f} | {compiled.median:,.0f} | "
-                     f"{compiled.cpu_median:,.0f} | {compiled.median / api.median:.0f}x |")
+                     f"{compiled.cpu_median:,.0f} | {compiled.median / api.median:.0f}x | "
+                     f"{versus} | {target} | {met} |")
+    if peer is not None:
+        lines.append(f"\nOpenSpiel C++ mancala in this run: {peer.median:,.0f} games/s (median), "
+                     f"{peer.cpu_median:,.0f} per CPU-second; a sowing preset's target is "
+                     f"{PEER_MULTIPLE:g}x that, {PEER_MULTIPLE * peer.median:,.0f} games/s")
     return lines
 
 
@@ -470,24 +499,32 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--check-games", type=int, default=200,
                         help="random games played on both engines to check the rules agree "
                              "(0: skip; default 200)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a first look: 0.3 s per measurement, 3 repetitions, 20 games "
+                             "of rules check (overrides those three options)")
     args = parser.parse_args(args_list)
+    if args.quick:
+        args.seconds, args.repeats, args.check_games = 0.3, 3, 20
     if args.seconds <= 0 or args.repeats < 1 or args.check_games < 0:
         parser.error("--seconds must be > 0, --repeats >= 1 and --check-games >= 0")
     for line in header([sys.argv[0], *args_list]):
         print(line, flush=True)
     print()
     kalah = None
+    peer = None
     if _pyspiel() is None:
         print("OpenSpiel is not installed (pip install open_spiel): no peer figures.\n")
     else:
         try:
-            lines, api, compiled = peer_section(args.seconds, args.repeats, args.check_games)
+            lines, api, compiled, peer = peer_section(args.seconds, args.repeats,
+                                                      args.check_games)
         except RulesDiffer as exc:
             sys.exit(f"no peer figures, the rules differ: {exc}")
         kalah = (api, compiled)
         print("\n".join(lines) + "\n", flush=True)
     if args.presets:
-        print("\n".join(presets_section(args.presets, args.seconds, args.repeats, kalah)))
+        print("\n".join(presets_section(args.presets, args.seconds, args.repeats, kalah,
+                                         peer)))
         print()
     print(f"load average (1, 5, 15 min) after: {_load()}")
 

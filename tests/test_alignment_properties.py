@@ -39,7 +39,9 @@ def board_words(rules: str) -> int:
 #: largest such board (63 squares: the highest bit of the word is used)
 ONE_WORD_RULES = [rules for rules in RULE_SETS if board_words(rules) == 1]
 ONE_WORD_BOARDS = [*ONE_WORD_RULES, "dara(rows=7,cols=9,pieces=20)",
-                   "dala(rows=9,cols=7,pieces=20,no_return=on,long_lines=forbidden)"]
+                   "dala(rows=9,cols=7,pieces=20,no_return=on,long_lines=forbidden)",
+                   "dara(rows=7,cols=1,pieces=2,loss_at=0,no_return=on,drop_limit=none)",
+                   "dara(rows=1,cols=7,pieces=2,loss_at=0,no_return=on,drop_limit=none)"]
 
 OPTION_VALUES = {
     "centre_first": ["on", "off"],

@@ -454,16 +454,15 @@ def _turn_moves_one_word(params: IntArray, state: IntArray, out: IntArray,
         i = ST_LAST1 + 2 * (player - 1)
         last_target = state[i + 1]
         if last_target >= 0:
-            banned = ~(1 << last_target)
-            nb = params[P_OFF_NB] + 4 * last_target
-            if params[nb] == state[i]:
-                origins0 &= banned
-            elif params[nb + 1] == state[i]:
-                origins1 &= banned
-            elif params[nb + 2] == state[i]:
-                origins2 &= banned
-            elif params[nb + 3] == state[i]:
-                origins3 &= banned
+            # the direction from the last target back to the last origin, by their difference
+            # (selects, not a chain of branches; on a one-column board "right" and "left"
+            # steps do not exist, so banning them as well as "up" or "down" changes nothing)
+            bit = 1 << last_target
+            diff = state[i] - last_target
+            origins0 &= ~(bit if diff == cols else 0)
+            origins1 &= ~(bit if diff == 1 else 0)
+            origins2 &= ~(bit if diff == -cols else 0)
+            origins3 &= ~(bit if diff == -1 else 0)
     every = origins0 | origins1 | origins2 | origins3
     if first_only:
         return 1 if every != 0 else 0
@@ -755,7 +754,9 @@ def note_position(params: IntArray, state: IntArray, history: IntArray, count: i
         lo = count - quiet
         if lo < 0:
             lo = 0
-        for i in range(lo, count):
+        # turns alternate, so only every other key has the same player to move (part of the
+        # key): the others are skipped
+        for i in range(count - 2, lo - 1, -2):
             if history[i] == key:
                 seen += 1
         if seen >= limit:

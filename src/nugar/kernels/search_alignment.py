@@ -35,6 +35,7 @@ from .alignment import (
     ST_HAND1,
     ST_ON1,
 )
+from .bits import popcount
 from .common import ST_TO_MOVE
 from .jit import kernel, kernel_noalloc
 
@@ -149,19 +150,6 @@ def _features(params: IntArray, state: IntArray, player: int,
                 if standing:
                     bulls += 1
     return mobility, threats, bulls, protected
-
-
-@kernel_noalloc
-def popcount(x: int) -> int:
-    """Number of set bits of ``x`` (0 <= x < 2**63), by adding neighbouring bit fields; no
-    step overflows, so compiled and plain Python agree."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    x = x + (x >> 8)
-    x = x + (x >> 16)
-    x = x + (x >> 32)
-    return int(x & 0x7F)
 
 
 @kernel_noalloc
