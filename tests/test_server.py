@@ -797,7 +797,12 @@ def test_rules_pages(client: TestClient, tmp_path: Path, monkeypatch: pytest.Mon
     page = client.get("/rules/dara").text
     assert '<h1 id="dara">Dara</h1>' in page and "<table>" in page and "<script>" not in page
     assert client.get("/rules/chess").status_code == 404
-    assert client.get("/").status_code == 200 and "app.js" in client.get("/g/abc").text
+    assert client.get("/").status_code == 200
+    gid = create(client, rules="dara", mode="hotseat")["id"]
+    assert "app.js" in client.get(f"/g/{gid}").text
+    # an unknown game: a page saying so (404), not the game page with its buttons
+    r = client.get("/g/abc")
+    assert r.status_code == 404 and "No such game" in r.text and "app.js" not in r.text
 
 
 def test_svg_marks_squares_pieces_and_last_move() -> None:

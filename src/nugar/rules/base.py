@@ -354,6 +354,30 @@ class Game(ABC):
                 raise
             self.push_action(self.move_to_action(m))
 
+    def explain(self, move: str | Move) -> str | None:
+        """``None`` if the single ``move`` may be played now, else why not in one sentence
+        (the reason :meth:`play` gives, without its list of the legal moves): what a user
+        interface says when a click or a typed move is refused.
+
+        >>> from nugar import new_game
+        >>> g = new_game("dara")
+        >>> g.play("c3")
+        >>> g.explain("c3")
+        'c3 is occupied (by a Black piece)'
+        >>> g.explain("d4") is None
+        True
+        """
+        outcome = self.outcome
+        if outcome is not None:
+            return f"the game is over ({outcome})"
+        try:
+            parsed = self.parse_move(move)
+        except InvalidMoveError as exc:
+            return str(exc)
+        if parsed in self.legal_moves():
+            return None
+        return self._why_illegal(parsed) or f"{parsed} is not legal here"
+
     def _check_legal(self, move: Move, whole: str | Move | None, mover: int | None) -> None:
         outcome = self.outcome
         if outcome is not None:

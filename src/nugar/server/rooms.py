@@ -23,6 +23,7 @@ from typing import Any
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE, LEVEL_RANGE_TEXT
 from ..errors import RulesError
 from ..rules import Game, new_game, parse_rules
+from .rematch import rematch_of
 from .render import board_data, svg
 from .session import MODES, Agents, ApiError, ComputerPlayer, GameSession, restore
 from .store import CorruptRow, GameRow, Store, StoredEvent, VersionConflict, hash_key
@@ -130,6 +131,7 @@ class Room:
             "last_turn": [str(m) for m in last_turn],
             "last_mover": turns[-1][0] if turns else None,
             "offers": session.offers,
+            "rematch": rematch_of(self),
             "ply": len(moves),
             "board": board_data(game),
             "svg": svg(game, last_move=last_turn),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import HTTPConnection
@@ -20,6 +20,7 @@ from ..rules import PRESETS, new_game, parse_rules
 from ..rules.family import preset_json
 from ..rules.options import MAX_RULES_TEXT, format_value
 from .render import board_data, svg
+from .rematch import rematch
 from .rooms import Hub
 from .session import ApiError, restore
 
@@ -177,6 +178,32 @@ async def api_resign(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]
 @router.post("/games/{game_id}/hint", summary="Ask the AI for a move")
 async def api_hint(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
     return await hub.hint(game_id, body.key)
+
+
+#: the most moves one ``GET /api/games/{id}/explain`` asks about
+MAX_EXPLAIN = 8
+
+
+@router.get("/games/{game_id}/explain", summary="Why moves are not legal now (what a refused "
+            "click says)")
+async def api_explain(game_id: str, hub: HubDep,
+                      move: Annotated[list[str], Query(max_length=MAX_EXPLAIN)]
+                      ) -> dict[str, Any]:
+    """For each ``move`` (one move each, at most :data:`MAX_EXPLAIN`): whether it is legal
+    now and, if not, the engine's reason in one sentence. Nothing is changed."""
+    room = await hub.room(game_id)
+    game = room.session.game
+    out = []
+    for text in move:
+        reason = game.explain(text[:64])
+        out.append({"move": text[:64], "legal": reason is None, "reason": reason})
+    return {"v": room.row.version, "moves": out}
+
+
+@router.post("/games/{game_id}/rematch", summary="After the game: the same rules and "
+             "opponents, seats swapped (made once; the opponent is told live)")
+async def api_rematch(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
+    return await rematch(hub, game_id, body.key)
 
 
 # --- records -----------------------------------------------------------------------------------

@@ -518,6 +518,17 @@ class GameSession:
             self.offers = {}
             return await self._commit("resign", {"player": player})
 
+    async def note_rematch(self, seat: int, game_id: str) -> dict[str, Any] | None:
+        """Record and announce (event ``rematch``) that the player of ``seat`` asked for a
+        rematch, the game ``game_id`` (:mod:`.rematch`); ``None`` if one was already asked
+        for. It is kept as the pending offer ``rematch``, the seat that asked."""
+        async with self.lock:
+            self._check_current()
+            if "rematch" in self.offers:
+                return None
+            self.offers = {**self.offers, "rematch": seat}
+            return await self._commit("rematch", {"game": game_id, "by": seat})
+
     async def expire(self, version: int, current: Callable[[], int]) -> bool:
         """Close a game nobody played for too long: an adjudicated draw (event ``expired``).
         ``current()`` is the stored version under the lock; if it is no longer ``version``
