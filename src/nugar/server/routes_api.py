@@ -19,8 +19,8 @@ from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
 from ..rules import PRESETS, new_game, parse_rules
 from ..rules.family import preset_json
 from ..rules.options import MAX_RULES_TEXT, format_value
-from .render import board_data, svg
 from .rematch import rematch
+from .render import board_data, svg
 from .rooms import Hub
 from .session import ApiError, restore
 
