@@ -96,7 +96,7 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
 
     out.append(hand_row(2, band / 2 + 2))
     top = band
-    for r in range(rows):
+    for r in reversed(range(rows)):  # the top row first: the order a screen reader reads
         y = top + (rows - 1 - r) * SQUARE
         out.append(f'<text x="{margin / 2:.0f}" y="{y + SQUARE / 2 + 5:.0f}" font-size="13" '
                    f'text-anchor="middle" fill="#5a4630" aria-hidden="true">{r + 1}</text>')
