@@ -3,7 +3,7 @@
 ``POST /api/games/{id}/rematch`` (either player, once the game is over) creates the rematch,
 or finds it when it was already made, so the two players asking meet in one game:
 
-- its id is derived from the finished game's id and length (:func:`rematch_id`), so every
+- its id is derived from the finished game's id and length (:func:`.session.rematch_id`), so every
   worker answers the same id without remembering anything, and a second request (the other
   player, a double click, another worker) finds the game instead of making another one;
 - its seats open with the same secrets as before, swapped: the stored hashes of the two
@@ -18,27 +18,13 @@ or finds it when it was already made, so the two players asking meet in one game
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from typing import TYPE_CHECKING, Any
 
-from .session import ApiError
+from .session import ApiError, rematch_id
 from .store import GameRow, StoredEvent
 
 if TYPE_CHECKING:
-    from .rooms import Hub, Room
-
-
-def rematch_id(game_id: str, ply: int) -> str:
-    """The id of the rematch of game ``game_id`` ended after ``ply`` moves (16 hex digits,
-    like every game id)."""
-    return hashlib.sha256(f"nugar rematch {game_id} {ply}".encode()).hexdigest()[:16]
-
-
-def rematch_of(room: Room) -> str | None:
-    """The id of the rematch offered after this room's game, if one was."""
-    if "rematch" not in room.session.offers:
-        return None
-    return rematch_id(room.row.id, len(room.row.moves))
+    from .rooms import Hub
 
 
 def _swapped(row: GameRow, new_id: str) -> GameRow:

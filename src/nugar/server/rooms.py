@@ -23,9 +23,8 @@ from typing import Any
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE, LEVEL_RANGE_TEXT
 from ..errors import RulesError
 from ..rules import Game, new_game, parse_rules
-from .rematch import rematch_of
 from .render import board_data, svg
-from .session import MODES, Agents, ApiError, ComputerPlayer, GameSession, restore
+from .session import MODES, Agents, ApiError, ComputerPlayer, GameSession, rematch_id, restore
 from .store import CorruptRow, GameRow, Store, StoredEvent, VersionConflict, hash_key
 
 log = logging.getLogger("nugar.server")
@@ -131,7 +130,9 @@ class Room:
             "last_turn": [str(m) for m in last_turn],
             "last_mover": turns[-1][0] if turns else None,
             "offers": session.offers,
-            "rematch": rematch_of(self),
+            # the rematch offered after the game (:mod:`.rematch`), if one was
+            "rematch": (rematch_id(self.row.id, len(self.row.moves))
+                        if "rematch" in session.offers else None),
             "ply": len(moves),
             "board": board_data(game),
             "svg": svg(game, last_move=last_turn),

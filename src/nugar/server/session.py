@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import random
 from collections import deque
@@ -54,6 +55,12 @@ class ApiError(Exception):
         self.status = status
         self.code = code
         self.detail = detail
+
+
+def rematch_id(game_id: str, ply: int) -> str:
+    """The id of the rematch of game ``game_id`` ended after ``ply`` moves (16 hex digits,
+    like every game id; :mod:`.rematch`)."""
+    return hashlib.sha256(f"nugar rematch {game_id} {ply}".encode()).hexdigest()[:16]
 
 
 # --- endings as stored -------------------------------------------------------------------------
