@@ -176,6 +176,10 @@ def test_keyboard_play_on_the_board_grid(server: str, browser: Browser) -> None:
         "South hole 4, 4 seeds"
     assert page.get_attribute('.store[data-player="2"]', "aria-label") == "North's store, 0 seeds"
     page.evaluate("document.querySelector('[data-player=\"1\"][data-hole=\"1\"]').focus()")
+    page.keyboard.press("ArrowUp")  # the hole drawn above: North's 6
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == \
+        "North hole 6, 4 seeds"
+    page.keyboard.press("ArrowDown")
     page.keyboard.press("ArrowRight")
     v = version(page)
     page.keyboard.press("Enter")

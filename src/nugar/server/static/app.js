@@ -387,10 +387,14 @@ function boardKey(ev) {
   if (ev.key === "ArrowLeft") to = cells[c - 1];
   else if (ev.key === "ArrowRight") to = cells[c + 1];
   else if (ev.key === "ArrowUp" || ev.key === "ArrowDown") {
+    // the cell of the row above or below nearest to this one across
     const row = rows[r + (ev.key === "ArrowUp" ? -1 : 1)];
+    const mid = (el) => { const b = el.getBoundingClientRect(); return b.left + b.width / 2; };
     if (row) {
-      const other = [...row.querySelectorAll('[role="gridcell"]')];
-      to = other[Math.min(c, other.length - 1)];
+      const x = mid(cell);
+      for (const o of row.querySelectorAll('[role="gridcell"]')) {
+        if (!to || Math.abs(mid(o) - x) < Math.abs(mid(to) - x)) to = o;
+      }
     }
   } else if (ev.key === "Home") to = cells[0];
   else if (ev.key === "End") to = cells[cells.length - 1];
