@@ -136,6 +136,16 @@ def test_step_phase_refusals(server: str, browser: Browser) -> None:
     page.click('[data-square="c2"]')  # chosen; then a square it cannot reach
     page.click('[data-square="c4"]')
     assert why(page).startswith("C2-c4 is not a step: a piece moves one square")
+    # a step that forms a three: a capture is pending, and an empty square cannot be taken
+    page.click('[data-square="c2"]')
+    v = version(page)
+    page.click('[data-square="c1"]')
+    wait_version_above(page, v)
+    page.click('[data-square="b2"]')
+    assert why(page) == ("Black formed a three and must first capture a White piece; "
+                         "there is no piece on b2 to capture.")
+    page.click('[data-square="b1"]')
+    assert why(page).endswith("; b1 holds Black's own piece; capture a White piece.")
 
 
 def test_keyboard_play_on_the_board_grid(server: str, browser: Browser) -> None:

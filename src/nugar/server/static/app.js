@@ -50,7 +50,7 @@ async function api(method, path, body) {
     res = await fetch(path, opts);
   } catch (e) {
     ui.netError = true;  // "Failed to fetch": the server cannot be reached (for now)
-    throw new Error(`the server cannot be reached (${e.message}); trying again when it is back`);
+    throw new Error(`the server cannot be reached (${e.message})`);
   }
   if (ui.netError) connectionBack();
   let data = null;
@@ -357,7 +357,11 @@ function playCell(cell) {
   const from = ui.selected;
   ui.selected = null;
   decorate();
-  if (moves.length && moves.every((m) => m.startsWith("x"))) { refuseByEngine([`x${sq}`], cell); return; }
+  if (moves.length && moves.every((m) => m.startsWith("x"))) {
+    // a capture is pending: the engine says so, and why this square cannot be taken
+    refuseByEngine([sq, `x${sq}`], cell);
+    return;
+  }
   if (moves.some((m) => /^[a-z]\d+$/.test(m)) || !moves.some((m) => m.includes("-"))) {
     refuseByEngine([sq], cell);
     return;
