@@ -8,6 +8,7 @@ that goes once the connection is back, and the rematch after a game.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -203,25 +204,31 @@ def test_computer_reply_waits_for_the_animation_and_input_waits_for_both(
     page = new_page(browser)
     page.add_init_script("window.nugarSlowMotion = 6")  # sowings drawn six times slower
     start_game(page, server, "kalah", "ai", level=1, seat=1)
+    gid = page.url.split("/g/")[1].split("#")[0]
     sent = move_posts(page)
     page.click('[data-player="1"][data-hole="1"]')  # 4 seeds, no bonus: the computer replies
-    # the computer's reply arrives while my sowing is still drawn: it waits for it
-    page.wait_for_function("() => Number(document.body.dataset.queued) >= 2"
-                           " && document.body.dataset.animating === '1'")
-    page.wait_for_function("() => Number(document.body.dataset.animating) >= 2")
-    # clicks on a hole of mine while the computer's sowing is drawn (each click made in the
-    # page only if the animation still runs at that instant)
-    click_if_drawing = """() => {
-        if (document.body.dataset.animating === undefined) return false;
+    # the computer's reply is stored long before both sowings are drawn (about 3 s each)
+    end = time.monotonic() + 30
+    while True:
+        state = httpx.get(f"{server}/api/games/{gid}").json()
+        if state["to_move"] == 1 and state["ply"] >= 2:
+            break
+        assert time.monotonic() < end, "the computer did not reply"
+        time.sleep(0.05)
+    final = state["v"]
+    # clicks on a hole of mine until the page shows the computer's reply, each made in the
+    # page only while the board is not yet drawn up to it
+    click_before_final = f"""() => {{
+        if (Number(document.body.dataset.v) >= {final}) return false;
         document.querySelector('[data-player="1"][data-hole="3"] circle')
-            .dispatchEvent(new MouseEvent('click', {bubbles: true}));
+            .dispatchEvent(new MouseEvent('click', {{bubbles: true}}));
         return true;
-    }"""
+    }}"""
     clicks = 0
-    while page.evaluate(click_if_drawing):
+    while page.evaluate(click_before_final):
         clicks += 1
         page.wait_for_timeout(100)
-    assert clicks >= 2
+    assert clicks >= 5
     assert len(sent) == 1  # only my first move: nothing was sent from a half-drawn board
     assert "wait" in (page.text_content("#why") or "").lower()
     page.wait_for_selector("#board .hole.lit")
