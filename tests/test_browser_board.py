@@ -137,10 +137,17 @@ def test_step_phase_refusals(server: str, browser: Browser) -> None:
     page.click('[data-square="c2"]')  # chosen; then a square it cannot reach
     page.click('[data-square="c4"]')
     assert why(page).startswith("C2-c4 is not a step: a piece moves one square")
-    # a step that forms a three: a capture is pending, and an empty square cannot be taken
-    page.click('[data-square="c2"]')
+    # a step by keyboard (the piece, then its target) that forms a three: a capture is
+    # pending, and an empty square cannot be taken
+    page.evaluate("document.querySelector('[data-square=\"c2\"]').focus()")
+    page.keyboard.press("Enter")
+    assert page.get_attribute('[data-square="c2"]', "aria-selected") == "true"
+    assert page.get_attribute('[data-square="c2"]', "aria-label") == "c2, Black piece, chosen"
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == \
+        "c1, empty, a target of the chosen piece"
     v = version(page)
-    page.click('[data-square="c1"]')
+    page.keyboard.press("Enter")
     wait_version_above(page, v)
     page.click('[data-square="b2"]')
     assert why(page) == ("Black formed a three and must first capture a White piece; "
@@ -155,13 +162,13 @@ def test_keyboard_play_on_the_board_grid(server: str, browser: Browser) -> None:
     grid = page.locator("#board svg")
     assert grid.get_attribute("role") == "grid"
     assert page.locator('#board [role="row"]').count() == 5
-    assert page.get_attribute('[data-square="c3"]', "aria-label") == "c3, empty"
+    assert page.get_attribute('[data-square="c3"]', "aria-label") == "c3, empty, playable"
     assert page.locator('#board [tabindex="0"]').count() == 1  # one stop for Tab
     # Shift+Tab from the buttons below the board reaches the board's one stop
     page.focus("#nav-first")
     page.keyboard.press("Shift+Tab")
     start = page.evaluate("document.activeElement.getAttribute('aria-label')")
-    assert start and start.endswith(", empty")
+    assert start and start.endswith(", empty, playable")
     page.evaluate("document.querySelector('[data-square=\"a1\"]').focus()")
     for key in ["ArrowRight", "ArrowRight", "ArrowUp", "ArrowUp"]:  # a1 -> c1 -> c3
         page.keyboard.press(key)
@@ -184,7 +191,7 @@ def test_keyboard_play_on_the_board_grid(server: str, browser: Browser) -> None:
     page = new_page(browser)
     start_game(page, server, "kalah", "hotseat")
     assert page.get_attribute('[data-player="1"][data-hole="4"]', "aria-label") == \
-        "South hole 4, 4 seeds"
+        "South hole 4, 4 seeds, playable"
     assert page.get_attribute('.store[data-player="2"]', "aria-label") == "North's store, 0 seeds"
     page.evaluate("document.querySelector('[data-player=\"1\"][data-hole=\"1\"]').focus()")
     page.keyboard.press("ArrowUp")  # the hole drawn above: North's 6

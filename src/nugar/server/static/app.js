@@ -470,7 +470,24 @@ function decorate() {
   }
   markHint(svg);
   if (myTurn()) markMoves(svg);
+  labelCells(svg);
   rovingTabindex(svg);
+}
+
+// what a screen reader says of each cell: its contents (drawn by the server) and what it
+// offers now ("c3, empty, playable"; the chosen piece is aria-selected)
+function labelCells(svg) {
+  for (const el of svg.querySelectorAll('[role="gridcell"]')) {
+    if (el.dataset.label === undefined) el.dataset.label = el.getAttribute("aria-label") || "";
+    const notes = [];
+    if (el.classList.contains("sel")) notes.push("chosen");
+    else if (el.classList.contains("target")) notes.push("a target of the chosen piece");
+    else if (el.classList.contains("cap-target")) notes.push("can be captured");
+    else if (el.classList.contains("lit")) notes.push("playable");
+    if (el.classList.contains("hinted")) notes.push("the hint");
+    el.setAttribute("aria-label", [el.dataset.label, ...notes].join(", "));
+    el.setAttribute("aria-selected", el.classList.contains("sel") ? "true" : "false");
+  }
 }
 
 function markMoves(svg) {
@@ -911,7 +928,11 @@ async function showGame(id) {
   $("board").addEventListener("focusout", (ev) => {
     if (!ev.relatedTarget || !$("board").contains(ev.relatedTarget)) ui.boardFocused = false;
   });
-  $("board").addEventListener("focusin", () => { ui.boardFocused = true; });
+  $("board").addEventListener("focusin", (ev) => {
+    ui.boardFocused = true;
+    const cell = ev.target.closest && ev.target.closest('[role="gridcell"]');
+    if (cell) ui.focus = cellKey(cell);  // focused by Tab, a click or a script
+  });
   $("rematch").addEventListener("click", rematch);
   $("typed").addEventListener("submit", (ev) => {
     ev.preventDefault();
