@@ -316,6 +316,9 @@ def test_rematch_with_colours_swapped(server: str, browser: Browser, shots: Path
     first.wait_for_function("() => document.body.dataset.v !== undefined")
     assert first.text_content("#you") == "You play White (second)."
     new_gid = first.url.split("/g/")[1].split("#")[0]
+    # the link for the friend: their old secret, now for the first seat of the new game
+    old_key = link.split("key=")[1]
+    assert first.input_value("#share-seat").endswith(f"/g/{new_gid}#seat=1&key={old_key}")
     # the opponent is offered it live, and plays Black there
     second.wait_for_function("() => document.getElementById('rematch').textContent"
                              " === 'Play the rematch'")
