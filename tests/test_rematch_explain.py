@@ -123,3 +123,12 @@ def test_spectators_and_strangers_cannot_ask_for_a_rematch(client: TestClient) -
     assert r.status_code == 403 and r.json()["error"] == "bad_key"
     assert post(client, "/api/games/nosuch/rematch", key="x").status_code == 404
     assert client.get(f"/api/games/{gid}").json()["rematch"] is None
+
+
+def test_unknown_pages_are_html_for_browsers_and_json_for_programs(client: TestClient) -> None:
+    page = client.get("/nowhere", headers={"accept": "text/html,application/xhtml+xml"})
+    assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+    assert "Page not found" in page.text and 'href="/"' in page.text
+    assert client.get("/nowhere").json()["error"] == "not_found"
+    api = client.get("/api/nowhere", headers={"accept": "text/html"})
+    assert api.status_code == 404 and api.json()["error"] == "not_found"
