@@ -22,6 +22,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from . import routes_api, routes_pages, routes_ws
+from .clocks import WATCH_EVERY, watch_clocks
 from .middleware import Guard, SecurityHeaders, add_error_handlers
 from .rooms import EXPIRE_DAYS, Hub
 from .session import Agents, AiPool
@@ -36,7 +37,8 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
                warmup: Warmup | None = None, public_url: str = "http://127.0.0.1:8000",
                api_docs: bool = False, body_timeout: float = 10.0, ai_workers: int = 1,
                ai_table: float = 64.0, ai_queue: int = 8,
-               expire_days: float | None = EXPIRE_DAYS) -> FastAPI:
+               expire_days: float | None = EXPIRE_DAYS,
+               clock_every: float = WATCH_EVERY) -> FastAPI:
     """The web application over the database at ``db_url`` (default: SQLite in the user's
     data directory). ``ai_time`` is the AI's thinking time per decision in seconds.
     ``warm_up`` starts compiling what every AI level needs in the background at startup
@@ -50,7 +52,8 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     :class:`~.session.AiPool` of ``ai_workers`` agents with ``ai_table`` MB tables each and at
     most ``ai_queue`` hints waiting (then ``503 ai_busy``). Unfinished games without a change
     for ``expire_days`` days are closed as adjudicated draws (checked at start and hourly;
-    ``None``: never)."""
+    ``None``: never). Every ``clock_every`` seconds the clocks of games nobody asks about
+    are checked (:func:`~.clocks.watch_clocks`)."""
     from ..warmup import WARMUP, Warmup, server_steps
 
     if warmup is not None:
@@ -68,12 +71,14 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
         await hub.expire_idle()  # before resuming, so the computer does not wake them
         await hub.resume_all()
         sweeper = asyncio.create_task(hub.expire_forever())
+        clocks = asyncio.create_task(watch_clocks(hub, clock_every))
         try:
             yield
         finally:
-            sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweeper
+            for task in (sweeper, clocks):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await hub.close()
             pool.close()
             store.close()
