@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import routes_api, routes_pages, routes_ws
+from . import routes_api, routes_lobby, routes_pages, routes_ws
 from .clocks import WATCH_EVERY, watch_clocks
+from .lobby import Lobby
 from .middleware import Guard, SecurityHeaders, add_error_handlers
 from .rooms import EXPIRE_DAYS, Hub
 from .session import Agents, AiPool
@@ -63,6 +64,7 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     store = Store(db_url)
     pool = AiPool(Agents(ai_time, engine, table=ai_table), workers=ai_workers, queue=ai_queue)
     hub = Hub(store, pool, expire_days=expire_days)
+    lobby = Lobby()
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -72,10 +74,11 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
         await hub.resume_all()
         sweeper = asyncio.create_task(hub.expire_forever())
         clocks = asyncio.create_task(watch_clocks(hub, clock_every))
+        lobby_sweeper = asyncio.create_task(lobby.sweep_forever())
         try:
             yield
         finally:
-            for task in (sweeper, clocks):
+            for task in (sweeper, clocks, lobby_sweeper):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
@@ -89,6 +92,7 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
                   description="Play Dara, Dala, Kalah and Dracala: against the AI, against a "
                   "friend by link, or hot-seat. Errors are JSON {error, detail}.")
     app.state.hub = hub
+    app.state.lobby = lobby
     app.state.store = store
     app.state.warmup = engine
     app.state.ai_pool = pool
@@ -101,4 +105,5 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     app.include_router(routes_pages.router)
     app.include_router(routes_api.router)
     app.include_router(routes_ws.router)
+    app.include_router(routes_lobby.router)
     return app
