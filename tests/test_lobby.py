@@ -76,6 +76,22 @@ def test_a_request_with_the_creator_s_key_keeps_a_challenge_and_only_he_cancels(
     assert not lobby.open
 
 
+def test_a_challenge_being_accepted_is_unlisted_but_still_found_by_its_creator() -> None:
+    lobby = Lobby()
+    a, key = lobby.post("dara", None, "second")
+    taken = lobby.take(a.id)
+    assert lobby.listing()["challenges"] == [] and lobby.accepted_for(a.owner) == []
+    assert lobby.get(a.id, key).view()["open"] is False  # not "expired" while its game is made
+    with pytest.raises(ApiError) as late:
+        lobby.take(a.id)
+    assert late.value.code == "already_accepted"
+    lobby.release(taken)  # the game could not be made: open again
+    assert [c["id"] for c in lobby.listing()["challenges"]] == [a.id]
+    lobby.taken_by(lobby.take(a.id), "g1", 2, "k2")
+    assert lobby.accepted_for(a.owner) == [a] and a.seat_for_owner() == {
+        "game": "g1", "seat": 2, "key": "k2"}
+
+
 def test_bad_challenges_say_what_is_allowed() -> None:
     lobby = Lobby()
     with pytest.raises(ApiError, match="first, second or random"):

@@ -66,7 +66,7 @@ class Challenge:
     game_id: str | None = None
     owner_seat: int | None = None
     owner_key: str | None = None
-    taken_at: float = 0.0
+    taken_at: float = 0.0  # when it was accepted (0: open)
 
     def view(self) -> dict[str, Any]:
         """The public view: no secrets."""
@@ -74,7 +74,7 @@ class Challenge:
                 "clock": None if self.control is None else self.control.text,
                 "clock_text": "no clock" if self.control is None else self.control.describe(),
                 "colour": self.colour, "public": self.public, "created": round(self.created),
-                "open": self.game_id is None}
+                "open": not self.taken_at}
 
     def owned_by(self, key: str | None) -> bool:
         return bool(key) and len(key or "") <= 200 and hmac.compare_digest(
@@ -161,31 +161,37 @@ class Lobby:
         """Reserve an open challenge for the one accepting it (the creator cannot), so no
         second accepter gets it; :meth:`taken_by` or :meth:`release` follows."""
         challenge = self.get(cid)
-        if challenge.game_id is not None or cid not in self.open:
+        if cid not in self.open:
             raise ApiError(409, "already_accepted", "someone else accepted this challenge "
                            "first")
         if challenge.owned_by(key):
             raise ApiError(409, "own_challenge", "this is your own challenge; wait for "
                            "someone to accept it, or cancel it")
         del self.open[cid]
-        self._touch()
+        challenge.taken_at = self.clock()
+        self._keep_taken(challenge)  # found by its creator while the game is being made
         return challenge
 
     def release(self, challenge: Challenge) -> None:
         """Put back a challenge whose game could not be made."""
+        self.taken.pop(challenge.id, None)
+        challenge.taken_at = 0.0
         if len(self.open) < self.max_challenges:
             self.open[challenge.id] = challenge
-            self._touch()
+        self._touch()
+
+    def _keep_taken(self, challenge: Challenge) -> None:
+        self.taken[challenge.id] = challenge
+        while len(self.taken) > self.max_challenges:
+            self.taken.popitem(last=False)
+        self._touch()
 
     def taken_by(self, challenge: Challenge, game_id: str, owner_seat: int,
                  owner_key: str) -> None:
         """Record the game made for an accepted challenge, for its creator to find."""
         challenge.game_id, challenge.owner_seat = game_id, owner_seat
         challenge.owner_key, challenge.taken_at = owner_key, self.clock()
-        self.taken[challenge.id] = challenge
-        while len(self.taken) > self.max_challenges:
-            self.taken.popitem(last=False)
-        self._touch()
+        self._keep_taken(challenge)
 
     def cancel(self, cid: str, key: str | None) -> None:
         challenge = self.get(cid)
@@ -263,7 +269,7 @@ class Lobby:
                 "max": self.max_challenges}
 
     def accepted_for(self, owner: str | None) -> list[Challenge]:
-        """The accepted challenges of the creator with this key hash."""
+        """The accepted challenges of the creator with this key hash (their game made)."""
         if owner is None:
             return []
-        return [c for c in self.taken.values() if c.owner == owner]
+        return [c for c in self.taken.values() if c.owner == owner and c.game_id is not None]

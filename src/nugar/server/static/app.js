@@ -11,6 +11,7 @@ const REASONS = {
   majority: "a store held more than half of all seeds",
   empty_side: "one side's holes were empty, and the seeds were counted",
   agreement: "both players agreed",
+  time: "a player's time ran out (a draw when the other could not have won)",
 };
 // Player names per family, as the server sends them ("players" of presets, states, replays).
 const NAMES = {};
@@ -154,6 +155,7 @@ async function showHome() {
     const seat = Number($("seat").value);
     const body = { rules: currentRulesText(), mode };
     if (mode === "ai") { body.level = Number($("level").value); body.seat = seat; }
+    if (window.nugarClock && window.nugarClock.choice()) body.clock = window.nugarClock.choice();
     try {
       const made = await api("POST", "/api/games", body);
       let mine = "0";
@@ -523,6 +525,7 @@ async function applyState(state) {
   if (prev && state.v < prev.v) return;
   if (prev && state.v === prev.v && prev.svg === state.svg) return;
   ui.state = state;
+  if (window.nugarClock) window.nugarClock.show(state);
   learnNames(state);
   ui.selected = null;
   if (prev && ui.view === null && !ui.replay) await animateSowing(prev, state);
