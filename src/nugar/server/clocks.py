@@ -31,10 +31,11 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
-    from .rooms import Hub, Room
+    from .session import GameSession
+    from .store import Store
 
 log = logging.getLogger("nugar.server")
 
@@ -226,6 +227,23 @@ class Clock:
 
 
 # --- a fallen flag -----------------------------------------------------------------------------
+class Room(Protocol):
+    """What a fallen flag needs of a game's room (:class:`~.rooms.Room`)."""
+
+    clock: Clock | None
+    session: GameSession
+
+
+class Hub(Protocol):
+    """What the watcher needs of the server's rooms (:class:`~.rooms.Hub`)."""
+
+    store: Store
+    clock: Callable[[], float]
+
+    async def room(self, game_id: str) -> Any:
+        """The room of a game (fetching it lets its flag fall)."""
+
+
 async def flag_if_due(room: Room, now: Callable[[], float] = time.time) -> bool:
     """If the running clock of the room's game has run out, end the game on time (the event
     ``flag``, stored and announced like any change); ``True`` if this call did."""
