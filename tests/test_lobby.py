@@ -116,7 +116,7 @@ def test_watchers_are_bounded() -> None:
 def test_a_challenge_accepted_through_the_api(client: TestClient) -> None:
     with client.websocket_connect("/ws/lobby") as watcher:
         assert watcher.receive_json()["challenges"] == []
-        posted = client.post("/api/lobby", json={"rules": "kalah(pits=4)", "clock": "1+2",
+        posted = client.post("/api/challenges", json={"rules": "kalah(pits=4)", "clock": "1+2",
                                                  "colour": "second"})
         assert posted.status_code == 201
         body = posted.json()
@@ -127,9 +127,9 @@ def test_a_challenge_accepted_through_the_api(client: TestClient) -> None:
         assert listed["challenges"][0]["clock_text"] == "1 min + 2 s per move"
         with client.websocket_connect(f"/ws/lobby?key={owner_key}") as creator:
             assert creator.receive_json()["type"] == "lobby"
-            own = client.post(f"/api/lobby/{cid}/accept", json={"key": owner_key})
+            own = client.post(f"/api/challenges/{cid}/accept", json={"key": owner_key})
             assert own.status_code == 409 and own.json()["error"] == "own_challenge"
-            accepted = client.post(f"/api/lobby/{cid}/accept", json={})
+            accepted = client.post(f"/api/challenges/{cid}/accept", json={})
             assert accepted.status_code == 201
             seat = accepted.json()
             assert seat["seat"] == 1 and "#seat=1&key=" in seat["url"]
@@ -141,12 +141,12 @@ def test_a_challenge_accepted_through_the_api(client: TestClient) -> None:
                 told = creator.receive_json()
             assert told["type"] == "accepted" and told["game"] == seat["id"]
             assert told["seat"] == 2 and told["url"].endswith(f"#seat=2&key={told['key']}")
-    again = client.post(f"/api/lobby/{cid}/accept", json={})
+    again = client.post(f"/api/challenges/{cid}/accept", json={})
     assert again.status_code == 409 and again.json()["error"] == "already_accepted"
     # the creator also finds his seat by asking with his key; nobody else sees it
-    mine = client.get(f"/api/lobby/{cid}", params={"key": owner_key}).json()
+    mine = client.get(f"/api/challenges/{cid}", params={"key": owner_key}).json()
     assert mine["seat"]["game"] == seat["id"] and mine["seat"]["key"] == told["key"]
-    assert "seat" not in client.get(f"/api/lobby/{cid}").json()
+    assert "seat" not in client.get(f"/api/challenges/{cid}").json()
     # the game: two people by link, the challenge's rules and clock; each key opens its seat
     state = client.get(f"/api/games/{seat['id']}").json()
     assert state["mode"] == "friend" and state["rules"] == "kalah(pits=4)"
@@ -157,15 +157,15 @@ def test_a_challenge_accepted_through_the_api(client: TestClient) -> None:
 
 
 def test_lobby_refusals_through_the_api(client: TestClient) -> None:
-    assert client.post("/api/lobby", json={"clock": "forever"}).json()["error"] == "bad_clock"
-    assert client.post("/api/lobby", json={"colour": "white"}).status_code == 422
-    assert client.post("/api/lobby/nothing/accept", json={}).json()["error"] == (
+    assert client.post("/api/challenges", json={"clock": "forever"}).json()["error"] == "bad_clock"
+    assert client.post("/api/challenges", json={"colour": "white"}).status_code == 422
+    assert client.post("/api/challenges/nothing/accept", json={}).json()["error"] == (
         "unknown_challenge")
-    posted = client.post("/api/lobby", json={"public": False}).json()
+    posted = client.post("/api/challenges", json={"public": False}).json()
     assert client.get("/api/lobby").json()["challenges"] == []  # private: not listed...
     cid = posted["challenge"]["id"]
-    assert client.get(f"/api/lobby/{cid}").json()["open"] is True  # ...but its link works
-    assert client.post(f"/api/lobby/{cid}/cancel", json={"key": "x"}).status_code == 403
-    assert client.post(f"/api/lobby/{cid}/cancel", json={"key": posted["key"]}).status_code == (
-        200)
-    assert client.get(f"/api/lobby/{cid}").status_code == 404
+    assert client.get(f"/api/challenges/{cid}").json()["open"] is True  # ...but its link works
+    assert client.post(f"/api/challenges/{cid}/cancel", json={"key": "x"}).status_code == 403
+    cancelled = client.post(f"/api/challenges/{cid}/cancel", json={"key": posted["key"]})
+    assert cancelled.status_code == 200
+    assert client.get(f"/api/challenges/{cid}").status_code == 404

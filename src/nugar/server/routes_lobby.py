@@ -3,15 +3,15 @@
 opened with) that his challenge was accepted and where his seat is.
 
 - ``GET /api/lobby``: the open public challenges, newest first.
-- ``POST /api/lobby`` ``{rules, clock, colour, public}``: 201 ``{challenge, key, link}``;
+- ``POST /api/challenges`` ``{rules, clock, colour, public}``: 201 ``{challenge, key, link}``;
   ``key`` is the creator's secret (to cancel, to be told of the game), ``link`` the address
   that lets a friend accept it.
-- ``GET /api/lobby/{id}?key=``: one challenge; with the creator's key, once accepted,
+- ``GET /api/challenges/{id}?key=``: one challenge; with the creator's key, once accepted,
   ``seat`` (``{game, seat, key}``) too.
-- ``POST /api/lobby/{id}/accept`` ``{key}``: 201 ``{id, seat, key, url}``, the accepter's
+- ``POST /api/challenges/{id}/accept`` ``{key}``: 201 ``{id, seat, key, url}``, the accepter's
   seat in the new game (``key`` in the body: the accepter's own creator key, if any, so that
   nobody accepts his own challenge).
-- ``POST /api/lobby/{id}/cancel`` ``{key}``: the creator withdraws it.
+- ``POST /api/challenges/{id}/cancel`` ``{key}``: the creator withdraws it.
 - ``/ws/lobby?key=``: messages ``{"type": "lobby", "challenges": [...]}`` on connecting and
   on every change, ``{"type": "accepted", "challenge", "game", "seat", "key", "url"}`` to the
   creator; a ``ping`` at least every :data:`PING_EVERY` seconds. Clients send nothing but
@@ -32,7 +32,7 @@ from starlette.requests import HTTPConnection
 
 from ..rules.options import MAX_RULES_TEXT
 from .lobby import Challenge, Lobby
-from .routes_api import Body, HubDep, KeyBody, time_control_of
+from .routes_api import Body, ErrorBody, HubDep, KeyBody, time_control_of
 from .session import ApiError
 
 log = logging.getLogger("nugar.server")
@@ -61,7 +61,8 @@ class PostChallenge(Body):
     public: bool = Field(True, description="listed in the lobby (else only its link finds it)")
 
 
-router = APIRouter()
+# refusals are documented as ErrorBody, as for the rest of the API
+router = APIRouter(responses={"4XX": {"model": ErrorBody, "description": "Refused"}})
 
 
 def _public_url(request: HTTPConnection) -> str:
@@ -79,7 +80,7 @@ async def api_lobby(lobby: LobbyDep) -> dict[str, Any]:
     return lobby.listing()
 
 
-@router.post("/api/lobby", status_code=201, summary="Open a challenge in the lobby")
+@router.post("/api/challenges", status_code=201, summary="Open a challenge in the lobby")
 async def api_post(body: PostChallenge, request: Request, lobby: LobbyDep) -> dict[str, Any]:
     challenge, key = lobby.post(body.rules, time_control_of(body.clock), body.colour,
                                 body.public)
@@ -87,7 +88,7 @@ async def api_post(body: PostChallenge, request: Request, lobby: LobbyDep) -> di
             "link": f"{_public_url(request)}/?challenge={challenge.id}"}
 
 
-@router.get("/api/lobby/{cid}", summary="One challenge (with the creator's key: his seat once "
+@router.get("/api/challenges/{cid}", summary="One challenge (with the creator's key: his seat once "
             "accepted)")
 async def api_challenge(cid: str, lobby: LobbyDep, key: str | None = None) -> dict[str, Any]:
     challenge = lobby.get(cid, key)
@@ -97,7 +98,7 @@ async def api_challenge(cid: str, lobby: LobbyDep, key: str | None = None) -> di
     return out
 
 
-@router.post("/api/lobby/{cid}/accept", status_code=201, summary="Accept a challenge: the "
+@router.post("/api/challenges/{cid}/accept", status_code=201, summary="Accept a challenge: the "
              "game is created and the accepter gets his seat")
 async def api_accept(cid: str, body: KeyBody, request: Request, lobby: LobbyDep,
                      hub: HubDep) -> dict[str, Any]:
@@ -117,7 +118,7 @@ async def api_accept(cid: str, body: KeyBody, request: Request, lobby: LobbyDep,
             "challenge": challenge.id}
 
 
-@router.post("/api/lobby/{cid}/cancel", summary="Withdraw one's challenge")
+@router.post("/api/challenges/{cid}/cancel", summary="Withdraw one's challenge")
 async def api_cancel(cid: str, body: KeyBody, lobby: LobbyDep) -> dict[str, Any]:
     lobby.cancel(cid, body.key)
     return {"cancelled": cid}

@@ -85,7 +85,7 @@
       "aria-label": "link to this challenge" });
     const cancel = el("button", { type: "button", id: "challenge-cancel", text: "Cancel" });
     cancel.addEventListener("click", async () => {
-      try { await call("POST", `/api/lobby/${lobby.mine.id}/cancel`, { key: lobby.mine.key }); } catch (e) { /* gone already */ }
+      try { await call("POST", `/api/challenges/${lobby.mine.id}/cancel`, { key: lobby.mine.key }); } catch (e) { /* gone already */ }
       setMine(null);
       showWaiting();
       connect();
@@ -99,7 +99,7 @@
   async function accept(id) {
     error.textContent = "";
     try {
-      const seat = await call("POST", `/api/lobby/${id}/accept`, { key: lobby.mine ? lobby.mine.key : "" });
+      const seat = await call("POST", `/api/challenges/${id}/accept`, { key: lobby.mine ? lobby.mine.key : "" });
       go(seat.id, seat.seat, seat.key);
     } catch (e) {
       error.textContent = e.message;
@@ -113,7 +113,7 @@
     const clock = window.nugarClock ? window.nugarClock.choice() : null;
     if (clock) body.clock = clock;
     try {
-      const made = await call("POST", "/api/lobby", body);
+      const made = await call("POST", "/api/challenges", body);
       setMine({ id: made.challenge.id, key: made.key, link: made.link });
       showWaiting();
       connect();
@@ -154,7 +154,7 @@
   async function checkMine() {
     const mine = lobby.mine;
     try {
-      const c = await call("GET", `/api/lobby/${mine.id}?key=${encodeURIComponent(mine.key)}`);
+      const c = await call("GET", `/api/challenges/${mine.id}?key=${encodeURIComponent(mine.key)}`);
       if (c.seat && lobby.mine === mine) { setMine(null); go(c.seat.game, c.seat.seat, c.seat.key); }
     } catch (e) {
       if (lobby.mine === mine) { setMine(null); showWaiting(); error.textContent = e.message; }
@@ -164,7 +164,7 @@
   // a challenge link: /?challenge=ID shows it at the top, listed or not
   async function showInvite(id) {
     try {
-      const c = await call("GET", `/api/lobby/${encodeURIComponent(id)}`);
+      const c = await call("GET", `/api/challenges/${encodeURIComponent(id)}`);
       invite.textContent = "";
       const clock = c.clock ? c.clock_text : "no clock";
       const b = el("button", { type: "button", id: "invite-accept", text: "Accept this challenge" });
