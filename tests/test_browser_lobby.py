@@ -53,7 +53,8 @@ def test_a_timed_game_flags(server: str, browser: Browser, shots: Path) -> None:
 
 
 def test_a_lobby_challenge_accepted_from_a_second_browser(server: str,  # noqa: F811
-                                                          browser: Browser) -> None:  # noqa: F811
+                                                          browser: Browser,  # noqa: F811
+                                                          shots: Path) -> None:  # noqa: F811
     guest = new_page(browser)
     guest.goto(server + "/")
     guest.wait_for_selector("#lobby-empty")
@@ -66,6 +67,7 @@ def test_a_lobby_challenge_accepted_from_a_second_browser(server: str,  # noqa: 
     guest.wait_for_selector("#challenges .challenge .accept")
     entry = guest.text_content("#challenges .challenge") or ""
     assert "Kalah" in entry and "5 min + 3 s per move" in entry and "plays first" in entry
+    guest.screenshot(path=str(shots / "lobby.png"))
     guest.click("#challenges .challenge .accept")
     guest.wait_for_url("**/g/**")
     host.wait_for_url("**/g/**")

@@ -33,6 +33,13 @@ def test_time_controls_read_and_write(text: str, kind: str, base: float, inc: fl
     assert tc.text == back and tc.pgn == pgn and TimeControl.parse(tc.text) == tc
 
 
+def test_time_controls_in_words() -> None:
+    controls = [TimeControl.parse(t) for t in ("5+3", "0.05+0", "1.5+0", "1d", "7d")]
+    words = [tc.describe() for tc in controls if tc is not None]
+    assert words == ["5 min + 3 s per move", "3 s + 0 s per move", "1.5 min + 0 s per move",
+                     "1 day per move", "7 days per move"]
+
+
 @pytest.mark.parametrize("text", [None, "", "none", "NONE"])
 def test_no_time_control(text: str | None) -> None:
     assert TimeControl.parse(text) is None

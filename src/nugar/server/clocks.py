@@ -120,8 +120,8 @@ class TimeControl:
         if self.kind == "days":
             days = round(self.base / 86400)
             return f"{days} day{'s' if days != 1 else ''} per move"
-        minutes = self.base / 60
-        return f"{minutes:g} min + {self.increment:g} s per move"
+        base = f"{self.base:g} s" if self.base < 60 else f"{self.base / 60:g} min"
+        return f"{base} + {self.increment:g} s per move"
 
 
 def parse_time_control(text: str | None) -> TimeControl | None:

@@ -16,7 +16,8 @@
     e.append(...kids);
     return e;
   };
-  const COLOUR = { first: "plays first", second: "plays second", random: "colour drawn at random" };
+  const COLOUR = { first: "creator plays first", second: "creator plays second",
+    random: "colours drawn at random" };
 
   async function call(method, path, body) {
     const opts = { method, headers: {} };
@@ -61,7 +62,7 @@
     const clock = c.clock ? c.clock_text : "no clock";
     const item = el("li", { class: "challenge", "data-id": c.id },
       el("span", { class: "what", text: `${c.game}: ` }), el("code", { text: c.rules }),
-      el("span", { class: "what", text: ` - ${clock} - creator ${COLOUR[c.colour] || c.colour} ` }));
+      el("span", { class: "what", text: ` \u00b7 ${clock} \u00b7 ${COLOUR[c.colour] || c.colour} ` }));
     if (lobby.mine && lobby.mine.id === c.id) {
       item.append(el("em", { text: "(yours)" }));
     } else {
@@ -170,7 +171,7 @@
       const b = el("button", { type: "button", id: "invite-accept", text: "Accept this challenge" });
       b.addEventListener("click", () => accept(c.id));
       invite.append(el("p", {}, `You are challenged to ${c.game} (`, el("code", { text: c.rules }),
-        `), ${clock}; the creator ${COLOUR[c.colour] || c.colour}. `), b);
+        `), ${clock}; ${COLOUR[c.colour] || c.colour}. `), b);
       invite.hidden = false;
     } catch (e) {
       error.textContent = e.message;
