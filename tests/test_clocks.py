@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from nugar import Outcome, Termination, from_position, new_game, record
+from nugar.rules import Game, Move
 from nugar.server import store as store_module
 from nugar.server.clocks import Clock, ClockError, TimeControl, check_clocks
 from nugar.server.rooms import Hub, Listener
@@ -311,3 +312,48 @@ def test_an_old_database_gets_the_clock_columns(tmp_path: Path) -> None:
     assert row is not None and row.clock is None and row.deadline is None
     assert store.due_clocks(2e9, 5) == []
     store.close()
+
+
+def test_the_computer_s_turns_run_its_clock_and_its_flag_falls_while_it_thinks(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from test_session import FakeComputer, FirstMove
+
+    now = FakeTime(monkeypatch)
+    gate = threading.Event()
+    store = Store(db_url)
+    hub = Hub(store, FakeComputer(FirstMove(gate)), clock=now)
+
+    async def run() -> None:
+        room, keys = await hub.create("kalah", "ai", 1, 1, TimeControl.parse("0.5+1"))
+        gid = room.row.id
+        await hub.move(gid, keys["1"], "1")  # the computer (second) is to move: its clock runs
+        assert room.state()["clock"]["running"] == 2
+        now.now += 10
+        gate.set()
+        await room.session.wait_ai()
+        clock = room.state()["clock"]
+        assert clock["left"] == [30.0, 21.0] and clock["running"] == 1  # 10 s spent, +1
+        gate.clear()
+        passing = [m for m in room.session.game.legal_moves()
+                   if _after(room.session.game, m).to_move == 2]  # no bonus step
+        await hub.move(gid, keys["1"], str(passing[0]))
+        assert room.state()["clock"]["running"] == 2
+        now.now += 22  # the computer thinks past its 21 s
+        assert await check_clocks(hub) == [gid]
+        state = room.state()
+        assert state["over"] and state["winner"] == 1 and state["reason"] == "time"
+        gate.set()
+        await room.session.wait_ai()  # its late decision is dropped
+        assert room.state()["ply"] == state["ply"]
+        await hub.close()
+
+    asyncio.run(run())
+    store.close()
+
+
+def _after(game: Game, move: Move) -> Game:
+    copy = game.copy()
+    copy.play(move)
+    return copy
