@@ -45,10 +45,20 @@ def test_a_timed_game_flags(server: str, browser: Browser, shots: Path) -> None:
     # nobody moves: the server lets the second player's flag fall
     page.wait_for_selector("#result:not([hidden])", timeout=15_000)
     result = page.text_content("#result") or ""
-    assert "wins (1-0)" in result and "time ran out" in result
+    assert result == "Black wins (1-0): White ran out of time"
     assert page.text_content('#clocks [data-player="2"] .time') == "00:00.0"
     assert page.is_hidden("#clocks .clock.running")
     page.screenshot(path=str(shots / "clock-flag.png"))
+    # two pieces each can never make a three: the fallen flag is a draw
+    made = httpx.post(server + "/api/games", json={"rules": "dara(pieces=2,loss_at=1)",
+                                                    "mode": "hotseat", "clock": "0.02+0"}).json()
+    key = made["keys"]["0"]
+    assert httpx.post(f"{server}/api/games/{made['id']}/move",
+                      json={"key": key, "move": "c3"}).status_code == 200
+    page.goto(f"{server}/g/{made['id']}#seat=0&key={key}")
+    page.wait_for_selector("#result:not([hidden])", timeout=15_000)
+    assert page.text_content("#result") == ("Draw (1/2-1/2): time ran out, but the other "
+                                            "player could not have won")
     assert PAGE_ERRORS[page] == []
 
 

@@ -11,7 +11,6 @@ const REASONS = {
   majority: "a store held more than half of all seeds",
   empty_side: "one side's holes were empty, and the seeds were counted",
   agreement: "both players agreed",
-  time: "a player's time ran out (a draw when the other could not have won)",
 };
 // Player names per family, as the server sends them ("players" of presets, states, replays).
 const NAMES = {};
@@ -314,6 +313,10 @@ function statusText(s) {
 function resultText(family, winner, reason, result) {
   if (reason === "resigned" && winner) {
     return `${playerName(family, winner)} wins (${result}): ${playerName(family, 3 - winner)} resigned`;
+  }
+  if (reason === "time") {  // a fallen flag: a draw when the other could not have won
+    return winner ? `${playerName(family, winner)} wins (${result}): ${playerName(family, 3 - winner)} ran out of time`
+      : `Draw (${result}): time ran out, but the other player could not have won`;
   }
   const why = REASONS[reason] || reason;
   if (winner === null || winner === undefined) return `Draw (${result}): ${why}`;
