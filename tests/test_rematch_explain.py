@@ -132,3 +132,18 @@ def test_unknown_pages_are_html_for_browsers_and_json_for_programs(client: TestC
     assert client.get("/nowhere").json()["error"] == "not_found"
     api = client.get("/api/nowhere", headers={"accept": "text/html"})
     assert api.status_code == 404 and api.json()["error"] == "not_found"
+
+
+def test_a_rematch_keeps_the_time_control_with_full_clocks(client: TestClient) -> None:
+    made = create(client, rules="kalah", mode="friend", clock="5+3")
+    gid, keys = made["id"], made["keys"]
+    assert post(client, f"/api/games/{gid}/move", key=keys["1"], move="1").status_code == 200
+    post(client, f"/api/games/{gid}/resign", key=keys["2"])
+    answer = post(client, f"/api/games/{gid}/rematch", key=keys["1"]).json()
+    clock = answer["state"]["clock"]
+    assert clock["control"] == "5+3" and clock["left"] == [300.0, 300.0]
+    assert clock["running"] is None  # it starts with the rematch's first move
+    untimed = create(client, rules="kalah", mode="friend")
+    post(client, f"/api/games/{untimed['id']}/resign", key=untimed["keys"]["1"])
+    again = post(client, f"/api/games/{untimed['id']}/rematch", key=untimed["keys"]["2"]).json()
+    assert again["state"]["clock"] is None

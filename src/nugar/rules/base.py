@@ -523,6 +523,43 @@ class Game(ABC):
         loser = self._player_arg(player, "lose on time")
         self._impose(Outcome(3 - loser, Termination.TIME), "lose on time")
 
+    def draw_on_time(self) -> None:
+        """A flag fell, but the other player could not have won (:meth:`can_win`): a draw
+        (``Termination.TIME``, ``1/2-1/2``); ``undo`` takes it back like a resignation."""
+        self._impose(Outcome(None, Termination.TIME), "draw on time")
+
+    def time_out(self, player: int | None = None) -> Outcome:
+        """The given player's (default: the one to move's) flag has fallen: a loss on time, or
+        a draw on time when the opponent could not possibly win (:meth:`can_win`). Returns the
+        outcome."""
+        loser = self._player_arg(player, "run out of time")
+        if self.can_win(3 - loser):
+            self.lose_on_time(loser)
+        else:
+            self.draw_on_time()
+        outcome = self.outcome
+        assert outcome is not None
+        return outcome
+
+    def can_win(self, player: int) -> bool:
+        """Whether ``player`` could still win by some series of legal moves of both players.
+
+        ``False`` only where the family's test proves a win impossible from here (alignment:
+        too few pieces to ever make a three; sowing: the stores already decide it, see the
+        games' pages); ``True`` where it cannot tell. A finished game: whether ``player`` won.
+        A fallen flag is a draw, not a loss, when the opponent cannot win (:meth:`time_out`).
+        """
+        player = self._player_arg(player, "ask whether a player can win")
+        outcome = self.outcome
+        if outcome is not None:
+            return outcome.winner == player
+        return self._may_win(player)
+
+    def _may_win(self, player: int) -> bool:
+        """The family's test behind :meth:`can_win` on a running game: ``False`` only when
+        ``player`` cannot win whatever both players do (the base class cannot tell)."""
+        return True
+
     def _player_arg(self, player: int | None, what: str) -> int:
         if player is None:
             return self.to_move

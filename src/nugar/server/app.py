@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import routes_api, routes_pages, routes_ws
+from . import routes_api, routes_lobby, routes_pages, routes_ws
+from .clocks import WATCH_EVERY, watch_clocks
+from .lobby import Lobby
 from .middleware import Guard, SecurityHeaders, add_error_handlers
 from .rooms import EXPIRE_DAYS, Hub
 from .session import Agents, AiPool
@@ -36,7 +38,8 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
                warmup: Warmup | None = None, public_url: str = "http://127.0.0.1:8000",
                api_docs: bool = False, body_timeout: float = 10.0, ai_workers: int = 1,
                ai_table: float = 64.0, ai_queue: int = 8,
-               expire_days: float | None = EXPIRE_DAYS) -> FastAPI:
+               expire_days: float | None = EXPIRE_DAYS,
+               clock_every: float = WATCH_EVERY) -> FastAPI:
     """The web application over the database at ``db_url`` (default: SQLite in the user's
     data directory). ``ai_time`` is the AI's thinking time per decision in seconds.
     ``warm_up`` starts compiling what every AI level needs in the background at startup
@@ -50,7 +53,8 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     :class:`~.session.AiPool` of ``ai_workers`` agents with ``ai_table`` MB tables each and at
     most ``ai_queue`` hints waiting (then ``503 ai_busy``). Unfinished games without a change
     for ``expire_days`` days are closed as adjudicated draws (checked at start and hourly;
-    ``None``: never)."""
+    ``None``: never). Every ``clock_every`` seconds the clocks of games nobody asks about
+    are checked (:func:`~.clocks.watch_clocks`)."""
     from ..warmup import WARMUP, Warmup, server_steps
 
     if warmup is not None:
@@ -60,6 +64,7 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     store = Store(db_url)
     pool = AiPool(Agents(ai_time, engine, table=ai_table), workers=ai_workers, queue=ai_queue)
     hub = Hub(store, pool, expire_days=expire_days)
+    lobby = Lobby()
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -68,12 +73,15 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
         await hub.expire_idle()  # before resuming, so the computer does not wake them
         await hub.resume_all()
         sweeper = asyncio.create_task(hub.expire_forever())
+        clocks = asyncio.create_task(watch_clocks(hub, clock_every))
+        lobby_sweeper = asyncio.create_task(lobby.sweep_forever())
         try:
             yield
         finally:
-            sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweeper
+            for task in (sweeper, clocks, lobby_sweeper):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await hub.close()
             pool.close()
             store.close()
@@ -84,6 +92,7 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
                   description="Play Dara, Dala, Kalah and Dracala: against the AI, against a "
                   "friend by link, or hot-seat. Errors are JSON {error, detail}.")
     app.state.hub = hub
+    app.state.lobby = lobby
     app.state.store = store
     app.state.warmup = engine
     app.state.ai_pool = pool
@@ -96,4 +105,5 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     app.include_router(routes_pages.router)
     app.include_router(routes_api.router)
     app.include_router(routes_ws.router)
+    app.include_router(routes_lobby.router)
     return app

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from .clocks import Clock
 from .session import ApiError, rematch_id
 from .store import GameRow, StoredEvent
 
@@ -28,10 +29,15 @@ if TYPE_CHECKING:
 
 
 def _swapped(row: GameRow, new_id: str) -> GameRow:
-    return GameRow(id=new_id, rules=row.rules, mode=row.mode, ai_level=row.ai_level,
-                   ai_seat=None if row.ai_seat is None else 3 - row.ai_seat,
-                   key_hash_1=row.key_hash_2, key_hash_2=row.key_hash_1, moves=[],
-                   ending=None, offers={}, result=None, reason=None, version=1)
+    new = GameRow(id=new_id, rules=row.rules, mode=row.mode, ai_level=row.ai_level,
+                  ai_seat=None if row.ai_seat is None else 3 - row.ai_seat,
+                  key_hash_1=row.key_hash_2, key_hash_2=row.key_hash_1, moves=[],
+                  ending=None, offers={}, result=None, reason=None, version=1)
+    old_clock = Clock.from_json(row.clock)
+    if old_clock is not None:  # the same time control, both clocks full again
+        clock = Clock.new(old_clock.control)
+        new.clock, new.deadline = clock.to_json(), clock.deadline()
+    return new
 
 
 async def rematch(hub: Hub, game_id: str, key: str) -> dict[str, Any]:
@@ -50,8 +56,11 @@ async def rematch(hub: Hub, game_id: str, key: str) -> dict[str, Any]:
     new_id = rematch_id(row.id, len(row.moves))
     if await asyncio.to_thread(hub.store.load, new_id) is None:
         new_row = _swapped(row, new_id)
-        first = StoredEvent(1, "created", {"rules": new_row.rules, "mode": new_row.mode,
-                                           "rematch_of": row.id})
+        created: dict[str, Any] = {"rules": new_row.rules, "mode": new_row.mode,
+                                   "rematch_of": row.id}
+        if new_row.clock is not None:
+            created["clock"] = new_row.clock["control"]
+        first = StoredEvent(1, "created", created)
         try:
             await asyncio.to_thread(hub.store.create, new_row, first)
         except Exception:

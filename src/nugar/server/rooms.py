@@ -23,6 +23,7 @@ from typing import Any
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE, LEVEL_RANGE_TEXT
 from ..errors import RulesError
 from ..rules import Game, new_game, parse_rules
+from .clocks import Clock, TimeControl, flag_if_due
 from .render import board_data, svg
 from .session import MODES, Agents, ApiError, ComputerPlayer, GameSession, rematch_id, restore
 from .store import CorruptRow, GameRow, Store, StoredEvent, VersionConflict, hash_key
@@ -72,6 +73,8 @@ class Room:
                  ) -> None:
         self.row = row
         self.listeners: set[Listener] = set()
+        self.clock = Clock.from_json(row.clock)  # None: a game without a time control
+        self.now: Callable[[], float] = time.time  # the server's time (the Hub's)
         self.session = GameSession(game, row.mode, functools.partial(save, self), computer,
                                    ai_seat=row.ai_seat, ai_level=row.ai_level,
                                    offers=row.offers)
@@ -134,6 +137,7 @@ class Room:
             "rematch": (rematch_id(self.row.id, len(self.row.moves))
                         if "rematch" in session.offers else None),
             "ply": len(moves),
+            "clock": None if self.clock is None else self.clock.view(self.now()),
             "board": board_data(game),
             "svg": svg(game, last_move=last_turn),
         }
@@ -168,13 +172,21 @@ class Hub:
     def _open(self, row: GameRow, game: Game) -> Room:
         """The room of a stored row and its replayed game, kept and its computer started."""
         room = Room(row, game, self.computer, self._commit)
+        room.now = self.clock
         self.rooms[row.id] = room
         self._evict()
         room.session.schedule_ai()
         return room
 
     async def room(self, game_id: str) -> Room:
-        """The room of a game, replaying it from the store on first use."""
+        """The room of a game, replaying it from the store on first use; if its clock ran
+        out meanwhile, the flag falls first (:func:`~.clocks.flag_if_due`)."""
+        room = await self._room(game_id)
+        if room.clock is not None:
+            await flag_if_due(room, self.clock)
+        return room
+
+    async def _room(self, game_id: str) -> Room:
         if not isinstance(game_id, str) or not game_id.isalnum() or len(game_id) > 32:
             raise ApiError(404, "unknown_game", f"no game with id {game_id!r}")
         room = self.rooms.get(game_id)
@@ -259,9 +271,11 @@ class Hub:
             await room.session.close()
 
     # --- creating ---------------------------------------------------------------------------
-    async def create(self, rules: str, mode: str, ai_level: int | None, human_seat: int | None
+    async def create(self, rules: str, mode: str, ai_level: int | None, human_seat: int | None,
+                     time_control: TimeControl | None = None
                      ) -> tuple[Room, dict[str, str]]:
-        """Create and store a new game; returns its room and the secrets of its seats."""
+        """Create and store a new game (with a clock under ``time_control``, if given);
+        returns its room and the secrets of its seats."""
         if mode not in MODES:
             raise ApiError(422, "bad_mode", f"mode {mode!r} is unknown; allowed: "
                            + ", ".join(MODES))
@@ -303,7 +317,12 @@ class Hub:
                       ai_level=ai_level, ai_seat=ai_seat, key_hash_1=hash_1,
                       key_hash_2=hash_2, moves=[], ending=None, offers={}, result=None,
                       reason=None, version=1)
-        first = StoredEvent(1, "created", {"rules": row.rules, "mode": mode})
+        created: dict[str, Any] = {"rules": row.rules, "mode": mode}
+        if time_control is not None:
+            clock = Clock.new(time_control)
+            row.clock, row.deadline = clock.to_json(), clock.deadline()
+            created["clock"] = time_control.text
+        first = StoredEvent(1, "created", created)
         await asyncio.to_thread(self.store.create, row, first)
         return self._open(row, game), keys
 
@@ -320,6 +339,11 @@ class Hub:
         session = room.session
         outcome = session.game.outcome
         before = (row.moves, row.ending, row.offers, row.result, row.reason)
+        clock_before = (row.clock, row.deadline)
+        if room.clock is not None:  # the server stamps the change on the clocks
+            room.clock.settle(None if outcome is not None else session.game.to_move,
+                              self.clock(), moved=etype == "move")
+            row.clock, row.deadline = room.clock.to_json(), room.clock.deadline()
         row.moves = [str(m) for m in session.game.move_stack]
         row.ending = session.ending
         row.offers = dict(session.offers)
@@ -330,6 +354,8 @@ class Hub:
             await asyncio.to_thread(self.store.save, row, ev)
         except Exception as exc:
             row.moves, row.ending, row.offers, row.result, row.reason = before
+            row.clock, row.deadline = clock_before
+            room.clock = Clock.from_json(row.clock)
             if isinstance(exc, VersionConflict):
                 # someone else wrote this game: drop the room, the next request reloads it
                 session.closed = True

@@ -19,6 +19,7 @@ from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
 from ..rules import PRESETS, new_game, parse_rules
 from ..rules.family import preset_json
 from ..rules.options import MAX_RULES_TEXT, format_value
+from .clocks import ClockError, TimeControl
 from .rematch import rematch
 from .render import board_data, svg
 from .rooms import Hub
@@ -58,6 +59,10 @@ class CreateGame(Body):
     level: int | None = Field(None, description=f"AI level {LEVEL_RANGE_TEXT} (mode ai); default: "
                                                  f"{DEFAULT_LEVEL}")
     seat: int | None = Field(None, description="your seat against the AI: 1 moves first, 2 second")
+    clock: str | None = Field(None, max_length=20,
+                              description="time control: none (default), M+I (minutes for "
+                                          "the game + seconds per turn, e.g. 5+3) or Nd "
+                                          "(days per turn, e.g. 3d)")
 
 
 class KeyBody(Body):
@@ -125,6 +130,14 @@ async def api_rules(text: str) -> dict[str, Any]:
 
 
 # --- games -------------------------------------------------------------------------------------
+def time_control_of(text: str | None) -> TimeControl | None:
+    """The time control a request names; 422 ``bad_clock`` saying what is allowed."""
+    try:
+        return TimeControl.parse(text)
+    except ClockError as exc:
+        raise ApiError(422, "bad_clock", str(exc)) from None
+
+
 def _links(request: Request, game_id: str, keys: dict[str, str]) -> dict[str, Any]:
     base: str = request.app.state.public_url  # configured: never the request's Host header
     watch = f"{base}/g/{game_id}"
@@ -134,7 +147,8 @@ def _links(request: Request, game_id: str, keys: dict[str, str]) -> dict[str, An
 
 @router.post("/games", status_code=201, summary="Create a game")
 async def api_create(body: CreateGame, request: Request, hub: HubDep) -> dict[str, Any]:
-    room, keys = await hub.create(body.rules, body.mode, body.level, body.seat)
+    room, keys = await hub.create(body.rules, body.mode, body.level, body.seat,
+                                  time_control_of(body.clock))
     return {"id": room.row.id, "keys": keys, "links": _links(request, room.row.id, keys),
             "state": room.state()}
 
@@ -221,6 +235,8 @@ async def api_record(game_id: str, hub: HubDep) -> PlainTextResponse:
         names[row.ai_seat] = f"nugar AI level {row.ai_level}"
     tags = {"Site": "nugar server", "Event": f"nugar {row.mode} game",
             "First": names[1], "Second": names[2]}
+    if room.clock is not None:
+        tags["TimeControl"] = room.clock.control.pgn
     # the game holds how it ended (an agreed draw, a resignation): the record says so
     text = dumps(room.session.game, tags)
     return PlainTextResponse(text, headers={

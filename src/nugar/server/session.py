@@ -85,6 +85,8 @@ def impose(game: Game, outcome: Outcome) -> None:
         game.resign(3 - winner)
     elif t is Termination.TIME and winner in (1, 2):
         game.lose_on_time(3 - winner)
+    elif t is Termination.TIME and winner is None:
+        game.draw_on_time()
     else:
         raise IllegalMoveError(f"{outcome} is not an ending a player or an arbiter imposes")
 
@@ -547,6 +549,23 @@ class GameSession:
             self.game.adjudicate(None)
             self.offers = {}
             await self._commit("expired", {"termination": "adjudication", "winner": None})
+            return True
+
+    async def time_out(self, fallen: Callable[[], int | None]) -> bool:
+        """End the game on time if ``fallen()``, asked under the lock, names the player whose
+        flag has fallen: a loss, or a draw when the opponent could not win
+        (``Game.time_out``), stored and announced as the event ``flag``. ``False`` (nothing
+        done) if the game is over or no flag has fallen."""
+        async with self.lock:
+            if self.closed or self.game.outcome is not None:
+                return False
+            player = fallen()
+            if player is None:
+                return False
+            outcome = self.game.time_out(player)
+            self.offers = {}
+            await self._commit("flag", {"player": player, "termination": "time",
+                                        "winner": outcome.winner})
             return True
 
     # --- the computer -------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import (
     Column,
     Engine,
+    Float,
     Integer,
     MetaData,
     String,
@@ -32,7 +33,9 @@ from sqlalchemy import (
     create_engine,
     event,
     insert,
+    inspect,
     select,
+    text,
     update,
 )
 from sqlalchemy.pool import StaticPool
@@ -56,6 +59,8 @@ games_table = Table(
     Column("version", Integer, nullable=False),
     Column("created", Integer, nullable=False),
     Column("updated", Integer, nullable=False),
+    Column("clock", Text, nullable=True),                # JSON: the clocks (clocks.Clock)
+    Column("deadline", Float, nullable=True, index=True),  # when the running clock runs out
 )
 
 events_table = Table(
@@ -107,6 +112,8 @@ class GameRow:
     version: int
     created: int = 0
     updated: int = 0
+    clock: dict[str, Any] | None = None  # the clocks as stored (``clocks.Clock.to_json``)
+    deadline: float | None = None         # when the running clock reaches zero
 
 
 @dataclass
@@ -141,6 +148,7 @@ class Store:
         if self.url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         metadata.create_all(self.engine)
+        _add_clock_columns(self.engine)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -154,7 +162,8 @@ class Store:
                 ai_seat=row.ai_seat, key_hash_1=row.key_hash_1, key_hash_2=row.key_hash_2,
                 moves=json.dumps(row.moves), ending=_dump_opt(row.ending),
                 offers=json.dumps(row.offers), result=row.result, reason=row.reason,
-                version=row.version, created=now, updated=now))
+                version=row.version, created=now, updated=now,
+                clock=_dump_opt(row.clock), deadline=row.deadline))
             conn.execute(insert(events_table).values(
                 game_id=row.id, version=first_event.version, type=first_event.type,
                 data=json.dumps(first_event.data), created=now))
@@ -173,7 +182,8 @@ class Store:
                 .where(games_table.c.version == new_event.version - 1)
                 .values(moves=json.dumps(row.moves), ending=_dump_opt(row.ending),
                         offers=json.dumps(row.offers), result=row.result, reason=row.reason,
-                        version=new_event.version, updated=now))
+                        version=new_event.version, updated=now,
+                        clock=_dump_opt(row.clock), deadline=row.deadline))
             if done.rowcount != 1:
                 raise VersionConflict(f"game {row.id}: stored version is not "
                                    f"{new_event.version - 1}; refusing to write")
@@ -192,6 +202,7 @@ class Store:
             moves = json.loads(m["moves"])
             ending = _load_opt(m["ending"])
             offers = json.loads(m["offers"])
+            clock = _load_opt(m["clock"])
             if not (isinstance(moves, list) and all(isinstance(t, str) for t in moves)):
                 raise ValueError("the moves are not a list of texts")
             if not isinstance(offers, dict):
@@ -203,7 +214,7 @@ class Store:
             ai_seat=m["ai_seat"], key_hash_1=m["key_hash_1"], key_hash_2=m["key_hash_2"],
             moves=moves, ending=ending, offers=offers, result=m["result"],
             reason=m["reason"], version=m["version"], created=m["created"],
-            updated=m["updated"])
+            updated=m["updated"], clock=clock, deadline=m["deadline"])
 
     def events_since(self, game_id: str, version: int, limit: int) -> list[StoredEvent]:
         """Journal entries after ``version``, oldest first, at most ``limit``."""
@@ -227,6 +238,19 @@ class Store:
                 .order_by(games_table.c.updated)).all()
         return [(r[0], r[1]) for r in rows]
 
+    def due_clocks(self, now: float, limit: int) -> list[str]:
+        """Ids of unfinished games whose running clock ran out before ``now`` (seconds since
+        the epoch), most overdue first, at most ``limit``."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(games_table.c.id)
+                .where(games_table.c.deadline.is_not(None))
+                .where(games_table.c.deadline <= now)
+                .where(games_table.c.result.is_(None))
+                .order_by(games_table.c.deadline)
+                .limit(limit)).all()
+        return [r[0] for r in rows]
+
     def unfinished_ai_games(self) -> list[str]:
         """Ids of running games against the AI (the AI may be the one to move)."""
         with self.engine.connect() as conn:
@@ -235,6 +259,15 @@ class Store:
                 .where(games_table.c.mode == "ai")
                 .where(games_table.c.result.is_(None))).all()
         return [r[0] for r in rows]
+
+
+def _add_clock_columns(engine: Engine) -> None:
+    """Add the clock columns to a games table stored before clocks existed."""
+    have = {c["name"] for c in inspect(engine).get_columns("nugar_games")}
+    with engine.begin() as conn:
+        for name, sql_type in (("clock", "TEXT"), ("deadline", "FLOAT")):
+            if name not in have:
+                conn.execute(text(f"ALTER TABLE nugar_games ADD COLUMN {name} {sql_type}"))
 
 
 def _dump_opt(value: dict[str, Any] | None) -> str | None:

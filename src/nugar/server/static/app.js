@@ -170,6 +170,7 @@ async function showHome() {
     const seat = Number($("seat").value);
     const body = { rules: currentRulesText(), mode };
     if (mode === "ai") { body.level = Number($("level").value); body.seat = seat; }
+    if (window.nugarClock && window.nugarClock.choice()) body.clock = window.nugarClock.choice();
     try {
       const made = await api("POST", "/api/games", body);
       let mine = "0";
@@ -544,6 +545,10 @@ function resultText(family, winner, reason, result) {
   if (reason === "resigned" && winner) {
     return `${playerName(family, winner)} wins (${result}): ${playerName(family, 3 - winner)} resigned`;
   }
+  if (reason === "time") {  // a fallen flag: a draw when the other could not have won
+    return winner ? `${playerName(family, winner)} wins (${result}): ${playerName(family, 3 - winner)} ran out of time`
+      : `Draw (${result}): time ran out, but the other player could not have won`;
+  }
   const why = REASONS[reason] || reason;
   if (winner === null || winner === undefined) return `Draw (${result}): ${why}`;
   return `${playerName(family, winner)} wins (${result}): ${why}`;
@@ -830,6 +835,7 @@ async function showState(state) {
   try {
     if (fresh) {
       ui.state = state;
+      if (window.nugarClock) window.nugarClock.show(state);
       learnNames(state);
       ui.selected = null;
       refuse("");
