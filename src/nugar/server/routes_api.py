@@ -66,6 +66,9 @@ class KeyBody(Body):
 class MoveBody(KeyBody):
     move: str = Field(..., max_length=64,
                       description="a move or a whole turn: c3, c3-c4xe5, 4, 1-6")
+    v: int | None = Field(None, ge=1, description="the version of the game the move was "
+                          "decided on: played only if the game is still at it (else 409 "
+                          "stale_version), so a repeated request cannot play twice")
 
 
 class OfferBody(KeyBody):
@@ -138,14 +141,18 @@ async def api_create(body: CreateGame, request: Request, hub: HubDep) -> dict[st
             "state": room.state()}
 
 
-@router.get("/games/{game_id}", summary="The public state of a game")
-async def api_state(game_id: str, hub: HubDep) -> dict[str, Any]:
-    return (await hub.room(game_id)).state()
+@router.get("/games/{game_id}", summary="The public state of a game, or what changed since "
+            "a version")
+async def api_state(game_id: str, hub: HubDep, since: int | None = None) -> dict[str, Any]:
+    """Without ``since``: the whole state (``base`` 0). With it: an update from that version
+    (``base``: since; ``new_moves`` from ``moves_from``, ``new_turns`` from ``turns_from``),
+    or the whole state when ``since`` is too old to be caught up."""
+    return await hub.changes(game_id, since)
 
 
 @router.get("/games/{game_id}/position", summary="The board after the first `ply` moves")
 async def api_position(game_id: str, ply: int, hub: HubDep) -> dict[str, Any]:
-    room = await hub.room(game_id)
+    room = await hub.room(game_id, fresh=True)
     moves = room.row.moves
     if not 0 <= ply <= len(moves):
         raise ApiError(422, "bad_ply", f"ply must be between 0 and {len(moves)}, not {ply}")
@@ -154,9 +161,10 @@ async def api_position(game_id: str, ply: int, hub: HubDep) -> dict[str, Any]:
     return {"ply": ply, "svg": svg(game, last_move=last), "board": board_data(game)}
 
 
-@router.post("/games/{game_id}/move", summary="Play a move or a whole turn")
+@router.post("/games/{game_id}/move", summary="Play a move or a whole turn; answers what "
+             "changed (an update: see GET /api/games/{game_id})")
 async def api_move(game_id: str, body: MoveBody, hub: HubDep) -> dict[str, Any]:
-    return await hub.move(game_id, body.key, body.move)
+    return await hub.move(game_id, body.key, body.move, expect=body.v)
 
 
 @router.post("/games/{game_id}/undo", summary="Undo (against the AI, or hot-seat)")
@@ -187,7 +195,7 @@ async def api_hint(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
 async def api_record(game_id: str, hub: HubDep) -> PlainTextResponse:
     from ..record import dumps
 
-    room = await hub.room(game_id)
+    room = await hub.room(game_id, fresh=True)
     row = room.row
     names = {1: "Player 1", 2: "Player 2"}
     if row.mode == "ai" and row.ai_seat in (1, 2):
