@@ -911,4 +911,4 @@ def test_load_script_finds_no_lost_or_doubled_moves() -> None:
     result = module.run(games=3, concurrency=3, time_limit=60)
     assert result["games"] == 3 and result["moves"] > 0
     assert result["problems"] == []
-    assert "## Web server load" in module.markdown(result)
+    assert "## Web server load" in module.markdown([result], "load_server.py")

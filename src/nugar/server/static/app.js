@@ -44,7 +44,9 @@ async function api(method, path, body) {
   try { data = await res.json(); } catch (e) { data = null; }
   if (!res.ok) {
     const detail = data && data.detail ? data.detail : `request failed (${res.status})`;
-    throw new Error(detail);
+    const err = new Error(detail);
+    err.code = data && data.error;
+    throw err;
   }
   return data;
 }
@@ -197,10 +199,16 @@ async function send(move) {
   setError("");
   $("hint-text").textContent = "";
   try {
-    const state = await api("POST", `/api/games/${ui.id}/move`, { key: ui.key, move });
-    applyState(state);
+    // the version the move was decided on: the server refuses it if the game moved on
+    const update = await api("POST", `/api/games/${ui.id}/move`, { key: ui.key, move, v: ui.state.v });
+    applyUpdate(update);
   } catch (e) {
-    setError(e.message);
+    if (e.code === "stale_version") {
+      setError("The game changed before your move arrived; it was not played.");
+      applyUpdate(null);  // asks for what changed
+    } else {
+      setError(e.message);
+    }
   } finally {
     ui.busy = false;
   }
@@ -517,6 +525,39 @@ async function animateSowing(prev, next) {
   }
 }
 
+// The server answers a change, and sends each event, as an update: what changed since
+// version `base` (status, board, legal moves; the moves from `moves_from` and the turns from
+// `turns_from`), never the whole history. A full state is the update from version 0. This
+// merges `u` into the full state `prev` the page renders; `undefined` when versions between
+// them were missed (then the page asks for them), `prev` when `u` is not newer.
+function mergeUpdate(prev, u) {
+  if (!u.base) return u;
+  if (!prev || !prev.moves || prev.v < u.base) return undefined;
+  if (u.v <= prev.v) return prev;
+  const next = { ...prev, ...u, base: 0 };
+  next.moves = prev.moves.slice(0, u.moves_from).concat(u.new_moves);
+  next.turns = prev.turns.slice(0, u.turns_from).concat(u.new_turns);
+  for (const k of ["moves_from", "new_moves", "turns_from", "new_turns"]) delete next[k];
+  return next;
+}
+
+// merge the update `u` (null: none, only ask for what changed since the version on screen)
+async function applyUpdate(u) {
+  let next = u ? mergeUpdate(ui.state, u) : undefined;
+  if (next === undefined) {
+    // missed versions: ask for what changed since the one on screen (or everything)
+    const since = ui.state && ui.state.moves ? `?since=${ui.state.v}` : "";
+    try {
+      next = mergeUpdate(ui.state, await api("GET", `/api/games/${ui.id}${since}`));
+    } catch (e) {
+      setError(e.message);
+      return;
+    }
+    if (!next) return;
+  }
+  await applyState(next);
+}
+
 async function applyState(state) {
   if (!state) return;
   const prev = ui.state;
@@ -545,6 +586,7 @@ function connect() {
     try { msg = JSON.parse(ev.data); } catch (e) { return; }
     if (msg.type === "error") { setError(msg.detail); return; }
     if (msg.state) applyState(msg.state);
+    else if (msg.update) applyUpdate(msg.update);
   };
   ws.onclose = () => {
     $("conn").textContent = "reconnecting...";
@@ -557,7 +599,7 @@ function connect() {
 async function action(path, body) {
   setError("");
   try {
-    applyState(await api("POST", `/api/games/${ui.id}/${path}`, { key: ui.key, ...(body || {}) }));
+    applyUpdate(await api("POST", `/api/games/${ui.id}/${path}`, { key: ui.key, ...(body || {}) }));
   } catch (e) {
     setError(e.message);
   }
