@@ -36,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -211,7 +211,9 @@ async def _play_noop(client: Client, rng: random.Random, latencies: list[float])
 
 
 async def _run(port: int, games: int, concurrency: int, time_limit: float, seed: int,
-               noop: bool) -> tuple[list[GameLog], list[float], float]:
+               noop: bool, mark: Callable[[], None] = lambda: None
+               ) -> tuple[list[GameLog], list[float], float]:
+    """Play; ``mark()`` is called when the timed part starts and when it ends."""
     base_ws = f"ws://{HOST}:{port}"
     latencies: list[float] = []
     logs: list[GameLog] = []
@@ -239,9 +241,11 @@ async def _run(port: int, games: int, concurrency: int, time_limit: float, seed:
         else:
             await _play_one(client, base_ws, RULES[i % len(RULES)], random.Random(i), warm,
                             False)
+    mark()
     t0 = time.perf_counter()
     await asyncio.gather(*(one(i) for i in range(games)))
     elapsed = time.perf_counter() - t0
+    mark()
     await client.close()
     return logs, latencies, elapsed
 
@@ -288,6 +292,24 @@ def noop_app() -> Any:
     return app
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) the process ``pid`` and every process under it have used so
+    far, in seconds (Linux ``/proc``; 0 elsewhere). On a machine others share, the server's
+    CPU time per move is steadier than its moves per second."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            todo += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 @contextmanager
 def _server(argv: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
     log = tempfile.TemporaryFile()
@@ -296,9 +318,11 @@ def _server(argv: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
         end = time.monotonic() + 120
         while True:
             try:
+                # ready once the AI's kernels are compiled (the no-op app answers 404)
                 with socket.create_connection((HOST, port), timeout=1) as s:
-                    s.sendall(b"GET /api/levels HTTP/1.1\r\nhost: x\r\n\r\n")
-                    if s.recv(64).startswith(b"HTTP/1.1 "):
+                    s.sendall(b"GET /api/warmup HTTP/1.1\r\nhost: x\r\n\r\n")
+                    head = s.recv(65536)
+                    if head.startswith(b"HTTP/1.1 404") or b'"ready":true' in head:
                         break
             except OSError:
                 pass
@@ -330,9 +354,11 @@ def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed
             argv = [sys.executable, "-m", "nugar", "serve", "--host", HOST, "--port",
                     str(port), "--db", url, "--rate", "0", "--limit-concurrency", "1000",
                     *(["--workers", str(workers)] if workers > 1 else [])]
-        with _server(argv, port):
+        with _server(argv, port) as proc:
+            timed: list[float] = []
             logs, latencies, elapsed = asyncio.run(
-                _run(port, games, concurrency, time_limit, seed, noop))
+                _run(port, games, concurrency, time_limit, seed, noop,
+                     lambda: timed.append(cpu_seconds(proc.pid))))
         problems = [] if noop else _check_journal(url, logs)
     load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
     if not noop:
@@ -361,6 +387,8 @@ def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed
         "seconds": elapsed, "games_per_s": len(logs) / elapsed, "moves_per_s": moves / elapsed,
         "p50_ms": pct(0.50), "p90_ms": pct(0.90), "p99_ms": pct(0.99),
         "max_ms": 1000 * lat[-1], "mean_ms": 1000 * statistics.fmean(lat),
+        "server_cpu_ms": 1000 * (timed[1] - timed[0]) / max(1, moves) if len(timed) == 2
+        else None,
         "problems": problems,
     }
 
@@ -387,8 +415,9 @@ def markdown(results: list[dict[str, Any]], command: str) -> str:
     for r in results:
         lost = "n/a" if r["database"].startswith("none") else (
             "none" if not r["problems"] else f"{len(r['problems'])} problems")
+        cpu = "?" if r["server_cpu_ms"] is None else f"{r['server_cpu_ms']:.2f}"
         rows.append(f"| {r['database']} | {r['workers']} | {r['games']} ({r['moves']}) | "
-                    f"{r['moves_per_s']:.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | "
+                    f"{r['moves_per_s']:.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {cpu} | "
                     f"{lost} | {_load(r['load_before'])} -> {_load(r['load_after'])} |")
     first = results[0]
     return "\n".join([
@@ -404,13 +433,16 @@ def markdown(results: list[dict[str, Any]], command: str) -> str:
         f"({first['cpus']} CPUs), so the figures are a floor rather than the server's "
         "capacity. Load is the 1/5/15-minute load average before and after each row.",
         "",
-        "| database | workers | games (moves) | moves/s | p50 ms | p99 ms | moves lost or "
-        "doubled | load |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| database | workers | games (moves) | moves/s | p50 ms | p99 ms | server CPU ms "
+        "per move | moves lost or doubled | load |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *rows,
         "",
         "Moves lost or doubled: the moves played, the stored game, the spectator's events "
-        "and the stored journal compared move by move for every game.",
+        "and the stored journal compared move by move for every game. Server CPU per move: "
+        "the user and system time of the server's processes (all workers; PostgreSQL's own "
+        "processes are not counted) over the timed part, divided by the moves: on a shared "
+        "machine it is steadier than the rates.",
         "",
     ])
 
@@ -425,7 +457,7 @@ def write_docs(text: str, path: Path) -> None:
     for line in lines:
         if line.strip() == "## Web server load":
             skipping = True
-            out.extend(text.rstrip().splitlines() + [""])
+            out.extend([*text.rstrip().splitlines(), ""])
             placed = True
             continue
         if skipping and line.startswith("## "):
@@ -484,7 +516,8 @@ def main(argv: list[str] | None = None) -> int:
     def report(r: dict[str, Any]) -> None:
         results.append(r)
         print(f"{r['database']}, {r['workers']} worker(s): {r['moves_per_s']:.0f} moves/s, "
-              f"p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, load "
+              f"p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, server CPU "
+              f"{r['server_cpu_ms'] or 0:.2f} ms/move, load "
               f"{_load(r['load_before'])}", file=sys.stderr)
 
     if args.only in (None, "sqlite"):
