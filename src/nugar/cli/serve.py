@@ -121,6 +121,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         expire_days=args.expire_days or None)
     served = dict(host=args.host, port=args.port, log_level="warning",
                   h11_max_incomplete_event_size=16_384, ws_max_size=65536,
+                  # an update is a few kB: compressing every message costs more CPU than the
+                  # bytes it saves are worth
+                  ws_per_message_deflate=False,
                   ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_keep_alive=5,
                   limit_concurrency=args.limit_concurrency, **proxy_options(proxies))
     if args.workers > 1:

@@ -136,8 +136,8 @@ class Room:
                 game = restore(row.rules, row.moves, row.ending)
         else:
             game = restore(row.rules, row.moves, row.ending)
+        self.row = row  # first: the session reads the stored moves from it
         session.reset(game, row.offers)
-        self.row = row
         self.known = max(self.known, row.version)
         self._view = None
 
@@ -241,7 +241,7 @@ class Room:
         }
         out["turns"] = [{"player": p, "text": t, "n": len(ms)} for (p, ms), t in
                         zip(turns, game.turns(), strict=True)]
-        out["moves"] = [str(m) for m in moves]
+        out["moves"] = self.row.moves  # the stored texts of the game's moves (never changed)
         ends, total = [], 0
         for _p, ms in turns:
             total += len(ms)
@@ -274,6 +274,10 @@ def _version(room: Room) -> int:
     return room.row.version
 
 
+def _stored_moves(room: Room) -> list[str]:
+    return room.row.moves
+
+
 def _stale(room: Room) -> bool:
     return room.stale
 
@@ -299,6 +303,7 @@ class Hub:
         """The room of a stored row and its replayed game, kept and its computer started."""
         room = Room(row, game, self.computer, self._commit)
         room.session.version = functools.partial(_version, room)
+        room.session.stored_moves = functools.partial(_stored_moves, room)
         room.session.is_stale = functools.partial(_stale, room)
         room.session.resync = functools.partial(self.refresh, room)
         self.rooms[row.id] = room
@@ -516,8 +521,13 @@ class Hub:
         old_view = room._view
         old_turns = old_view["turns"] if old_view and old_view["v"] == old.version else None
         session = room.session
-        outcome = session.game.outcome
-        moves = [str(m) for m in session.game.move_stack]
+        game = session.game
+        outcome = game.outcome
+        played = data.get("moves") if etype == "move" else None
+        if isinstance(played, list) and len(game.move_stack) == len(old.moves) + len(played):
+            moves = old.moves + played  # the usual change: no need to write out every move
+        else:
+            moves = [str(m) for m in game.move_stack]
         row = dataclasses.replace(
             old, moves=moves, ending=session.ending, offers=dict(session.offers),
             result=None if outcome is None else outcome.result,

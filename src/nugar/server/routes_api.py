@@ -42,10 +42,11 @@ def hub_of(conn: HTTPConnection) -> Hub:
 HubDep = Annotated[Hub, Depends(hub_of)]
 
 
-def answer(state: dict[str, Any]) -> Any:
+def answer(state: dict[str, Any]) -> JSONResponse:
     """``state`` as the JSON response itself: a state or an update holds only JSON values, so
     FastAPI's validation and conversion of a returned dict (a pass over every field) are
-    skipped; the routes still declare their answer as an object for the API schema."""
+    skipped; the routes still declare their answer as an object (``response_model``) for the
+    API schema."""
     return JSONResponse(state)
 
 
@@ -149,8 +150,9 @@ async def api_create(body: CreateGame, request: Request, hub: HubDep) -> dict[st
 
 
 @router.get("/games/{game_id}", summary="The public state of a game, or what changed since "
-            "a version")
-async def api_state(game_id: str, hub: HubDep, since: int | None = None) -> dict[str, Any]:
+            "a version",
+            response_model=dict[str, Any])
+async def api_state(game_id: str, hub: HubDep, since: int | None = None) -> JSONResponse:
     """Without ``since``: the whole state (``base`` 0). With it: an update from that version
     (``base``: since; ``new_moves`` from ``moves_from``, ``new_turns`` from ``turns_from``),
     or the whole state when ``since`` is too old to be caught up."""
@@ -169,23 +171,27 @@ async def api_position(game_id: str, ply: int, hub: HubDep) -> dict[str, Any]:
 
 
 @router.post("/games/{game_id}/move", summary="Play a move or a whole turn; answers what "
-             "changed (an update: see GET /api/games/{game_id})")
-async def api_move(game_id: str, body: MoveBody, hub: HubDep) -> dict[str, Any]:
+             "changed (an update: see GET /api/games/{game_id})",
+            response_model=dict[str, Any])
+async def api_move(game_id: str, body: MoveBody, hub: HubDep) -> JSONResponse:
     return answer(await hub.move(game_id, body.key, body.move, expect=body.v))
 
 
-@router.post("/games/{game_id}/undo", summary="Undo (against the AI, or hot-seat)")
-async def api_undo(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
+@router.post("/games/{game_id}/undo", summary="Undo (against the AI, or hot-seat)",
+            response_model=dict[str, Any])
+async def api_undo(game_id: str, body: KeyBody, hub: HubDep) -> JSONResponse:
     return answer(await hub.undo(game_id, body.key))
 
 
-@router.post("/games/{game_id}/offers/{kind}", summary="Draw or takeback offers")
-async def api_offer(game_id: str, kind: str, body: OfferBody, hub: HubDep) -> dict[str, Any]:
+@router.post("/games/{game_id}/offers/{kind}", summary="Draw or takeback offers",
+            response_model=dict[str, Any])
+async def api_offer(game_id: str, kind: str, body: OfferBody, hub: HubDep) -> JSONResponse:
     return answer(await hub.offer(game_id, body.key, kind, body.action))
 
 
-@router.post("/games/{game_id}/resign", summary="Resign")
-async def api_resign(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
+@router.post("/games/{game_id}/resign", summary="Resign",
+            response_model=dict[str, Any])
+async def api_resign(game_id: str, body: KeyBody, hub: HubDep) -> JSONResponse:
     return answer(await hub.resign(game_id, body.key))
 
 

@@ -337,6 +337,9 @@ class GameSession:
         #: whether the stored game is known to be newer than this session's (the owner sets
         #: it): a request then gets ``stale_room`` and the owner refreshes and retries it
         self.is_stale: Callable[[], bool] = lambda: False
+        #: the stored texts of the game's moves (the owner sets it; spares writing out every
+        #: move after each change)
+        self.stored_moves: Callable[[], list[str]] | None = None
         #: brings the game to what is stored when another process changed it (the owner
         #: sets it); ``True`` if something changed
         self.resync: Callable[[], Awaitable[bool]] | None = None
@@ -363,7 +366,11 @@ class GameSession:
 
     # --- changes ----------------------------------------------------------------------------
     def _snapshot(self) -> tuple[list[str], dict[str, Any] | None, dict[str, int]]:
-        return [str(m) for m in self.game.move_stack], ending_of(self.game), dict(self.offers)
+        owner = getattr(self, "stored_moves", None)  # unset while __init__ runs
+        moves = owner() if owner is not None else None
+        if moves is None or len(moves) != len(self.game.move_stack):
+            moves = [str(m) for m in self.game.move_stack]
+        return moves, ending_of(self.game), dict(self.offers)
 
     def reset(self, game: Game, offers: dict[str, int]) -> None:
         """Take ``game`` and ``offers`` as the stored state (the owner reloaded them)."""

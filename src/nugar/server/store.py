@@ -40,6 +40,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    bindparam,
     create_engine,
     event,
     insert,
@@ -253,7 +254,7 @@ class Store:
         results: list[BaseException | None] = []
         try:
             with self.engine.begin() as conn:
-                results = [self._write_one(conn, row, ev) for row, ev, _ in batch]
+                results = self._write_all(conn, [(row, ev) for row, ev, _ in batch])
         except Exception as exc:  # the whole transaction failed: try each change alone
             if len(batch) > 1:
                 for item in batch:
@@ -268,28 +269,36 @@ class Store:
             else:
                 done.set_exception(result)
 
-    def _write_one(self, conn: Connection, row: GameRow, new_event: StoredEvent
-                   ) -> BaseException | None:
-        """One change inside the writer's transaction: ``None`` when written, the
-        :class:`VersionConflict` (nothing written) when the stored version moved."""
+    def _write_all(self, conn: Connection, changes: list[tuple[GameRow, StoredEvent]]
+                   ) -> list[BaseException | None]:
+        """The changes inside the writer's transaction: for each, ``None`` when written, the
+        :class:`VersionConflict` (nothing written) when the stored version moved. Each game
+        row is updated on its own (its version checked); the journal entries of the written
+        ones are inserted together."""
         now = int(time.time())
-        done = conn.execute(
-            update(games_table)
-            .where(games_table.c.id == row.id)
-            .where(games_table.c.version == new_event.version - 1)
-            .values(moves=json.dumps(row.moves), ending=_dump_opt(row.ending),
-                    offers=json.dumps(row.offers), result=row.result, reason=row.reason,
-                    version=new_event.version, updated=now))
-        if done.rowcount != 1:
-            return VersionConflict(f"game {row.id}: stored version is not "
-                                   f"{new_event.version - 1}; refusing to write")
-        conn.execute(insert(events_table).values(
-            game_id=row.id, version=new_event.version, type=new_event.type,
-            data=json.dumps(new_event.data), created=now))
-        if self.shared:
-            conn.execute(text("SELECT pg_notify(:channel, :payload)"),
-                         {"channel": CHANNEL, "payload": f"{row.id} {new_event.version}"})
-        return None
+        results: list[BaseException | None] = []
+        events: list[dict[str, Any]] = []
+        for row, new_event in changes:
+            done = conn.execute(_UPDATE, {
+                "b_moves": json.dumps(row.moves), "b_ending": _dump_opt(row.ending),
+                "b_offers": json.dumps(row.offers), "b_result": row.result,
+                "b_reason": row.reason, "b_version": new_event.version, "b_updated": now,
+                "b_id": row.id, "b_before": new_event.version - 1})
+            if done.rowcount != 1:
+                results.append(VersionConflict(f"game {row.id}: stored version is not "
+                                               f"{new_event.version - 1}; refusing to write"))
+                continue
+            results.append(None)
+            events.append({"game_id": row.id, "version": new_event.version,
+                           "type": new_event.type, "data": json.dumps(new_event.data),
+                           "created": now})
+        if events:
+            conn.execute(_INSERT_EVENT, events)
+            if self.shared:
+                for e in events:
+                    conn.execute(_NOTIFY, {"channel": CHANNEL,
+                                           "payload": f"{e['game_id']} {e['version']}"})
+        return results
 
     # --- reading ----------------------------------------------------------------------------
     def load(self, game_id: str) -> GameRow | None:
@@ -352,6 +361,18 @@ class Store:
                 .where(games_table.c.mode == "ai")
                 .where(games_table.c.result.is_(None))).all()
         return [r[0] for r in rows]
+
+
+#: the statements of the writer thread, built once
+_UPDATE = (update(games_table)
+           .where(games_table.c.id == bindparam("b_id"))
+           .where(games_table.c.version == bindparam("b_before"))
+           .values(moves=bindparam("b_moves"), ending=bindparam("b_ending"),
+                   offers=bindparam("b_offers"), result=bindparam("b_result"),
+                   reason=bindparam("b_reason"), version=bindparam("b_version"),
+                   updated=bindparam("b_updated")))
+_INSERT_EVENT = insert(events_table)
+_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
 
 def _dump_opt(value: dict[str, Any] | None) -> str | None:
