@@ -912,3 +912,34 @@ def test_load_script_finds_no_lost_or_doubled_moves() -> None:
     assert result["games"] == 3 and result["moves"] > 0
     assert result["problems"] == []
     assert "## Web server load" in module.markdown([result], "load_server.py")
+
+
+def test_a_plain_move_takes_the_short_way_with_the_same_answers(client: TestClient) -> None:
+    """A well-formed move is answered by the middleware of nugar.server.fastlane; any other
+    body goes on to the FastAPI route. Both answer the same, refusals included."""
+    from nugar.server.fastlane import plain_move
+
+    assert plain_move(b'{"key": "k", "move": "c3", "v": 2}') == ("k", "c3", 2)
+    for odd in (b'{"key": "k", "move": "c3", "v": true}', b'{"move": 5}', b"[1]", b"{",
+                b'{"move": "c3", "other": 1}', b'{"move": "c3", "v": 0}'):
+        assert plain_move(odd) is None, odd
+
+    def play(body: dict[str, Any]) -> tuple[int, Any]:
+        made = create(client, rules="dara", mode="friend")
+        gid, k1 = made["id"], made["keys"]["1"]
+        r = client.post(f"/api/games/{gid}/move", json={k: k1 if v == "K" else v
+                                                        for k, v in body.items()})
+        return r.status_code, r.json()
+
+    short = play({"key": "K", "move": "c3", "v": 1})
+    routed = play({"key": "K", "move": "c3", "v": 1, "extra": "ignored by the route"})
+    assert short[0] == routed[0] == 200 and short[1] == routed[1]
+    assert short[1]["new_moves"] == ["c3"] and short[1]["base"] == 1
+    for body, status, code in [({"key": "K", "move": "c3", "v": 5}, 409, "stale_version"),
+                               ({"key": "K", "move": "z9"}, 422, "invalid_move"),
+                               ({"move": "c3"}, 403, "bad_key"),
+                               ({"key": "K", "move": "c3", "v": True}, 422, "bad_request")]:
+        got = play(body)
+        assert got[0] == status and got[1]["error"] == code, (body, got)
+        if code != "bad_request":  # the same refusal when the route decides it
+            assert play({**body, "extra": 1}) == got

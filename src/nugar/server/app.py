@@ -22,6 +22,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from . import routes_api, routes_pages, routes_ws
+from .fastlane import MoveLane
 from .listen import listen_forever
 from .middleware import Guard, SecurityHeaders, add_error_handlers
 from .rooms import EXPIRE_DAYS, Hub
@@ -99,6 +100,7 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     app.state.warmup = engine
     app.state.ai_pool = pool
     app.state.public_url = public_url.rstrip("/")
+    app.add_middleware(MoveLane)  # inside the guard: a plain move skips FastAPI's routing
     app.add_middleware(Guard, max_body=max_body, rate=rate, burst=burst,
                        body_timeout=body_timeout)
     app.add_middleware(SecurityHeaders, docs=api_docs)  # outermost: refusals get them too
