@@ -943,3 +943,49 @@ def test_a_plain_move_takes_the_short_way_with_the_same_answers(client: TestClie
         assert got[0] == status and got[1]["error"] == code, (body, got)
         if code != "bad_request":  # the same refusal when the route decides it
             assert play({**body, "extra": 1}) == got
+
+
+def test_a_follower_passes_on_exactly_the_versions_it_loaded(db_url: str) -> None:
+    """Another process writes between a follower's read of the game and its read of the
+    journal: the follower's listener still gets the events one by one (not a resync), and
+    the newer one with the next announcement."""
+    import dataclasses
+
+    from nugar.server.rooms import Hub
+
+    store = Store(db_url)
+
+    async def run() -> None:
+        a, b = Hub(store), Hub(store)
+        room, keys = await a.create("dara", "friend", None, None)
+        gid = room.row.id
+        watched = await b.room(gid)
+        listener = Listener()
+        watched.listeners.add(listener)
+        await a.move(gid, keys["1"], "c3")  # version 2, which b has not seen
+        real_load = store.load
+
+        def load_then_another_writes(game_id: str) -> GameRow | None:
+            row = real_load(game_id)
+            if row is not None and row.version == 2:  # version 3 is stored right after
+                later = dataclasses.replace(row, moves=[*row.moves, "d4"], version=3)
+                store.save(later, StoredEvent(3, "move", {"player": 2, "moves": ["d4"]}))
+            return row
+
+        store.load = load_then_another_writes  # type: ignore[method-assign]
+        b.heard(gid, 2)
+        assert watched.following is not None
+        await watched.following
+        store.load = real_load  # type: ignore[method-assign]
+        got = [listener.queue.get_nowait() for _ in range(listener.queue.qsize())]
+        assert [(m["type"], m["v"]) for m in got] == [("move", 2)]
+        assert got[0]["update"]["new_moves"] == ["c3"] and got[0]["update"]["base"] == 1
+        b.heard(gid, 3)
+        assert watched.following is not None
+        await watched.following
+        got = [listener.queue.get_nowait() for _ in range(listener.queue.qsize())]
+        assert [(m["type"], m["v"]) for m in got] == [("move", 3)]
+        assert got[0]["update"]["new_moves"] == ["d4"] and watched.row.moves == ["c3", "d4"]
+
+    asyncio.run(run())
+    store.close()

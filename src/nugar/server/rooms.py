@@ -369,7 +369,7 @@ class Hub:
             raise
         if room.listeners:
             missed = await asyncio.to_thread(self.store.events_since, row.id, base,
-                                             MAX_CATCH_UP)
+                                             MAX_CATCH_UP, row.version)
             if missed and missed[0].version == base + 1 and missed[-1].version == row.version:
                 update = room.update(base, moves_from_events(len(row.moves), missed))
                 for e in missed:
@@ -608,7 +608,7 @@ class Hub:
                 if since == current:
                     return [{"type": "uptodate", "v": current}]
                 missed = await asyncio.to_thread(self.store.events_since, room.row.id,
-                                                 since, MAX_CATCH_UP)
+                                                 since, MAX_CATCH_UP, current)
                 if missed and missed[0].version == since + 1 and missed[-1].version == current:
                     out: list[dict[str, Any]] = [
                         {"type": e.type, "v": e.version, "data": e.data, "update": None}
@@ -629,7 +629,7 @@ class Hub:
             if since == current:
                 return room.update(since, len(room.row.moves))
             missed = await asyncio.to_thread(self.store.events_since, room.row.id, since,
-                                             MAX_CATCH_UP)
+                                             MAX_CATCH_UP, current)
             if not (missed and missed[0].version == since + 1
                     and missed[-1].version == current):
                 return room.state()

@@ -331,15 +331,17 @@ class Store:
                              .where(games_table.c.id == game_id)).scalar()
         return None if v is None else int(v)
 
-    def events_since(self, game_id: str, version: int, limit: int) -> list[StoredEvent]:
-        """Journal entries after ``version``, oldest first, at most ``limit``."""
+    def events_since(self, game_id: str, version: int, limit: int,
+                     until: int | None = None) -> list[StoredEvent]:
+        """Journal entries after ``version`` (and up to ``until``: the version a reader holds,
+        while another process may be writing newer ones), oldest first, at most ``limit``."""
+        query = (select(events_table.c.version, events_table.c.type, events_table.c.data)
+                 .where(events_table.c.game_id == game_id)
+                 .where(events_table.c.version > version))
+        if until is not None:
+            query = query.where(events_table.c.version <= until)
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(events_table.c.version, events_table.c.type, events_table.c.data)
-                .where(events_table.c.game_id == game_id)
-                .where(events_table.c.version > version)
-                .order_by(events_table.c.version)
-                .limit(limit)).all()
+            rows = conn.execute(query.order_by(events_table.c.version).limit(limit)).all()
         return [StoredEvent(v, t, json.loads(d)) for v, t, d in rows]
 
     def idle_games(self, before: float) -> list[tuple[str, int]]:
