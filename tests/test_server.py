@@ -989,3 +989,59 @@ def test_a_follower_passes_on_exactly_the_versions_it_loaded(db_url: str) -> Non
 
     asyncio.run(run())
     store.close()
+
+
+def test_moves_heard_with_their_events_are_played_without_reading_the_store(
+        db_url: str) -> None:
+    """An announcement that carries its move event (PostgreSQL's NOTIFY payload) brings the
+    follower's room up to date by playing the moves: the same game, row and update as a
+    room loaded from the store, and the store is not read; a change that is not a move, or
+    a version heard without its event, is read from the store."""
+    from nugar.server.listen import parse
+    from nugar.server.rooms import Hub
+
+    store = Store(db_url)
+
+    async def run() -> None:
+        a, b = Hub(store), Hub(store)
+        room, keys = await a.create("kalah(pits=4,seeds=3)", "hotseat", None, None)
+        gid = room.row.id
+        watched = await b.room(gid)
+        listener = Listener()
+        watched.listeners.add(listener)
+        await a.move(gid, keys["0"], "2")
+        await a.move(gid, keys["0"], "1")
+        journal = store.events_since(gid, 1, 10)
+        real_load = store.load
+        reads: list[str] = []
+
+        def counting_load(game_id: str) -> GameRow | None:
+            reads.append(game_id)
+            return real_load(game_id)
+
+        store.load = counting_load  # type: ignore[method-assign]
+        for e in journal:  # as listen.py hands them on
+            heard = parse(f"{gid} {e.version} {e.type} {json.dumps(e.data)}")
+            assert heard is not None and heard[2] is not None
+            b.heard(*heard)
+        assert watched.following is not None
+        await watched.following
+        assert reads == []  # played from the events alone
+        fresh = await Hub(store).room(gid)
+        reads.clear()
+        assert watched.row.moves == fresh.row.moves and watched.row.version == 3
+        assert watched.row.result == fresh.row.result and watched.row.offers == fresh.row.offers
+        assert {k: v for k, v in watched.state().items() if k != "svg"} == {
+            k: v for k, v in fresh.state().items() if k != "svg"}
+        got = [listener.queue.get_nowait() for _ in range(listener.queue.qsize())]
+        assert [(m["type"], m["v"]) for m in got] == [("move", 2), ("move", 3)]
+        assert got[-1]["update"]["base"] == 1 and got[-1]["update"]["new_moves"] == ["2", "1"]
+        await a.resign(gid, keys["0"])  # not a move: read from the store
+        b.heard(gid, 4, store.events_since(gid, 3, 1)[0])
+        assert watched.following is not None
+        await watched.following
+        assert reads == [gid] and watched.state()["over"] and watched.row.version == 4
+        assert parse("nonsense") is None and parse(f"{gid} 5") == (gid, 5, None)
+
+    asyncio.run(run())
+    store.close()

@@ -1,22 +1,24 @@
 """Hearing the changes other server processes store, through PostgreSQL's LISTEN/NOTIFY.
 
-Every change written to a PostgreSQL store sends ``NOTIFY nugar_events, '<game id>
-<version>'`` in its own transaction (:mod:`.store`), so it is heard once it is committed and
-never before. :func:`listen_forever` keeps one connection per process listening on that
-channel and hands each announcement to :meth:`~.rooms.Hub.heard`, which refreshes the rooms
-this process holds and passes the events to its websocket listeners. When the connection is
-lost, every room is marked to be checked against the store (:meth:`~.rooms.Hub.heard_all`)
-and the connection is opened again, waiting up to :data:`MAX_BACKOFF` seconds between tries.
-No other service is needed.
+Every change written to a PostgreSQL store sends ``NOTIFY nugar_events, '<game id> <version>
+<type> <data>'`` in its own transaction (:mod:`.store`; the event is left out when too long),
+so it is heard once it is committed and never before. :func:`listen_forever` keeps one
+connection per process listening on that channel and hands each announcement to
+:meth:`~.rooms.Hub.heard`, which refreshes the rooms this process holds (playing the moves it
+heard, or reading the store) and passes the events to its websocket listeners. When the
+connection is lost, every room is marked to be checked against the store
+(:meth:`~.rooms.Hub.heard_all`) and the connection is opened again, waiting up to
+:data:`MAX_BACKOFF` seconds between tries. No other service is needed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import TYPE_CHECKING
 
-from .store import CHANNEL
+from .store import CHANNEL, StoredEvent
 
 if TYPE_CHECKING:
     from .rooms import Hub
@@ -27,12 +29,22 @@ log = logging.getLogger("nugar.server")
 MAX_BACKOFF = 5.0
 
 
-def parse(payload: str) -> tuple[str, int] | None:
-    """``(game id, version)`` from an announcement's payload, or ``None`` if malformed."""
-    gid, _, version = payload.partition(" ")
-    if not gid or not version.isdigit():
+def parse(payload: str) -> tuple[str, int, StoredEvent | None] | None:
+    """``(game id, version, event)`` from an announcement's payload (the event when it came
+    with it), or ``None`` if malformed."""
+    parts = payload.split(" ", 3)
+    if len(parts) < 2 or not parts[0] or not parts[1].isdigit():
         return None
-    return gid, int(version)
+    version = int(parts[1])
+    event = None
+    if len(parts) == 4:
+        try:
+            data = json.loads(parts[3])
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            event = StoredEvent(version, parts[2], data)
+    return parts[0], version, event
 
 
 async def listen_forever(hub: Hub, url: str, ready: asyncio.Event | None = None) -> None:

@@ -107,8 +107,10 @@ class Room:
         #: the full state of ``row.version``, computed once per version (:meth:`state`)
         self._view: dict[str, Any] | None = None
         self._turn_ends: list[int] = []
-        #: a task following the versions other processes stored (:meth:`Hub.follow`)
+        #: a task following the versions other processes stored (:meth:`Hub.heard`)
         self.following: asyncio.Task[None] | None = None
+        #: events of newer versions heard with their announcement (version -> event)
+        self.heard_events: dict[int, StoredEvent] = {}
 
     @property
     def stale(self) -> bool:
@@ -355,6 +357,8 @@ class Hub:
             return await self._refresh_locked(room)
 
     async def _refresh_locked(self, room: Room) -> bool:
+        if self._follow_moves(room):
+            return True
         row = await asyncio.to_thread(self.store.load, room.row.id)
         if row is None or row.version <= room.row.version:
             room.known = room.row.version
@@ -380,11 +384,58 @@ class Hub:
                                "state": room.state()})
         return True
 
-    def heard(self, game_id: str, version: int) -> None:
-        """Another process (or this one) stored ``version`` of a game: a room holding an
-        older one is refreshed before its next use, at once if someone is watching it."""
+    def _follow_moves(self, room: Room) -> bool:
+        """Bring ``room`` to its ``known`` version without reading the store, when every
+        version in between was heard with its event and each is a move (the usual case):
+        the moves are played on the cached game and the events passed on to its listeners.
+        ``False`` (nothing changed) otherwise, or if a move does not apply (then the store is
+        read)."""
+        base, target = room.row.version, room.known
+        events = [room.heard_events.get(v) for v in range(base + 1, target + 1)]
+        room.heard_events = {v: e for v, e in room.heard_events.items() if v > target}
+        moves: list[str] = []
+        for e in events:
+            if e is None or e.type != "move" or not isinstance(e.data.get("moves"), list):
+                return False
+            moves += [str(t) for t in e.data["moves"]]
+        session = room.session
+        game = session.game
+        if not events or game.outcome is not None:
+            return False
+        try:
+            for text in moves:
+                game.play(text)
+        except ValueError:
+            while len(game.move_stack) > len(room.row.moves):
+                game.undo()
+            return False
+        outcome = game.outcome
+        human = any(not e.data.get("ai") for e in events if e is not None)
+        old_moves = room.row.moves
+        room.row = dataclasses.replace(
+            room.row, moves=old_moves + moves, offers={} if human else dict(session.offers),
+            result=None if outcome is None else outcome.result,
+            reason=None if outcome is None else str(outcome.reason), version=target)
+        session.reset(game, room.row.offers)
+        room._view = None
+        if room.listeners:
+            update = room.update(base, len(old_moves))
+            for e in events:
+                assert e is not None
+                room.announce({"type": e.type, "v": e.version, "data": e.data,
+                               "update": update if e is events[-1] else None})
+        return True
+
+    def heard(self, game_id: str, version: int, event: StoredEvent | None = None) -> None:
+        """Another process (or this one) stored ``version`` of a game (``event``: the change,
+        when the announcement carried it): a room holding an older one is refreshed before
+        its next use, at once if someone is watching it."""
         room = self.rooms.get(game_id)
-        if room is None or version <= room.known:
+        if room is None or version <= room.row.version:
+            return
+        if event is not None and len(room.heard_events) < LISTENER_QUEUE:
+            room.heard_events[version] = event
+        if version <= room.known:
             return
         room.known = version
         if room.listeners and (room.following is None or room.following.done()):

@@ -12,8 +12,8 @@ A change is written only if the stored version is still the one it was decided o
 compare-and-set on ``version``): the database, not a process's memory, orders the changes of
 one game, so several server processes may share one PostgreSQL database. Changes waiting to
 be written are committed together by one writer thread (group commit: one disk sync for many
-moves); on PostgreSQL each change also sends ``NOTIFY nugar_events, '<game id> <version>'`` in
-its transaction, which the other processes listen to (:mod:`.listen`).
+moves); on PostgreSQL each change also sends ``NOTIFY nugar_events, '<game id> <version>
+<type> <data>'`` in its transaction, which the other processes listen to (:mod:`.listen`).
 """
 
 from __future__ import annotations
@@ -296,8 +296,7 @@ class Store:
             conn.execute(_INSERT_EVENT, events)
             if self.shared:
                 for e in events:
-                    conn.execute(_NOTIFY, {"channel": CHANNEL,
-                                           "payload": f"{e['game_id']} {e['version']}"})
+                    conn.execute(_NOTIFY, {"channel": CHANNEL, "payload": _payload(e)})
         return results
 
     # --- reading ----------------------------------------------------------------------------
@@ -375,6 +374,18 @@ _UPDATE = (update(games_table)
                    updated=bindparam("b_updated")))
 _INSERT_EVENT = insert(events_table)
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+
+
+#: the longest announcement payload sent with its event (PostgreSQL allows 8000 bytes)
+MAX_PAYLOAD = 7000
+
+
+def _payload(event: dict[str, Any]) -> str:
+    """``"<game id> <version> <type> <data as JSON>"``, or only ``"<game id> <version>"``
+    when that is too long: a listener that gets the event needs not read it back."""
+    short = f"{event['game_id']} {event['version']}"
+    full = f"{short} {event['type']} {event['data']}"
+    return full if len(full.encode("utf-8")) <= MAX_PAYLOAD else short
 
 
 def _dump_opt(value: dict[str, Any] | None) -> str | None:
