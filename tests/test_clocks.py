@@ -204,8 +204,8 @@ def test_the_server_stamps_moves_and_a_request_lets_the_flag_fall(
         heard = listener.queue.get_nowait()
         assert heard["type"] == "flag" and heard["data"] == {
             "player": 1, "termination": "time", "winner": 2}
-        assert heard["state"]["result"] == "0-1" and heard["state"]["reason"] == "time"
-        assert heard["state"]["clock"]["running"] is None
+        assert heard["update"]["result"] == "0-1" and heard["update"]["reason"] == "time"
+        assert heard["update"]["clock"]["running"] is None
         row = store.load(gid)
         assert row is not None and row.ending == {"termination": "time", "winner": 2}
         assert row.deadline is None and store.due_clocks(now.now + 1e6, 10) == []

@@ -3,6 +3,7 @@ their creator leaves."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from nugar.server.clocks import TimeControl
 from nugar.server.lobby import Lobby
 from nugar.server.session import ApiError
+from nugar.server.store import Store
 
 if TYPE_CHECKING:
     from fastapi.testclient import TestClient
@@ -23,9 +25,16 @@ class Now:
         return self.t
 
 
-def test_challenges_are_bounded_and_expire_when_their_creator_leaves() -> None:
+@pytest.fixture
+def store() -> Iterator[Store]:
+    made = Store("sqlite://")
+    yield made
+    made.close()
+
+
+def test_challenges_are_bounded_and_expire_when_their_creator_leaves(store: Store) -> None:
     now = Now()
-    lobby = Lobby(now, max_challenges=3, grace=30, max_age=600)
+    lobby = Lobby(store, now, max_challenges=3, grace=30, max_age=600)
     a, key_a = lobby.post("dara", None, "first")
     b, _ = lobby.post("kalah", TimeControl.parse("5+3"), "random", public=False)
     lobby.post("dala", None)
@@ -36,17 +45,18 @@ def test_challenges_are_bounded_and_expire_when_their_creator_leaves() -> None:
     owner = lobby.attach(key_a)  # a's creator watches the lobby
     now.t += 31
     lobby.sweep()
-    assert list(lobby.open) == [a.id]  # the others' creators were not seen for 31 s
+    assert lobby.open_ids() == [a.id]  # the others' creators were not seen for 31 s
     now.t += 100
     lobby.sweep()
-    assert list(lobby.open) == [a.id]  # present: a stays
+    assert lobby.open_ids() == [a.id]  # present: a stays
     lobby.detach(owner)
+    lobby.mark_seen(owner)  # what the websocket does when its creator's last one closes
     now.t += 29
     lobby.sweep()
-    assert list(lobby.open) == [a.id]  # the grace after leaving
+    assert lobby.open_ids() == [a.id]  # the grace after leaving
     now.t += 2
     lobby.sweep()
-    assert not lobby.open and lobby.present == {} and lobby.watchers == 0
+    assert not lobby.open_ids() and lobby.present == {} and lobby.watchers == 0
     with pytest.raises(ApiError, match="expired"):
         lobby.get(b.id)
     # even a present creator's challenge ends after max_age
@@ -54,18 +64,19 @@ def test_challenges_are_bounded_and_expire_when_their_creator_leaves() -> None:
     lobby.attach(key_c)
     now.t += 601
     lobby.sweep()
-    assert not lobby.open
+    assert not lobby.open_ids()
 
 
-def test_a_request_with_the_creator_s_key_keeps_a_challenge_and_only_he_cancels() -> None:
+def test_a_request_with_the_creator_s_key_keeps_a_challenge_and_only_he_cancels(
+        store: Store) -> None:
     now = Now()
-    lobby = Lobby(now, grace=30)
+    lobby = Lobby(store, now, grace=30)
     a, key = lobby.post("dara", None)
     now.t += 20
     lobby.get(a.id, key)
     now.t += 20
     lobby.sweep()
-    assert a.id in lobby.open
+    assert a.id in lobby.open_ids()
     with pytest.raises(ApiError) as refused:
         lobby.cancel(a.id, "not the key")
     assert refused.value.code == "bad_key"
@@ -73,11 +84,12 @@ def test_a_request_with_the_creator_s_key_keeps_a_challenge_and_only_he_cancels(
         lobby.take(a.id, key)
     assert own.value.code == "own_challenge"
     lobby.cancel(a.id, key)
-    assert not lobby.open
+    assert not lobby.open_ids()
 
 
-def test_a_challenge_being_accepted_is_unlisted_but_still_found_by_its_creator() -> None:
-    lobby = Lobby()
+def test_a_challenge_being_accepted_is_unlisted_but_still_found_by_its_creator(
+        store: Store) -> None:
+    lobby = Lobby(store)
     a, key = lobby.post("dara", None, "second")
     taken = lobby.take(a.id)
     assert lobby.listing()["challenges"] == [] and lobby.accepted_for(a.owner) == []
@@ -87,13 +99,36 @@ def test_a_challenge_being_accepted_is_unlisted_but_still_found_by_its_creator()
     assert late.value.code == "already_accepted"
     lobby.release(taken)  # the game could not be made: open again
     assert [c["id"] for c in lobby.listing()["challenges"]] == [a.id]
-    lobby.taken_by(lobby.take(a.id), "g1", 2, "k2")
-    assert lobby.accepted_for(a.owner) == [a] and a.seat_for_owner() == {
-        "game": "g1", "seat": 2, "key": "k2"}
+    lobby.taken_by(lobby.take(a.id), "g1", 2)
+    [found] = lobby.accepted_for(a.owner)
+    assert found.id == a.id and found.seat_for_owner(key) == {"game": "g1", "seat": 2,
+                                                             "key": key}
 
 
-def test_bad_challenges_say_what_is_allowed() -> None:
-    lobby = Lobby()
+def test_accepted_challenges_kept_are_bounded(store: Store) -> None:
+    lobby = Lobby(store, max_challenges=2)
+    for _ in range(4):
+        c, _key = lobby.post("dara", None)
+        lobby.taken_by(lobby.take(c.id), "g", 1)
+    assert len(lobby.challenges()) == 2  # the oldest accepted ones went
+
+
+def test_the_lobby_is_the_database_s_two_lobbies_on_one_store_agree(store: Store) -> None:
+    one, two = Lobby(store, max_challenges=2), Lobby(store, max_challenges=2)
+    a, _key = one.post("dara", None)
+    assert [c["id"] for c in two.listing()["challenges"]] == [a.id]
+    two.post("kalah", None)
+    with pytest.raises(ApiError) as full:  # the bound is the database's, not a process's
+        one.post("dala", None)
+    assert full.value.code == "lobby_full"
+    two.take(a.id)
+    with pytest.raises(ApiError) as late:
+        one.take(a.id)
+    assert late.value.code == "already_accepted"
+
+
+def test_bad_challenges_say_what_is_allowed(store: Store) -> None:
+    lobby = Lobby(store)
     with pytest.raises(ApiError, match="first, second or random"):
         lobby.post("dara", None, "white")
     with pytest.raises(ApiError) as bad:
@@ -101,8 +136,8 @@ def test_bad_challenges_say_what_is_allowed() -> None:
     assert bad.value.code == "bad_rules"
 
 
-def test_watchers_are_bounded() -> None:
-    lobby = Lobby(max_watchers=2)
+def test_watchers_are_bounded(store: Store) -> None:
+    lobby = Lobby(store, max_watchers=2)
     lobby.attach(None)
     lobby.attach("k")
     with pytest.raises(ApiError) as busy:

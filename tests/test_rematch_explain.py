@@ -82,8 +82,8 @@ def test_rematch_between_friends_swaps_the_seats_and_keeps_the_secrets(
         event = ws.receive_json()
         assert event["type"] == "rematch"
         assert event["data"] == {"game": answer["id"], "by": 1}
-        assert event["state"]["rematch"] == answer["id"]
-        assert event["state"]["offers"] == {"rematch": 1}
+        assert event["update"]["rematch"] == answer["id"]
+        assert event["update"]["offers"] == {"rematch": 1}
     new = answer["id"]
     assert new != gid and new == rematch_id(gid, 1) and answer["seat"] == 2
     assert answer["state"]["rules"] == "dara-niger" and answer["state"]["ply"] == 0

@@ -20,6 +20,11 @@ A flag falls when the running clock reaches zero: noticed by any request on the 
 :func:`watch_clocks`, which asks the store for games past their deadline. The player whose
 flag fell loses on time, or draws when the opponent could not possibly win
 (``Game.time_out``, by the family's ``Game.can_win``).
+
+With several server processes on one database every process runs the watcher and may find
+the same overdue game; the flag is an ordinary change, written only if the stored version is
+still the one it was decided on (the store's compare-and-set), so exactly one process stores
+it; the others find the game changed, reload it and see it over.
 """
 
 from __future__ import annotations
@@ -240,8 +245,9 @@ class Hub(Protocol):
     store: Store
     clock: Callable[[], float]
 
-    async def room(self, game_id: str) -> Any:
-        """The room of a game (fetching it lets its flag fall)."""
+    async def room(self, game_id: str, fresh: bool = False) -> Any:
+        """The room of a game (fetching it lets its flag fall); ``fresh``: checked against
+        the stored version first."""
 
 
 async def flag_if_due(room: Room, now: Callable[[], float] = time.time) -> bool:
@@ -264,7 +270,7 @@ async def check_clocks(hub: Hub) -> list[str]:
     ids = await asyncio.to_thread(hub.store.due_clocks, hub.clock(), WATCH_BATCH)
     for gid in ids:
         try:
-            await hub.room(gid)  # fetching a room lets its flag fall (Hub.room)
+            await hub.room(gid, fresh=True)  # fetching a room lets its flag fall (Hub.room)
         except Exception as exc:
             log.warning("cannot check the clock of game %s: %s", gid, exc)
     return ids

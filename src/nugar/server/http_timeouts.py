@@ -57,3 +57,9 @@ class _TimedH11(H11Protocol):
 def timed_h11(header_timeout: float) -> type[asyncio.Protocol]:
     """An h11 protocol class that allows ``header_timeout`` seconds for a request's headers."""
     return type("TimedH11", (_TimedH11,), {"header_timeout": header_timeout})
+
+
+class TimedH11(_TimedH11):
+    """The protocol class that ``nugar serve --workers`` names to uvicorn by its import path
+    (a class made by :func:`timed_h11` cannot be sent to a worker process); each worker sets
+    its ``header_timeout`` before serving (:mod:`.worker`)."""

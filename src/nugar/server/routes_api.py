@@ -11,7 +11,7 @@ import asyncio
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
@@ -44,6 +44,14 @@ def hub_of(conn: HTTPConnection) -> Hub:
 HubDep = Annotated[Hub, Depends(hub_of)]
 
 
+def answer(state: dict[str, Any]) -> JSONResponse:
+    """``state`` as the JSON response itself: a state or an update holds only JSON values, so
+    FastAPI's validation and conversion of a returned dict (a pass over every field) are
+    skipped; the routes still declare their answer as an object (``response_model``) for the
+    API schema."""
+    return JSONResponse(state)
+
+
 # --- request bodies ----------------------------------------------------------------------------
 class Body(BaseModel):
     """A request body, read strictly: JSON ``true`` is not the seat 1, nor ``"2"`` the level 2."""
@@ -72,6 +80,9 @@ class KeyBody(Body):
 class MoveBody(KeyBody):
     move: str = Field(..., max_length=64,
                       description="a move or a whole turn: c3, c3-c4xe5, 4, 1-6")
+    v: int | None = Field(None, ge=1, description="the version of the game the move was "
+                          "decided on: played only if the game is still at it (else 409 "
+                          "stale_version), so a repeated request cannot play twice")
 
 
 class OfferBody(KeyBody):
@@ -153,14 +164,19 @@ async def api_create(body: CreateGame, request: Request, hub: HubDep) -> dict[st
             "state": room.state()}
 
 
-@router.get("/games/{game_id}", summary="The public state of a game")
-async def api_state(game_id: str, hub: HubDep) -> dict[str, Any]:
-    return (await hub.room(game_id)).state()
+@router.get("/games/{game_id}", summary="The public state of a game, or what changed since "
+            "a version",
+            response_model=dict[str, Any])
+async def api_state(game_id: str, hub: HubDep, since: int | None = None) -> JSONResponse:
+    """Without ``since``: the whole state (``base`` 0). With it: an update from that version
+    (``base``: since; ``new_moves`` from ``moves_from``, ``new_turns`` from ``turns_from``),
+    or the whole state when ``since`` is too old to be caught up."""
+    return answer(await hub.changes(game_id, since))
 
 
 @router.get("/games/{game_id}/position", summary="The board after the first `ply` moves")
 async def api_position(game_id: str, ply: int, hub: HubDep) -> dict[str, Any]:
-    room = await hub.room(game_id)
+    room = await hub.room(game_id, fresh=True)
     moves = room.row.moves
     if not 0 <= ply <= len(moves):
         raise ApiError(422, "bad_ply", f"ply must be between 0 and {len(moves)}, not {ply}")
@@ -169,24 +185,29 @@ async def api_position(game_id: str, ply: int, hub: HubDep) -> dict[str, Any]:
     return {"ply": ply, "svg": svg(game, last_move=last), "board": board_data(game)}
 
 
-@router.post("/games/{game_id}/move", summary="Play a move or a whole turn")
-async def api_move(game_id: str, body: MoveBody, hub: HubDep) -> dict[str, Any]:
-    return await hub.move(game_id, body.key, body.move)
+@router.post("/games/{game_id}/move", summary="Play a move or a whole turn; answers what "
+             "changed (an update: see GET /api/games/{game_id})",
+            response_model=dict[str, Any])
+async def api_move(game_id: str, body: MoveBody, hub: HubDep) -> JSONResponse:
+    return answer(await hub.move(game_id, body.key, body.move, expect=body.v))
 
 
-@router.post("/games/{game_id}/undo", summary="Undo (against the AI, or hot-seat)")
-async def api_undo(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
-    return await hub.undo(game_id, body.key)
+@router.post("/games/{game_id}/undo", summary="Undo (against the AI, or hot-seat)",
+            response_model=dict[str, Any])
+async def api_undo(game_id: str, body: KeyBody, hub: HubDep) -> JSONResponse:
+    return answer(await hub.undo(game_id, body.key))
 
 
-@router.post("/games/{game_id}/offers/{kind}", summary="Draw or takeback offers")
-async def api_offer(game_id: str, kind: str, body: OfferBody, hub: HubDep) -> dict[str, Any]:
-    return await hub.offer(game_id, body.key, kind, body.action)
+@router.post("/games/{game_id}/offers/{kind}", summary="Draw or takeback offers",
+            response_model=dict[str, Any])
+async def api_offer(game_id: str, kind: str, body: OfferBody, hub: HubDep) -> JSONResponse:
+    return answer(await hub.offer(game_id, body.key, kind, body.action))
 
 
-@router.post("/games/{game_id}/resign", summary="Resign")
-async def api_resign(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
-    return await hub.resign(game_id, body.key)
+@router.post("/games/{game_id}/resign", summary="Resign",
+            response_model=dict[str, Any])
+async def api_resign(game_id: str, body: KeyBody, hub: HubDep) -> JSONResponse:
+    return answer(await hub.resign(game_id, body.key))
 
 
 @router.post("/games/{game_id}/hint", summary="Ask the AI for a move")
@@ -228,7 +249,7 @@ async def api_rematch(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any
 async def api_record(game_id: str, hub: HubDep) -> PlainTextResponse:
     from ..record import dumps
 
-    room = await hub.room(game_id)
+    room = await hub.room(game_id, fresh=True)
     row = room.row
     names = {1: "Player 1", 2: "Player 2"}
     if row.mode == "ai" and row.ai_seat in (1, 2):

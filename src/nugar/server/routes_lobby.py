@@ -76,14 +76,14 @@ def _seat_url(base: str, game_id: str, seat: int, key: str) -> str:
 
 @router.get("/api/lobby", summary="The open challenges of the lobby")
 async def api_lobby(lobby: LobbyDep) -> dict[str, Any]:
-    lobby.sweep()
-    return lobby.listing()
+    return lobby.listing(await lobby.snapshot())
 
 
 @router.post("/api/challenges", status_code=201, summary="Open a challenge in the lobby")
 async def api_post(body: PostChallenge, request: Request, lobby: LobbyDep) -> dict[str, Any]:
-    challenge, key = lobby.post(body.rules, time_control_of(body.clock), body.colour,
-                                body.public)
+    challenge, key = await asyncio.to_thread(lobby.post, body.rules,
+                                             time_control_of(body.clock), body.colour,
+                                             body.public)
     return {"challenge": challenge.view(), "key": key,
             "link": f"{_public_url(request)}/?challenge={challenge.id}"}
 
@@ -91,10 +91,10 @@ async def api_post(body: PostChallenge, request: Request, lobby: LobbyDep) -> di
 @router.get("/api/challenges/{cid}", summary="One challenge (with the creator's key: his seat once "
             "accepted)")
 async def api_challenge(cid: str, lobby: LobbyDep, key: str | None = None) -> dict[str, Any]:
-    challenge = lobby.get(cid, key)
+    challenge = await asyncio.to_thread(lobby.get, cid, key)
     out = challenge.view()
-    if challenge.owned_by(key):
-        out["seat"] = challenge.seat_for_owner()
+    if key and challenge.owned_by(key):
+        out["seat"] = challenge.seat_for_owner(key)
     return out
 
 
@@ -102,16 +102,18 @@ async def api_challenge(cid: str, lobby: LobbyDep, key: str | None = None) -> di
              "game is created and the accepter gets his seat")
 async def api_accept(cid: str, body: KeyBody, request: Request, lobby: LobbyDep,
                      hub: HubDep) -> dict[str, Any]:
-    challenge = lobby.take(cid, body.key or None)
+    challenge = await asyncio.to_thread(lobby.take, cid, body.key or None)
     owner_seat = lobby.seats(challenge.colour)
     try:
+        # the creator's seat opens with his challenge key: nothing secret is kept for him
         room, keys = await hub.create(challenge.rules, "friend", None, None,
-                                      challenge.control)
+                                      challenge.control, seat_hash=(owner_seat,
+                                                                    challenge.owner))
+        gid = room.row.id
+        await asyncio.to_thread(lobby.taken_by, challenge, gid, owner_seat)
     except BaseException:
-        lobby.release(challenge)
+        await asyncio.shield(asyncio.to_thread(lobby.release, challenge))
         raise
-    gid = room.row.id
-    lobby.taken_by(challenge, gid, owner_seat, keys[str(owner_seat)])
     seat = 3 - owner_seat
     return {"id": gid, "seat": seat, "key": keys[str(seat)],
             "url": _seat_url(_public_url(request), gid, seat, keys[str(seat)]),
@@ -120,7 +122,7 @@ async def api_accept(cid: str, body: KeyBody, request: Request, lobby: LobbyDep,
 
 @router.post("/api/challenges/{cid}/cancel", summary="Withdraw one's challenge")
 async def api_cancel(cid: str, body: KeyBody, lobby: LobbyDep) -> dict[str, Any]:
-    lobby.cancel(cid, body.key)
+    await asyncio.to_thread(lobby.cancel, cid, body.key)
     return {"cancelled": cid}
 
 
@@ -136,24 +138,37 @@ async def ws_lobby(websocket: WebSocket) -> None:
         await websocket.close(code=1013, reason=exc.code)
         return
     try:
-        await _serve(websocket, lobby, owner, _public_url(websocket))
+        if owner is not None:  # the creator is back: his challenges are seen now
+            await asyncio.to_thread(lobby.mark_seen, owner)
+        await _serve(websocket, lobby, owner, key or "", _public_url(websocket))
     finally:
         lobby.detach(owner)
+        if owner is not None and owner not in lobby.present:
+            with contextlib.suppress(Exception):  # the grace starts now
+                await asyncio.to_thread(lobby.mark_seen, owner)
 
 
-async def _serve(websocket: WebSocket, lobby: Lobby, owner: str | None, base: str) -> None:
+async def _serve(websocket: WebSocket, lobby: Lobby, owner: str | None, key: str,
+                 base: str) -> None:
     told: set[str] = set()
 
     async def send() -> None:
         seen = -1
+        shown: list[dict[str, Any]] | None = None
         while True:
             if seen != lobby.version:
                 seen = lobby.version
-                await websocket.send_json(lobby.listing())
-                for c in lobby.accepted_for(owner):
+                found = await lobby.snapshot()
+                listing = lobby.listing(found)
+                # a change may be heard twice (here and from the database): a list the
+                # socket already shows is not sent again
+                if listing["challenges"] != shown:
+                    shown = listing["challenges"]
+                    await websocket.send_json(listing)
+                for c in lobby.accepted_for(owner, found):
                     if c.id not in told:
                         told.add(c.id)
-                        await websocket.send_json(_accepted(c, base))
+                        await websocket.send_json(_accepted(c, key, base))
             elif not await lobby.changed(seen, PING_EVERY):
                 await websocket.send_json({"type": "ping"})
 
@@ -187,8 +202,8 @@ async def _serve(websocket: WebSocket, lobby: Lobby, owner: str | None, base: st
                 await task
 
 
-def _accepted(challenge: Challenge, base: str) -> dict[str, Any]:
-    seat = challenge.seat_for_owner() or {}
+def _accepted(challenge: Challenge, key: str, base: str) -> dict[str, Any]:
+    seat = challenge.seat_for_owner(key) or {}
     return {"type": "accepted", "challenge": challenge.id, "game": seat.get("game"),
             "seat": seat.get("seat"), "key": seat.get("key"),
             "url": _seat_url(base, str(seat.get("game")), int(seat.get("seat") or 0),

@@ -17,6 +17,7 @@ const NAMES = {};
 
 const ui = {
   id: null, key: null, seat: null, state: null, ws: null, selected: null,
+  received: null,      // the latest full state received, maybe still waiting to be drawn
   view: null,          // number of turns shown while browsing history, null = live
   replay: null,        // a replayed record: {turns, positions, ...}
   animating: false, wsRetry: 0, busy: false,
@@ -57,7 +58,9 @@ async function api(method, path, body) {
   try { data = await res.json(); } catch (e) { data = null; }
   if (!res.ok) {
     const detail = data && data.detail ? data.detail : `request failed (${res.status})`;
-    throw new Error(detail);
+    const err = new Error(detail);
+    err.code = data && data.error;
+    throw err;
   }
   return data;
 }
@@ -228,10 +231,16 @@ async function send(move) {
   setError("");
   $("hint-text").textContent = "";
   try {
-    const state = await api("POST", `/api/games/${ui.id}/move`, { key: ui.key, move });
-    applyState(state);
+    // the version the move was decided on: the server refuses it if the game moved on
+    const update = await api("POST", `/api/games/${ui.id}/move`, { key: ui.key, move, v: ui.state.v });
+    applyUpdate(update);
   } catch (e) {
-    setError(e.message);
+    if (e.code === "stale_version") {
+      setError("The game changed before your move arrived; it was not played.");
+      applyUpdate(null);  // asks for what changed
+    } else {
+      setError(e.message);
+    }
   } finally {
     ui.busy = false;
   }
@@ -817,11 +826,57 @@ async function animateSowing(prev, next) {
   }
 }
 
+// The server answers a change, and sends each event, as an update: what changed since
+// version `base` (status, board, legal moves; the moves from `moves_from` and the turns from
+// `turns_from`), never the whole history. A full state is the update from version 0. This
+// merges `u` into the full state `prev` (the latest received: latest()); `undefined` when
+// versions between them were missed (then the page asks for them), `prev` when `u` is not
+// newer.
+function mergeUpdate(prev, u) {
+  if (!u.base) return u;
+  if (!prev || !prev.moves || prev.v < u.base) return undefined;
+  if (u.v <= prev.v) return prev;
+  const next = { ...prev, ...u, base: 0 };
+  next.moves = prev.moves.slice(0, u.moves_from).concat(u.new_moves);
+  next.turns = prev.turns.slice(0, u.turns_from).concat(u.new_turns);
+  for (const k of ["moves_from", "new_moves", "turns_from", "new_turns"]) delete next[k];
+  return next;
+}
+
+// The latest full state received: the one drawn (ui.state) or a newer one waiting in the
+// drawing queue (applyState). Updates merge against it, never only against the one drawn: an
+// update arriving while an earlier state still waits to be drawn builds on that earlier one.
+function latest() {
+  const r = ui.received;
+  return r && r.id === ui.id && (!ui.state || r.v >= ui.state.v) ? r : ui.state;
+}
+
+// merge the update `u` (null: none, only ask for what changed since the latest version) and
+// queue the merged full state for drawing
+async function applyUpdate(u) {
+  let next = u ? mergeUpdate(latest(), u) : undefined;
+  if (next === undefined) {
+    // missed versions: ask for what changed since the latest one received (or everything)
+    const base = latest();
+    const since = base && base.moves ? `?since=${base.v}` : "";
+    try {
+      next = mergeUpdate(latest(), await api("GET", `/api/games/${ui.id}${since}`));
+    } catch (e) {
+      setError(e.message);
+      return;
+    }
+    if (!next) return;
+  }
+  await applyState(next);
+}
+
 // States are drawn one after the other: one arriving while a sowing is animated (the
 // computer's reply to the player's own move) waits for it, and the board takes no input
 // until the last one is drawn (ui.pending counts those waiting or being drawn).
 function applyState(state) {
   if (!state) return Promise.resolve();
+  const r = latest();
+  if (!r || r.id !== state.id || state.v >= r.v) ui.received = state;
   ui.pending += 1;
   document.body.dataset.queued = String(ui.pending);
   const run = ui.queue.then(() => showState(state)).catch((e) => setError(e.message));
@@ -859,7 +914,8 @@ async function showState(state) {
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const since = ui.state ? ui.state.v : 0;
+  const base = latest();
+  const since = base ? base.v : 0;
   const ws = new WebSocket(`${proto}://${location.host}/ws/games/${ui.id}?since=${since}`);
   ui.ws = ws;
   ws.onopen = () => { ui.wsRetry = 0; $("conn").textContent = "live"; connectionBack(); };
@@ -868,6 +924,7 @@ function connect() {
     try { msg = JSON.parse(ev.data); } catch (e) { return; }
     if (msg.type === "error") { setError(msg.detail); return; }
     if (msg.state) applyState(msg.state);
+    else if (msg.update) applyUpdate(msg.update);
   };
   ws.onclose = () => {
     $("conn").textContent = "reconnecting...";
@@ -880,7 +937,7 @@ function connect() {
 async function action(path, body) {
   setError("");
   try {
-    applyState(await api("POST", `/api/games/${ui.id}/${path}`, { key: ui.key, ...(body || {}) }));
+    applyUpdate(await api("POST", `/api/games/${ui.id}/${path}`, { key: ui.key, ...(body || {}) }));
   } catch (e) {
     setError(e.message);
   }
