@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import types
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -209,6 +210,54 @@ def test_the_server_stamps_moves_and_a_request_lets_the_flag_fall(
         row = store.load(gid)
         assert row is not None and row.ending == {"termination": "time", "winner": 2}
         assert row.deadline is None and store.due_clocks(now.now + 1e6, 10) == []
+
+    asyncio.run(run())
+    store.close()
+
+
+def test_a_failed_write_leaves_the_clocks_and_another_server_s_stamp_is_read_back(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change whose write fails changes no clock (it was stamped on a copy); a change
+    stored by another server (a second hub on the same database) is read back with the
+    clocks that server stamped, and only one of two servers stores a flag."""
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub, other = Hub(store, clock=now), Hub(store, clock=now)
+
+    def fail(row: object, ev: object) -> Future[None]:
+        refused: Future[None] = Future()
+        refused.set_exception(OSError("disk I/O error"))
+        return refused
+
+    async def run() -> None:
+        room, keys = await hub.create("dara", "friend", None, None, TimeControl.parse("1+2"))
+        gid = room.row.id
+        await hub.move(gid, keys["1"], "c3")
+        stored = room.row.clock
+        now.now += 10
+        real = store.submit
+        store.submit = fail  # type: ignore[method-assign]
+        with pytest.raises(ApiError) as refused:
+            await hub.move(gid, keys["2"], "d4")
+        store.submit = real  # type: ignore[method-assign]
+        assert refused.value.code == "storage_failed"
+        assert room.clock is not None and room.clock.to_json() == stored == room.row.clock
+        # the other server plays the move 5 s later: 15 s charged, 2 s added
+        now.now += 5
+        await other.move(gid, keys["2"], "d4")
+        hub.heard(gid, 3)  # what PostgreSQL's announcement does
+        state = (await hub.room(gid)).state()
+        assert state["v"] == 3 and state["clock"]["left"] == [60.0, 47.0]
+        assert state["clock"]["running"] == 1
+        # the first player's minute runs out: both servers notice; one flag is stored
+        now.now += 61
+        await asyncio.gather(hub.room(gid), other.room(gid))
+        journal = store.events_since(gid, 0, 100)
+        assert [e.type for e in journal] == ["created", "move", "move", "flag"]
+        for h in (hub, other):
+            assert (await h.room(gid, fresh=True)).state()["result"] == "0-1"
+        await hub.close()
+        await other.close()
 
     asyncio.run(run())
     store.close()
