@@ -48,6 +48,33 @@ def _workers(parent: int) -> list[int]:
     return found
 
 
+def _holding(workers: list[int], port: int, clients: set[int]) -> list[int]:
+    """The workers holding a server-side connection on ``port`` from one of the client
+    ports ``clients`` (from /proc: each worker's socket inodes, and the kernel's TCP table)."""
+    inodes: dict[str, int] = {}
+    for pid in workers:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes[target[8:-1]] = pid
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            local, remote, state, inode = f[1], f[2], f[3], f[9]
+            if (state == "01" and int(local.rsplit(":", 1)[1], 16) == port
+                    and int(remote.rsplit(":", 1)[1], 16) in clients and inode in inodes):
+                found.append(inodes[inode])
+    return found
+
+
 def _serve(url: str, log: Path, workers: int = 2) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     with log.open("wb") as err:
@@ -132,7 +159,7 @@ class Player:
 
 
 async def _spectate(base: str, gid_of: Player, seen: dict[int, list[str]],
-                    stop: asyncio.Event, reconnects: list[int]) -> None:
+                    stop: asyncio.Event, reconnects: list[int], ports: set[int]) -> None:
     """Watch a game over websockets, reconnecting with ?since= whenever the socket drops;
     record each version's moves once."""
     while not gid_of.gid:
@@ -143,6 +170,7 @@ async def _spectate(base: str, gid_of: Player, seen: dict[int, list[str]],
         try:
             async with connect(f"{ws_base}/ws/games/{gid_of.gid}?since={last}",
                                open_timeout=10) as ws:
+                ports.add(ws.local_address[1])
                 while not stop.is_set():
                     try:
                         text = await asyncio.wait_for(ws.recv(), 0.5)
@@ -169,17 +197,28 @@ def test_a_killed_worker_loses_and_doubles_no_acknowledged_move(pg_url: str,
                    for i in range(6)]
         seen: list[dict[int, list[str]]] = [{} for _ in players]
         reconnects: list[list[int]] = [[] for _ in players]
+        ports: set[int] = set()
+        port = int(base.rsplit(":", 1)[1])
+        killed: list[int] = []
 
         async def run() -> None:
             stop = asyncio.Event()
             # fresh connections now and then, so both workers serve every game
             limits = httpx.Limits(max_connections=8, keepalive_expiry=0.3)
             async with httpx.AsyncClient(base_url=base, timeout=20, limits=limits) as client:
-                watchers = [asyncio.create_task(_spectate(base, p, s, stop, r))
+                watchers = [asyncio.create_task(_spectate(base, p, s, stop, r, ports))
                             for p, s, r in zip(players, seen, reconnects, strict=True)]
                 games = [asyncio.create_task(p.play(client, 40, 0.03)) for p in players]
-                await asyncio.sleep(1.0)  # mid-stream
-                os.kill(first[0], signal.SIGKILL)
+                end = time.monotonic() + 60  # mid-stream: every spectator on, moves played
+                while len(ports) < len(players) or sum(len(p.acked) for p in players) < 12:
+                    assert time.monotonic() < end, "the games did not start"
+                    await asyncio.sleep(0.05)
+                # the worker holding a spectator's socket (the kernel may give one worker
+                # all of them)
+                victims = _holding(first, port, set(ports))
+                assert victims, "no worker holds a spectator's socket"
+                killed.append(victims[0])
+                os.kill(victims[0], signal.SIGKILL)
                 await asyncio.gather(*games)
                 await asyncio.sleep(1.0)  # the spectators catch up
                 stop.set()
@@ -188,7 +227,7 @@ def test_a_killed_worker_loses_and_doubles_no_acknowledged_move(pg_url: str,
         asyncio.run(run())
         # the supervisor replaced the killed worker
         end = time.monotonic() + 30
-        while len(_workers(proc.pid)) != 2 or first[0] in _workers(proc.pid):
+        while len(_workers(proc.pid)) != 2 or killed[0] in _workers(proc.pid):
             assert time.monotonic() < end, "the killed worker was not replaced"
             time.sleep(0.2)
         assert proc.poll() is None
