@@ -255,44 +255,69 @@ def test_a_killed_worker_loses_and_doubles_no_acknowledged_move(pg_url: str,
         store.close()
 
 
+async def _post(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, path: str,
+                body: dict[str, object]) -> tuple[int, dict[str, object]]:
+    """One HTTP/1.1 request on an open connection (kept alive) and its JSON answer."""
+    data = json.dumps(body).encode()
+    writer.write(f"POST {path} HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\n"
+                 f"content-length: {len(data)}\r\n\r\n".encode() + data)
+    status = int((await reader.readline()).split()[1])
+    length = 0
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        name, _, value = line.partition(b":")
+        if name.lower() == b"content-length":
+            length = int(value)
+    answer: dict[str, object] = json.loads(await reader.readexactly(length))
+    return status, answer
+
+
 def test_concurrent_moves_on_two_workers_are_ordered_by_the_database(pg_url: str,
                                                                      tmp_path: Path) -> None:
     proc, base = _serve(pg_url, tmp_path / "serve.log")
+    port = int(base.rsplit(":", 1)[1])
     try:
-        async def run() -> list[list[int]]:
-            outcomes = []
+        async def run() -> None:
+            workers = _workers(proc.pid)
             for _ in range(5):
                 async with httpx.AsyncClient(base_url=base, timeout=20) as c:
                     made = (await c.post("/api/games", json={"rules": "dara",
                                                              "mode": "friend"})).json()
                 gid, key = made["id"], made["keys"]["1"]
                 legal = made["state"]["legal"]
-                # one connection each (the kernel hands them to either worker); each asks
-                # to play a different first move, with and without the version seen
-                clients = [httpx.AsyncClient(base_url=base, timeout=20) for _ in range(12)]
+                # connections until both workers hold some (the kernel hands each to one)
+                conns = []
                 try:
-                    for c in clients:  # open the connections first
-                        await c.get("/api/levels")
+                    while len(conns) < 40:
+                        conns.append(await asyncio.open_connection("127.0.0.1", port))
+                        await asyncio.sleep(0.02)
+                        mine = {w.get_extra_info("sockname")[1] for _r, w in conns}
+                        if len(conns) >= 8 and len(set(_holding(workers, port, mine))) == 2:
+                            break
+                    mine = {w.get_extra_info("sockname")[1] for _r, w in conns}
+                    assert set(_holding(workers, port, mine)) == set(workers)
+                    # each asks to play a different first move, half with the version seen
                     answers = await asyncio.gather(*(
-                        c.post(f"/api/games/{gid}/move",
-                               json={"key": key, "move": legal[i],
-                                     **({"v": 1} if i % 2 else {})})
-                        for i, c in enumerate(clients)))
+                        _post(r, w, f"/api/games/{gid}/move",
+                              {"key": key, "move": legal[i], **({"v": 1} if i % 2 else {})})
+                        for i, (r, w) in enumerate(conns)))
                 finally:
-                    for c in clients:
-                        await c.aclose()
-                outcomes.append([r.status_code for r in answers])
-                won = [r for r in answers if r.status_code == 200]
-                assert len(won) == 1
-                assert {r.json()["error"] for r in answers if r.status_code != 200} <= {
+                    for _r, w in conns:
+                        w.close()
+                won = [a for status, a in answers if status == 200]
+                assert len(won) == 1, answers
+                assert {a["error"] for status, a in answers if status != 200} <= {
                     "not_your_turn", "stale_version"}
                 async with httpx.AsyncClient(base_url=base, timeout=20) as c:
                     state = (await c.get(f"/api/games/{gid}")).json()
-                assert state["v"] == 2 and state["moves"] == won[0].json()["new_moves"]
-            return outcomes
+                assert state["v"] == 2 and state["moves"] == won[0]["new_moves"]
+                store = Store(pg_url, create=False)
+                try:
+                    journal = store.events_since(gid, 0, 10)
+                finally:
+                    store.close()
+                assert [e.type for e in journal] == ["created", "move"]
 
-        outcomes = asyncio.run(run())
-        assert all(o.count(200) == 1 for o in outcomes)
+        asyncio.run(run())
     finally:
         proc.terminate()
         proc.wait(30)
