@@ -1050,3 +1050,45 @@ def test_moves_heard_with_their_events_are_played_without_reading_the_store(
 
     asyncio.run(run())
     store.close()
+
+
+def test_a_response_leaves_in_one_write() -> None:
+    """The HTTP protocol of nugar serve joins the writes of one event-loop turn (uvicorn
+    writes a response's head and body apart): one system call per response; closing sends
+    what is pending first, and a large body is not held back."""
+    from nugar.server.http_timeouts import _Coalescing
+
+    class Recording:
+        def __init__(self) -> None:
+            self.writes: list[bytes] = []
+            self.closed = False
+
+        def write(self, data: bytes) -> None:
+            self.writes.append(data)
+
+        def is_closing(self) -> bool:
+            return self.closed
+
+        def close(self) -> None:
+            self.closed = True
+
+        def get_extra_info(self, name: str) -> str:
+            return f"info {name}"
+
+    async def run() -> None:
+        inner = Recording()
+        t = _Coalescing(inner, asyncio.get_running_loop())  # type: ignore[arg-type]
+        t.write(b"HTTP/1.1 200 OK\r\n\r\n")
+        t.write(b"")
+        t.write(b"{}")
+        assert inner.writes == []
+        await asyncio.sleep(0)
+        assert inner.writes == [b"HTTP/1.1 200 OK\r\n\r\n{}"]
+        t.write(b"x" * 70_000)  # over 64 kB: at once
+        assert len(inner.writes) == 2
+        t.write(b"last")
+        t.close()
+        assert inner.writes[-1] == b"last" and inner.closed
+        assert t.get_extra_info("peername") == "info peername"  # the rest is the socket's
+
+    asyncio.run(run())

@@ -49,6 +49,33 @@ def _workers(parent: int) -> list[int]:
     return found
 
 
+def _holding(workers: list[int], port: int, clients: set[int]) -> list[int]:
+    """The workers holding a server-side connection on ``port`` from one of the client
+    ports ``clients`` (from /proc: each worker's socket inodes, and the kernel's TCP table)."""
+    inodes: dict[str, int] = {}
+    for pid in workers:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes[target[8:-1]] = pid
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            local, remote, state, inode = f[1], f[2], f[3], f[9]
+            if (state == "01" and int(local.rsplit(":", 1)[1], 16) == port
+                    and int(remote.rsplit(":", 1)[1], 16) in clients and inode in inodes):
+                found.append(inodes[inode])
+    return found
+
+
 def _serve(url: str, log: Path, workers: int = 2) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     with log.open("wb") as err:
@@ -133,7 +160,7 @@ class Player:
 
 
 async def _spectate(base: str, gid_of: Player, seen: dict[int, list[str]],
-                    stop: asyncio.Event, reconnects: list[int]) -> None:
+                    stop: asyncio.Event, reconnects: list[int], ports: set[int]) -> None:
     """Watch a game over websockets, reconnecting with ?since= whenever the socket drops;
     record each version's moves once."""
     while not gid_of.gid:
@@ -144,6 +171,7 @@ async def _spectate(base: str, gid_of: Player, seen: dict[int, list[str]],
         try:
             async with connect(f"{ws_base}/ws/games/{gid_of.gid}?since={last}",
                                open_timeout=10) as ws:
+                ports.add(ws.local_address[1])
                 while not stop.is_set():
                     try:
                         text = await asyncio.wait_for(ws.recv(), 0.5)
@@ -170,17 +198,28 @@ def test_a_killed_worker_loses_and_doubles_no_acknowledged_move(pg_url: str,
                    for i in range(6)]
         seen: list[dict[int, list[str]]] = [{} for _ in players]
         reconnects: list[list[int]] = [[] for _ in players]
+        ports: set[int] = set()
+        port = int(base.rsplit(":", 1)[1])
+        killed: list[int] = []
 
         async def run() -> None:
             stop = asyncio.Event()
             # fresh connections now and then, so both workers serve every game
             limits = httpx.Limits(max_connections=8, keepalive_expiry=0.3)
             async with httpx.AsyncClient(base_url=base, timeout=20, limits=limits) as client:
-                watchers = [asyncio.create_task(_spectate(base, p, s, stop, r))
+                watchers = [asyncio.create_task(_spectate(base, p, s, stop, r, ports))
                             for p, s, r in zip(players, seen, reconnects, strict=True)]
                 games = [asyncio.create_task(p.play(client, 40, 0.03)) for p in players]
-                await asyncio.sleep(1.0)  # mid-stream
-                os.kill(first[0], signal.SIGKILL)
+                end = time.monotonic() + 60  # mid-stream: every spectator on, moves played
+                while len(ports) < len(players) or sum(len(p.acked) for p in players) < 12:
+                    assert time.monotonic() < end, "the games did not start"
+                    await asyncio.sleep(0.05)
+                # the worker holding a spectator's socket (the kernel may give one worker
+                # all of them)
+                victims = _holding(first, port, set(ports))
+                assert victims, "no worker holds a spectator's socket"
+                killed.append(victims[0])
+                os.kill(victims[0], signal.SIGKILL)
                 await asyncio.gather(*games)
                 await asyncio.sleep(1.0)  # the spectators catch up
                 stop.set()
@@ -189,7 +228,7 @@ def test_a_killed_worker_loses_and_doubles_no_acknowledged_move(pg_url: str,
         asyncio.run(run())
         # the supervisor replaced the killed worker
         end = time.monotonic() + 30
-        while len(_workers(proc.pid)) != 2 or first[0] in _workers(proc.pid):
+        while len(_workers(proc.pid)) != 2 or killed[0] in _workers(proc.pid):
             assert time.monotonic() < end, "the killed worker was not replaced"
             time.sleep(0.2)
         assert proc.poll() is None
@@ -217,44 +256,69 @@ def test_a_killed_worker_loses_and_doubles_no_acknowledged_move(pg_url: str,
         store.close()
 
 
+async def _post(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, path: str,
+                body: dict[str, object]) -> tuple[int, dict[str, object]]:
+    """One HTTP/1.1 request on an open connection (kept alive) and its JSON answer."""
+    data = json.dumps(body).encode()
+    writer.write(f"POST {path} HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\n"
+                 f"content-length: {len(data)}\r\n\r\n".encode() + data)
+    status = int((await reader.readline()).split()[1])
+    length = 0
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        name, _, value = line.partition(b":")
+        if name.lower() == b"content-length":
+            length = int(value)
+    answer: dict[str, object] = json.loads(await reader.readexactly(length))
+    return status, answer
+
+
 def test_concurrent_moves_on_two_workers_are_ordered_by_the_database(pg_url: str,
                                                                      tmp_path: Path) -> None:
     proc, base = _serve(pg_url, tmp_path / "serve.log")
+    port = int(base.rsplit(":", 1)[1])
     try:
-        async def run() -> list[list[int]]:
-            outcomes = []
+        async def run() -> None:
+            workers = _workers(proc.pid)
             for _ in range(5):
                 async with httpx.AsyncClient(base_url=base, timeout=20) as c:
                     made = (await c.post("/api/games", json={"rules": "dara",
                                                              "mode": "friend"})).json()
                 gid, key = made["id"], made["keys"]["1"]
                 legal = made["state"]["legal"]
-                # one connection each (the kernel hands them to either worker); each asks
-                # to play a different first move, with and without the version seen
-                clients = [httpx.AsyncClient(base_url=base, timeout=20) for _ in range(12)]
+                # connections until both workers hold some (the kernel hands each to one)
+                conns = []
                 try:
-                    for c in clients:  # open the connections first
-                        await c.get("/api/levels")
+                    while len(conns) < 40:
+                        conns.append(await asyncio.open_connection("127.0.0.1", port))
+                        await asyncio.sleep(0.02)
+                        mine = {w.get_extra_info("sockname")[1] for _r, w in conns}
+                        if len(conns) >= 8 and len(set(_holding(workers, port, mine))) == 2:
+                            break
+                    mine = {w.get_extra_info("sockname")[1] for _r, w in conns}
+                    assert set(_holding(workers, port, mine)) == set(workers)
+                    # each asks to play a different first move, half with the version seen
                     answers = await asyncio.gather(*(
-                        c.post(f"/api/games/{gid}/move",
-                               json={"key": key, "move": legal[i],
-                                     **({"v": 1} if i % 2 else {})})
-                        for i, c in enumerate(clients)))
+                        _post(r, w, f"/api/games/{gid}/move",
+                              {"key": key, "move": legal[i], **({"v": 1} if i % 2 else {})})
+                        for i, (r, w) in enumerate(conns)))
                 finally:
-                    for c in clients:
-                        await c.aclose()
-                outcomes.append([r.status_code for r in answers])
-                won = [r for r in answers if r.status_code == 200]
-                assert len(won) == 1
-                assert {r.json()["error"] for r in answers if r.status_code != 200} <= {
+                    for _r, w in conns:
+                        w.close()
+                won = [a for status, a in answers if status == 200]
+                assert len(won) == 1, answers
+                assert {a["error"] for status, a in answers if status != 200} <= {
                     "not_your_turn", "stale_version"}
                 async with httpx.AsyncClient(base_url=base, timeout=20) as c:
                     state = (await c.get(f"/api/games/{gid}")).json()
-                assert state["v"] == 2 and state["moves"] == won[0].json()["new_moves"]
-            return outcomes
+                assert state["v"] == 2 and state["moves"] == won[0]["new_moves"]
+                store = Store(pg_url, create=False)
+                try:
+                    journal = store.events_since(gid, 0, 10)
+                finally:
+                    store.close()
+                assert [e.type for e in journal] == ["created", "move"]
 
-        outcomes = asyncio.run(run())
-        assert all(o.count(200) == 1 for o in outcomes)
+        asyncio.run(run())
     finally:
         proc.terminate()
         proc.wait(30)
