@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import hmac
+import json
 import logging
 import random
 import secrets
@@ -114,6 +116,17 @@ class Challenge:
         return {"game": self.game_id, "seat": self.owner_seat, "key": key}
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """The lobby as read at one version: the challenges, the public listing and a digest of
+    the listed challenges (a socket keeps only the digest of what it last sent)."""
+
+    version: int
+    challenges: list[Challenge]
+    listing: dict[str, Any]
+    digest: str
+
+
 def _challenge(row: Any) -> Challenge:
     return Challenge(row.id, row.rules, row.game, TimeControl.parse(row.clock), row.colour,
                      bool(row.public), row.owner, row.created, row.seen, row.game_id,
@@ -142,7 +155,7 @@ class Lobby:
         self._changed = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()  # this process's writes, one at a time
-        self._cache: tuple[int, list[Challenge]] | None = None
+        self._cache: Snapshot | None = None
         self._reading: asyncio.Lock | None = None
 
     # --- changes ----------------------------------------------------------------------------
@@ -400,17 +413,21 @@ class Lobby:
             rows = conn.execute(select(_t).order_by(_t.c.seq)).all()
         return [_challenge(r) for r in rows]
 
-    async def snapshot(self) -> list[Challenge]:
-        """:meth:`challenges`, read once per version of the lobby and shared by every
-        websocket of this process."""
+    async def snapshot(self) -> Snapshot:
+        """:meth:`challenges` and their :meth:`listing`, read once per version of the lobby
+        and shared by every websocket of this process."""
         self._bind()
         if self._reading is None:
             self._reading = asyncio.Lock()
         async with self._reading:
             version = self.version
-            if self._cache is None or self._cache[0] != version:
-                self._cache = (version, await asyncio.to_thread(self.challenges))
-            return self._cache[1]
+            cache = self._cache
+            if cache is None or cache.version != version:
+                found = await asyncio.to_thread(self.challenges)
+                listing = self.listing(found)
+                digest = hashlib.sha256(json.dumps(listing["challenges"]).encode()).hexdigest()
+                cache = self._cache = Snapshot(version, found, listing, digest)
+            return cache
 
     def listing(self, challenges: list[Challenge] | None = None) -> dict[str, Any]:
         """The public open challenges, newest first (of ``challenges``, else as stored)."""

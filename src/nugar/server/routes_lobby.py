@@ -76,7 +76,7 @@ def _seat_url(base: str, game_id: str, seat: int, key: str) -> str:
 
 @router.get("/api/lobby", summary="The open challenges of the lobby")
 async def api_lobby(lobby: LobbyDep) -> dict[str, Any]:
-    return lobby.listing(await lobby.snapshot())
+    return (await lobby.snapshot()).listing
 
 
 @router.post("/api/challenges", status_code=201, summary="Open a challenge in the lobby")
@@ -154,18 +154,17 @@ async def _serve(websocket: WebSocket, lobby: Lobby, owner: str | None, key: str
 
     async def send() -> None:
         seen = -1
-        shown: list[dict[str, Any]] | None = None
+        shown = ""  # the digest of the list last sent
         while True:
             if seen != lobby.version:
                 seen = lobby.version
-                found = await lobby.snapshot()
-                listing = lobby.listing(found)
+                now = await lobby.snapshot()
                 # a change may be heard twice (here and from the database): a list the
                 # socket already shows is not sent again
-                if listing["challenges"] != shown:
-                    shown = listing["challenges"]
-                    await websocket.send_json(listing)
-                for c in lobby.accepted_for(owner, found):
+                if now.digest != shown:
+                    shown = now.digest
+                    await websocket.send_json(now.listing)
+                for c in lobby.accepted_for(owner, now.challenges):
                     if c.id not in told:
                         told.add(c.id)
                         await websocket.send_json(_accepted(c, key, base))
