@@ -4,8 +4,8 @@ opened with) that his challenge was accepted and where his seat is.
 
 - ``GET /api/lobby``: the open public challenges, newest first.
 - ``POST /api/challenges`` ``{rules, clock, colour, public}``: 201 ``{challenge, key, link}``;
-  ``key`` is the creator's secret (to cancel, to be told of the game), ``link`` the address
-  that lets a friend accept it.
+  ``key`` is the creator's secret (to cancel, to be told of the game; it also opens his seat
+  in the game made when it is accepted), ``link`` the address that lets a friend accept it.
 - ``GET /api/challenges/{id}?key=``: one challenge; with the creator's key, once accepted,
   ``seat`` (``{game, seat, key}``) too.
 - ``POST /api/challenges/{id}/accept`` ``{key}``: 201 ``{id, seat, key, url}``, the accepter's
