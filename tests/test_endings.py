@@ -97,8 +97,8 @@ def test_imposed_endings_survive_the_position_text(termination: str, result: str
 
 
 def test_a_result_must_fit_its_termination() -> None:
-    with pytest.raises(nugar.NugarError, match="time ends 1-0 or 0-1"):
-        from_position("kalah 4,4,4,4,4,4:0/4,4,4,4,4,4:0 s result=1/2-1/2:time")
+    with pytest.raises(nugar.NugarError, match="resigned ends 1-0 or 0-1"):
+        from_position("kalah 4,4,4,4,4,4:0/4,4,4,4,4,4:0 s result=1/2-1/2:resigned")
     with pytest.raises(nugar.NugarError, match="adjudication, time"):
         from_position("kalah 4,4,4,4,4,4:0/4,4,4,4,4,4:0 s result=1-0:flag")
 
@@ -112,9 +112,9 @@ def test_records_replay_imposed_endings(termination: str, result: str) -> None:
     assert game.outcome.termination == termination and game.result == result
 
 
-def test_records_refuse_a_drawn_loss_on_time() -> None:
+def test_records_refuse_a_draw_on_time_while_both_could_win() -> None:
     text = '[Rules "kalah"]\n[Result "1/2-1/2"]\n[Termination "time"]\n\n1. 1 1/2-1/2'
-    with pytest.raises(record.RecordError, match="loss on time cannot end in a draw"):
+    with pytest.raises(record.RecordError, match="draw on time needs a player who could no"):
         record.load_one(text)
 
 

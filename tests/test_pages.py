@@ -106,7 +106,10 @@ def test_unknown_names_are_404(client: TestClient) -> None:
     for name in ("chess", "dara.md", "...", "%2e%2e%2fapp", "games", "DARA-X", "a" * 60):
         r = client.get(f"/rules/{name}")
         assert r.status_code == 404, name
-    assert client.get("/rules/chess").json()["error"] == "unknown_rules_page"
+    # a browser asked: a page (HTML) that says so, with links on, not JSON
+    r = client.get("/rules/chess")
+    assert r.headers["content-type"].startswith("text/html")
+    assert "No such rules page" in r.text and 'href="/rules"' in r.text
     assert client.get("/rules/DARA").status_code == 200
 
 

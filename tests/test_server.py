@@ -6,7 +6,9 @@ import asyncio
 import json
 import secrets
 import sys
+import threading
 import time
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -147,8 +149,12 @@ def test_only_the_seat_holder_moves_and_engine_judges(client: TestClient) -> Non
     r = move(client, gid, k2, "c3")
     assert r.status_code == 409 and r.json()["error"] == "illegal_move"
     assert "not legal" in r.json()["detail"]
-    state = move(client, gid, k2, "d4").json()
-    assert [t["text"] for t in state["turns"]] == ["c3", "d4"] and state["v"] == 3
+    update = move(client, gid, k2, "d4").json()
+    # the answer is what changed: the new move and turn, from where they start
+    assert update["base"] == 2 and update["v"] == 3 and update["moves_from"] == 1
+    assert update["new_moves"] == ["d4"] and "moves" not in update and "turns" not in update
+    assert [t["text"] for t in update["new_turns"]] == ["d4"] and update["turns_from"] == 1
+    assert [t["text"] for t in client.get(f"/api/games/{gid}").json()["turns"]] == ["c3", "d4"]
     # refused requests changed nothing
     assert client.get(f"/api/games/{gid}").json()["moves"] == ["c3", "d4"]
 
@@ -157,7 +163,7 @@ def test_sowing_turn_with_bonus_step_and_score(client: TestClient) -> None:
     made = create(client, rules="kalah", mode="hotseat")
     gid, key = made["id"], made["keys"]["0"]
     state = move(client, gid, key, "3-1").json()  # 4 seeds from hole 3 end in the store
-    assert state["turns"] == [{"player": 1, "text": "3-1", "n": 2}]
+    assert state["new_turns"] == [{"player": 1, "text": "3-1", "n": 2}]
     assert state["to_move"] == 2 and state["score"] == [1, 0]
     assert state["board"]["holes"] == [[0, 5, 1, 6, 6, 5], [4, 4, 4, 4, 4, 4]]
 
@@ -210,7 +216,8 @@ def test_hot_seat_undo_draw_and_resign(client: TestClient) -> None:
     for text in ["c3", "d4"]:
         move(client, gid, key, text)
     state = client.post(f"/api/games/{gid}/undo", json={"key": key}).json()
-    assert state["moves"] == ["c3"] and state["to_move"] == 2
+    assert state["moves_from"] == 1 and state["new_moves"] == [] and state["to_move"] == 2
+    assert state["turns_from"] == 1 and state["new_turns"] == [] and state["ply"] == 1
     state = client.post(f"/api/games/{gid}/resign", json={"key": key}).json()
     assert state["winner"] == 1 and state["reason"] == "resigned"  # the player to move resigned
     made = create(client, rules="kalah", mode="hotseat")
@@ -231,7 +238,7 @@ def test_takeback_between_people(client: TestClient) -> None:
     state = client.post(f"/api/games/{gid}/offers/takeback",
                         json={"key": k2, "action": "accept"}).json()
     # player 1 asked: both the reply and his own turn are taken back, and he is to move
-    assert state["moves"] == [] and state["to_move"] == 1
+    assert state["moves_from"] == 0 and state["new_moves"] == [] and state["to_move"] == 1
 
 
 def test_game_against_the_ai_undo_and_hint(client: TestClient) -> None:
@@ -245,7 +252,7 @@ def test_game_against_the_ai_undo_and_hint(client: TestClient) -> None:
     assert [t["player"] for t in state["turns"]] == [1, 2]
     # undo takes back the AI's reply and the human's turn
     state = client.post(f"/api/games/{gid}/undo", json={"key": key}).json()
-    assert state["moves"] == [] and state["to_move"] == 1
+    assert state["ply"] == 0 and state["new_moves"] == [] and state["to_move"] == 1
     r = client.post(f"/api/games/{gid}/undo", json={"key": key})
     assert r.status_code == 409 and r.json()["error"] == "nothing_to_undo"
     r = client.post(f"/api/games/{gid}/offers/draw", json={"key": key})
@@ -471,15 +478,17 @@ def test_a_move_refused_by_a_failed_write_is_never_stored_later(db_url: str) -> 
     played on the game as stored, and the room's watcher gets B as the next version."""
     app = create_app(db_url, rate=None)
     store: Store = app.state.store
-    real_save = store.save
+    real_submit = store.submit
     failed: list[int] = []
 
-    def save_failing_once(row: GameRow, ev: StoredEvent) -> None:
+    def submit_failing_once(row: GameRow, ev: StoredEvent) -> Future[None]:
         if not failed:
             failed.append(ev.version)
-            time.sleep(0.3)  # long enough for B to queue on the game's lock
-            raise OSError("disk I/O error")
-        real_save(row, ev)
+            refused: Future[None] = Future()
+            # the write fails late: long enough for B to queue on the game's lock
+            threading.Timer(0.3, refused.set_exception, (OSError("disk I/O error"),)).start()
+            return refused
+        return real_submit(row, ev)
 
     async def run() -> None:
         transport = httpx.ASGITransport(app=app)
@@ -492,14 +501,14 @@ def test_a_move_refused_by_a_failed_write_is_never_stored_later(db_url: str) -> 
             room = await app.state.hub.room(gid)
             watcher = Listener()
             room.listeners.add(watcher)
-            store.save = save_failing_once  # type: ignore[method-assign]
+            store.submit = submit_failing_once  # type: ignore[method-assign]
             a = asyncio.create_task(c.post(url, json={"key": key, "move": "d4"}))
             await asyncio.sleep(0.1)
             b = asyncio.create_task(c.post(url, json={"key": key, "move": "e4"}))
             ra, rb = await a, await b
             assert ra.status_code == 503 and ra.json()["error"] == "storage_failed"
             assert rb.status_code == 200, rb.text
-            assert rb.json()["moves"] == ["c3", "e4"] and rb.json()["v"] == 3
+            assert rb.json()["new_moves"] == ["e4"] and rb.json()["v"] == 3
             final = (await c.get(f"/api/games/{gid}")).json()
             assert final["moves"] == ["c3", "e4"] and final["v"] == 3
             loaded = store.load(gid)
@@ -521,26 +530,28 @@ def test_a_room_behind_another_writer_is_reloaded_and_waiting_requests_retried(
     from nugar.server.session import ApiError
 
     store = Store(db_url)
-    real_save = store.save
+    real_submit = store.submit
 
-    def slow_save(row: GameRow, ev: StoredEvent) -> None:
+    def slow_submit(row: GameRow, ev: StoredEvent) -> Future[None]:
         time.sleep(0.2)  # lets a second request queue on the lock
-        real_save(row, ev)
+        return real_submit(row, ev)
 
     async def run() -> None:
         one, other = Hub(store), Hub(store)
         room, keys = await one.create("dara", "friend", None, None)
         gid = room.row.id
         await other.move(gid, keys["1"], "c3")  # ``one`` does not know of it
-        store.save = slow_save  # type: ignore[method-assign]
+        store.submit = slow_submit  # type: ignore[method-assign]
         a = asyncio.create_task(one.move(gid, keys["1"], "d4"))
         await asyncio.sleep(0.05)
         b = asyncio.create_task(one.move(gid, keys["2"], "e4"))
         with pytest.raises(ApiError) as refused:
             await a
-        assert refused.value.code == "storage_failed"
-        assert (await b)["moves"] == ["c3", "e4"]  # run again on the reloaded room
-        assert one.rooms[gid] is not room and room.session.closed
+        # decided again on the stored game, where player 1 has moved already
+        assert refused.value.code == "not_your_turn"
+        assert (await b)["new_moves"] == ["e4"]  # played on the refreshed room
+        assert one.rooms[gid] is room and not room.session.closed
+        assert room.row.moves == ["c3", "e4"] and room.state()["moves"] == ["c3", "e4"]
         loaded = store.load(gid)
         assert loaded is not None and loaded.moves == ["c3", "e4"] and loaded.version == 3
 
@@ -579,7 +590,7 @@ def test_idle_games_expire_as_adjudicated_draws(db_url: str, monkeypatch: pytest
         assert await hub.expire_idle() == [a.row.id]
         assert a.row.id not in hub.rooms and b.row.id in hub.rooms
         heard = watcher.queue.get_nowait()
-        assert heard["type"] == "expired" and heard["state"]["reason"] == "adjudication"
+        assert heard["type"] == "expired" and heard["update"]["reason"] == "adjudication"
         stored = store.load(a.row.id)
         assert stored is not None and stored.moves == ["c3"]
         assert stored.ending == {"termination": "adjudication", "winner": None}
@@ -715,14 +726,17 @@ def test_spectator_sees_moves_live_and_reconnect_catches_up(client: TestClient) 
         move(client, gid, k1, "c3")
         ev = ws.receive_json()
         assert ev["type"] == "move" and ev["v"] == 2 and ev["data"]["moves"] == ["c3"]
-        assert ev["state"]["to_move"] == 2
+        assert ev["update"]["to_move"] == 2 and ev["update"]["new_moves"] == ["c3"]
+        assert ev["update"]["base"] == 1 and "svg" in ev["update"]
     move(client, gid, k2, "d4")
     move(client, gid, k1, "a1")
     with client.websocket_connect(f"/ws/games/{gid}?since=2") as ws:
         missed = [ws.receive_json(), ws.receive_json()]
         assert [m["v"] for m in missed] == [3, 4]
         assert [m["data"]["moves"] for m in missed] == [["d4"], ["a1"]]
-        assert missed[-1]["state"]["moves"] == ["c3", "d4", "a1"]
+        assert missed[0]["update"] is None  # the last one carries the update from 2
+        last = missed[-1]["update"]
+        assert last["base"] == 2 and last["moves_from"] == 1 and last["new_moves"] == ["d4", "a1"]
         ws.send_text(json.dumps({"type": "sync", "since": 4}))
         assert ws.receive_json()["type"] == "uptodate"
         ws.send_text("nonsense")
@@ -797,7 +811,12 @@ def test_rules_pages(client: TestClient, tmp_path: Path, monkeypatch: pytest.Mon
     page = client.get("/rules/dara").text
     assert '<h1 id="dara">Dara</h1>' in page and "<table>" in page and "<script>" not in page
     assert client.get("/rules/chess").status_code == 404
-    assert client.get("/").status_code == 200 and "app.js" in client.get("/g/abc").text
+    assert client.get("/").status_code == 200
+    gid = create(client, rules="dara", mode="hotseat")["id"]
+    assert "app.js" in client.get(f"/g/{gid}").text
+    # an unknown game: a page saying so (404), not the game page with its buttons
+    r = client.get("/g/abc")
+    assert r.status_code == 404 and "No such game" in r.text and "app.js" not in r.text
 
 
 def test_svg_marks_squares_pieces_and_last_move() -> None:
@@ -897,4 +916,179 @@ def test_load_script_finds_no_lost_or_doubled_moves() -> None:
     result = module.run(games=3, concurrency=3, time_limit=60)
     assert result["games"] == 3 and result["moves"] > 0
     assert result["problems"] == []
-    assert "## Web server load" in module.markdown(result)
+    assert "## Web server load" in module.markdown([result], "load_server.py")
+
+
+def test_a_plain_move_takes_the_short_way_with_the_same_answers(client: TestClient) -> None:
+    """A well-formed move is answered by the middleware of nugar.server.fastlane; any other
+    body goes on to the FastAPI route. Both answer the same, refusals included."""
+    from nugar.server.fastlane import plain_move
+
+    assert plain_move(b'{"key": "k", "move": "c3", "v": 2}') == ("k", "c3", 2)
+    for odd in (b'{"key": "k", "move": "c3", "v": true}', b'{"move": 5}', b"[1]", b"{",
+                b'{"move": "c3", "other": 1}', b'{"move": "c3", "v": 0}'):
+        assert plain_move(odd) is None, odd
+
+    def play(body: dict[str, Any]) -> tuple[int, Any]:
+        made = create(client, rules="dara", mode="friend")
+        gid, k1 = made["id"], made["keys"]["1"]
+        r = client.post(f"/api/games/{gid}/move", json={k: k1 if v == "K" else v
+                                                        for k, v in body.items()})
+        return r.status_code, r.json()
+
+    short = play({"key": "K", "move": "c3", "v": 1})
+    routed = play({"key": "K", "move": "c3", "v": 1, "extra": "ignored by the route"})
+    assert short[0] == routed[0] == 200 and short[1] == routed[1]
+    assert short[1]["new_moves"] == ["c3"] and short[1]["base"] == 1
+    for body, status, code in [({"key": "K", "move": "c3", "v": 5}, 409, "stale_version"),
+                               ({"key": "K", "move": "z9"}, 422, "invalid_move"),
+                               ({"move": "c3"}, 403, "bad_key"),
+                               ({"key": "K", "move": "c3", "v": True}, 422, "bad_request")]:
+        got = play(body)
+        assert got[0] == status and got[1]["error"] == code, (body, got)
+        if code != "bad_request":  # the same refusal when the route decides it
+            assert play({**body, "extra": 1}) == got
+
+
+def test_a_follower_passes_on_exactly_the_versions_it_loaded(db_url: str) -> None:
+    """Another process writes between a follower's read of the game and its read of the
+    journal: the follower's listener still gets the events one by one (not a resync), and
+    the newer one with the next announcement."""
+    import dataclasses
+
+    from nugar.server.rooms import Hub
+
+    store = Store(db_url)
+
+    async def run() -> None:
+        a, b = Hub(store), Hub(store)
+        room, keys = await a.create("dara", "friend", None, None)
+        gid = room.row.id
+        watched = await b.room(gid)
+        listener = Listener()
+        watched.listeners.add(listener)
+        await a.move(gid, keys["1"], "c3")  # version 2, which b has not seen
+        real_load = store.load
+
+        def load_then_another_writes(game_id: str) -> GameRow | None:
+            row = real_load(game_id)
+            if row is not None and row.version == 2:  # version 3 is stored right after
+                later = dataclasses.replace(row, moves=[*row.moves, "d4"], version=3)
+                store.save(later, StoredEvent(3, "move", {"player": 2, "moves": ["d4"]}))
+            return row
+
+        store.load = load_then_another_writes  # type: ignore[method-assign]
+        b.heard(gid, 2)
+        assert watched.following is not None
+        await watched.following
+        store.load = real_load  # type: ignore[method-assign]
+        got = [listener.queue.get_nowait() for _ in range(listener.queue.qsize())]
+        assert [(m["type"], m["v"]) for m in got] == [("move", 2)]
+        assert got[0]["update"]["new_moves"] == ["c3"] and got[0]["update"]["base"] == 1
+        b.heard(gid, 3)
+        assert watched.following is not None
+        await watched.following
+        got = [listener.queue.get_nowait() for _ in range(listener.queue.qsize())]
+        assert [(m["type"], m["v"]) for m in got] == [("move", 3)]
+        assert got[0]["update"]["new_moves"] == ["d4"] and watched.row.moves == ["c3", "d4"]
+
+    asyncio.run(run())
+    store.close()
+
+
+def test_moves_heard_with_their_events_are_played_without_reading_the_store(
+        db_url: str) -> None:
+    """An announcement that carries its move event (PostgreSQL's NOTIFY payload) brings the
+    follower's room up to date by playing the moves: the same game, row and update as a
+    room loaded from the store, and the store is not read; a change that is not a move, or
+    a version heard without its event, is read from the store."""
+    from nugar.server.listen import parse
+    from nugar.server.rooms import Hub
+
+    store = Store(db_url)
+
+    async def run() -> None:
+        a, b = Hub(store), Hub(store)
+        room, keys = await a.create("kalah(pits=4,seeds=3)", "hotseat", None, None)
+        gid = room.row.id
+        watched = await b.room(gid)
+        listener = Listener()
+        watched.listeners.add(listener)
+        await a.move(gid, keys["0"], "2")
+        await a.move(gid, keys["0"], "1")
+        journal = store.events_since(gid, 1, 10)
+        real_load = store.load
+        reads: list[str] = []
+
+        def counting_load(game_id: str) -> GameRow | None:
+            reads.append(game_id)
+            return real_load(game_id)
+
+        store.load = counting_load  # type: ignore[method-assign]
+        for e in journal:  # as listen.py hands them on
+            heard = parse(f"{gid} {e.version} {e.type} {json.dumps(e.data)}")
+            assert heard is not None and heard[2] is not None
+            b.heard(*heard)
+        assert watched.following is not None
+        await watched.following
+        assert reads == []  # played from the events alone
+        fresh = await Hub(store).room(gid)
+        reads.clear()
+        assert watched.row.moves == fresh.row.moves and watched.row.version == 3
+        assert watched.row.result == fresh.row.result and watched.row.offers == fresh.row.offers
+        assert {k: v for k, v in watched.state().items() if k != "svg"} == {
+            k: v for k, v in fresh.state().items() if k != "svg"}
+        got = [listener.queue.get_nowait() for _ in range(listener.queue.qsize())]
+        assert [(m["type"], m["v"]) for m in got] == [("move", 2), ("move", 3)]
+        assert got[-1]["update"]["base"] == 1 and got[-1]["update"]["new_moves"] == ["2", "1"]
+        await a.resign(gid, keys["0"])  # not a move: read from the store
+        b.heard(gid, 4, store.events_since(gid, 3, 1)[0])
+        assert watched.following is not None
+        await watched.following
+        assert reads == [gid] and watched.state()["over"] and watched.row.version == 4
+        assert parse("nonsense") is None and parse(f"{gid} 5") == (gid, 5, None)
+
+    asyncio.run(run())
+    store.close()
+
+
+def test_a_response_leaves_in_one_write() -> None:
+    """The HTTP protocol of nugar serve joins the writes of one event-loop turn (uvicorn
+    writes a response's head and body apart): one system call per response; closing sends
+    what is pending first, and a large body is not held back."""
+    from nugar.server.http_timeouts import _Coalescing
+
+    class Recording:
+        def __init__(self) -> None:
+            self.writes: list[bytes] = []
+            self.closed = False
+
+        def write(self, data: bytes) -> None:
+            self.writes.append(data)
+
+        def is_closing(self) -> bool:
+            return self.closed
+
+        def close(self) -> None:
+            self.closed = True
+
+        def get_extra_info(self, name: str) -> str:
+            return f"info {name}"
+
+    async def run() -> None:
+        inner = Recording()
+        t = _Coalescing(inner, asyncio.get_running_loop())  # type: ignore[arg-type]
+        t.write(b"HTTP/1.1 200 OK\r\n\r\n")
+        t.write(b"")
+        t.write(b"{}")
+        assert inner.writes == []
+        await asyncio.sleep(0)
+        assert inner.writes == [b"HTTP/1.1 200 OK\r\n\r\n{}"]
+        t.write(b"x" * 70_000)  # over 64 kB: at once
+        assert len(inner.writes) == 2
+        t.write(b"last")
+        t.close()
+        assert inner.writes[-1] == b"last" and inner.closed
+        assert t.get_extra_info("peername") == "info peername"  # the rest is the socket's
+
+    asyncio.run(run())

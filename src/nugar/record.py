@@ -757,9 +757,13 @@ def _settle_result(game: Game, result: str | None, termination: object) -> str |
             return f"a draw by agreement ends 1/2-1/2, not {result}"
         game.agree_draw()
     elif termination == "time":
-        if winner is None:
-            return "a loss on time cannot end in a draw"
-        game.lose_on_time(3 - winner)
+        if winner is not None:
+            game.lose_on_time(3 - winner)
+        elif game.can_win(1) and game.can_win(2):
+            return ("a draw on time needs a player who could no longer win; here both "
+                    "still could, so a fallen flag is a loss (1-0 or 0-1)")
+        else:
+            game.draw_on_time()
     elif termination == "adjudication":
         game.adjudicate(winner)
     return None

@@ -26,8 +26,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--db", default=None, metavar="URL",
                         help="SQLAlchemy database URL, e.g. sqlite:///games.db or "
-                        "postgresql://user@host/db (default: a SQLite file in your data "
-                        "directory)")
+                        "postgresql+psycopg://user@host/db (default: a SQLite file in your "
+                        "data directory)")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="server processes sharing the port (default 1); more than one "
+                        "needs a PostgreSQL database, which orders the moves and tells every "
+                        "process of the others' changes; a worker that dies is replaced")
     parser.add_argument("--ai-time", type=float, default=1.0, metavar="SECONDS",
                         help="AI thinking time per decision (default 1.0)")
     parser.add_argument("--ai-workers", type=int, default=1, metavar="N",
@@ -86,6 +90,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(f"--rate must be 0 or more, not {args.rate}")
     if not 0 <= args.expire_days <= 36500:
         raise CliError(f"--expire-days must be 0..36500 (0: never), not {args.expire_days}")
+    if not 1 <= args.workers <= 64:
+        raise CliError(f"--workers must be 1..64, not {args.workers}")
+    if args.workers > 1 and not (args.db or "").startswith("postgresql"):
+        raise CliError(f"--workers {args.workers} needs a PostgreSQL database (--db "
+                       "postgresql+psycopg://USER@HOST/DB): SQLite takes one writing process, "
+                       "so a SQLite database is served by one worker")
     if args.limit_concurrency < 1:
         raise CliError(f"--limit-concurrency must be 1 or more, not {args.limit_concurrency}")
     for name in ("header_timeout", "body_timeout"):
@@ -104,14 +114,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
                        f"pip install 'nugar[web]'): {exc}", EXIT_FAILED) from None
     from ..warmup import WARMUP, line_reporter
 
+    options: dict[str, Any] = dict(
+        db_url=args.db, ai_time=args.ai_time, rate=args.rate or None, warm_up=True,
+        public_url=public_url, api_docs=args.api_docs, body_timeout=args.body_timeout,
+        ai_workers=args.ai_workers, ai_table=args.ai_table, ai_queue=args.ai_queue,
+        expire_days=args.expire_days or None)
+    served = dict(host=args.host, port=args.port, log_level="warning",
+                  h11_max_incomplete_event_size=16_384, ws_max_size=65536,
+                  # an update is a few kB: compressing every message costs more CPU than the
+                  # bytes it saves are worth
+                  ws_per_message_deflate=False,
+                  ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_keep_alive=5,
+                  limit_concurrency=args.limit_concurrency, **proxy_options(proxies))
+    if args.workers > 1:
+        return serve_workers(args, options, served)
     # a first run compiles the AI in the background from the start: progress on stderr
     WARMUP.subscribe(line_reporter("nugar serve: "))
     try:
-        app = create_app(args.db, ai_time=args.ai_time, rate=args.rate or None, warm_up=True,
-                         public_url=public_url, api_docs=args.api_docs,
-                         body_timeout=args.body_timeout, ai_workers=args.ai_workers,
-                         ai_table=args.ai_table, ai_queue=args.ai_queue,
-                         expire_days=args.expire_days or None)
+        app = create_app(**options)
     except Exception as exc:  # a bad URL or an unreachable database
         raise CliError(f"cannot open the database {args.db!r}: {exc}", EXIT_FAILED) from None
     shown = app.state.store.engine.url.render_as_string(hide_password=True)
@@ -119,11 +139,33 @@ def cmd_serve(args: argparse.Namespace) -> int:
           f"(database: {shown})", file=sys.stderr)
     from ..server.http_timeouts import timed_h11
 
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                http=timed_h11(args.header_timeout), h11_max_incomplete_event_size=16_384,
-                ws_max_size=65536, ws_ping_interval=20.0, ws_ping_timeout=20.0,
-                timeout_keep_alive=5, limit_concurrency=args.limit_concurrency,
-                **proxy_options(proxies))
+    uvicorn.run(app, http=timed_h11(args.header_timeout), **served)
+    return EXIT_OK
+
+
+def serve_workers(args: argparse.Namespace, options: dict[str, Any], served: dict[str, Any]
+                  ) -> int:
+    """``--workers N``: the tables are made here once, then uvicorn's supervisor runs N worker
+    processes (:mod:`nugar.server.worker`) on one socket and replaces any that dies."""
+    import os
+
+    import uvicorn
+
+    from ..server.store import Store
+    from ..server.worker import ENV, options_env
+
+    try:
+        store = Store(args.db)
+        shown = store.engine.url.render_as_string(hide_password=True)
+        store.close()
+    except Exception as exc:  # a bad URL, an unreachable database, psycopg missing
+        raise CliError(f"cannot open the database {args.db!r}: {exc}", EXIT_FAILED) from None
+    os.environ[ENV] = options_env(options, args.header_timeout)
+    print(f"nugar: serving on {default_public_url(args.host, args.port)}/ as "
+          f"{options['public_url']}/ with {args.workers} workers (database: {shown})",
+          file=sys.stderr)
+    uvicorn.run("nugar.server.worker:app_from_env", factory=True, workers=args.workers,
+                http="nugar.server.http_timeouts:TimedH11", **served)
     return EXIT_OK
 
 

@@ -389,6 +389,17 @@ class AlignmentGame(Game):
             self._state[K.ST_PASSED] = 0
         return False
 
+    def _may_win(self, player: int) -> bool:
+        """The opponent loses only by falling to ``loss_at`` pieces, which takes captures, and
+        a capture takes a three of ``player``'s: so ``player`` needs three pieces (board plus
+        hand) and a board with a row or column of three squares. With ``blocked=lose`` the
+        opponent can also lose by being hemmed in, which any piece may help to do: no test
+        then. A repetition, the quiet limit or both players blocked are draws, never wins."""
+        if self.options.blocked == "lose":
+            return True
+        pieces = self.in_hand[player - 1] + self.on_board[player - 1]
+        return pieces >= 3 and max(self.rows, self.cols) >= 3
+
     # --- position --------------------------------------------------------------------------
     def owner(self, sq: int) -> int:
         """0 (empty), 1 or 2: who has a piece on square number ``sq`` (``row * cols + col``)."""

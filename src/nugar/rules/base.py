@@ -354,6 +354,30 @@ class Game(ABC):
                 raise
             self.push_action(self.move_to_action(m))
 
+    def explain(self, move: str | Move) -> str | None:
+        """``None`` if the single ``move`` may be played now, else why not in one sentence
+        (the reason :meth:`play` gives, without its list of the legal moves): what a user
+        interface says when a click or a typed move is refused.
+
+        >>> from nugar import new_game
+        >>> g = new_game("dara")
+        >>> g.play("c3")
+        >>> g.explain("c3")
+        'c3 is occupied (by a Black piece)'
+        >>> g.explain("d4") is None
+        True
+        """
+        outcome = self.outcome
+        if outcome is not None:
+            return f"the game is over ({outcome})"
+        try:
+            parsed = self.parse_move(move)
+        except InvalidMoveError as exc:
+            return str(exc)
+        if parsed in self.legal_moves():
+            return None
+        return self._why_illegal(parsed) or f"{parsed} is not legal here"
+
     def _check_legal(self, move: Move, whole: str | Move | None, mover: int | None) -> None:
         outcome = self.outcome
         if outcome is not None:
@@ -498,6 +522,43 @@ class Game(ABC):
         ``undo`` takes it back like a resignation."""
         loser = self._player_arg(player, "lose on time")
         self._impose(Outcome(3 - loser, Termination.TIME), "lose on time")
+
+    def draw_on_time(self) -> None:
+        """A flag fell, but the other player could not have won (:meth:`can_win`): a draw
+        (``Termination.TIME``, ``1/2-1/2``); ``undo`` takes it back like a resignation."""
+        self._impose(Outcome(None, Termination.TIME), "draw on time")
+
+    def time_out(self, player: int | None = None) -> Outcome:
+        """The given player's (default: the one to move's) flag has fallen: a loss on time, or
+        a draw on time when the opponent could not possibly win (:meth:`can_win`). Returns the
+        outcome."""
+        loser = self._player_arg(player, "run out of time")
+        if self.can_win(3 - loser):
+            self.lose_on_time(loser)
+        else:
+            self.draw_on_time()
+        outcome = self.outcome
+        assert outcome is not None
+        return outcome
+
+    def can_win(self, player: int) -> bool:
+        """Whether ``player`` could still win by some series of legal moves of both players.
+
+        ``False`` only where the family's test proves a win impossible from here (alignment:
+        too few pieces to ever make a three; sowing: the stores already decide it, see the
+        games' pages); ``True`` where it cannot tell. A finished game: whether ``player`` won.
+        A fallen flag is a draw, not a loss, when the opponent cannot win (:meth:`time_out`).
+        """
+        player = self._player_arg(player, "ask whether a player can win")
+        outcome = self.outcome
+        if outcome is not None:
+            return outcome.winner == player
+        return self._may_win(player)
+
+    def _may_win(self, player: int) -> bool:
+        """The family's test behind :meth:`can_win` on a running game: ``False`` only when
+        ``player`` cannot win whatever both players do (the base class cannot tell)."""
+        return True
 
     def _player_arg(self, player: int | None, what: str) -> int:
         if player is None:

@@ -103,7 +103,7 @@ class Termination(enum.StrEnum):
     RESIGNATION = "resigned"       # a player resigned
     AGREEMENT = "agreement"        # both players agreed a draw
     ADJUDICATION = "adjudication"  # someone outside the game (an arbiter) decided the result
-    TIME = "time"                  # a player ran out of time
+    TIME = "time"                  # a flag fell: a loss, or a draw if the other could not win
 
     @property
     def by_rules(self) -> bool:
@@ -126,7 +126,7 @@ _RESULTS_OF: dict[Termination, tuple[str, ...]] = {
     Termination.REPETITION: ("1/2-1/2",), Termination.QUIET_LIMIT: ("1/2-1/2",),
     Termination.MAJORITY: _DECISIVE, Termination.EMPTY_SIDE: _ANY,
     Termination.RESIGNATION: _DECISIVE, Termination.AGREEMENT: ("1/2-1/2",),
-    Termination.ADJUDICATION: _ANY, Termination.TIME: _DECISIVE,
+    Termination.ADJUDICATION: _ANY, Termination.TIME: _ANY,
 }
 
 

@@ -242,6 +242,17 @@ class SowingGame(Game):
         p = self.pits
         return int(self._state[HEADER + p]), int(self._state[HEADER + 2 * p + 1])
 
+    def _may_win(self, player: int) -> bool:
+        """Seeds never leave a store and the seeds in play never change, so a store only
+        grows and the two final stores add up to all seeds. ``player`` wins with the bigger
+        final store (misere: with the smaller one), so a win is out of reach once the
+        opponent's store (misere: ``player``'s own) already holds half of all seeds or more."""
+        holes1, holes2 = self.holes
+        stores = self.stores
+        total = sum(holes1) + sum(holes2) + sum(stores)
+        counted = stores[player - 1] if self.options.misere else stores[2 - player]
+        return 2 * counted < total
+
     def step_captures(self) -> list[int | None]:
         """Seeds each of the mover's holes would put into his store if sown now (``None`` for
         an empty hole), whether or not the step is legal; leftovers excluded."""

@@ -21,7 +21,11 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import routes_api, routes_pages, routes_ws
+from . import routes_api, routes_lobby, routes_pages, routes_ws
+from .clocks import WATCH_EVERY, watch_clocks
+from .fastlane import MoveLane
+from .listen import listen_forever
+from .lobby import Lobby
 from .middleware import Guard, SecurityHeaders, add_error_handlers
 from .rooms import EXPIRE_DAYS, Hub
 from .session import Agents, AiPool
@@ -36,7 +40,8 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
                warmup: Warmup | None = None, public_url: str = "http://127.0.0.1:8000",
                api_docs: bool = False, body_timeout: float = 10.0, ai_workers: int = 1,
                ai_table: float = 64.0, ai_queue: int = 8,
-               expire_days: float | None = EXPIRE_DAYS) -> FastAPI:
+               expire_days: float | None = EXPIRE_DAYS,
+               clock_every: float = WATCH_EVERY, create_tables: bool = True) -> FastAPI:
     """The web application over the database at ``db_url`` (default: SQLite in the user's
     data directory). ``ai_time`` is the AI's thinking time per decision in seconds.
     ``warm_up`` starts compiling what every AI level needs in the background at startup
@@ -50,30 +55,46 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     :class:`~.session.AiPool` of ``ai_workers`` agents with ``ai_table`` MB tables each and at
     most ``ai_queue`` hints waiting (then ``503 ai_busy``). Unfinished games without a change
     for ``expire_days`` days are closed as adjudicated draws (checked at start and hourly;
-    ``None``: never)."""
+    ``None``: never). Every ``clock_every`` seconds the clocks of games nobody asks about
+    are checked (:func:`~.clocks.watch_clocks`). On PostgreSQL the app listens to the
+    changes other processes store (:mod:`.listen`), so several processes can serve the same
+    games; ``create_tables=False`` leaves the tables to whoever started them (``nugar serve
+    --workers``)."""
     from ..warmup import WARMUP, Warmup, server_steps
 
     if warmup is not None:
         engine = warmup
     else:
         engine = WARMUP if warm_up else Warmup(interpret=False)
-    store = Store(db_url)
+    store = Store(db_url, create=create_tables)
     pool = AiPool(Agents(ai_time, engine, table=ai_table), workers=ai_workers, queue=ai_queue)
     hub = Hub(store, pool, expire_days=expire_days)
+    lobby = Lobby(store)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         if warm_up:
             await asyncio.to_thread(engine.add, server_steps())
+        tasks: list[asyncio.Task[None]] = []
+        if store.shared:
+            heard = asyncio.Event()
+            tasks.append(asyncio.create_task(listen_forever(hub, store.listen_url(), heard,
+                                                            lobby=lobby.heard)))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(heard.wait(), 10)  # else it goes on trying meanwhile
         await hub.expire_idle()  # before resuming, so the computer does not wake them
         await hub.resume_all()
-        sweeper = asyncio.create_task(hub.expire_forever())
+        tasks.append(asyncio.create_task(hub.expire_forever()))
+        tasks.append(asyncio.create_task(watch_clocks(hub, clock_every)))
+        tasks.append(asyncio.create_task(lobby.sweep_forever()))
         try:
             yield
         finally:
-            sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweeper
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await hub.close()
             pool.close()
             store.close()
@@ -84,10 +105,12 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
                   description="Play Dara, Dala, Kalah and Dracala: against the AI, against a "
                   "friend by link, or hot-seat. Errors are JSON {error, detail}.")
     app.state.hub = hub
+    app.state.lobby = lobby
     app.state.store = store
     app.state.warmup = engine
     app.state.ai_pool = pool
     app.state.public_url = public_url.rstrip("/")
+    app.add_middleware(MoveLane)  # inside the guard: a plain move skips FastAPI's routing
     app.add_middleware(Guard, max_body=max_body, rate=rate, burst=burst,
                        body_timeout=body_timeout)
     app.add_middleware(SecurityHeaders, docs=api_docs)  # outermost: refusals get them too
@@ -96,4 +119,5 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     app.include_router(routes_pages.router)
     app.include_router(routes_api.router)
     app.include_router(routes_ws.router)
+    app.include_router(routes_lobby.router)
     return app

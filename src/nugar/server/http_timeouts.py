@@ -15,6 +15,42 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 
+class _Coalescing:
+    """A transport that joins the writes of one turn of the event loop into one: uvicorn
+    writes a response's head and its body separately, each a system call of its own."""
+
+    def __init__(self, inner: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self.inner = inner
+        self.loop = loop
+        self.pending: list[bytes] = []
+        self.size = 0
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        if not self.pending:
+            self.loop.call_soon(self.flush)
+        self.pending.append(data)
+        self.size += len(data)
+        if self.size >= 65536:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            data = b"".join(self.pending)
+            self.pending.clear()
+            self.size = 0
+            if not self.inner.is_closing():
+                self.inner.write(data)
+
+    def close(self) -> None:
+        self.flush()
+        self.inner.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
 class _TimedH11(H11Protocol):
     header_timeout = 10.0
 
@@ -40,8 +76,16 @@ class _TimedH11(H11Protocol):
             self.transport.close()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        super().connection_made(_Coalescing(transport, self.loop))  # type: ignore[arg-type]
         self._check_timer()
+
+    def handle_websocket_upgrade(self, event: Any) -> None:
+        # the websocket protocol writes to the socket's own transport
+        coalescing = self.transport
+        if isinstance(coalescing, _Coalescing):
+            coalescing.flush()
+            self.transport = coalescing.inner
+        super().handle_websocket_upgrade(event)
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
@@ -57,3 +101,9 @@ class _TimedH11(H11Protocol):
 def timed_h11(header_timeout: float) -> type[asyncio.Protocol]:
     """An h11 protocol class that allows ``header_timeout`` seconds for a request's headers."""
     return type("TimedH11", (_TimedH11,), {"header_timeout": header_timeout})
+
+
+class TimedH11(_TimedH11):
+    """The protocol class that ``nugar serve --workers`` names to uvicorn by its import path
+    (a class made by :func:`timed_h11` cannot be sent to a worker process); each worker sets
+    its ``header_timeout`` before serving (:mod:`.worker`)."""

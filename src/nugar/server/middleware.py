@@ -20,9 +20,10 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .pages import not_found_page
 from .session import ApiError
 
 Scope = MutableMapping[str, Any]
@@ -218,8 +219,14 @@ async def _bad_request(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"error": "bad_request", "detail": "; ".join(parts)}, status_code=422)
 
 
-async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
+    path = request.url.path
+    if (exc.status_code == 404 and "text/html" in request.headers.get("accept", "")
+            and not path.startswith(("/api/", "/ws/", "/static/"))):
+        # a page a browser asked for: a page saying so, with links on, not JSON
+        return HTMLResponse(not_found_page("Page not found", f"There is no page {path[:80]}."),
+                            status_code=404)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
     # keep the exception's headers: a 405 names the allowed methods in ``Allow`` (RFC 9110)
     return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code,

@@ -184,6 +184,15 @@ def _page(title: str, body: str) -> str:
             f"<main class=\"doc\">{body}</main></body></html>")
 
 
+def not_found_page(title: str, text: str) -> str:
+    """A page for a browser that asked for something this site does not have (served with
+    HTTP 404): ``text`` says what was missing, and links lead on to a new game and the rules."""
+    body = (f"<h1>{escape(title)}</h1><p class=\"error\">{escape(text)}</p>"
+            "<p><a href=\"/\">Start a new game</a> &middot; <a href=\"/replay\">Replay a "
+            "record</a> &middot; <a href=\"/rules\">Rules of the games</a></p>")
+    return _page(title, body)
+
+
 def _title(name: str, rel: str) -> str:
     if name == CONTRACT_NAME:
         return CONTRACT_TITLE

@@ -5,6 +5,13 @@ it, the docs and notebooks can embed it. Every square carries ``data-square="c3"
 hole ``data-player``/``data-hole``, so the browser can make them clickable without knowing the
 layout. Alignment boards put the first player's side (row 1) at the bottom; sowing boards put
 the first player's holes at the bottom, numbered from his left, with his store on the right.
+
+For screen readers and keyboards the picture is an ARIA grid (``role="grid"``): each row of
+squares, or of holes with a store, is a ``role="row"`` group and each square, hole or store a
+``role="gridcell"`` with a label saying what is there ("c3, Black piece", "South hole 4, 5
+seeds"), focusable by script (``tabindex="-1"``: the page moves a roving ``tabindex="0"``
+over them); the pieces in hand and the stores are also said in the grid's own label; the
+row and file labels drawn around the board are hidden from screen readers.
 """
 
 from __future__ import annotations
@@ -68,14 +75,15 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
             moved_to.add(m.squares[1])
         elif m.kind == "capture":
             captured.add(m.squares[0])
+    in_hand = ", ".join(f"{game.player_name(p)} {hands[p - 1]} in hand" for p in (1, 2))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="board alignment" '
-           f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
-           f'aria-label="{escape(game.rules.game)} board, {rows} by {cols}">',
+           f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="grid" '
+           f'aria-label="{escape(game.rules.game)} board, {rows} by {cols}; {in_hand}">',
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#f3e3c3" rx="8"/>']
 
     def hand_row(player: int, y: float) -> str:
         count = hands[player - 1]
-        parts = [f'<g class="hand" data-player="{player}">',
+        parts = [f'<g class="hand" data-player="{player}" aria-hidden="true">',
                  f'<text x="{margin}" y="{y + 5:.0f}" font-size="13" fill="#333">'
                  f'{game.player_name(player)} in hand: {count}</text>']
         shown = min(count, 12)
@@ -88,10 +96,11 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
 
     out.append(hand_row(2, band / 2 + 2))
     top = band
-    for r in range(rows):
+    for r in reversed(range(rows)):  # the top row first: the order a screen reader reads
         y = top + (rows - 1 - r) * SQUARE
         out.append(f'<text x="{margin / 2:.0f}" y="{y + SQUARE / 2 + 5:.0f}" font-size="13" '
-                   f'text-anchor="middle" fill="#5a4630">{r + 1}</text>')
+                   f'text-anchor="middle" fill="#5a4630" aria-hidden="true">{r + 1}</text>')
+        out.append(f'<g role="row" aria-rowindex="{rows - r}">')
         for c in range(cols):
             x = margin + c * SQUARE
             name = square_name(c, r)
@@ -105,10 +114,12 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
                 fill = "#f6e27a"
             if name in lit:
                 classes.append("lit")
-            out.append(f'<g class="{" ".join(classes)}" data-square="{name}">'
+            owner = grid[r][c]
+            what = f"{game.player_name(owner)} piece" if owner in (1, 2) else "empty"
+            out.append(f'<g class="{" ".join(classes)}" data-square="{name}" role="gridcell" '
+                       f'tabindex="-1" aria-label="{name}, {what}">'
                        f'<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}" '
                        f'fill="{fill}" stroke="#8a6d45" stroke-width="1"/>')
-            owner = grid[r][c]
             cx, cy = x + SQUARE / 2, y + SQUARE / 2
             if owner in (1, 2):
                 out.append(f'<circle class="piece p{owner}" cx="{cx:.0f}" cy="{cy:.0f}" '
@@ -124,11 +135,12 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
                 out.append(f'<circle class="dot" cx="{cx:.0f}" cy="{cy:.0f}" r="7" '
                            'fill="#2e86de" fill-opacity="0.6"/>')
             out.append("</g>")
+        out.append("</g>")
     base = top + rows * SQUARE
     for c in range(cols):
         lx = margin + c * SQUARE + SQUARE / 2
         out.append(f'<text x="{lx:.0f}" y="{base + 17:.0f}" font-size="13" '
-                   f'text-anchor="middle" fill="#5a4630">{FILES[c]}</text>')
+                   f'text-anchor="middle" fill="#5a4630" aria-hidden="true">{FILES[c]}</text>')
     out.append(hand_row(1, base + margin + band / 2 - 2))
     out.append("</svg>")
     return "".join(out)
@@ -144,9 +156,12 @@ def _pits_svg(game: Game, board: PitBoard, marks: list[Move], lit: set[str]) -> 
     sown = {m.hole for m in marks if m.kind == "sow"}
     turns = game.turn_list()
     last_player = turns[-1][0] if marks and turns else None
+    stores_said = ", ".join(f"{game.player_name(p)}'s store {_seeds(board.stores[p - 1])}"
+                            for p in (1, 2))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="board sowing" '
-           f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
-           f'aria-label="{escape(game.rules.game)} board, {pits} holes a side">',
+           f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="grid" '
+           f'aria-label="{escape(game.rules.game)} board, {pits} holes a side; '
+           f'{escape(stores_said)}">',
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#8b5a2b" rx="16"/>']
 
     def hole(player: int, k: int, count: int, x: float, y: float) -> str:
@@ -157,39 +172,57 @@ def _pits_svg(game: Game, board: PitBoard, marks: list[Move], lit: set[str]) -> 
         if player == game.to_move and str(k) in lit:
             classes.append("lit")
         ring = "#f6e27a" if "last" in classes else "#5e3a17"
+        label = f"{game.player_name(player)} hole {k}, {_seeds(count)}"
         return (f'<g class="{" ".join(classes)}" data-player="{player}" data-hole="{k}" '
-                f'data-cell="{cell}"><circle cx="{x:.0f}" cy="{y:.0f}" r="{HOLE * 0.4:.0f}" '
+                f'data-cell="{cell}" role="gridcell" tabindex="-1" aria-label="{label}">'
+                f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{HOLE * 0.4:.0f}" '
                 f'fill="#6b4220" stroke="{ring}" stroke-width="3"/>'
                 f'<text class="count" x="{x:.0f}" y="{y + 7:.0f}" font-size="20" '
                 f'text-anchor="middle" fill="#fff4dc">{count}</text></g>')
 
     top_y = pad + 18 + HOLE / 2
     bottom_y = top_y + HOLE
-    for i in range(pits):
-        k2 = pits - i  # second player's holes run right to left seen from the first player
-        x = pad + (i + 1) * HOLE + HOLE / 2
-        out.append(hole(2, k2, holes2[k2 - 1], x, top_y))
-        out.append(f'<text x="{x:.0f}" y="{pad + 12}" font-size="11" text-anchor="middle" '
-                   f'fill="#f3dcb5">{k2}</text>')
-        k1 = i + 1
-        out.append(hole(1, k1, holes1[k1 - 1], x, bottom_y))
-        out.append(f'<text x="{x:.0f}" y="{bottom_y + HOLE / 2 + 16:.0f}" font-size="11" '
-                   f'text-anchor="middle" fill="#f3dcb5">{k1}</text>')
 
     def store(player: int, count: int, x: float) -> str:
         cell = pits if player == 1 else 2 * pits + 1
-        return (f'<g class="store" data-player="{player}" data-cell="{cell}">'
+        label = f"{game.player_name(player)}'s store, {_seeds(count)}"
+        return (f'<g class="store" data-player="{player}" data-cell="{cell}" role="gridcell" '
+                f'tabindex="-1" aria-label="{escape(label)}">'
                 f'<rect x="{x + 6:.0f}" y="{top_y - HOLE * 0.4:.0f}" width="{HOLE - 12}" '
                 f'height="{HOLE * 1.8:.0f}" rx="24" fill="#6b4220" stroke="#5e3a17" '
                 f'stroke-width="3"/><text class="count" x="{x + HOLE / 2:.0f}" '
                 f'y="{(top_y + bottom_y) / 2 + 8:.0f}" font-size="24" text-anchor="middle" '
                 f'fill="#fff4dc">{count}</text></g>')
 
+    xs = [pad + (i + 1) * HOLE + HOLE / 2 for i in range(pits)]
+    # the second player's row: his store on the left, then his holes, numbered right to left
+    # as the first player sees them
+    out.append('<g role="row" aria-rowindex="1">')
     out.append(store(2, store2, pad))
+    for i, x in enumerate(xs):
+        k2 = pits - i
+        out.append(hole(2, k2, holes2[k2 - 1], x, top_y))
+    out.append("</g>")
+    # the first player's row: his holes from his left, then his store on the right
+    out.append('<g role="row" aria-rowindex="2">')
+    for i, x in enumerate(xs):
+        out.append(hole(1, i + 1, holes1[i], x, bottom_y))
     out.append(store(1, store1, pad + (pits + 1) * HOLE))
+    out.append("</g>")
+    for i, x in enumerate(xs):
+        out.append(f'<text x="{x:.0f}" y="{pad + 12}" font-size="11" text-anchor="middle" '
+                   f'fill="#f3dcb5" aria-hidden="true">{pits - i}</text>')
+        out.append(f'<text x="{x:.0f}" y="{bottom_y + HOLE / 2 + 16:.0f}" font-size="11" '
+                   f'text-anchor="middle" fill="#f3dcb5" aria-hidden="true">{i + 1}</text>')
     out.append(f'<text x="{pad + HOLE / 2:.0f}" y="{height - 8}" font-size="11" '
-               f'text-anchor="middle" fill="#f3dcb5">{game.player_name(2)}</text>')
+               f'text-anchor="middle" fill="#f3dcb5" aria-hidden="true">'
+               f'{game.player_name(2)}</text>')
     out.append(f'<text x="{pad + (pits + 1.5) * HOLE:.0f}" y="{height - 8}" font-size="11" '
-               f'text-anchor="middle" fill="#f3dcb5">{game.player_name(1)}</text>')
+               f'text-anchor="middle" fill="#f3dcb5" aria-hidden="true">'
+               f'{game.player_name(1)}</text>')
     out.append("</svg>")
     return "".join(out)
+
+
+def _seeds(count: int) -> str:
+    return f"{count} seed{'' if count == 1 else 's'}"

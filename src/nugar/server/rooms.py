@@ -6,11 +6,28 @@ the store and only then announces it to the game's websocket listeners with the 
 number. Concurrent requests on one game therefore never interleave, and what listeners see is
 what was stored. The :class:`Hub` keeps the rooms of one server, loading each from the store
 on first use.
+
+The store is the authority, the rooms are caches of it: a change is written only if the
+stored version is still the room's (:meth:`~.store.Store.submit`); when another process got
+there first, the room is brought up to the stored game (:meth:`Room.apply_row`: the new moves
+played on the cached game, or a full replay when the history changed) and the request is
+decided again. On a shared database (PostgreSQL) every process hears the versions the others
+store (:meth:`Hub.heard`), refreshes its rooms from them and passes their events on to its own
+websocket listeners. The clocks of a timed game (:mod:`.clocks`) are stamped by the process
+that stores a change and written in the same row; a room refreshed after another process's
+change reads that row back (its clocks with it) rather than playing the heard moves, so every
+process shows the clocks as stored.
+
+What a change answers, and what listeners get, is an *update* (:meth:`Room.update`): the new
+version, the status, the board and the legal moves, and only the moves and turns that changed
+since a base version (``moves_from``/``new_moves``, ``turns_from``/``new_turns``), never the
+whole history; the full state (:meth:`Room.state`) is the update from version 0.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import hmac
 import logging
@@ -23,8 +40,20 @@ from typing import Any
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE, LEVEL_RANGE_TEXT
 from ..errors import RulesError
 from ..rules import Game, new_game, parse_rules
+from .clocks import Clock, TimeControl, flag_if_due
 from .render import board_data, svg
-from .session import MODES, Agents, ApiError, ComputerPlayer, GameSession, restore
+from .session import (
+    AHEAD,
+    MODES,
+    Agents,
+    ApiError,
+    ComputerPlayer,
+    GameSession,
+    impose,
+    rematch_id,
+    restore,
+    stored_outcome,
+)
 from .store import CorruptRow, GameRow, Store, StoredEvent, VersionConflict, hash_key
 
 log = logging.getLogger("nugar.server")
@@ -35,6 +64,8 @@ EXPIRE_DAYS = 30.0
 MAX_CATCH_UP = 500
 #: most events waiting for one websocket listener; one more drops it (it resyncs on reconnect)
 LISTENER_QUEUE = 64
+#: times a change is decided again when another process stored the game meanwhile
+STALE_TRIES = 5
 
 
 class Listener:
@@ -72,9 +103,58 @@ class Room:
                  ) -> None:
         self.row = row
         self.listeners: set[Listener] = set()
+        self.clock = Clock.from_json(row.clock)  # None: a game without a time control
+        self.now: Callable[[], float] = time.time  # the server's time (the Hub's)
         self.session = GameSession(game, row.mode, functools.partial(save, self), computer,
                                    ai_seat=row.ai_seat, ai_level=row.ai_level,
                                    offers=row.offers)
+        #: the newest stored version heard of (from another process): above ``row.version``,
+        #: the room is refreshed before its next use
+        self.known = row.version
+        #: the full state of ``row.version``, computed once per version (:meth:`state`)
+        self._view: dict[str, Any] | None = None
+        self._turn_ends: list[int] = []
+        #: a task following the versions other processes stored (:meth:`Hub.heard`)
+        self.following: asyncio.Task[None] | None = None
+        #: events of newer versions heard with their announcement (version -> event)
+        self.heard_events: dict[int, StoredEvent] = {}
+
+    @property
+    def stale(self) -> bool:
+        """Whether another process stored a newer version than this room holds."""
+        return self.known > self.row.version
+
+    def apply_row(self, row: GameRow) -> None:
+        """Bring the room to the stored ``row`` (a newer version written elsewhere): the new
+        moves are played on the cached game when they extend it, otherwise the stored game
+        is replayed; the clocks are the stored ones. Called with the session's lock held."""
+        if row.version == self.row.version:
+            return
+        try:
+            clock = Clock.from_json(row.clock)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise ApiError(409, "corrupt_game", f"the stored clock of game {row.id} does not "
+                           f"read: {exc}") from None
+        session = self.session
+        game = session.game
+        cached = self.row.moves
+        if (game.outcome is None and self.row.ending is None and len(row.moves) >= len(cached)
+                and row.moves[:len(cached)] == cached
+                and [str(m) for m in game.move_stack] == cached):
+            try:
+                for text in row.moves[len(cached):]:
+                    game.play(text)
+                if row.ending:
+                    impose(game, stored_outcome(row.ending))
+            except ValueError:
+                game = restore(row.rules, row.moves, row.ending)
+        else:
+            game = restore(row.rules, row.moves, row.ending)
+        self.row = row  # first: the session reads the stored moves from it
+        self.clock = clock
+        session.reset(game, row.offers)
+        self.known = max(self.known, row.version)
+        self._view = None
 
     def announce(self, message: dict[str, Any]) -> None:
         """Queue ``message`` for every listener, dropping those whose queue is full."""
@@ -101,7 +181,48 @@ class Room:
         return None
 
     def state(self, history: bool = True) -> dict[str, Any]:
-        """The public view of the game (no secrets): everything a client draws."""
+        """The public view of the game (no secrets): everything a client draws. It is
+        computed once per version and shared by every answer and listener (do not change
+        it); ``history=False`` leaves out ``moves`` and ``turns``."""
+        view = self._view
+        if view is None or view["v"] != self.row.version:
+            view = self._view = self._compute_state()
+        if self.clock is not None:  # the time left changes between versions: read it now
+            view = {**view, "clock": self.clock.view(self.now())}
+        if history:
+            return view
+        return {k: v for k, v in view.items() if k not in ("moves", "turns")}
+
+    def update(self, base: int, moves_from: int,
+               old_turns: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """What changed since version ``base``, whose moves agree with the current ones on
+        the first ``moves_from``: the status fields of :meth:`state` (version, whose turn,
+        result, score, legal moves, offers, board and its drawing), ``new_moves`` (the moves
+        from ``moves_from`` on) and ``new_turns`` (the turns from ``turns_from`` on: the turn
+        holding move ``moves_from`` is sent again, since it may have grown). A client at a
+        version from ``base`` up to ``v`` merges it; one below ``base`` asks
+        ``GET /api/games/{id}?since=V`` (or sends the websocket ``sync``). Given the turns
+        of version ``base`` (``old_turns``), only the turns that differ are sent."""
+        full = self.state()
+        if base <= 0:
+            return {**full, "base": 0}
+        moves_from = max(0, min(moves_from, full["ply"]))
+        turns_from = 0
+        if old_turns is not None:
+            new_turns = full["turns"]
+            limit = min(len(old_turns), len(new_turns))
+            while turns_from < limit and old_turns[turns_from] == new_turns[turns_from]:
+                turns_from += 1
+        else:
+            ends = self._turn_ends
+            while turns_from < len(ends) and ends[turns_from] < moves_from:
+                turns_from += 1  # a turn that ended before moves_from cannot have changed
+        out = {k: v for k, v in full.items() if k not in STATIC and k not in ("moves", "turns")}
+        out.update(base=base, moves_from=moves_from, new_moves=full["moves"][moves_from:],
+                   turns_from=turns_from, new_turns=full["turns"][turns_from:])
+        return out
+
+    def _compute_state(self) -> dict[str, Any]:
         session = self.session
         game = session.game
         outcome = game.outcome
@@ -112,6 +233,7 @@ class Room:
         out: dict[str, Any] = {
             "id": self.row.id,
             "v": self.row.version,
+            "base": 0,
             "rules": game.rules.text,
             "game": game.rules.game,
             "family": game.rules.family,
@@ -130,19 +252,55 @@ class Room:
             "last_turn": [str(m) for m in last_turn],
             "last_mover": turns[-1][0] if turns else None,
             "offers": session.offers,
+            # the rematch offered after the game (:mod:`.rematch`), if one was
+            "rematch": (rematch_id(self.row.id, len(self.row.moves))
+                        if "rematch" in session.offers else None),
             "ply": len(moves),
+            "clock": None if self.clock is None else self.clock.view(self.now()),
             "board": board_data(game),
             "svg": svg(game, last_move=last_turn),
         }
-        if history:
-            out["turns"] = [{"player": p, "text": t, "n": len(ms)} for (p, ms), t in
-                            zip(turns, game.turns(), strict=True)]
-            out["moves"] = [str(m) for m in moves]
+        out["turns"] = [{"player": p, "text": t, "n": len(ms)} for (p, ms), t in
+                        zip(turns, game.turns(), strict=True)]
+        out["moves"] = self.row.moves  # the stored texts of the game's moves (never changed)
+        ends, total = [], 0
+        for _p, ms in turns:
+            total += len(ms)
+            ends.append(total)
+        self._turn_ends = ends  # the number of moves after each turn (for updates)
         return out
+
+
+#: the fields of a state that never change in a game (not repeated in updates)
+STATIC = frozenset({"id", "rules", "game", "family", "players", "mode", "ai_level", "ai_seat"})
+
+
+def moves_from_events(ply: int, events: list[StoredEvent]) -> int:
+    """How many of the current ``ply`` moves were already there, unchanged, before
+    ``events`` (the journal entries after a base version, oldest first): walking back from
+    now, a ``move`` event took moves away, an ``undo`` or ``takeback`` put them back; the
+    lowest count met is the prefix every version since the base shares."""
+    low = ply
+    for e in reversed(events):
+        n = len(e.data.get("moves", [])) if isinstance(e.data.get("moves"), list) else 0
+        if e.type == "move":
+            ply -= n
+        elif e.type in ("undo", "takeback"):
+            ply += n
+        low = min(low, ply)
+    return max(0, low)
 
 
 def _version(room: Room) -> int:
     return room.row.version
+
+
+def _stored_moves(room: Room) -> list[str]:
+    return room.row.moves
+
+
+def _stale(room: Room) -> bool:
+    return room.stale
 
 
 class Hub:
@@ -165,18 +323,48 @@ class Hub:
     def _open(self, row: GameRow, game: Game) -> Room:
         """The room of a stored row and its replayed game, kept and its computer started."""
         room = Room(row, game, self.computer, self._commit)
+        room.now = self.clock
+        room.session.version = functools.partial(_version, room)
+        room.session.stored_moves = functools.partial(_stored_moves, room)
+        room.session.is_stale = functools.partial(_stale, room)
+        room.session.resync = functools.partial(self.refresh, room)
         self.rooms[row.id] = room
         self._evict()
         room.session.schedule_ai()
         return room
 
-    async def room(self, game_id: str) -> Room:
-        """The room of a game, replaying it from the store on first use."""
+    async def room(self, game_id: str, fresh: bool = False) -> Room:
+        """The room of a game, replaying it from the store on first use. A room another
+        process changed since is brought up to date first; with ``fresh`` on a shared
+        database, the stored version is asked for to find out (a read must not answer an
+        old version). If its clock ran out meanwhile, the flag falls first
+        (:func:`~.clocks.flag_if_due`); when another process stored the game while the flag
+        was being decided, the room is refreshed and the flag decided again on what was
+        stored (the version compare-and-set lets only one process end the game)."""
+        room = await self._room(game_id, fresh)
+        for _attempt in range(STALE_TRIES):
+            if room.clock is None:
+                break
+            try:
+                await flag_if_due(room, self.clock)
+                break
+            except ApiError as exc:
+                if exc.code != "stale_room":
+                    raise
+                room = await self._room(game_id, fresh=True)
+        return room
+
+    async def _room(self, game_id: str, fresh: bool = False) -> Room:
         if not isinstance(game_id, str) or not game_id.isalnum() or len(game_id) > 32:
             raise ApiError(404, "unknown_game", f"no game with id {game_id!r}")
         room = self.rooms.get(game_id)
         if room is not None:
             self.rooms.move_to_end(game_id)
+            if fresh and self.store.shared:
+                stored = await asyncio.to_thread(self.store.version, game_id)
+                room.known = max(room.known, stored or 0)
+            if room.stale:
+                await self.refresh(room)
             return room
         async with self._load_lock:
             room = self.rooms.get(game_id)
@@ -198,6 +386,114 @@ class Hub:
                 log.warning("stored game %s cannot be rebuilt: %s", game_id, exc)
                 raise ApiError(409, "corrupt_game",
                                f"the stored game {game_id} cannot be rebuilt: {exc}") from None
+
+    async def refresh(self, room: Room) -> bool:
+        """Bring ``room`` to the stored game if another process changed it, and pass the
+        events it missed to its listeners; ``True`` if the room changed."""
+        async with room.session.lock:
+            return await self._refresh_locked(room)
+
+    async def _refresh_locked(self, room: Room) -> bool:
+        if self._follow_moves(room):
+            return True
+        row = await asyncio.to_thread(self.store.load, room.row.id)
+        if row is None or row.version <= room.row.version:
+            room.known = room.row.version
+            return False
+        base = room.row.version
+        try:
+            room.apply_row(row)
+        except ApiError:
+            room.session.closed = True  # the stored game no longer replays: reload it
+            if self.rooms.get(row.id) is room:
+                del self.rooms[row.id]
+            raise
+        if room.listeners:
+            missed = await asyncio.to_thread(self.store.events_since, row.id, base,
+                                             MAX_CATCH_UP, row.version)
+            if missed and missed[0].version == base + 1 and missed[-1].version == row.version:
+                update = room.update(base, moves_from_events(len(row.moves), missed))
+                for e in missed:
+                    room.announce({"type": e.type, "v": e.version, "data": e.data,
+                                   "update": update if e is missed[-1] else None})
+            else:
+                room.announce({"type": "sync", "v": row.version, "data": {},
+                               "state": room.state()})
+        return True
+
+    def _follow_moves(self, room: Room) -> bool:
+        """Bring ``room`` to its ``known`` version without reading the store, when every
+        version in between was heard with its event and each is a move (the usual case):
+        the moves are played on the cached game and the events passed on to its listeners.
+        ``False`` (nothing changed) otherwise, or if a move does not apply (then the store is
+        read). A game with a clock is always read from the store: the clocks another process
+        stamped on its change are in the stored row, not in the event."""
+        if room.clock is not None:
+            room.heard_events.clear()
+            return False
+        base, target = room.row.version, room.known
+        events = [room.heard_events.get(v) for v in range(base + 1, target + 1)]
+        room.heard_events = {v: e for v, e in room.heard_events.items() if v > target}
+        moves: list[str] = []
+        for e in events:
+            if e is None or e.type != "move" or not isinstance(e.data.get("moves"), list):
+                return False
+            moves += [str(t) for t in e.data["moves"]]
+        session = room.session
+        game = session.game
+        if not events or game.outcome is not None:
+            return False
+        try:
+            for text in moves:
+                game.play(text)
+        except ValueError:
+            while len(game.move_stack) > len(room.row.moves):
+                game.undo()
+            return False
+        outcome = game.outcome
+        human = any(not e.data.get("ai") for e in events if e is not None)
+        old_moves = room.row.moves
+        room.row = dataclasses.replace(
+            room.row, moves=old_moves + moves, offers={} if human else dict(session.offers),
+            result=None if outcome is None else outcome.result,
+            reason=None if outcome is None else str(outcome.reason), version=target)
+        session.reset(game, room.row.offers)
+        room._view = None
+        if room.listeners:
+            update = room.update(base, len(old_moves))
+            for e in events:
+                assert e is not None
+                room.announce({"type": e.type, "v": e.version, "data": e.data,
+                               "update": update if e is events[-1] else None})
+        return True
+
+    def heard(self, game_id: str, version: int, event: StoredEvent | None = None) -> None:
+        """Another process (or this one) stored ``version`` of a game (``event``: the change,
+        when the announcement carried it): a room holding an older one is refreshed before
+        its next use, at once if someone is watching it."""
+        room = self.rooms.get(game_id)
+        if room is None or version <= room.row.version:
+            return
+        if event is not None and len(room.heard_events) < LISTENER_QUEUE:
+            room.heard_events[version] = event
+        if version <= room.known:
+            return
+        room.known = version
+        if room.listeners and (room.following is None or room.following.done()):
+            room.following = asyncio.create_task(self._follow(room))
+
+    async def _follow(self, room: Room) -> None:
+        try:
+            while room.stale and room.listeners and not room.session.closed:
+                await self.refresh(room)
+        except Exception:
+            log.exception("following game %s failed", room.row.id)
+
+    def heard_all(self) -> None:
+        """The announcements may have been missed (the listening connection was lost):
+        every room is checked against the store before its next use."""
+        for gid, room in list(self.rooms.items()):
+            self.heard(gid, room.row.version + 1)
 
     def _evict(self) -> None:
         """Forget idle rooms beyond ``max_rooms`` (they are reloaded from the store on use)."""
@@ -256,9 +552,14 @@ class Hub:
             await room.session.close()
 
     # --- creating ---------------------------------------------------------------------------
-    async def create(self, rules: str, mode: str, ai_level: int | None, human_seat: int | None
+    async def create(self, rules: str, mode: str, ai_level: int | None, human_seat: int | None,
+                     time_control: TimeControl | None = None,
+                     seat_hash: tuple[int, str] | None = None
                      ) -> tuple[Room, dict[str, str]]:
-        """Create and store a new game; returns its room and the secrets of its seats."""
+        """Create and store a new game (with a clock under ``time_control``, if given);
+        returns its room and the secrets of its seats. ``seat_hash`` (mode ``friend``):
+        ``(seat, hash)``, that seat opens with a secret its holder already has (the lobby's
+        challenge key), whose hash is given; it is not among the secrets returned."""
         if mode not in MODES:
             raise ApiError(422, "bad_mode", f"mode {mode!r} is unknown; allowed: "
                            + ", ".join(MODES))
@@ -290,6 +591,12 @@ class Hub:
         elif mode == "friend":
             keys["1"], keys["2"] = secrets.token_urlsafe(18), secrets.token_urlsafe(18)
             hash_1, hash_2 = hash_key(keys["1"]), hash_key(keys["2"])
+            if seat_hash is not None:
+                del keys[str(seat_hash[0])]
+                if seat_hash[0] == 1:
+                    hash_1 = seat_hash[1]
+                else:
+                    hash_2 = seat_hash[1]
             ai_level = None
         else:
             key = secrets.token_urlsafe(18)
@@ -300,7 +607,12 @@ class Hub:
                       ai_level=ai_level, ai_seat=ai_seat, key_hash_1=hash_1,
                       key_hash_2=hash_2, moves=[], ending=None, offers={}, result=None,
                       reason=None, version=1)
-        first = StoredEvent(1, "created", {"rules": row.rules, "mode": mode})
+        created: dict[str, Any] = {"rules": row.rules, "mode": mode}
+        if time_control is not None:
+            clock = Clock.new(time_control)
+            row.clock, row.deadline = clock.to_json(), clock.deadline()
+            created["clock"] = time_control.text
+        first = StoredEvent(1, "created", created)
         await asyncio.to_thread(self.store.create, row, first)
         return self._open(row, game), keys
 
@@ -313,53 +625,78 @@ class Hub:
         If another writer changed the stored game, the room is dropped and the next request
         replays the game from what was stored.
         """
-        row = room.row
+        old = room.row
+        old_view = room._view
+        old_turns = old_view["turns"] if old_view and old_view["v"] == old.version else None
         session = room.session
-        outcome = session.game.outcome
-        before = (row.moves, row.ending, row.offers, row.result, row.reason)
-        row.moves = [str(m) for m in session.game.move_stack]
-        row.ending = session.ending
-        row.offers = dict(session.offers)
-        row.result = None if outcome is None else outcome.result
-        row.reason = None if outcome is None else str(outcome.reason)
-        ev = StoredEvent(row.version + 1, etype, data)
+        game = session.game
+        outcome = game.outcome
+        played = data.get("moves") if etype == "move" else None
+        if isinstance(played, list) and len(game.move_stack) == len(old.moves) + len(played):
+            moves = old.moves + played  # the usual change: no need to write out every move
+        else:
+            moves = [str(m) for m in game.move_stack]
+        row = dataclasses.replace(
+            old, moves=moves, ending=session.ending, offers=dict(session.offers),
+            result=None if outcome is None else outcome.result,
+            reason=None if outcome is None else str(outcome.reason), version=old.version + 1)
+        clock = room.clock
+        if clock is not None:  # the server stamps the change on a copy of the clocks
+            clock = dataclasses.replace(clock, left=list(clock.left))
+            clock.settle(None if outcome is not None else game.to_move, self.clock(),
+                         moved=etype == "move")
+            row.clock, row.deadline = clock.to_json(), clock.deadline()
+        ev = StoredEvent(row.version, etype, data)
         try:
-            await asyncio.to_thread(self.store.save, row, ev)
+            await asyncio.wrap_future(self.store.submit(row, ev))
+        except VersionConflict as exc:
+            # another process stored this game meanwhile: nothing was written; the session
+            # rolls back, the caller refreshes the room and decides the request again
+            room.known = max(room.known, row.version)
+            raise ApiError(503, "stale_room", "the game changed on another server while this "
+                           "request was decided; nothing was changed, try again") from exc
         except Exception as exc:
-            row.moves, row.ending, row.offers, row.result, row.reason = before
-            if isinstance(exc, VersionConflict):
-                # someone else wrote this game: drop the room, the next request reloads it
-                session.closed = True
-                if self.rooms.get(row.id) is room:
-                    del self.rooms[row.id]
-            # otherwise the write changed nothing: the session rolls its game back to the
-            # stored state and the room (with its listeners) stays the current one
+            # the write changed nothing: the session rolls its game back to the stored state
+            # and the room (with its listeners) stays the current one; its clocks were not
+            # touched (the change was stamped on a copy)
             log.exception("storing game %s failed", row.id)
             raise ApiError(503, "storage_failed",
                            "the move could not be stored; nothing was changed, try again"
                            ) from exc
-        row.version = ev.version
-        state = room.state()
-        message = {"type": etype, "v": ev.version, "data": data, "state": state}
-        room.announce(message)
-        return state
+        room.row = row
+        room.clock = clock
+        room.known = max(room.known, row.version)
+        same = 0
+        limit = min(len(old.moves), len(moves))
+        while same < limit and old.moves[same] == moves[same]:
+            same += 1
+        update = room.update(old.version, same, old_turns)
+        room.announce({"type": etype, "v": ev.version, "data": data, "update": update})
+        return update
 
     async def _act(self, game_id: str,
                    act: Callable[[Room], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
         """Run a change on a game's current room; a request that waited on the lock of a room
         dropped meanwhile (``stale_room``) is run once more on the reloaded room."""
-        for attempt in range(2):
+        for attempt in range(STALE_TRIES):
             room = await self.room(game_id)
             try:
                 return await act(room)
             except ApiError as exc:
-                if exc.code != "stale_room" or attempt:
+                if exc.code != "stale_room" or attempt == STALE_TRIES - 1:
                     raise
+                if not room.session.closed and not await self.refresh(room) \
+                        and exc.detail.startswith(AHEAD):
+                    raise ApiError(409, "stale_version", exc.detail) from None
         raise AssertionError("unreachable")
 
-    async def move(self, game_id: str, key: str | None, text: str) -> dict[str, Any]:
-        return await self._act(game_id,
-                               lambda room: room.session.move(room.seat_of(key), text))
+    async def move(self, game_id: str, key: str | None, text: str,
+                   expect: int | None = None) -> dict[str, Any]:
+        """Play ``text`` for the seat ``key`` opens; with ``expect``, only if the game is
+        still at that version (a client never plays on a position it has not seen, and a
+        repeated request cannot play twice)."""
+        return await self._act(game_id, lambda room: room.session.move(
+            room.seat_of(key), text, expect=expect))
 
     async def undo(self, game_id: str, key: str | None) -> dict[str, Any]:
         return await self._act(game_id, lambda room: room.session.undo(room.seat_of(key)))
@@ -379,17 +716,37 @@ class Hub:
     # --- listeners --------------------------------------------------------------------------
     async def catch_up(self, room: Room, since: int | None) -> list[dict[str, Any]]:
         """What a (re)connecting client needs: the events it missed, or a full state."""
+        if self.store.shared:
+            room = await self.room(room.row.id, fresh=True)
         async with room.session.lock:
             current = room.row.version
             if since is not None and 0 <= since <= current and current - since <= MAX_CATCH_UP:
                 if since == current:
                     return [{"type": "uptodate", "v": current}]
                 missed = await asyncio.to_thread(self.store.events_since, room.row.id,
-                                                 since, MAX_CATCH_UP)
+                                                 since, MAX_CATCH_UP, current)
                 if missed and missed[0].version == since + 1 and missed[-1].version == current:
                     out: list[dict[str, Any]] = [
-                        {"type": e.type, "v": e.version, "data": e.data, "state": None}
+                        {"type": e.type, "v": e.version, "data": e.data, "update": None}
                         for e in missed]
-                    out[-1]["state"] = room.state()
+                    out[-1]["update"] = room.update(
+                        since, moves_from_events(len(room.row.moves), missed))
                     return out
             return [{"type": "sync", "v": current, "data": {}, "state": room.state()}]
+
+    async def changes(self, game_id: str, since: int | None) -> dict[str, Any]:
+        """``GET /api/games/{id}?since=V``: the update from version ``since`` (the full state
+        without it, or when ``since`` is too old or not a version of the game)."""
+        room = await self.room(game_id, fresh=True)
+        async with room.session.lock:
+            current = room.row.version
+            if since is None or not 0 < since <= current or current - since > MAX_CATCH_UP:
+                return room.state()
+            if since == current:
+                return room.update(since, len(room.row.moves))
+            missed = await asyncio.to_thread(self.store.events_since, room.row.id, since,
+                                             MAX_CATCH_UP, current)
+            if not (missed and missed[0].version == since + 1
+                    and missed[-1].version == current):
+                return room.state()
+            return room.update(since, moves_from_events(len(room.row.moves), missed))

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import PlainTextResponse
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
@@ -19,6 +19,8 @@ from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
 from ..rules import PRESETS, new_game, parse_rules
 from ..rules.family import preset_json
 from ..rules.options import MAX_RULES_TEXT, format_value
+from .clocks import ClockError, TimeControl
+from .rematch import rematch
 from .render import board_data, svg
 from .rooms import Hub
 from .session import ApiError, restore
@@ -42,6 +44,14 @@ def hub_of(conn: HTTPConnection) -> Hub:
 HubDep = Annotated[Hub, Depends(hub_of)]
 
 
+def answer(state: dict[str, Any]) -> JSONResponse:
+    """``state`` as the JSON response itself: a state or an update holds only JSON values, so
+    FastAPI's validation and conversion of a returned dict (a pass over every field) are
+    skipped; the routes still declare their answer as an object (``response_model``) for the
+    API schema."""
+    return JSONResponse(state)
+
+
 # --- request bodies ----------------------------------------------------------------------------
 class Body(BaseModel):
     """A request body, read strictly: JSON ``true`` is not the seat 1, nor ``"2"`` the level 2."""
@@ -57,6 +67,10 @@ class CreateGame(Body):
     level: int | None = Field(None, description=f"AI level {LEVEL_RANGE_TEXT} (mode ai); default: "
                                                  f"{DEFAULT_LEVEL}")
     seat: int | None = Field(None, description="your seat against the AI: 1 moves first, 2 second")
+    clock: str | None = Field(None, max_length=20,
+                              description="time control: none (default), M+I (minutes for "
+                                          "the game + seconds per turn, e.g. 5+3) or Nd "
+                                          "(days per turn, e.g. 3d)")
 
 
 class KeyBody(Body):
@@ -66,6 +80,9 @@ class KeyBody(Body):
 class MoveBody(KeyBody):
     move: str = Field(..., max_length=64,
                       description="a move or a whole turn: c3, c3-c4xe5, 4, 1-6")
+    v: int | None = Field(None, ge=1, description="the version of the game the move was "
+                          "decided on: played only if the game is still at it (else 409 "
+                          "stale_version), so a repeated request cannot play twice")
 
 
 class OfferBody(KeyBody):
@@ -133,6 +150,14 @@ async def api_rules(text: str) -> dict[str, Any]:
 
 
 # --- games -------------------------------------------------------------------------------------
+def time_control_of(text: str | None) -> TimeControl | None:
+    """The time control a request names; 422 ``bad_clock`` saying what is allowed."""
+    try:
+        return TimeControl.parse(text)
+    except ClockError as exc:
+        raise ApiError(422, "bad_clock", str(exc)) from None
+
+
 def _links(request: Request, game_id: str, keys: dict[str, str]) -> dict[str, Any]:
     base: str = request.app.state.public_url  # configured: never the request's Host header
     watch = f"{base}/g/{game_id}"
@@ -142,19 +167,25 @@ def _links(request: Request, game_id: str, keys: dict[str, str]) -> dict[str, An
 
 @router.post("/games", status_code=201, summary="Create a game")
 async def api_create(body: CreateGame, request: Request, hub: HubDep) -> dict[str, Any]:
-    room, keys = await hub.create(body.rules, body.mode, body.level, body.seat)
+    room, keys = await hub.create(body.rules, body.mode, body.level, body.seat,
+                                  time_control_of(body.clock))
     return {"id": room.row.id, "keys": keys, "links": _links(request, room.row.id, keys),
             "state": room.state()}
 
 
-@router.get("/games/{game_id}", summary="The public state of a game")
-async def api_state(game_id: str, hub: HubDep) -> dict[str, Any]:
-    return (await hub.room(game_id)).state()
+@router.get("/games/{game_id}", summary="The public state of a game, or what changed since "
+            "a version",
+            response_model=dict[str, Any])
+async def api_state(game_id: str, hub: HubDep, since: int | None = None) -> JSONResponse:
+    """Without ``since``: the whole state (``base`` 0). With it: an update from that version
+    (``base``: since; ``new_moves`` from ``moves_from``, ``new_turns`` from ``turns_from``),
+    or the whole state when ``since`` is too old to be caught up."""
+    return answer(await hub.changes(game_id, since))
 
 
 @router.get("/games/{game_id}/position", summary="The board after the first `ply` moves")
 async def api_position(game_id: str, ply: int, hub: HubDep) -> dict[str, Any]:
-    room = await hub.room(game_id)
+    room = await hub.room(game_id, fresh=True)
     moves = room.row.moves
     if not 0 <= ply <= len(moves):
         raise ApiError(422, "bad_ply", f"ply must be between 0 and {len(moves)}, not {ply}")
@@ -163,29 +194,60 @@ async def api_position(game_id: str, ply: int, hub: HubDep) -> dict[str, Any]:
     return {"ply": ply, "svg": svg(game, last_move=last), "board": board_data(game)}
 
 
-@router.post("/games/{game_id}/move", summary="Play a move or a whole turn")
-async def api_move(game_id: str, body: MoveBody, hub: HubDep) -> dict[str, Any]:
-    return await hub.move(game_id, body.key, body.move)
+@router.post("/games/{game_id}/move", summary="Play a move or a whole turn; answers what "
+             "changed (an update: see GET /api/games/{game_id})",
+            response_model=dict[str, Any])
+async def api_move(game_id: str, body: MoveBody, hub: HubDep) -> JSONResponse:
+    return answer(await hub.move(game_id, body.key, body.move, expect=body.v))
 
 
-@router.post("/games/{game_id}/undo", summary="Undo (against the AI, or hot-seat)")
-async def api_undo(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
-    return await hub.undo(game_id, body.key)
+@router.post("/games/{game_id}/undo", summary="Undo (against the AI, or hot-seat)",
+            response_model=dict[str, Any])
+async def api_undo(game_id: str, body: KeyBody, hub: HubDep) -> JSONResponse:
+    return answer(await hub.undo(game_id, body.key))
 
 
-@router.post("/games/{game_id}/offers/{kind}", summary="Draw or takeback offers")
-async def api_offer(game_id: str, kind: str, body: OfferBody, hub: HubDep) -> dict[str, Any]:
-    return await hub.offer(game_id, body.key, kind, body.action)
+@router.post("/games/{game_id}/offers/{kind}", summary="Draw or takeback offers",
+            response_model=dict[str, Any])
+async def api_offer(game_id: str, kind: str, body: OfferBody, hub: HubDep) -> JSONResponse:
+    return answer(await hub.offer(game_id, body.key, kind, body.action))
 
 
-@router.post("/games/{game_id}/resign", summary="Resign")
-async def api_resign(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
-    return await hub.resign(game_id, body.key)
+@router.post("/games/{game_id}/resign", summary="Resign",
+            response_model=dict[str, Any])
+async def api_resign(game_id: str, body: KeyBody, hub: HubDep) -> JSONResponse:
+    return answer(await hub.resign(game_id, body.key))
 
 
 @router.post("/games/{game_id}/hint", summary="Ask the AI for a move")
 async def api_hint(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
     return await hub.hint(game_id, body.key)
+
+
+#: the most moves one ``GET /api/games/{id}/explain`` asks about
+MAX_EXPLAIN = 8
+
+
+@router.get("/games/{game_id}/explain", summary="Why moves are not legal now (what a refused "
+            "click says)")
+async def api_explain(game_id: str, hub: HubDep,
+                      move: Annotated[list[str], Query(max_length=MAX_EXPLAIN)]
+                      ) -> dict[str, Any]:
+    """For each ``move`` (one move each, at most :data:`MAX_EXPLAIN`): whether it is legal
+    now and, if not, the engine's reason in one sentence. Nothing is changed."""
+    room = await hub.room(game_id)
+    game = room.session.game
+    out = []
+    for text in move:
+        reason = game.explain(text[:64])
+        out.append({"move": text[:64], "legal": reason is None, "reason": reason})
+    return {"v": room.row.version, "moves": out}
+
+
+@router.post("/games/{game_id}/rematch", summary="After the game: the same rules and "
+             "opponents, seats swapped (made once; the opponent is told live)")
+async def api_rematch(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
+    return await rematch(hub, game_id, body.key)
 
 
 # --- records -----------------------------------------------------------------------------------
@@ -196,13 +258,15 @@ async def api_hint(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any]:
 async def api_record(game_id: str, hub: HubDep) -> PlainTextResponse:
     from ..record import dumps
 
-    room = await hub.room(game_id)
+    room = await hub.room(game_id, fresh=True)
     row = room.row
     names = {1: "Player 1", 2: "Player 2"}
     if row.mode == "ai" and row.ai_seat in (1, 2):
         names[row.ai_seat] = f"nugar AI level {row.ai_level}"
     tags = {"Site": "nugar server", "Event": f"nugar {row.mode} game",
             "First": names[1], "Second": names[2]}
+    if room.clock is not None:
+        tags["TimeControl"] = room.clock.control.pgn
     # the game holds how it ended (an agreed draw, a resignation): the record says so
     text = dumps(room.session.game, tags)
     return PlainTextResponse(text, headers={

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import APIRouter
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse, Response
 
-from .pages import rules_index, rules_page
+from .pages import not_found_page, rules_index, rules_page
 from .session import ApiError
 
 #: the browser client: index.html, app.js, style.css, favicon.svg
@@ -27,7 +27,16 @@ async def favicon() -> FileResponse:
 
 
 @router.get("/g/{game_id}")
-async def game_page(game_id: str) -> FileResponse:
+async def game_page(game_id: str, request: Request) -> Response:
+    """The game's page; for a game that does not exist, a page saying so (HTTP 404) instead
+    of the game page's board and buttons."""
+    try:
+        await request.app.state.hub.room(game_id)
+    except ApiError as exc:
+        if exc.status == 404:
+            return HTMLResponse(not_found_page("No such game", exc.detail[:120]),
+                                status_code=404)
+        # another refusal (a stored game that cannot be rebuilt): the page shows it
     return FileResponse(STATIC / "index.html")
 
 
@@ -44,6 +53,8 @@ async def rules_list() -> HTMLResponse:
 @router.get("/rules/{name}")
 async def rules_doc(name: str) -> HTMLResponse:
     page = rules_page(name)
-    if page is None:
-        raise ApiError(404, "unknown_rules_page", f"no rules page {name!r}; see /rules")
+    if page is None:  # a browser asked: a page that says so, not JSON
+        return HTMLResponse(not_found_page("No such rules page",
+                                           f"There is no rules page {name[:60]!r}."),
+                            status_code=404)
     return HTMLResponse(page)

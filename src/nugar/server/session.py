@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import random
 from collections import deque
@@ -44,6 +45,8 @@ MAX_MOVES = 5000
 
 #: stores and announces one change (an event type and its data); returns the public state
 Commit = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+#: how the refusal of a move expecting a version this process has not seen yet begins
+AHEAD = "this server has not seen version"
 
 
 class ApiError(Exception):
@@ -54,6 +57,12 @@ class ApiError(Exception):
         self.status = status
         self.code = code
         self.detail = detail
+
+
+def rematch_id(game_id: str, ply: int) -> str:
+    """The id of the rematch of game ``game_id`` ended after ``ply`` moves (16 hex digits,
+    like every game id; :mod:`.rematch`)."""
+    return hashlib.sha256(f"nugar rematch {game_id} {ply}".encode()).hexdigest()[:16]
 
 
 # --- endings as stored -------------------------------------------------------------------------
@@ -78,6 +87,8 @@ def impose(game: Game, outcome: Outcome) -> None:
         game.resign(3 - winner)
     elif t is Termination.TIME and winner in (1, 2):
         game.lose_on_time(3 - winner)
+    elif t is Termination.TIME and winner is None:
+        game.draw_on_time()
     else:
         raise IllegalMoveError(f"{outcome} is not an ending a player or an arbiter imposes")
 
@@ -330,6 +341,17 @@ class GameSession:
         #: the last stored state (moves, imposed ending, offers): a change whose write fails
         #: is rolled back to it, so the session never holds a move that was not stored
         self._stored = self._snapshot()
+        #: the stored version of the game (the owner sets it: the room's row version)
+        self.version: Callable[[], int] = lambda: 0
+        #: whether the stored game is known to be newer than this session's (the owner sets
+        #: it): a request then gets ``stale_room`` and the owner refreshes and retries it
+        self.is_stale: Callable[[], bool] = lambda: False
+        #: the stored texts of the game's moves (the owner sets it; spares writing out every
+        #: move after each change)
+        self.stored_moves: Callable[[], list[str]] | None = None
+        #: brings the game to what is stored when another process changed it (the owner
+        #: sets it); ``True`` if something changed
+        self.resync: Callable[[], Awaitable[bool]] | None = None
 
     # --- reading ----------------------------------------------------------------------------
     @property
@@ -353,28 +375,56 @@ class GameSession:
 
     # --- changes ----------------------------------------------------------------------------
     def _snapshot(self) -> tuple[list[str], dict[str, Any] | None, dict[str, int]]:
-        return [str(m) for m in self.game.move_stack], ending_of(self.game), dict(self.offers)
+        owner = getattr(self, "stored_moves", None)  # unset while __init__ runs
+        moves = owner() if owner is not None else None
+        if moves is None or len(moves) != len(self.game.move_stack):
+            moves = [str(m) for m in self.game.move_stack]
+        return moves, ending_of(self.game), dict(self.offers)
+
+    def reset(self, game: Game, offers: dict[str, int]) -> None:
+        """Take ``game`` and ``offers`` as the stored state (the owner reloaded them)."""
+        self.game = game
+        self.offers = dict(offers)
+        self._stored = self._snapshot()
 
     async def _commit(self, etype: str, data: dict[str, Any]) -> dict[str, Any]:
         """Store and announce a change already applied to the game; if that fails, put the
-        game and offers back as last stored (replayed, as a load would) and re-raise."""
+        game and offers back as last stored and re-raise."""
         try:
             state = await self.commit(etype, data)
         except BaseException:
-            moves, ending, offers = self._stored
-            try:
-                self.game = restore(self.game.rules.text, moves, ending)
-                self.offers = offers
-            except Exception:  # cannot happen for a game that was stored; be safe anyway
-                log.exception("rolling back a failed change failed")
-                self.closed = True
+            self._rollback()
             raise
         self._stored = self._snapshot()
         return state
 
+    def _rollback(self) -> None:
+        """Back to the last stored state: moves added since are taken back one by one (a
+        refused move costs no replay); any other change replays the stored game."""
+        moves, ending, offers = self._stored
+        self.offers = offers
+        game = self.game
+        now = [str(m) for m in game.move_stack]
+        if ending is None and len(now) >= len(moves) and now[:len(moves)] == moves:
+            try:
+                if game.outcome is not None and not game.outcome.termination.by_rules:
+                    game.undo()  # the ending imposed by the refused change
+                while len(game.move_stack) > len(moves):
+                    game.undo()
+                if game.outcome is None or game.outcome.termination.by_rules:
+                    return
+            except ValueError:
+                pass
+        try:
+            self.game = restore(self.game.rules.text, moves, ending)
+        except Exception:  # cannot happen for a game that was stored; be safe anyway
+            log.exception("rolling back a failed change failed")
+            self.closed = True
+
     def _check_current(self) -> None:
-        """Refuse a request that waited on the lock of a session its owner has dropped."""
-        if self.closed:
+        """Refuse a request that waited on the lock of a session its owner has dropped, or
+        of one that is known to be behind the stored game."""
+        if self.closed or self.is_stale():
             raise ApiError(503, "stale_room", "the game was reloaded while this request "
                            "waited; nothing was changed, try again")
 
@@ -391,14 +441,26 @@ class GameSession:
         if outcome is not None:
             raise ApiError(409, "game_over", f"the game is over ({outcome})")
 
-    async def move(self, seat: int | None, text: str) -> dict[str, Any]:
-        """Play a move or a whole turn for the player of ``seat``."""
+    async def move(self, seat: int | None, text: str, expect: int | None = None
+                   ) -> dict[str, Any]:
+        """Play a move or a whole turn for the player of ``seat``; with ``expect``, only if
+        the stored game is at that version (else 409 ``stale_version``)."""
         if not isinstance(text, str) or not text.strip() or len(text) > 64:
             raise ApiError(422, "bad_move", "a move is a short text such as 'c3', 'c3-c4xe5' "
                            "or '4'")
         async with self.lock:
             self._check_current()
             seat = self._seat(seat)
+            if expect is not None:
+                current = self.version()
+                if expect > current:  # another process stored it: the owner refreshes
+                    raise ApiError(503, "stale_room", f"{AHEAD} {expect} of the game (it "
+                                   f"has {current}); try again")
+                if expect != current:
+                    raise ApiError(409, "stale_version",
+                                   f"the game is at version {current}, not {expect}: get what "
+                                   f"changed (GET /api/games/{{id}}?since={expect}) and decide "
+                                   "again")
             self._require_running()
             game = self.game
             mover = game.to_move
@@ -518,6 +580,17 @@ class GameSession:
             self.offers = {}
             return await self._commit("resign", {"player": player})
 
+    async def note_rematch(self, seat: int, game_id: str) -> dict[str, Any] | None:
+        """Record and announce (event ``rematch``) that the player of ``seat`` asked for a
+        rematch, the game ``game_id`` (:mod:`.rematch`); ``None`` if one was already asked
+        for. It is kept as the pending offer ``rematch``, the seat that asked."""
+        async with self.lock:
+            self._check_current()
+            if "rematch" in self.offers:
+                return None
+            self.offers = {**self.offers, "rematch": seat}
+            return await self._commit("rematch", {"game": game_id, "by": seat})
+
     async def expire(self, version: int, current: Callable[[], int]) -> bool:
         """Close a game nobody played for too long: an adjudicated draw (event ``expired``).
         ``current()`` is the stored version under the lock; if it is no longer ``version``
@@ -529,6 +602,23 @@ class GameSession:
             self.game.adjudicate(None)
             self.offers = {}
             await self._commit("expired", {"termination": "adjudication", "winner": None})
+            return True
+
+    async def time_out(self, fallen: Callable[[], int | None]) -> bool:
+        """End the game on time if ``fallen()``, asked under the lock, names the player whose
+        flag has fallen: a loss, or a draw when the opponent could not win
+        (``Game.time_out``), stored and announced as the event ``flag``. ``False`` (nothing
+        done) if the game is over or no flag has fallen."""
+        async with self.lock:
+            if self.closed or self.game.outcome is not None:
+                return False
+            player = fallen()
+            if player is None:
+                return False
+            outcome = self.game.time_out(player)
+            self.offers = {}
+            await self._commit("flag", {"player": player, "termination": "time",
+                                        "winner": outcome.winner})
             return True
 
     # --- the computer -------------------------------------------------------------------------
@@ -571,6 +661,8 @@ class GameSession:
         refused = 0  # moves of the computer the engine refused in this position
         try:
             while True:
+                if self.is_stale() and self.resync is not None:
+                    await self.resync()  # another process stored a newer game: look at it
                 async with self.lock:
                     if not self.ai_to_move():
                         return
@@ -604,8 +696,18 @@ class GameSession:
                                   "try %d of %d", level, move, exc, refused, AI_TRIES)
                         continue
                     refused = 0
-                    await self._commit("move", {"player": mover, "moves": [str(move)],
-                                                "ai": True})
+                    try:
+                        await self._commit("move", {"player": mover, "moves": [str(move)],
+                                                    "ai": True})
+                    except ApiError as exc:
+                        if exc.code != "stale_room" or self.resync is None:
+                            raise
+                        stale = True
+                    else:
+                        stale = False
+                if stale and self.resync is not None:
+                    # another process stored the game meanwhile: look again at what is stored
+                    await self.resync()
         except asyncio.CancelledError:
             raise
         except Exception:

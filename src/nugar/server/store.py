@@ -7,15 +7,26 @@ which stays the only judge of legality (``session.restore``). Next to each game 
 ``events`` table keeps the numbered journal of everything that happened to it; a reconnecting
 client is sent the entries it missed. Every change is one transaction that updates the game
 row and appends its event together, so a crash leaves either both or neither.
+
+A change is written only if the stored version is still the one it was decided on (a
+compare-and-set on ``version``): the database, not a process's memory, orders the changes of
+one game, so several server processes may share one PostgreSQL database. Changes waiting to
+be written are committed together by one writer thread (group commit: one disk sync for many
+moves); on PostgreSQL each change also sends ``NOTIFY nugar_events, '<game id> <version>
+<type> <data>'`` in its transaction, which the other processes listen to (:mod:`.listen`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import queue
 import sys
+import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,19 +34,33 @@ from typing import Any
 from sqlalchemy import (
     Column,
     Engine,
+    Float,
     Integer,
     MetaData,
     String,
     Table,
     Text,
     UniqueConstraint,
+    bindparam,
     create_engine,
     event,
     insert,
+    inspect,
     select,
+    text,
     update,
 )
+from sqlalchemy.engine import Connection
 from sqlalchemy.pool import StaticPool
+
+log = logging.getLogger("nugar.server")
+
+#: the PostgreSQL channel on which every stored change is announced as "<game id> <version>"
+CHANNEL = "nugar_events"
+#: the payload announcing on :data:`CHANNEL` that the lobby's challenges changed
+LOBBY_NOTE = "lobby"
+#: most changes committed in one transaction by the writer thread
+MAX_BATCH = 64
 
 metadata = MetaData()
 
@@ -56,6 +81,8 @@ games_table = Table(
     Column("version", Integer, nullable=False),
     Column("created", Integer, nullable=False),
     Column("updated", Integer, nullable=False),
+    Column("clock", Text, nullable=True),                # JSON: the clocks (clocks.Clock)
+    Column("deadline", Float, nullable=True, index=True),  # when the running clock runs out
 )
 
 events_table = Table(
@@ -67,6 +94,24 @@ events_table = Table(
     Column("data", Text, nullable=False),
     Column("created", Integer, nullable=False),
     UniqueConstraint("game_id", "version", name="uq_event_version"),
+)
+
+#: the lobby's challenges (:mod:`.lobby`), shared by every process like the games
+challenges_table = Table(
+    "nugar_challenges", metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),  # the order of posting
+    Column("id", String(16), nullable=False, unique=True),
+    Column("rules", Text, nullable=False),
+    Column("game", String(32), nullable=False),
+    Column("clock", String(20), nullable=True),        # the time control's text
+    Column("colour", String(8), nullable=False),
+    Column("public", Integer, nullable=False),
+    Column("owner", String(64), nullable=False, index=True),  # hash of the creator's key
+    Column("created", Float, nullable=False),
+    Column("seen", Float, nullable=False),             # the creator was last present
+    Column("taken_at", Float, nullable=False),         # when accepted; 0: open
+    Column("game_id", String(32), nullable=True),      # the game made for it
+    Column("owner_seat", Integer, nullable=True),      # the creator's seat in that game
 )
 
 
@@ -107,6 +152,8 @@ class GameRow:
     version: int
     created: int = 0
     updated: int = 0
+    clock: dict[str, Any] | None = None  # the clocks as stored (``clocks.Clock.to_json``)
+    deadline: float | None = None         # when the running clock reaches zero
 
 
 @dataclass
@@ -127,9 +174,10 @@ class CorruptRow(ValueError):
 
 
 class Store:
-    """The database of online games. Thread-safe: each call uses its own connection."""
+    """The database of online games. Thread-safe: each call uses its own connection, and
+    :meth:`submit` hands changes to the one writer thread."""
 
-    def __init__(self, url: str | None = None) -> None:
+    def __init__(self, url: str | None = None, *, create: bool = True) -> None:
         self.url = url or default_db_url()
         kwargs: dict[str, Any] = {"future": True}
         if self.url.startswith("sqlite"):
@@ -137,13 +185,35 @@ class Store:
             if self.url in ("sqlite://", "sqlite:///:memory:"):
                 # one shared connection, or every thread would see its own empty database
                 kwargs["poolclass"] = StaticPool
+        else:
+            kwargs["pool_size"] = 8
+            kwargs["max_overflow"] = 8
+            kwargs["pool_pre_ping"] = True  # a connection the database dropped is replaced
         self.engine: Engine = create_engine(self.url, **kwargs)
         if self.url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self.engine)
+        #: whether other processes may write the same games (PostgreSQL): the caches of the
+        #: server then follow the changes announced on :data:`CHANNEL`
+        self.shared = self.engine.dialect.name == "postgresql"
+        if create:
+            metadata.create_all(self.engine)
+            _add_clock_columns(self.engine)
+        self._queue: queue.SimpleQueue[tuple[GameRow, StoredEvent, Future[None]] | None] = \
+            queue.SimpleQueue()
+        self._writer: threading.Thread | None = None
+        self._writer_lock = threading.Lock()
 
     def close(self) -> None:
+        if self._writer is not None:
+            self._queue.put(None)
+            self._writer.join(30)
+            self._writer = None
         self.engine.dispose()
+
+    def listen_url(self) -> str:
+        """The libpq address of the database (for a LISTEN connection of :mod:`psycopg`)."""
+        return self.engine.url.set(drivername="postgresql").render_as_string(
+            hide_password=False)
 
     # --- writing ----------------------------------------------------------------------------
     def create(self, row: GameRow, first_event: StoredEvent) -> None:
@@ -154,32 +224,109 @@ class Store:
                 ai_seat=row.ai_seat, key_hash_1=row.key_hash_1, key_hash_2=row.key_hash_2,
                 moves=json.dumps(row.moves), ending=_dump_opt(row.ending),
                 offers=json.dumps(row.offers), result=row.result, reason=row.reason,
-                version=row.version, created=now, updated=now))
+                version=row.version, created=now, updated=now,
+                clock=_dump_opt(row.clock), deadline=row.deadline))
             conn.execute(insert(events_table).values(
                 game_id=row.id, version=first_event.version, type=first_event.type,
                 data=json.dumps(first_event.data), created=now))
 
     def save(self, row: GameRow, new_event: StoredEvent) -> None:
-        """Write the game's new state and append its event, in one transaction.
+        """Write the game's new state and append its event, in one transaction; waits until
+        it is committed (:meth:`submit` does not wait).
 
         The update only applies when the stored version is the one before the event, so two
-        writers can never both append the same version (the unique key also forbids it).
+        writers can never both append the same version (the unique key also forbids it):
+        otherwise :class:`VersionConflict`.
         """
+        self.submit(row, new_event).result()
+
+    def submit(self, row: GameRow, new_event: StoredEvent) -> Future[None]:
+        """Hand the change to the writer thread; the future is done once it is committed
+        (its exception: :class:`VersionConflict`, or what the database said). ``row`` must
+        not be changed until then."""
+        done: Future[None] = Future()
+        if self._writer is None:
+            with self._writer_lock:
+                if self._writer is None:
+                    self._writer = threading.Thread(target=self._write_forever, daemon=True,
+                                                    name="nugar-store-writer")
+                    self._writer.start()
+        self._queue.put((row, new_event, done))
+        return done
+
+    def _write_forever(self) -> None:
+        """The writer thread: takes every change waiting (up to :data:`MAX_BATCH`) and
+        commits them in one transaction, so one disk sync serves them all."""
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            batch = [item]
+            stop = False
+            while len(batch) < MAX_BATCH:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stop = True
+                    break
+                batch.append(more)
+            self._write_batch(batch)
+            if stop:
+                return
+
+    def _write_batch(self, batch: list[tuple[GameRow, StoredEvent, Future[None]]]) -> None:
+        # games in id order: two processes' batches lock their rows in the same order
+        batch.sort(key=lambda item: item[0].id)
+        results: list[BaseException | None] = []
+        try:
+            with self.engine.begin() as conn:
+                results = self._write_all(conn, [(row, ev) for row, ev, _ in batch])
+        except Exception as exc:  # the whole transaction failed: try each change alone
+            if len(batch) > 1:
+                for item in batch:
+                    self._write_batch([item])
+                return
+            results = [exc]
+        for (_row, _ev, done), result in zip(batch, results, strict=True):
+            if done.done():  # its waiter was cancelled (the write happened all the same)
+                continue
+            if result is None:
+                done.set_result(None)
+            else:
+                done.set_exception(result)
+
+    def _write_all(self, conn: Connection, changes: list[tuple[GameRow, StoredEvent]]
+                   ) -> list[BaseException | None]:
+        """The changes inside the writer's transaction: for each, ``None`` when written, the
+        :class:`VersionConflict` (nothing written) when the stored version moved. Each game
+        row is updated on its own (its version checked); the journal entries of the written
+        ones are inserted together."""
         now = int(time.time())
-        with self.engine.begin() as conn:
-            done = conn.execute(
-                update(games_table)
-                .where(games_table.c.id == row.id)
-                .where(games_table.c.version == new_event.version - 1)
-                .values(moves=json.dumps(row.moves), ending=_dump_opt(row.ending),
-                        offers=json.dumps(row.offers), result=row.result, reason=row.reason,
-                        version=new_event.version, updated=now))
+        results: list[BaseException | None] = []
+        events: list[dict[str, Any]] = []
+        for row, new_event in changes:
+            done = conn.execute(_UPDATE, {
+                "b_moves": json.dumps(row.moves), "b_ending": _dump_opt(row.ending),
+                "b_offers": json.dumps(row.offers), "b_result": row.result,
+                "b_reason": row.reason, "b_version": new_event.version, "b_updated": now,
+                "b_id": row.id, "b_before": new_event.version - 1,
+                "b_clock": _dump_opt(row.clock), "b_deadline": row.deadline})
             if done.rowcount != 1:
-                raise VersionConflict(f"game {row.id}: stored version is not "
-                                   f"{new_event.version - 1}; refusing to write")
-            conn.execute(insert(events_table).values(
-                game_id=row.id, version=new_event.version, type=new_event.type,
-                data=json.dumps(new_event.data), created=now))
+                results.append(VersionConflict(f"game {row.id}: stored version is not "
+                                               f"{new_event.version - 1}; refusing to write"))
+                continue
+            results.append(None)
+            events.append({"game_id": row.id, "version": new_event.version,
+                           "type": new_event.type, "data": json.dumps(new_event.data),
+                           "created": now})
+        if events:
+            conn.execute(_INSERT_EVENT, events)
+            if self.shared:
+                for e in events:
+                    conn.execute(_NOTIFY, {"channel": CHANNEL, "payload": _payload(e)})
+        return results
 
     # --- reading ----------------------------------------------------------------------------
     def load(self, game_id: str) -> GameRow | None:
@@ -192,6 +339,7 @@ class Store:
             moves = json.loads(m["moves"])
             ending = _load_opt(m["ending"])
             offers = json.loads(m["offers"])
+            clock = _load_opt(m["clock"])
             if not (isinstance(moves, list) and all(isinstance(t, str) for t in moves)):
                 raise ValueError("the moves are not a list of texts")
             if not isinstance(offers, dict):
@@ -203,17 +351,26 @@ class Store:
             ai_seat=m["ai_seat"], key_hash_1=m["key_hash_1"], key_hash_2=m["key_hash_2"],
             moves=moves, ending=ending, offers=offers, result=m["result"],
             reason=m["reason"], version=m["version"], created=m["created"],
-            updated=m["updated"])
+            updated=m["updated"], clock=clock, deadline=m["deadline"])
 
-    def events_since(self, game_id: str, version: int, limit: int) -> list[StoredEvent]:
-        """Journal entries after ``version``, oldest first, at most ``limit``."""
+    def version(self, game_id: str) -> int | None:
+        """The stored version of a game (``None``: no such game)."""
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(events_table.c.version, events_table.c.type, events_table.c.data)
-                .where(events_table.c.game_id == game_id)
-                .where(events_table.c.version > version)
-                .order_by(events_table.c.version)
-                .limit(limit)).all()
+            v = conn.execute(select(games_table.c.version)
+                             .where(games_table.c.id == game_id)).scalar()
+        return None if v is None else int(v)
+
+    def events_since(self, game_id: str, version: int, limit: int,
+                     until: int | None = None) -> list[StoredEvent]:
+        """Journal entries after ``version`` (and up to ``until``: the version a reader holds,
+        while another process may be writing newer ones), oldest first, at most ``limit``."""
+        query = (select(events_table.c.version, events_table.c.type, events_table.c.data)
+                 .where(events_table.c.game_id == game_id)
+                 .where(events_table.c.version > version))
+        if until is not None:
+            query = query.where(events_table.c.version <= until)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query.order_by(events_table.c.version).limit(limit)).all()
         return [StoredEvent(v, t, json.loads(d)) for v, t, d in rows]
 
     def idle_games(self, before: float) -> list[tuple[str, int]]:
@@ -227,6 +384,19 @@ class Store:
                 .order_by(games_table.c.updated)).all()
         return [(r[0], r[1]) for r in rows]
 
+    def due_clocks(self, now: float, limit: int) -> list[str]:
+        """Ids of unfinished games whose running clock ran out before ``now`` (seconds since
+        the epoch), most overdue first, at most ``limit``."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(games_table.c.id)
+                .where(games_table.c.deadline.is_not(None))
+                .where(games_table.c.deadline <= now)
+                .where(games_table.c.result.is_(None))
+                .order_by(games_table.c.deadline)
+                .limit(limit)).all()
+        return [r[0] for r in rows]
+
     def unfinished_ai_games(self) -> list[str]:
         """Ids of running games against the AI (the AI may be the one to move)."""
         with self.engine.connect() as conn:
@@ -235,6 +405,40 @@ class Store:
                 .where(games_table.c.mode == "ai")
                 .where(games_table.c.result.is_(None))).all()
         return [r[0] for r in rows]
+
+
+def _add_clock_columns(engine: Engine) -> None:
+    """Add the clock columns to a games table stored before clocks existed."""
+    have = {c["name"] for c in inspect(engine).get_columns("nugar_games")}
+    with engine.begin() as conn:
+        for name, sql_type in (("clock", "TEXT"), ("deadline", "FLOAT")):
+            if name not in have:
+                conn.execute(text(f"ALTER TABLE nugar_games ADD COLUMN {name} {sql_type}"))
+
+
+#: the statements of the writer thread, built once
+_UPDATE = (update(games_table)
+           .where(games_table.c.id == bindparam("b_id"))
+           .where(games_table.c.version == bindparam("b_before"))
+           .values(moves=bindparam("b_moves"), ending=bindparam("b_ending"),
+                   offers=bindparam("b_offers"), result=bindparam("b_result"),
+                   reason=bindparam("b_reason"), version=bindparam("b_version"),
+                   updated=bindparam("b_updated"), clock=bindparam("b_clock"),
+                   deadline=bindparam("b_deadline")))
+_INSERT_EVENT = insert(events_table)
+_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+
+
+#: the longest announcement payload sent with its event (PostgreSQL allows 8000 bytes)
+MAX_PAYLOAD = 7000
+
+
+def _payload(event: dict[str, Any]) -> str:
+    """``"<game id> <version> <type> <data as JSON>"``, or only ``"<game id> <version>"``
+    when that is too long: a listener that gets the event needs not read it back."""
+    short = f"{event['game_id']} {event['version']}"
+    full = f"{short} {event['type']} {event['data']}"
+    return full if len(full.encode("utf-8")) <= MAX_PAYLOAD else short
 
 
 def _dump_opt(value: dict[str, Any] | None) -> str | None:

@@ -17,9 +17,16 @@ const NAMES = {};
 
 const ui = {
   id: null, key: null, seat: null, state: null, ws: null, selected: null,
+  received: null,      // the latest full state received, maybe still waiting to be drawn
   view: null,          // number of turns shown while browsing history, null = live
   replay: null,        // a replayed record: {turns, positions, ...}
   animating: false, wsRetry: 0, busy: false,
+  // states wait in one queue and are drawn in turn (a sowing animated before the next starts);
+  // while any is waiting or animating (pending > 0) the board takes no click or key
+  queue: Promise.resolve(), pending: 0,
+  hint: null,          // the hinted move {move, v}, marked on the board while v is shown
+  focus: null,         // the board cell with the roving tabindex: "c3", "1:4", "store:2"
+  netError: false,     // the error shown is a lost connection (cleared when it is back)
 };
 
 function learnNames(data) {
@@ -39,12 +46,21 @@ async function api(method, path, body) {
     opts.headers["content-type"] = "application/json";
     opts.body = JSON.stringify(body);
   }
-  const res = await fetch(path, opts);
+  let res;
+  try {
+    res = await fetch(path, opts);
+  } catch (e) {
+    ui.netError = true;  // "Failed to fetch": the server cannot be reached (for now)
+    throw new Error(`the server cannot be reached (${e.message})`);
+  }
+  if (ui.netError) connectionBack();
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
   if (!res.ok) {
     const detail = data && data.detail ? data.detail : `request failed (${res.status})`;
-    throw new Error(detail);
+    const err = new Error(detail);
+    err.code = data && data.error;
+    throw err;
   }
   return data;
 }
@@ -68,7 +84,10 @@ function currentRulesText() {
 function showPreset() {
   const preset = PRESETS.find((p) => p.name === $("preset").value);
   if (!preset) return;
-  $("preset-info").textContent = `${preset.game}: ${preset.description}. Source: ${preset.source}`;
+  // a description that names its game already ("Dracala: mandatory ...") is not prefixed again
+  const named = preset.description.toLowerCase().startsWith(preset.game.toLowerCase());
+  const about = named ? preset.description : `${preset.game}: ${preset.description}`;
+  $("preset-info").textContent = `${about}. Source: ${preset.source}`;
   for (const o of $("seat").options) o.textContent = playerLabel(preset.family, Number(o.value));
   const box = $("options");
   box.textContent = "";
@@ -154,6 +173,7 @@ async function showHome() {
     const seat = Number($("seat").value);
     const body = { rules: currentRulesText(), mode };
     if (mode === "ai") { body.level = Number($("level").value); body.seat = seat; }
+    if (window.nugarClock && window.nugarClock.choice()) body.clock = window.nugarClock.choice();
     try {
       const made = await api("POST", "/api/games", body);
       let mine = "0";
@@ -183,13 +203,27 @@ function parseHash() {
 
 function myTurn() {
   const s = ui.state;
-  if (!s || ui.animating || s.over || ui.key === null || ui.view !== null || ui.replay) return false;
+  if (!s || ui.animating || ui.pending > 0 || s.over || ui.key === null || ui.view !== null || ui.replay) return false;
   return ui.seat === 0 || ui.seat === s.to_move;
 }
 
 function legal() { return (ui.state && ui.state.legal) || []; }
 
-function setError(text) { $("error").textContent = text || ""; }
+function setError(text) {
+  $("error").textContent = text || "";
+  if (!text) ui.netError = false;
+}
+
+// the connection is back (a request answered, the websocket open): a "cannot be reached"
+// error on screen is no longer true
+function connectionBack() {
+  if (!ui.netError) return;
+  ui.netError = false;
+  for (const id of ["error", "home-error", "replay-error"]) {
+    const el = $(id);
+    if (el && el.textContent.startsWith("the server cannot be reached")) el.textContent = "";
+  }
+}
 
 async function send(move) {
   if (ui.busy) return;
@@ -197,28 +231,125 @@ async function send(move) {
   setError("");
   $("hint-text").textContent = "";
   try {
-    const state = await api("POST", `/api/games/${ui.id}/move`, { key: ui.key, move });
-    applyState(state);
+    // the version the move was decided on: the server refuses it if the game moved on
+    const update = await api("POST", `/api/games/${ui.id}/move`, { key: ui.key, move, v: ui.state.v });
+    applyUpdate(update);
   } catch (e) {
-    setError(e.message);
+    if (e.code === "stale_version") {
+      setError("The game changed before your move arrived; it was not played.");
+      applyUpdate(null);  // asks for what changed
+    } else {
+      setError(e.message);
+    }
   } finally {
     ui.busy = false;
   }
 }
 
 function boardClick(ev) {
-  if (!myTurn() || ui.animating) return;
+  const cell = ev.target.closest("[data-square], [data-hole], .store");
+  if (cell) playCell(cell);
+}
+
+// why the board takes no move now, for reasons outside the rules ("" when it does)
+function notNowReason() {
+  const s = ui.state;
+  if (!s || ui.replay) return "this is a replay: step through it with the arrows below the board";
+  if (ui.pending > 0 || ui.animating) return "wait: the last move is still being drawn";
+  if (s.over) return "the game is over";
+  if (ui.key === null) return "you are watching this game";
+  if (ui.view !== null) return "you are looking at an earlier position: press End to go back to the game";
+  if (ui.busy) return "wait: your last move is on its way";
+  if (ui.seat !== 0 && ui.seat !== s.to_move) {
+    return `it is not your turn: ${playerName(s.family, s.to_move)} is to move`
+      + (s.mode === "ai" ? " (the computer is thinking)" : "");
+  }
+  return "";
+}
+
+function cellKey(el) {
+  if (el.dataset.square) return el.dataset.square;
+  if (el.dataset.hole) return `${el.dataset.player}:${el.dataset.hole}`;
+  return `store:${el.dataset.player}`;
+}
+
+function cellByKey(svg, key) {
+  if (!svg || !key) return null;
+  if (key.startsWith("store:")) return svg.querySelector(`.store[data-player="${key.slice(6)}"]`);
+  if (key.includes(":")) {
+    const [p, h] = key.split(":");
+    return svg.querySelector(`[data-player="${p}"][data-hole="${h}"]`);
+  }
+  return svg.querySelector(`[data-square="${key}"]`);
+}
+
+// say why a click is refused, next to the board and on the clicked cell
+function refuse(text, cell) {
+  $("why").textContent = text ? text.charAt(0).toUpperCase() + text.slice(1) + "." : "";
+  const svg = $("board").querySelector("svg");
+  if (svg) for (const el of svg.querySelectorAll(".refused")) el.classList.remove("refused");
+  if (text && cell) cell.classList.add("refused");
+}
+
+// the engine's reasons for moves that are not legal now (GET /api/games/{id}/explain)
+async function explain(moves) {
+  const q = moves.map((m) => `move=${encodeURIComponent(m)}`).join("&");
+  const v = ui.state.v;
+  const out = await api("GET", `/api/games/${ui.id}/explain?${q}`);
+  if (!ui.state || ui.state.v !== v) return null;  // the position changed meanwhile
+  return out.moves;
+}
+
+async function refuseByEngine(moves, cell, lead) {
+  try {
+    const said = await explain(moves);
+    if (!said) return;
+    const reasons = said.filter((r) => !r.legal).map((r) => r.reason);
+    refuse((lead || "") + [...new Set(reasons)].join("; "), cell);
+  } catch (e) {
+    setError(e.message);
+  }
+}
+
+// the squares next to a square (a step's targets), from the board's size
+function neighbours(sq) {
+  const b = ui.state.board;
+  const c = sq.charCodeAt(0) - 97;
+  const r = Number(sq.slice(1)) - 1;
+  const out = [];
+  for (const [dc, dr] of [[0, 1], [0, -1], [-1, 0], [1, 0]]) {
+    const cc = c + dc, rr = r + dr;
+    if (cc >= 0 && rr >= 0 && cc < b.cols && rr < b.rows) out.push(String.fromCharCode(97 + cc) + (rr + 1));
+  }
+  return out;
+}
+
+function ownerOf(sq) {
+  const b = ui.state.board;
+  const row = b.grid && b.grid[Number(sq.slice(1)) - 1];
+  return row ? row[sq.charCodeAt(0) - 97] : 0;
+}
+
+// a click (or Enter) on a square, hole or store: play it, select it, or say why not
+function playCell(cell) {
+  refuse("");
+  const why = notNowReason();
+  if (why) { refuse(why, cell); return; }
   const s = ui.state;
   const moves = legal();
+  const me = playerName(s.family, s.to_move);
   if (s.family === "sowing") {
-    const g = ev.target.closest("[data-hole]");
-    if (!g || Number(g.dataset.player) !== s.to_move) return;
-    if (moves.includes(g.dataset.hole)) send(g.dataset.hole);
+    if (!cell.dataset.hole) { refuse("a store is not played: choose one of your holes", cell); return; }
+    const hole = cell.dataset.hole;
+    if (Number(cell.dataset.player) !== s.to_move) {
+      refuse(`that hole is ${playerName(s.family, 3 - s.to_move)}'s: ${me} sows from ${me}'s own holes`, cell);
+      return;
+    }
+    if (moves.includes(hole)) { send(hole); return; }
+    refuseByEngine([hole], cell);
     return;
   }
-  const g = ev.target.closest("[data-square]");
-  if (!g) return;
-  const sq = g.dataset.square;
+  const sq = cell.dataset.square;
   if (ui.selected && moves.includes(`${ui.selected}-${sq}`)) {
     const m = `${ui.selected}-${sq}`;
     ui.selected = null;
@@ -232,9 +363,97 @@ function boardClick(ev) {
     decorate();
     return;
   }
-  // anything else is not a legal move here: nothing is sent, the selection is dropped
+  // not a legal move here: nothing is sent, and the engine says why
+  const from = ui.selected;
   ui.selected = null;
   decorate();
+  if (moves.length && moves.every((m) => m.startsWith("x"))) {
+    // a capture is pending: the engine says so, and why this square cannot be taken
+    refuseByEngine([sq, `x${sq}`], cell);
+    return;
+  }
+  if (moves.some((m) => /^[a-z]\d+$/.test(m)) || !moves.some((m) => m.includes("-"))) {
+    refuseByEngine([sq], cell);
+    return;
+  }
+  // the step phase
+  const owner = ownerOf(sq);
+  if (owner === s.to_move) {
+    refuseByEngine(neighbours(sq).map((n) => `${sq}-${n}`), cell, `the piece on ${sq} cannot step: `);
+  } else if (owner) {
+    refuseByEngine([`${sq}-${neighbours(sq)[0]}`], cell);
+  } else if (from) {
+    refuseByEngine([`${from}-${sq}`], cell);
+  } else {
+    refuse(`${sq} is empty: choose one of ${me}'s pieces first, then the square it steps to`, cell);
+  }
+}
+
+// keys on the board (an ARIA grid): arrows move the focus, Enter or Space plays the cell
+function boardKey(ev) {
+  const cell = ev.target.closest && ev.target.closest('[role="gridcell"]');
+  if (!cell) return;
+  const rows = [...$("board").querySelectorAll('[role="row"]')];
+  const r = rows.findIndex((row) => row.contains(cell));
+  const cells = [...rows[r].querySelectorAll('[role="gridcell"]')];
+  const c = cells.indexOf(cell);
+  let to = null;
+  if (ev.key === "ArrowLeft") to = cells[c - 1];
+  else if (ev.key === "ArrowRight") to = cells[c + 1];
+  else if (ev.key === "ArrowUp" || ev.key === "ArrowDown") {
+    // the cell of the row above or below nearest to this one across
+    const row = rows[r + (ev.key === "ArrowUp" ? -1 : 1)];
+    const mid = (el) => { const b = el.getBoundingClientRect(); return b.left + b.width / 2; };
+    if (row) {
+      const x = mid(cell);
+      for (const o of row.querySelectorAll('[role="gridcell"]')) {
+        if (!to || Math.abs(mid(o) - x) < Math.abs(mid(to) - x)) to = o;
+      }
+    }
+  } else if (ev.key === "Home") to = cells[0];
+  else if (ev.key === "End") to = cells[cells.length - 1];
+  else if (ev.key === "Enter" || ev.key === " ") {
+    ev.preventDefault();
+    ev.stopPropagation();
+    playCell(cell);
+    return;
+  } else return;
+  ev.preventDefault();
+  ev.stopPropagation();
+  if (to) focusCell(to);
+}
+
+function focusCell(el) {
+  const svg = $("board").querySelector("svg");
+  if (!svg) return;
+  for (const c of svg.querySelectorAll('[role="gridcell"][tabindex="0"]')) c.setAttribute("tabindex", "-1");
+  el.setAttribute("tabindex", "0");
+  ui.focus = cellKey(el);
+  el.focus();
+}
+
+// the one cell reachable by Tab: the one last focused, else a playable one, else the first
+function rovingTabindex(svg) {
+  const cells = svg.querySelectorAll('[role="gridcell"]');
+  if (!cells.length) return;
+  const el = cellByKey(svg, ui.focus) || svg.querySelector('[role="gridcell"].lit') || cells[0];
+  for (const c of cells) c.setAttribute("tabindex", c === el ? "0" : "-1");
+  if (ui.boardFocused && document.activeElement !== el) el.focus({ preventScroll: true });
+}
+
+// the squares or hole of the hinted move, marked on the board
+function markHint(svg) {
+  const h = ui.hint;
+  if (!h || !ui.state || h.v !== ui.state.v || ui.view !== null) return;
+  if (ui.state.family === "sowing") {
+    const el = svg.querySelector(`[data-player="${ui.state.to_move}"][data-hole="${h.move}"]`);
+    if (el) el.classList.add("hinted");
+    return;
+  }
+  for (const sq of h.move.match(/[a-z]\d+/g) || []) {
+    const el = svg.querySelector(`[data-square="${sq}"]`);
+    if (el) el.classList.add("hinted");
+  }
 }
 
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -256,10 +475,32 @@ function decorate() {
   const svg = $("board").querySelector("svg");
   if (!svg) return;
   for (const el of svg.querySelectorAll(".legal-dot")) el.remove();
-  for (const el of svg.querySelectorAll(".lit, .sel, .target, .cap-target")) {
-    el.classList.remove("lit", "sel", "target", "cap-target");
+  for (const el of svg.querySelectorAll(".lit, .sel, .target, .cap-target, .hinted")) {
+    el.classList.remove("lit", "sel", "target", "cap-target", "hinted");
   }
-  if (!myTurn()) return;
+  markHint(svg);
+  if (myTurn()) markMoves(svg);
+  labelCells(svg);
+  rovingTabindex(svg);
+}
+
+// what a screen reader says of each cell: its contents (drawn by the server) and what it
+// offers now ("c3, empty, playable"; the chosen piece is aria-selected)
+function labelCells(svg) {
+  for (const el of svg.querySelectorAll('[role="gridcell"]')) {
+    if (el.dataset.label === undefined) el.dataset.label = el.getAttribute("aria-label") || "";
+    const notes = [];
+    if (el.classList.contains("sel")) notes.push("chosen");
+    else if (el.classList.contains("target")) notes.push("a target of the chosen piece");
+    else if (el.classList.contains("cap-target")) notes.push("can be captured");
+    else if (el.classList.contains("lit")) notes.push("playable");
+    if (el.classList.contains("hinted")) notes.push("the hint");
+    el.setAttribute("aria-label", [el.dataset.label, ...notes].join(", "));
+    el.setAttribute("aria-selected", el.classList.contains("sel") ? "true" : "false");
+  }
+}
+
+function markMoves(svg) {
   const s = ui.state;
   const moves = legal();
   const at = (sq) => svg.querySelector(`[data-square="${sq}"]`);
@@ -312,6 +553,10 @@ function statusText(s) {
 function resultText(family, winner, reason, result) {
   if (reason === "resigned" && winner) {
     return `${playerName(family, winner)} wins (${result}): ${playerName(family, 3 - winner)} resigned`;
+  }
+  if (reason === "time") {  // a fallen flag: a draw when the other could not have won
+    return winner ? `${playerName(family, winner)} wins (${result}): ${playerName(family, 3 - winner)} ran out of time`
+      : `Draw (${result}): time ran out, but the other player could not have won`;
   }
   const why = REASONS[reason] || reason;
   if (winner === null || winner === undefined) return `Draw (${result}): ${why}`;
@@ -398,7 +643,11 @@ function render() {
   if (!s) return;
   if (s.mode === "ai" && !s.over && s.to_move === s.ai_seat) watchWarmup();
   $("board").classList.remove("viewing");
-  if (!ui.animating) $("board").innerHTML = s.svg;
+  if (!ui.animating) {
+    const focused = $("board").contains(document.activeElement);
+    $("board").innerHTML = s.svg;
+    if (focused) ui.boardFocused = true;  // the new picture's cell gets the focus back
+  }
   $("title").textContent = `${s.game}`;
   $("rules-line").innerHTML = "";
   const code = document.createElement("code");
@@ -426,20 +675,28 @@ function render() {
   const player = ui.key !== null;
   const running = !s.over;
   $("typed").hidden = !player || !running;
-  $("pass").hidden = !(myTurn() && legal().includes("pass"));
   $("undo").hidden = !player || s.mode === "friend";
   $("hint").hidden = !player || s.mode === "friend";
   $("takeback").hidden = !player || s.mode !== "friend";
   $("draw").hidden = !player || s.mode === "ai";
   $("resign").hidden = !player;
   for (const id of ["undo", "hint", "takeback", "draw", "resign"]) $(id).disabled = !running;
-  $("hint").disabled = !running || !myTurn();
   $("download").href = `/api/games/${s.id}/record`;
   renderOffer(s);
-  decorate();
+  renderAfter(s);
+  refreshInput(s);
   // for tests and assistive tools: which version of the game is on screen
   document.body.dataset.v = String(s.v);
   document.body.dataset.ply = String(s.ply);
+}
+
+// what depends on whether the board takes input now (myTurn): the status line, the pass and
+// hint buttons and the marks on the board
+function refreshInput(s) {
+  $("status").textContent = statusText(s);
+  $("pass").hidden = !(myTurn() && legal().includes("pass"));
+  $("hint").disabled = s.over || !myTurn();
+  decorate();
 }
 
 function renderOffer(s) {
@@ -454,6 +711,53 @@ function renderOffer(s) {
   $("offer-accept").hidden = mine;
   $("offer-decline").hidden = mine;
   $("offer-cancel").hidden = !mine;
+}
+
+// after the game: a rematch (seats swapped), a new game, the record and its replay
+function renderAfter(s) {
+  const box = $("after");
+  box.hidden = !s.over || !!ui.replay;
+  if (box.hidden) return;
+  $("replay-link").href = `/replay#game=${s.id}`;
+  $("record-link").href = `/api/games/${s.id}/record`;
+  const text = $("rematch-text");
+  text.textContent = "";
+  const offers = s.offers || {};
+  const button = $("rematch");
+  button.hidden = ui.key === null;
+  button.textContent = "Rematch, colours swapped";
+  if (!s.rematch) return;
+  const by = offers.rematch;
+  if (ui.key === null) {
+    const a = document.createElement("a");
+    a.href = `/g/${s.rematch}`;
+    a.textContent = "watch it";
+    text.append("A rematch is being played: ", a);
+  } else if (ui.seat === 0 || by === ui.seat) {
+    button.textContent = "Go to the rematch";
+  } else {
+    text.textContent = "Your opponent offers a rematch, colours swapped.";
+    button.textContent = "Play the rematch";
+  }
+}
+
+async function rematch() {
+  setError("");
+  try {
+    const r = await api("POST", `/api/games/${ui.id}/rematch`, { key: ui.key });
+    // the same secret opens the other seat in the rematch
+    localStorage.setItem(`nugar:seat:${r.id}`, JSON.stringify({ key: ui.key, seat: r.seat }));
+    const share = JSON.parse(localStorage.getItem(`nugar:share:${ui.id}`) || "null");
+    const m = share && share.seat.match(/#seat=([12])&key=(.*)$/);
+    if (m) {
+      const seat = share.seat.replace(`/g/${ui.id}#seat=${m[1]}`, `/g/${r.id}#seat=${3 - Number(m[1])}`);
+      localStorage.setItem(`nugar:share:${r.id}`, JSON.stringify({
+        seat, watch: share.watch.replace(`/g/${ui.id}`, `/g/${r.id}`) }));
+    }
+    location.assign(`/g/${r.id}`);
+  } catch (e) {
+    setError(e.message);
+  }
 }
 
 // sowing animation: drop the seeds one by one on the old picture, then show the new one
@@ -477,12 +781,16 @@ function sowPath(board, player, hole) {
   return { start, path, cells };
 }
 
+// how many times slower than usual sowings are drawn: 1, unless a test set nugarSlowMotion
+function slowMotion() { return Number(window.nugarSlowMotion) || 1; }
+
 async function animateSowing(prev, next) {
   if (prev.family !== "sowing" || next.ply <= prev.ply || next.ply - prev.ply > 12) return;
   if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
   const moves = (next.moves || []).slice(prev.ply);
   if (moves.length !== next.ply - prev.ply) return;
   ui.animating = true;
+  document.body.dataset.animating = String(next.ply);  // for tests: which move is drawn
   decorate();  // nothing is clickable while the seeds move
   try {
     let board = JSON.parse(JSON.stringify(prev.board));
@@ -496,7 +804,7 @@ async function animateSowing(prev, next) {
       counts[start] = 0;
       const t0 = cellText(start);
       if (t0) t0.textContent = "0";
-      const delay = Math.max(25, Math.min(90, 900 / Math.max(1, path.length)));
+      const delay = Math.max(25, Math.min(90, 900 / Math.max(1, path.length))) * slowMotion();
       for (const c of path) {
         await new Promise((r) => setTimeout(r, delay));
         counts[c] += 1;
@@ -511,22 +819,92 @@ async function animateSowing(prev, next) {
       // a bonus step keeps the mover; otherwise later moves are the other player's
       if (path.length && path[path.length - 1] !== (mover === 1 ? p : 2 * p + 1)) mover = 3 - mover;
     }
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, 150 * slowMotion()));
   } finally {
     ui.animating = false;
+    delete document.body.dataset.animating;
   }
 }
 
-async function applyState(state) {
-  if (!state) return;
+// The server answers a change, and sends each event, as an update: what changed since
+// version `base` (status, board, legal moves; the moves from `moves_from` and the turns from
+// `turns_from`), never the whole history. A full state is the update from version 0. This
+// merges `u` into the full state `prev` (the latest received: latest()); `undefined` when
+// versions between them were missed (then the page asks for them), `prev` when `u` is not
+// newer.
+function mergeUpdate(prev, u) {
+  if (!u.base) return u;
+  if (!prev || !prev.moves || prev.v < u.base) return undefined;
+  if (u.v <= prev.v) return prev;
+  const next = { ...prev, ...u, base: 0 };
+  next.moves = prev.moves.slice(0, u.moves_from).concat(u.new_moves);
+  next.turns = prev.turns.slice(0, u.turns_from).concat(u.new_turns);
+  for (const k of ["moves_from", "new_moves", "turns_from", "new_turns"]) delete next[k];
+  return next;
+}
+
+// The latest full state received: the one drawn (ui.state) or a newer one waiting in the
+// drawing queue (applyState). Updates merge against it, never only against the one drawn: an
+// update arriving while an earlier state still waits to be drawn builds on that earlier one.
+function latest() {
+  const r = ui.received;
+  return r && r.id === ui.id && (!ui.state || r.v >= ui.state.v) ? r : ui.state;
+}
+
+// merge the update `u` (null: none, only ask for what changed since the latest version) and
+// queue the merged full state for drawing
+async function applyUpdate(u) {
+  let next = u ? mergeUpdate(latest(), u) : undefined;
+  if (next === undefined) {
+    // missed versions: ask for what changed since the latest one received (or everything)
+    const base = latest();
+    const since = base && base.moves ? `?since=${base.v}` : "";
+    try {
+      next = mergeUpdate(latest(), await api("GET", `/api/games/${ui.id}${since}`));
+    } catch (e) {
+      setError(e.message);
+      return;
+    }
+    if (!next) return;
+  }
+  await applyState(next);
+}
+
+// States are drawn one after the other: one arriving while a sowing is animated (the
+// computer's reply to the player's own move) waits for it, and the board takes no input
+// until the last one is drawn (ui.pending counts those waiting or being drawn).
+function applyState(state) {
+  if (!state) return Promise.resolve();
+  const r = latest();
+  if (!r || r.id !== state.id || state.v >= r.v) ui.received = state;
+  ui.pending += 1;
+  document.body.dataset.queued = String(ui.pending);
+  const run = ui.queue.then(() => showState(state)).catch((e) => setError(e.message));
+  ui.queue = run;
+  return run;
+}
+
+async function showState(state) {
   const prev = ui.state;
-  if (prev && state.v < prev.v) return;
-  if (prev && state.v === prev.v && prev.svg === state.svg) return;
-  ui.state = state;
-  learnNames(state);
-  ui.selected = null;
-  if (prev && ui.view === null && !ui.replay) await animateSowing(prev, state);
-  if (ui.state !== state) return;  // a newer state arrived while animating
+  const fresh = !(prev && (state.v < prev.v || (state.v === prev.v && prev.svg === state.svg)));
+  try {
+    if (fresh) {
+      ui.state = state;
+      if (window.nugarClock) window.nugarClock.show(state);
+      learnNames(state);
+      ui.selected = null;
+      refuse("");
+      if (prev && ui.view === null && !ui.replay) await animateSowing(prev, state);
+    }
+  } finally {
+    ui.pending -= 1;
+    document.body.dataset.queued = String(ui.pending);
+  }
+  if (!fresh) {
+    // nothing new to draw, but the board may take input again now that the queue is empty
+    if (ui.pending === 0 && ui.view === null && !ui.replay && ui.state) refreshInput(ui.state);
+    return;
+  }
   if (ui.view === null) render();
   else {
     renderMoves(state.turns || [], ui.view);
@@ -536,15 +914,17 @@ async function applyState(state) {
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const since = ui.state ? ui.state.v : 0;
+  const base = latest();
+  const since = base ? base.v : 0;
   const ws = new WebSocket(`${proto}://${location.host}/ws/games/${ui.id}?since=${since}`);
   ui.ws = ws;
-  ws.onopen = () => { ui.wsRetry = 0; $("conn").textContent = "live"; };
+  ws.onopen = () => { ui.wsRetry = 0; $("conn").textContent = "live"; connectionBack(); };
   ws.onmessage = (ev) => {
     let msg;
     try { msg = JSON.parse(ev.data); } catch (e) { return; }
     if (msg.type === "error") { setError(msg.detail); return; }
     if (msg.state) applyState(msg.state);
+    else if (msg.update) applyUpdate(msg.update);
   };
   ws.onclose = () => {
     $("conn").textContent = "reconnecting...";
@@ -557,7 +937,7 @@ function connect() {
 async function action(path, body) {
   setError("");
   try {
-    applyState(await api("POST", `/api/games/${ui.id}/${path}`, { key: ui.key, ...(body || {}) }));
+    applyUpdate(await api("POST", `/api/games/${ui.id}/${path}`, { key: ui.key, ...(body || {}) }));
   } catch (e) {
     setError(e.message);
   }
@@ -595,11 +975,28 @@ async function showGame(id) {
   try {
     await applyState(await api("GET", `/api/games/${id}`));
   } catch (e) {
+    if (/^no game with id/.test(e.message)) {
+      // gone (or never there): say so instead of a board and buttons for nothing
+      $("play").hidden = true;
+      $("missing").hidden = false;
+      $("missing-text").textContent = e.message;
+      return;
+    }
     $("status").textContent = e.message;
     return;
   }
   connect();
   $("board").addEventListener("click", boardClick);
+  $("board").addEventListener("keydown", boardKey);
+  $("board").addEventListener("focusout", (ev) => {
+    if (!ev.relatedTarget || !$("board").contains(ev.relatedTarget)) ui.boardFocused = false;
+  });
+  $("board").addEventListener("focusin", (ev) => {
+    ui.boardFocused = true;
+    const cell = ev.target.closest && ev.target.closest('[role="gridcell"]');
+    if (cell) ui.focus = cellKey(cell);  // focused by Tab, a click or a script
+  });
+  $("rematch").addEventListener("click", rematch);
   $("typed").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const text = $("move-input").value.trim();
@@ -622,6 +1019,8 @@ async function showGame(id) {
     try {
       const h = await api("POST", `/api/games/${ui.id}/hint`, { key: ui.key });
       $("hint-text").textContent = `Hint: ${h.move}`;
+      ui.hint = { move: h.move, v: ui.state.v };  // marked on the board too
+      decorate();
     } catch (e) {
       $("hint-text").textContent = "";
       setError(e.message);
@@ -632,6 +1031,15 @@ async function showGame(id) {
 // ---------------------------------------------------------------- replay a record
 function showReplayHome() {
   $("replay-home").hidden = false;
+  const game = parseHash().game;
+  if (game && /^[A-Za-z0-9]+$/.test(game)) {
+    // "Replay" after a game: its record, read at once
+    fetch(`/api/games/${game}/record`).then((r) => (r.ok ? r.text() : Promise.reject(
+      new Error(`no record of game ${game} (${r.status})`)))).then((text) => {
+      $("record-text").value = text;
+      $("replay-go").click();
+    }).catch((e) => { $("replay-error").textContent = e.message; });
+  }
   $("replay-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     $("replay-error").textContent = "";
@@ -664,6 +1072,7 @@ document.addEventListener("keydown", (ev) => {
   if ($("play").hidden) return;
   const tag = (ev.target && ev.target.tagName) || "";
   if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+  if (ev.target.closest && ev.target.closest('#board [role="gridcell"]')) return;  // boardKey
   if (ev.key === "ArrowLeft") { step(-1); ev.preventDefault(); }
   else if (ev.key === "ArrowRight") { step(1); ev.preventDefault(); }
   else if (ev.key === "Home") { goTo(0); ev.preventDefault(); }

@@ -1,0 +1,105 @@
+"""A short way through for the request the server answers most: a well-formed move.
+
+``POST /api/games/{id}/move`` is most of a busy server's traffic, and FastAPI's routing,
+dependency solving and body model cost more CPU than deciding and storing the move. The
+:class:`MoveLane` middleware (inside the size and rate guard, so every bound still applies)
+answers a move whose body is plainly well formed itself: a JSON object with a text ``move``
+(at most 64 characters), an optional text ``key`` (at most 200) and an optional whole ``v``
+(1 or more), and nothing else. It calls the same :meth:`~.rooms.Hub.move` as the route and
+answers the same JSON (an update, or ``{"error", "detail"}`` with the same status). Anything
+else (another path or method, another content type, a body that is not such an object) goes
+on to the FastAPI route unchanged, which validates it and refuses it as it always did; the
+route also documents the call in the OpenAPI schema.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from .session import ApiError
+
+if TYPE_CHECKING:
+    from .middleware import ASGIApp, Message, Receive, Scope, Send
+    from .rooms import Hub
+
+MOVE_PATH = re.compile(r"/api/games/([A-Za-z0-9]{1,32})/move")
+
+
+def plain_move(body: bytes) -> tuple[str, str, int | None] | None:
+    """``(key, move, v)`` of a body the move route would accept as it is, else ``None``."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not set(data) <= {"key", "move", "v"}:
+        return None
+    key = data.get("key", "")
+    move = data.get("move")
+    v = data.get("v")
+    if not (isinstance(move, str) and len(move) <= 64 and isinstance(key, str)
+            and len(key) <= 200):
+        return None
+    if v is not None and not (type(v) is int and v >= 1):
+        return None
+    return key, move, v
+
+
+class MoveLane:
+    """See the module's text."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        found = MOVE_PATH.fullmatch(scope.get("path", ""))
+        headers = dict(scope.get("headers") or [])
+        if found is None or not headers.get(b"content-type", b"").startswith(
+                b"application/json"):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        parsed = plain_move(body)
+        if parsed is None:
+            sent = False
+
+            async def replay() -> Message:
+                nonlocal sent
+                if not sent:
+                    sent = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                return await receive()
+
+            await self.app(scope, replay, send)
+            return
+        key, move, v = parsed
+        hub: Hub = scope["app"].state.hub
+        extra: list[tuple[bytes, bytes]] = []
+        status = 200
+        try:
+            answer: dict[str, Any] = await hub.move(found.group(1), key, move, expect=v)
+        except ApiError as exc:
+            status = exc.status
+            answer = {"error": exc.code, "detail": exc.detail}
+            retry = getattr(exc, "retry_after", None)
+            if retry is not None:
+                extra.append((b"retry-after", str(retry).encode()))
+        # the same encoding as FastAPI's JSONResponse
+        out = json.dumps(answer, ensure_ascii=False, allow_nan=False, indent=None,
+                         separators=(",", ":")).encode("utf-8")
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-length", str(len(out)).encode()),
+                                (b"content-type", b"application/json"), *extra]})
+        await send({"type": "http.response.body", "body": out})

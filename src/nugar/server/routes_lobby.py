@@ -1,0 +1,209 @@
+"""The lobby's API and websocket (:mod:`.lobby`): post, list, accept and cancel challenges;
+``/ws/lobby`` sends the list whenever it changes, and tells a creator (whose key it was
+opened with) that his challenge was accepted and where his seat is.
+
+- ``GET /api/lobby``: the open public challenges, newest first.
+- ``POST /api/challenges`` ``{rules, clock, colour, public}``: 201 ``{challenge, key, link}``;
+  ``key`` is the creator's secret (to cancel, to be told of the game; it also opens his seat
+  in the game made when it is accepted), ``link`` the address that lets a friend accept it.
+- ``GET /api/challenges/{id}?key=``: one challenge; with the creator's key, once accepted,
+  ``seat`` (``{game, seat, key}``) too.
+- ``POST /api/challenges/{id}/accept`` ``{key}``: 201 ``{id, seat, key, url}``, the accepter's
+  seat in the new game (``key`` in the body: the accepter's own creator key, if any, so that
+  nobody accepts his own challenge).
+- ``POST /api/challenges/{id}/cancel`` ``{key}``: the creator withdraws it.
+- ``/ws/lobby?key=``: messages ``{"type": "lobby", "challenges": [...]}`` on connecting and
+  on every change, ``{"type": "accepted", "challenge", "game", "seat", "key", "url"}`` to the
+  creator; a ``ping`` at least every :data:`PING_EVERY` seconds. Clients send nothing but
+  may close; more than 5 messages a second or one over 200 characters closes the socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Request, WebSocket, WebSocketDisconnect
+from pydantic import Field
+from starlette.requests import HTTPConnection
+
+from ..rules.options import MAX_RULES_TEXT
+from .lobby import Challenge, Lobby
+from .routes_api import Body, ErrorBody, HubDep, KeyBody, time_control_of
+from .session import ApiError
+
+log = logging.getLogger("nugar.server")
+
+#: seconds between pings on a quiet lobby socket
+PING_EVERY = 20.0
+MAX_MESSAGES_PER_SECOND = 5
+MAX_MESSAGE_CHARS = 200
+
+
+def lobby_of(conn: HTTPConnection) -> Lobby:
+    lobby: Lobby = conn.app.state.lobby
+    return lobby
+
+
+LobbyDep = Annotated[Lobby, Depends(lobby_of)]
+
+
+class PostChallenge(Body):
+    rules: str = Field("dara", max_length=MAX_RULES_TEXT,
+                       description="rule-set text, e.g. dala(quiet_limit=off)")
+    clock: str | None = Field(None, max_length=20,
+                              description="time control: none, M+I (e.g. 5+3) or Nd (e.g. 3d)")
+    colour: Literal["first", "second", "random"] = Field(
+        "random", description="the creator plays first, second, or a colour drawn on accepting")
+    public: bool = Field(True, description="listed in the lobby (else only its link finds it)")
+
+
+# refusals are documented as ErrorBody, as for the rest of the API
+router = APIRouter(responses={"4XX": {"model": ErrorBody, "description": "Refused"}})
+
+
+def _public_url(request: HTTPConnection) -> str:
+    url: str = request.app.state.public_url
+    return url
+
+
+def _seat_url(base: str, game_id: str, seat: int, key: str) -> str:
+    return f"{base}/g/{game_id}#seat={seat}&key={key}"
+
+
+@router.get("/api/lobby", summary="The open challenges of the lobby")
+async def api_lobby(lobby: LobbyDep) -> dict[str, Any]:
+    return (await lobby.snapshot()).listing
+
+
+@router.post("/api/challenges", status_code=201, summary="Open a challenge in the lobby")
+async def api_post(body: PostChallenge, request: Request, lobby: LobbyDep) -> dict[str, Any]:
+    challenge, key = await asyncio.to_thread(lobby.post, body.rules,
+                                             time_control_of(body.clock), body.colour,
+                                             body.public)
+    return {"challenge": challenge.view(), "key": key,
+            "link": f"{_public_url(request)}/?challenge={challenge.id}"}
+
+
+@router.get("/api/challenges/{cid}", summary="One challenge (with the creator's key: his seat once "
+            "accepted)")
+async def api_challenge(cid: str, lobby: LobbyDep, key: str | None = None) -> dict[str, Any]:
+    challenge = await asyncio.to_thread(lobby.get, cid, key)
+    out = challenge.view()
+    if key and challenge.owned_by(key):
+        out["seat"] = challenge.seat_for_owner(key)
+    return out
+
+
+@router.post("/api/challenges/{cid}/accept", status_code=201, summary="Accept a challenge: the "
+             "game is created and the accepter gets his seat")
+async def api_accept(cid: str, body: KeyBody, request: Request, lobby: LobbyDep,
+                     hub: HubDep) -> dict[str, Any]:
+    challenge = await asyncio.to_thread(lobby.take, cid, body.key or None)
+    owner_seat = lobby.seats(challenge.colour)
+    try:
+        # the creator's seat opens with his challenge key: nothing secret is kept for him
+        room, keys = await hub.create(challenge.rules, "friend", None, None,
+                                      challenge.control, seat_hash=(owner_seat,
+                                                                    challenge.owner))
+        gid = room.row.id
+        await asyncio.to_thread(lobby.taken_by, challenge, gid, owner_seat)
+    except BaseException:
+        await asyncio.shield(asyncio.to_thread(lobby.release, challenge))
+        raise
+    seat = 3 - owner_seat
+    return {"id": gid, "seat": seat, "key": keys[str(seat)],
+            "url": _seat_url(_public_url(request), gid, seat, keys[str(seat)]),
+            "challenge": challenge.id}
+
+
+@router.post("/api/challenges/{cid}/cancel", summary="Withdraw one's challenge")
+async def api_cancel(cid: str, body: KeyBody, lobby: LobbyDep) -> dict[str, Any]:
+    await asyncio.to_thread(lobby.cancel, cid, body.key)
+    return {"cancelled": cid}
+
+
+@router.websocket("/ws/lobby")
+async def ws_lobby(websocket: WebSocket) -> None:
+    lobby: Lobby = websocket.app.state.lobby
+    key = websocket.query_params.get("key")
+    await websocket.accept()
+    try:
+        owner = lobby.attach(key)
+    except ApiError as exc:
+        await websocket.send_json({"type": "error", "error": exc.code, "detail": exc.detail})
+        await websocket.close(code=1013, reason=exc.code)
+        return
+    try:
+        if owner is not None:  # the creator is back: his challenges are seen now
+            await asyncio.to_thread(lobby.mark_seen, owner)
+        await _serve(websocket, lobby, owner, key or "", _public_url(websocket))
+    finally:
+        lobby.detach(owner)
+        if owner is not None and owner not in lobby.present:
+            with contextlib.suppress(Exception):  # the grace starts now
+                await asyncio.to_thread(lobby.mark_seen, owner)
+
+
+async def _serve(websocket: WebSocket, lobby: Lobby, owner: str | None, key: str,
+                 base: str) -> None:
+    told: set[str] = set()
+
+    async def send() -> None:
+        seen = -1
+        shown = ""  # the digest of the list last sent
+        while True:
+            if seen != lobby.version:
+                seen = lobby.version
+                now = await lobby.snapshot()
+                # a change may be heard twice (here and from the database): a list the
+                # socket already shows is not sent again
+                if now.digest != shown:
+                    shown = now.digest
+                    await websocket.send_json(now.listing)
+                for c in lobby.accepted_for(owner, now.challenges):
+                    if c.id not in told:
+                        told.add(c.id)
+                        await websocket.send_json(_accepted(c, key, base))
+            elif not await lobby.changed(seen, PING_EVERY):
+                await websocket.send_json({"type": "ping"})
+
+    async def receive() -> None:
+        window, count = time.monotonic(), 0
+        while True:
+            text = await websocket.receive_text()
+            now = time.monotonic()
+            if now - window > 1.0:
+                window, count = now, 0
+            count += 1
+            if count > MAX_MESSAGES_PER_SECOND or len(text) > MAX_MESSAGE_CHARS:
+                await websocket.close(code=1008)
+                return
+
+    tasks = [asyncio.create_task(send()), asyncio.create_task(receive())]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            task.result()
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    except Exception:  # a bad frame ends this socket, not the server
+        log.warning("lobby websocket closed on bad input", exc_info=True)
+        with contextlib.suppress(Exception):
+            await websocket.close(code=1003)
+    finally:
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+
+def _accepted(challenge: Challenge, key: str, base: str) -> dict[str, Any]:
+    seat = challenge.seat_for_owner(key) or {}
+    return {"type": "accepted", "challenge": challenge.id, "game": seat.get("game"),
+            "seat": seat.get("seat"), "key": seat.get("key"),
+            "url": _seat_url(base, str(seat.get("game")), int(seat.get("seat") or 0),
+                             str(seat.get("key")))}

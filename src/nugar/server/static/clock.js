@@ -1,0 +1,139 @@
+// nugar clocks: the time control chosen on the home page, and both players' clocks ticking on
+// the game page. The server keeps the time (each state carries both players' time left as of
+// the server's "now"); this page only counts down from there between two states.
+"use strict";
+
+(function () {
+  const CHOICES = [
+    ["", "no clock"], ["1+0", "1 min"], ["3+2", "3 min + 2 s"], ["5+3", "5 min + 3 s"],
+    ["10+5", "10 min + 5 s"], ["15+10", "15 min + 10 s"], ["30+20", "30 min + 20 s"],
+    ["1d", "1 day per move"], ["3d", "3 days per move"], ["7d", "7 days per move"],
+    ["custom", "other..."],
+  ];
+  const tick = { clock: null, at: 0, timer: null, game: null, poked: false };
+
+  // --- home page: the time control of a new game or challenge --------------------------------
+  function addChoice() {
+    const form = document.getElementById("new-game");
+    if (!form || document.getElementById("clock-choice")) return;
+    const label = document.createElement("label");
+    label.id = "clock-label";
+    label.append("Time control ");
+    const sel = document.createElement("select");
+    sel.id = "clock-choice";
+    for (const [value, text] of CHOICES) {
+      const o = document.createElement("option");
+      o.value = value;
+      o.textContent = text;
+      sel.appendChild(o);
+    }
+    const custom = document.createElement("input");
+    custom.id = "clock-custom";
+    custom.placeholder = "5+3 or 3d";
+    custom.size = 8;
+    custom.hidden = true;
+    custom.setAttribute("aria-label", "time control: minutes+increment or days per move");
+    sel.addEventListener("change", () => { custom.hidden = sel.value !== "custom"; });
+    label.append(sel, " ", custom);
+    const start = document.getElementById("start");
+    form.insertBefore(label, start ? start.parentElement : null);
+  }
+
+  // the chosen time control as the API reads it ("5+3", "3d"), or null for none
+  function choice() {
+    const sel = document.getElementById("clock-choice");
+    if (!sel || !sel.value) return null;
+    if (sel.value === "custom") {
+      const text = document.getElementById("clock-custom").value.trim();
+      return text || null;
+    }
+    return sel.value;
+  }
+
+  // --- game page: both clocks ----------------------------------------------------------------
+  function format(seconds, kind) {
+    const s = Math.max(0, seconds);
+    if (kind === "days" && s >= 86400) {
+      const d = Math.floor(s / 86400);
+      const h = Math.floor((s % 86400) / 3600);
+      return `${d}d ${h}h`;
+    }
+    const h = Math.floor(s / 3600);
+    const m = Math.floor((s % 3600) / 60);
+    const sec = s % 60;
+    const two = (n) => String(n).padStart(2, "0");
+    if (h > 0) return `${h}:${two(m)}:${two(Math.floor(sec))}`;
+    if (s < 10) return `${two(m)}:${sec.toFixed(1).padStart(4, "0")}`;
+    return `${two(m)}:${two(Math.floor(sec))}`;
+  }
+
+  function left(player) {
+    const c = tick.clock;
+    let t = c.left[player - 1];
+    if (c.running === player) t -= (performance.now() - tick.at) / 1000;
+    return Math.max(0, t);
+  }
+
+  function draw() {
+    const box = document.getElementById("clocks");
+    if (!box || !tick.clock) return;
+    for (const p of [1, 2]) {
+      const row = box.querySelector(`[data-player="${p}"]`);
+      const t = left(p);
+      row.querySelector(".time").textContent = format(t, tick.clock.kind);
+      row.classList.toggle("running", tick.clock.running === p);
+      row.classList.toggle("low", t < 10 && tick.clock.kind === "fischer");
+      row.dataset.left = t.toFixed(1);
+    }
+    const running = tick.clock.running;
+    if (running && left(running) <= 0 && !tick.poked && tick.game) {
+      // the server lets the flag fall by itself; asking now only makes it show sooner
+      tick.poked = true;
+      setTimeout(() => { fetch(`/api/games/${tick.game}`).catch(() => {}); }, 300);
+    }
+  }
+
+  function show(state) {
+    const box = document.getElementById("clocks");
+    if (!box) return;
+    if (!state || !state.clock) { box.hidden = true; stop(); return; }
+    tick.clock = state.clock;
+    tick.at = performance.now();
+    tick.game = state.id;
+    tick.poked = false;
+    if (!box.childElementCount) {
+      const title = document.createElement("p");
+      title.className = "info clock-control";
+      box.appendChild(title);
+      for (const p of [1, 2]) {
+        const row = document.createElement("div");
+        row.className = "clock";
+        row.dataset.player = String(p);
+        const who = document.createElement("span");
+        who.className = "who";
+        const time = document.createElement("span");
+        time.className = "time";
+        time.setAttribute("role", "timer");
+        row.append(who, time);
+        box.appendChild(row);
+      }
+    }
+    box.querySelector(".clock-control").textContent = `Clock: ${state.clock.describe}`
+      + (state.clock.running === null && !state.over ? " (starts with the first move)" : "");
+    const names = state.players || ["First", "Second"];
+    for (const p of [1, 2]) {
+      box.querySelector(`[data-player="${p}"] .who`).textContent = `${names[p - 1]}`;
+    }
+    box.hidden = false;
+    draw();
+    if (state.clock.running && tick.timer === null) tick.timer = setInterval(draw, 100);
+    if (!state.clock.running) stop();
+  }
+
+  function stop() {
+    if (tick.timer !== null) { clearInterval(tick.timer); tick.timer = null; }
+  }
+
+  addChoice();
+  window.nugarClock = { choice, show };
+})();

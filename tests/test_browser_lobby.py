@@ -1,0 +1,122 @@
+"""Clocks and the lobby in the browser (playwright on Debian's chromium, with the fixtures of
+``test_browser.py``): a timed game whose flag falls, a challenge accepted from a second
+browser context (listed live, and by its link), and clocks that survive a server restart."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import httpx
+from playwright.sync_api import Browser, Page
+
+from serving import serving
+from test_browser import PAGE_ERRORS, browser, new_page, server, shots  # noqa: F401
+
+
+def timed_home(page: Page, base: str, preset: str, clock: str) -> None:
+    page.goto(base + "/")
+    page.wait_for_selector("#preset option", state="attached")
+    page.select_option("#preset", preset)
+    page.select_option("#clock-choice", "custom")
+    page.fill("#clock-custom", clock)
+
+
+def clock_left(page: Page, player: int) -> float:
+    return float(page.get_attribute(f'#clocks [data-player="{player}"]', "data-left") or "nan")
+
+
+def test_a_timed_game_flags(server: str, browser: Browser, shots: Path) -> None:  # noqa: F811
+    page = new_page(browser)
+    timed_home(page, server, "dara", "0.05+0")  # 3 seconds each
+    page.check('input[name="mode"][value="hotseat"]')
+    page.click("#start")
+    page.wait_for_url("**/g/**")
+    page.wait_for_selector("#clocks .clock")
+    assert "starts with the first move" in (page.text_content("#clocks .clock-control") or "")
+    assert page.text_content('#clocks [data-player="1"] .time') == "00:03.0"
+    page.fill("#move-input", "c3")
+    page.press("#move-input", "Enter")
+    page.wait_for_selector('#clocks [data-player="2"].running')
+    first = clock_left(page, 2)
+    page.wait_for_timeout(400)
+    assert clock_left(page, 2) < first  # it ticks
+    page.screenshot(path=str(shots / "clock-running.png"))
+    # nobody moves: the server lets the second player's flag fall
+    page.wait_for_selector("#result:not([hidden])", timeout=15_000)
+    result = page.text_content("#result") or ""
+    assert result == "Black wins (1-0): White ran out of time"
+    assert page.text_content('#clocks [data-player="2"] .time') == "00:00.0"
+    assert page.is_hidden("#clocks .clock.running")
+    page.screenshot(path=str(shots / "clock-flag.png"))
+    # two pieces each can never make a three: the fallen flag is a draw
+    made = httpx.post(server + "/api/games", json={"rules": "dara(pieces=2,loss_at=1)",
+                                                    "mode": "hotseat", "clock": "0.02+0"}).json()
+    key = made["keys"]["0"]
+    assert httpx.post(f"{server}/api/games/{made['id']}/move",
+                      json={"key": key, "move": "c3"}).status_code == 200
+    page.goto(f"{server}/g/{made['id']}#seat=0&key={key}")
+    page.wait_for_selector("#result:not([hidden])", timeout=15_000)
+    assert page.text_content("#result") == ("Draw (1/2-1/2): time ran out, but the other "
+                                            "player could not have won")
+    assert PAGE_ERRORS[page] == []
+
+
+def test_a_lobby_challenge_accepted_from_a_second_browser(server: str,  # noqa: F811
+                                                          browser: Browser,  # noqa: F811
+                                                          shots: Path) -> None:  # noqa: F811
+    guest = new_page(browser)
+    guest.goto(server + "/")
+    guest.wait_for_selector("#lobby-empty")
+    host = new_page(browser)
+    timed_home(host, server, "kalah", "5+3")
+    host.select_option("#challenge-colour", "first")
+    host.click("#challenge-post")
+    host.wait_for_selector("#challenge-waiting:not([hidden])")
+    # the guest's list updates by itself
+    guest.wait_for_selector("#challenges .challenge .accept")
+    entry = guest.text_content("#challenges .challenge") or ""
+    assert "Kalah" in entry and "5 min + 3 s per move" in entry and "plays first" in entry
+    guest.screenshot(path=str(shots / "lobby.png"))
+    guest.click("#challenges .challenge .accept")
+    guest.wait_for_url("**/g/**")
+    host.wait_for_url("**/g/**")
+    for page, seat in ((host, "South (first)"), (guest, "North (second)")):
+        page.wait_for_function("() => document.getElementById('you').textContent.length > 0")
+        assert page.text_content("#you") == f"You play {seat}."
+        page.wait_for_selector("#clocks .clock")
+    assert host.url.split("#")[0] == guest.url.split("#")[0]
+    # a private challenge: not listed, but its link works for a friend
+    host.goto(server + "/")
+    host.wait_for_selector("#preset option", state="attached")
+    host.check("#challenge-private")
+    host.click("#challenge-post")
+    host.wait_for_selector("#challenge-link")
+    link = host.input_value("#challenge-link")
+    guest.goto(server + "/")
+    guest.wait_for_selector("#lobby-empty:not([hidden])")
+    guest.goto(link)
+    guest.click("#invite-accept")
+    guest.wait_for_url("**/g/**")
+    host.wait_for_url("**/g/**")
+    assert PAGE_ERRORS[host] == [] and PAGE_ERRORS[guest] == []
+
+
+def test_clocks_survive_a_server_restart(tmp_path: Path, browser: Browser) -> None:  # noqa: F811
+    db = tmp_path / "games.db"
+    with serving(db, "--rate", "0", ready="/api/presets", timeout=30) as (_proc, base):
+        made = httpx.post(base + "/api/games", json={"rules": "dara", "mode": "hotseat",
+                                                      "clock": "2+0"}).json()
+        gid, key = made["id"], made["keys"]["0"]
+        assert httpx.post(f"{base}/api/games/{gid}/move",
+                          json={"key": key, "move": "c3"}).status_code == 200
+    time.sleep(1.0)  # the server is down; the second player's clock runs on
+    with serving(db, "--rate", "0", ready="/api/presets", timeout=30) as (_proc, base):
+        state = httpx.get(f"{base}/api/games/{gid}").json()
+        assert state["clock"]["running"] == 2 and state["clock"]["left"][0] == 120.0
+        assert 100 < state["clock"]["left"][1] <= 119.0
+        page = new_page(browser)
+        page.goto(f"{base}/g/{gid}#seat=0&key={key}")
+        page.wait_for_selector('#clocks [data-player="2"].running')
+        assert clock_left(page, 2) <= 119.0 and clock_left(page, 1) == 120.0
+        assert PAGE_ERRORS[page] == []

@@ -1,0 +1,408 @@
+"""Clocks: time controls, the clock arithmetic, who may still win when a flag falls (per
+family), and the server's clocks (stamped by the server, a fallen flag noticed by requests and
+by the watcher, stored with the game)."""
+
+from __future__ import annotations
+
+import asyncio
+import types
+from concurrent.futures import Future
+from pathlib import Path
+
+import pytest
+
+from nugar import Outcome, Termination, from_position, new_game, record
+from nugar.rules import Game, Move
+from nugar.server import store as store_module
+from nugar.server.clocks import Clock, ClockError, TimeControl, check_clocks
+from nugar.server.rooms import Hub, Listener
+from nugar.server.session import ApiError, restore
+from nugar.server.store import Store
+
+# --- time controls ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text,kind,base,inc,back,pgn", [
+    ("5+3", "fischer", 300.0, 3.0, "5+3", "300+3"),
+    (" 0.05+0 ", "fischer", 3.0, 0.0, "0.05+0", "3+0"),
+    ("90+30", "fischer", 5400.0, 30.0, "90+30", "5400+30"),
+    ("3d", "days", 259200.0, 0.0, "3d", "1/259200"),
+])
+def test_time_controls_read_and_write(text: str, kind: str, base: float, inc: float,
+                                      back: str, pgn: str) -> None:
+    tc = TimeControl.parse(text)
+    assert tc == TimeControl(kind, base, inc)  # type: ignore[arg-type]
+    assert tc.text == back and tc.pgn == pgn and TimeControl.parse(tc.text) == tc
+
+
+def test_time_controls_in_words() -> None:
+    controls = [TimeControl.parse(t) for t in ("5+3", "0.05+0", "1.5+0", "1d", "7d")]
+    words = [tc.describe() for tc in controls if tc is not None]
+    assert words == ["5 min + 3 s per move", "3 s + 0 s per move", "1.5 min + 0 s per move",
+                     "1 day per move", "7 days per move"]
+
+
+@pytest.mark.parametrize("text", [None, "", "none", "NONE"])
+def test_no_time_control(text: str | None) -> None:
+    assert TimeControl.parse(text) is None
+
+
+@pytest.mark.parametrize("text", ["5", "5+", "+3", "601+0", "0+0", "0.001+0", "5+181", "0d",
+                                  "31d", "5m", "x" * 100, "-1+2", "1e3+0"])
+def test_bad_time_controls_say_what_is_allowed(text: str) -> None:
+    with pytest.raises(ClockError, match="allowed: none; M\\+I"):
+        TimeControl.parse(text)
+
+
+# --- the arithmetic -----------------------------------------------------------------------------
+
+
+def test_fischer_clock_charges_the_mover_and_adds_the_increment() -> None:
+    clock = Clock.new(TimeControl("fischer", 60.0, 2.0))
+    clock.settle(1, 100.0, moved=False)       # an offer before the first move: no clock runs
+    assert clock.running is None and clock.deadline() is None
+    clock.settle(2, 110.0, moved=True)        # the first move starts the clocks, uncharged
+    assert clock.left == [60.0, 60.0] and clock.running == 2 and clock.deadline() == 170.0
+    assert clock.remaining(2, 125.0) == 45.0 and clock.remaining(1, 125.0) == 60.0
+    clock.settle(1, 125.0, moved=True)        # second took 15 s: 45 left, +2
+    assert clock.left == [60.0, 47.0] and clock.running == 1
+    clock.settle(1, 130.0, moved=True)        # a bonus step: the same turn goes on, no increment
+    assert clock.left == [55.0, 47.0] and clock.running == 1
+    clock.settle(2, 131.0, moved=True)
+    assert clock.left == [56.0, 47.0]
+    clock.settle(1, 141.0, moved=False)       # a takeback: the time spent is charged, no bonus
+    assert clock.left == [56.0, 37.0] and clock.running == 1
+    assert clock.fallen(196.9) is None and clock.fallen(197.0) == 1
+    assert clock.remaining(1, 500.0) == 0.0
+    clock.settle(None, 150.0, moved=False)    # the game ended: no clock runs
+    assert clock.running is None and clock.fallen(10_000.0) is None
+    assert Clock.from_json(clock.to_json()) == clock
+
+
+def test_correspondence_clock_gives_each_turn_its_days() -> None:
+    day = 86400.0
+    clock = Clock.new(TimeControl("days", 2 * day))
+    clock.settle(2, 0.0, moved=True)
+    clock.settle(1, 1.5 * day, moved=True)
+    assert clock.left == [2 * day, 2 * day] and clock.deadline() == 3.5 * day
+    assert clock.fallen(3.5 * day - 1) is None and clock.fallen(3.5 * day) == 1
+
+
+def test_a_late_move_leaves_the_clock_at_zero_not_below() -> None:
+    clock = Clock.new(TimeControl("fischer", 10.0, 1.0))
+    clock.settle(2, 0.0, moved=True)
+    clock.settle(1, 12.0, moved=True)
+    assert clock.left == [10.0, 1.0]
+
+
+@pytest.mark.parametrize("data", [
+    {"control": "5+3", "left": [1.0], "running": None, "since": 0},
+    {"control": "5+3", "left": [1.0, -2.0], "running": None, "since": 0},
+    {"control": "5+3", "left": [1.0, 2.0], "running": 3, "since": 0},
+    {"control": "5 minutes", "left": [1.0, 2.0], "running": None, "since": 0},
+])
+def test_a_stored_clock_that_does_not_read_is_refused(data: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        Clock.from_json(data)
+
+
+# --- who can still win (the draw on a fallen flag), per family ----------------------------------
+
+
+def test_alignment_needs_three_pieces_to_win() -> None:
+    # loss_at=1: two pieces are still in play, but two pieces never make a three
+    game = from_position("dara(loss_at=1) ....../....../..bb../...www/...... b")
+    assert not game.can_win(1) and game.can_win(2)
+    assert game.time_out(2) == Outcome(None, Termination.TIME)  # first could not have won
+    game.undo()
+    assert game.time_out(1) == Outcome(2, Termination.TIME)
+    # pieces in hand count: one on the board and two in hand may still make a three
+    assert from_position("dara(loss_at=1) ....../....../..b.../...www/...... b hand=2,0"
+                         ).can_win(1)
+    # blocked=lose: two pieces may still hem the opponent in, so no draw
+    assert from_position("dara(loss_at=1,blocked=lose) ....../....../..bb../...www/...... b"
+                         ).can_win(1)
+    # a board without a row or column of three: nobody ever captures
+    tiny = new_game("dara(rows=2,cols=2,pieces=2,loss_at=0,drop_limit=none)")
+    assert not tiny.can_win(1) and not tiny.can_win(2)
+    assert new_game("dala").can_win(1) and new_game("dara").can_win(2)
+
+
+def test_kalah_cannot_be_won_against_half_of_the_seeds_in_the_other_store() -> None:
+    game = from_position("kalah 0,0,0,0,1,1:24/0,0,0,0,1,1:20 s")
+    assert game.can_win(1) and not game.can_win(2)  # 24 of 48 already in the first store
+    assert game.time_out(1) == Outcome(None, Termination.TIME)
+    assert from_position("kalah 0,0,0,0,1,1:23/0,0,0,0,2,1:20 s").can_win(2)
+    assert new_game("kalah").can_win(1) and new_game("kalah").can_win(2)
+
+
+def test_dracala_cannot_be_won_with_half_of_the_seeds_in_ones_own_store() -> None:
+    # misere: the bigger store loses, so 36 of 72 in one's own store can win no more
+    game = from_position("dracala 0,0,0,0,1,1:36/0,0,0,0,1,1:32 s")
+    assert not game.can_win(1) and game.can_win(2)
+    assert game.time_out(2) == Outcome(None, Termination.TIME)
+    game.undo()
+    assert game.time_out(1) == Outcome(2, Termination.TIME)
+
+
+def test_a_finished_game_is_won_only_by_its_winner() -> None:
+    game = new_game("kalah")
+    game.resign(1)
+    assert game.can_win(2) and not game.can_win(1)
+
+
+def test_a_draw_on_time_survives_records_and_the_server_s_store() -> None:
+    game = from_position("kalah 0,0,0,0,1,1:24/0,0,0,0,1,1:20 s")
+    game.time_out(1)
+    assert game.position_text().endswith("result=1/2-1/2:time")
+    restored = restore("kalah", [], {"termination": "time", "winner": None})
+    assert restored.outcome == Outcome(None, Termination.TIME)
+    # a record: a drawn flag is read where a player could no longer win (two pieces each)
+    drawn = record.load_one('[Rules "dara(loss_at=1,pieces=2)"]\n[Result "1/2-1/2"]\n'
+                            '[Termination "time"]\n\n1. c3 d4 1/2-1/2')
+    assert drawn.game.outcome == Outcome(None, Termination.TIME)
+
+
+# --- the server's clocks ------------------------------------------------------------------------
+
+
+class FakeTime:
+    """The hub's and the store's clock, moved by hand."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.now = 1_800_000_000.0
+        monkeypatch.setattr(store_module, "time", types.SimpleNamespace(time=self))
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_server_stamps_moves_and_a_request_lets_the_flag_fall(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub = Hub(store, clock=now)
+
+    async def run() -> None:
+        room, keys = await hub.create("dara", "friend", None, None,
+                                      TimeControl.parse("1+2"))
+        gid = room.row.id
+        state = room.state()
+        assert state["clock"]["left"] == [60.0, 60.0] and state["clock"]["running"] is None
+        now.now += 30  # the first move is not timed
+        await hub.move(gid, keys["1"], "c3")
+        now.now += 10
+        state = await hub.move(gid, keys["2"], "d4")
+        assert state["clock"]["left"] == [60.0, 52.0] and state["clock"]["running"] == 1
+        listener = Listener()
+        room.listeners.add(listener)
+        now.now += 59.9
+        assert (await hub.room(gid)).state()["over"] is False
+        now.now += 0.1  # the first player's minute is up: the next request notices it
+        with pytest.raises(ApiError) as refused:
+            await hub.move(gid, keys["1"], "e3")
+        assert refused.value.code == "game_over"
+        heard = listener.queue.get_nowait()
+        assert heard["type"] == "flag" and heard["data"] == {
+            "player": 1, "termination": "time", "winner": 2}
+        assert heard["update"]["result"] == "0-1" and heard["update"]["reason"] == "time"
+        assert heard["update"]["clock"]["running"] is None
+        row = store.load(gid)
+        assert row is not None and row.ending == {"termination": "time", "winner": 2}
+        assert row.deadline is None and store.due_clocks(now.now + 1e6, 10) == []
+
+    asyncio.run(run())
+    store.close()
+
+
+def test_a_failed_write_leaves_the_clocks_and_another_server_s_stamp_is_read_back(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change whose write fails changes no clock (it was stamped on a copy); a change
+    stored by another server (a second hub on the same database) is read back with the
+    clocks that server stamped, and only one of two servers stores a flag."""
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub, other = Hub(store, clock=now), Hub(store, clock=now)
+
+    def fail(row: object, ev: object) -> Future[None]:
+        refused: Future[None] = Future()
+        refused.set_exception(OSError("disk I/O error"))
+        return refused
+
+    async def run() -> None:
+        room, keys = await hub.create("dara", "friend", None, None, TimeControl.parse("1+2"))
+        gid = room.row.id
+        await hub.move(gid, keys["1"], "c3")
+        stored = room.row.clock
+        now.now += 10
+        real = store.submit
+        store.submit = fail  # type: ignore[method-assign]
+        with pytest.raises(ApiError) as refused:
+            await hub.move(gid, keys["2"], "d4")
+        store.submit = real  # type: ignore[method-assign]
+        assert refused.value.code == "storage_failed"
+        assert room.clock is not None and room.clock.to_json() == stored == room.row.clock
+        # the other server plays the move 5 s later: 15 s charged, 2 s added
+        now.now += 5
+        await other.move(gid, keys["2"], "d4")
+        hub.heard(gid, 3)  # what PostgreSQL's announcement does
+        state = (await hub.room(gid)).state()
+        assert state["v"] == 3 and state["clock"]["left"] == [60.0, 47.0]
+        assert state["clock"]["running"] == 1
+        # the first player's minute runs out: both servers notice; one flag is stored
+        now.now += 61
+        await asyncio.gather(hub.room(gid), other.room(gid))
+        journal = store.events_since(gid, 0, 100)
+        assert [e.type for e in journal] == ["created", "move", "move", "flag"]
+        for h in (hub, other):
+            assert (await h.room(gid, fresh=True)).state()["result"] == "0-1"
+        await hub.close()
+        await other.close()
+
+    asyncio.run(run())
+    store.close()
+
+
+def test_the_watcher_flags_a_silent_player_and_clocks_survive_a_restart(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub = Hub(store, clock=now)
+
+    async def first() -> tuple[str, str, str]:
+        a, ka = await hub.create("kalah", "friend", None, None, TimeControl.parse("0.5+0"))
+        b, kb = await hub.create("kalah", "friend", None, None, TimeControl.parse("0.5+0"))
+        await hub.move(a.row.id, ka["1"], "1")
+        await hub.move(b.row.id, kb["1"], "1")
+        now.now += 5
+        await hub.move(b.row.id, kb["2"], "2")
+        return a.row.id, b.row.id, kb["1"]
+
+    a, b, key_b = asyncio.run(first())
+    store.close()
+    # a restart: a new store and hub on the same database, 20 s later
+    now.now += 20
+    store = Store(db_url)
+    hub = Hub(store, clock=now)
+
+    async def second() -> None:
+        room_b = await hub.room(b)
+        clock = room_b.state()["clock"]
+        assert clock["left"] == [10.0, 25.0] and clock["running"] == 1
+        assert await check_clocks(hub) == []
+        now.now += 6  # a: the second player silent for 31 s of his 30
+        assert await check_clocks(hub) == [a]
+        state_a = (await hub.room(a)).state()
+        assert state_a["over"] and state_a["winner"] == 1 and state_a["reason"] == "time"
+        assert not room_b.state()["over"]
+        await hub.move(b, key_b, "2")  # 4 s of the first player's 10 s left
+        assert room_b.state()["clock"]["left"] == [4.0, 25.0]
+
+    asyncio.run(second())
+    store.close()
+
+
+def test_a_flag_against_a_player_who_cannot_win_is_a_draw(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub = Hub(store, clock=now)
+
+    async def run() -> None:
+        room, keys = await hub.create("dara(loss_at=1,pieces=2)", "hotseat", None, None,
+                                      TimeControl.parse("0.1+0"))
+        gid = room.row.id
+        await hub.move(gid, keys["0"], "c3")  # two pieces each: nobody can ever win
+        now.now += 7
+        assert await check_clocks(hub) == [gid]
+        state = room.state()
+        assert state["over"] and state["winner"] is None and state["reason"] == "time"
+        assert state["result"] == "1/2-1/2"
+
+    asyncio.run(run())
+    store.close()
+
+
+def test_clocks_through_the_api(client: object) -> None:
+    from fastapi.testclient import TestClient
+
+    assert isinstance(client, TestClient)
+    made = client.post("/api/games", json={"rules": "dara", "mode": "hotseat", "clock": "3d"})
+    assert made.status_code == 201
+    clock = made.json()["state"]["clock"]
+    assert clock["control"] == "3d" and clock["kind"] == "days"
+    assert clock["describe"] == "3 days per move" and clock["left"] == [259200.0, 259200.0]
+    gid = made.json()["id"]
+    record_text = client.get(f"/api/games/{gid}/record").text
+    assert '[TimeControl "1/259200"]' in record_text
+    assert client.post("/api/games", json={"mode": "hotseat"}).json()["state"]["clock"] is None
+    bad = client.post("/api/games", json={"mode": "hotseat", "clock": "5 minutes"})
+    assert bad.status_code == 422 and bad.json()["error"] == "bad_clock"
+    assert "allowed: none; M+I" in bad.json()["detail"]
+
+
+def test_an_old_database_gets_the_clock_columns(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE nugar_games (id VARCHAR(32) PRIMARY KEY, rules TEXT NOT NULL, "
+                "mode VARCHAR(16) NOT NULL, ai_level INTEGER, ai_seat INTEGER, "
+                "key_hash_1 VARCHAR(64), key_hash_2 VARCHAR(64), moves TEXT NOT NULL, "
+                "ending TEXT, offers TEXT NOT NULL, result VARCHAR(8), reason VARCHAR(16), "
+                "version INTEGER NOT NULL, created INTEGER NOT NULL, "
+                "updated INTEGER NOT NULL)")
+    con.execute("INSERT INTO nugar_games VALUES ('abc', 'dara', 'hotseat', NULL, NULL, 'x', "
+                "'x', '[]', NULL, '{}', NULL, NULL, 1, 0, 0)")
+    con.commit()
+    con.close()
+    store = Store(f"sqlite:///{path}")
+    row = store.load("abc")
+    assert row is not None and row.clock is None and row.deadline is None
+    assert store.due_clocks(2e9, 5) == []
+    store.close()
+
+
+def test_the_computer_s_turns_run_its_clock_and_its_flag_falls_while_it_thinks(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from test_session import FakeComputer, FirstMove
+
+    now = FakeTime(monkeypatch)
+    gate = threading.Event()
+    store = Store(db_url)
+    hub = Hub(store, FakeComputer(FirstMove(gate)), clock=now)
+
+    async def run() -> None:
+        room, keys = await hub.create("kalah", "ai", 1, 1, TimeControl.parse("0.5+1"))
+        gid = room.row.id
+        await hub.move(gid, keys["1"], "1")  # the computer (second) is to move: its clock runs
+        assert room.state()["clock"]["running"] == 2
+        now.now += 10
+        gate.set()
+        await room.session.wait_ai()
+        clock = room.state()["clock"]
+        assert clock["left"] == [30.0, 21.0] and clock["running"] == 1  # 10 s spent, +1
+        gate.clear()
+        passing = [m for m in room.session.game.legal_moves()
+                   if _after(room.session.game, m).to_move == 2]  # no bonus step
+        await hub.move(gid, keys["1"], str(passing[0]))
+        assert room.state()["clock"]["running"] == 2
+        now.now += 22  # the computer thinks past its 21 s
+        assert await check_clocks(hub) == [gid]
+        state = room.state()
+        assert state["over"] and state["winner"] == 1 and state["reason"] == "time"
+        gate.set()
+        await room.session.wait_ai()  # its late decision is dropped
+        assert room.state()["ply"] == state["ply"]
+        await hub.close()
+
+    asyncio.run(run())
+    store.close()
+
+
+def _after(game: Game, move: Move) -> Game:
+    copy = game.copy()
+    copy.play(move)
+    return copy
