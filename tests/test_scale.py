@@ -240,3 +240,50 @@ def test_tune_on_selfplay_data(tmp_path: Path) -> None:
     out = tmp_path / "w.json"
     assert main([str(tmp_path / "d"), "--output", str(out)]) == 0
     assert json.loads(out.read_text())["dara"]["tuned"] == result.tuned
+
+
+# --- endgame database builds on Ray ----------------------------------------------------------
+
+def _db_files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def test_database_built_on_ray_equals_local_build(cluster: None, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from nugar.rules import parse_rules
+    from nugar.scale.egdb_ray import build_on_ray
+    from nugar.solver import egdb as E
+
+    rules = parse_rules("kalah(pits=3,seeds=3)")
+    E.build(rules, 9, root=tmp_path / "local", workers=1)
+    # ranges of 300 positions: levels 5..9 split into 2 to 7 tasks, whose memoised searches
+    # compute positions of other tasks' ranges on the way
+    seen: list[tuple[int, int, int]] = []
+    reports = build_on_ray(rules, 9, root=tmp_path / "ray", range_size=300,
+                           progress=lambda n, done, count, s: seen.append((n, done, count)))
+    assert [r.status for r in reports] == ["built"] * 10
+    assert sum(r.steps for r in reports) > 0
+    assert (9, E.level_count(3, 9), E.level_count(3, 9)) in seen
+    local, on_ray = _db_files(tmp_path / "local"), _db_files(tmp_path / "ray")
+    assert len(local) == 10 and all(k.endswith(".egdb") for k in local)
+    assert on_ray == local
+    # a damaged level is rebuilt on Ray, the sound ones kept; the command line does the same
+    path = tmp_path / "ray" / next(k for k in on_ray if k.endswith("level-007.egdb"))
+    data = bytearray(path.read_bytes())
+    data[E.HEADER_BYTES + 5] ^= 1
+    path.write_bytes(bytes(data))
+    assert main(["solve", rules.text, "--build-db", "9", "--ray", "local",
+                 "--db-dir", str(tmp_path / "ray")]) == 0
+    err = capsys.readouterr().err
+    assert "level   7" in err and "rebuilt: it is corrupted" in err
+    assert err.count(", kept,") == 9
+    assert _db_files(tmp_path / "ray") == local
+
+
+def test_solve_ray_option_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    args = ["solve", "kalah(pits=3,seeds=3)", "--db-dir", str(tmp_path)]
+    assert main([*args, "--build-db", "3", "--ray", "local", "--workers", "2"]) == 2
+    assert "cannot be combined" in capsys.readouterr().err
+    assert main([*args, "--ray", "local"]) == 2
+    assert "--ray goes with --build-db only" in capsys.readouterr().err

@@ -44,6 +44,10 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="processes building the database (default 2), or solving the "
                         "steps of --steps (default 1; each gets 1/N of --memory)")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="with --build-db: compute the levels' index ranges as tasks on a Ray "
+                        "cluster ('auto', 'local' or its address; the database folder must "
+                        "be on a file system every node sees; docs/scaling.md)")
     _add_db_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
@@ -86,6 +90,10 @@ def _build_db(args: argparse.Namespace, rules: Any) -> int:
                        f"or last_mover only")
     if not 0 <= args.build_db <= MAX_DB_SEEDS:
         raise CliError(f"--build-db must be 0..{MAX_DB_SEEDS} seeds, not {args.build_db}")
+    ray_address = getattr(args, "ray", None)
+    if ray_address is not None and args.workers is not None:
+        raise CliError("--workers and --ray cannot be combined: on Ray every index range is "
+                       "a task and the cluster's CPUs set how many run at once")
     workers = 2 if args.workers is None else args.workers
     if not 1 <= workers <= 256:
         raise CliError(f"--workers must be 1..256, not {workers}")
@@ -116,8 +124,19 @@ def _build_db(args: argparse.Namespace, rules: Any) -> int:
               file=sys.stderr, flush=True)
 
     try:
-        E.build(rules, args.build_db, root=root, workers=workers, progress=progress,
-                level_done=level_done)
+        if ray_address is None:
+            E.build(rules, args.build_db, root=root, workers=workers, progress=progress,
+                    level_done=level_done)
+        else:
+            from ..scale import egdb_ray
+            from ..scale.ray_runner import RayUnavailableError, connect
+
+            try:
+                connect(ray_address)
+            except (RayUnavailableError, ValueError) as exc:
+                raise CliError(str(exc)) from None
+            egdb_ray.build_on_ray(rules, args.build_db, root=root, progress=progress,
+                                  level_done=level_done)
     except (E.EGDBError, OSError) as exc:
         raise CliError(f"building the endgame database failed: {exc}", EXIT_FAILED) from None
     print(f"endgame database complete: levels 0..{args.build_db} in "
@@ -146,6 +165,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
             raise CliError(f"--db-seeds must be >= 0, not {args.db_seeds}")
         if args.build_db is not None:
             return _build_db(args, rules)
+        if getattr(args, "ray", None) is not None:
+            raise CliError("--ray goes with --build-db only (the search itself runs here)")
         if args.steps:
             return analyse_steps(args)
         solver = Solver(rules, max_memory_mb=memory, db_seeds=args.db_seeds,
