@@ -49,7 +49,9 @@ def test_core_and_cli_do_not_import_ray() -> None:
     code = ("import sys, nugar, nugar.ai.tournament, nugar.envs\n"
             "from nugar.cli.main import build_parser\n"
             "build_parser().parse_args(['match', 'greedy', 'random', '--ray', 'auto'])\n"
-            "bad = [m for m in ('ray', 'pyarrow', 'nugar.scale.ray_runner') if m in sys.modules]\n"
+            "build_parser().parse_args(['solve', 'kalah', '--build-db', '3', '--ray', 'auto'])\n"
+            "bad = [m for m in ('ray', 'pyarrow', 'nugar.scale.ray_runner',\n"
+            "                   'nugar.scale.egdb_ray') if m in sys.modules]\n"
             "assert not bad, bad\n")
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ))
 
