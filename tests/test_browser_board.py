@@ -8,50 +8,24 @@ that goes once the connection is back, and the rematch after a game.
 from __future__ import annotations
 
 import json
-import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pytest
-from playwright.sync_api import Browser, Page, Request, sync_playwright
+from playwright.sync_api import Browser, Page, Request
 
-from serving import serving
+# test_browser.py's module fixtures (server, browser, shots) serve these tests too
 from test_browser import (
-    ARGS,
-    CHROMIUM,
     PAGE_ERRORS,
+    browser,  # noqa: F401
     moves_text,
     new_page,
+    server,  # noqa: F401
+    shots,  # noqa: F401
     start_game,
     version,
     wait_version_above,
 )
-
-
-# the same server, browser and screenshot folder as test_browser.py's, for this module
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = tmp_path_factory.mktemp("server") / "games.db"
-    with serving(db, "--ai-time", "0.05", "--rate", "0", ready="/api/presets",
-                 timeout=30) as (_proc, base):
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture()
-def shots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("NUGAR_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def move_posts(page: Page) -> list[str]:

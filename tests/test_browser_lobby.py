@@ -26,7 +26,7 @@ def clock_left(page: Page, player: int) -> float:
     return float(page.get_attribute(f'#clocks [data-player="{player}"]', "data-left") or "nan")
 
 
-def test_a_timed_game_flags(server: str, browser: Browser, shots: Path) -> None:  # noqa: F811
+def test_a_timed_game_flags(server: str, browser: Browser, shots: Path) -> None:
     page = new_page(browser)
     timed_home(page, server, "dara", "0.05+0")  # 3 seconds each
     page.check('input[name="mode"][value="hotseat"]')
@@ -62,9 +62,9 @@ def test_a_timed_game_flags(server: str, browser: Browser, shots: Path) -> None:
     assert PAGE_ERRORS[page] == []
 
 
-def test_a_lobby_challenge_accepted_from_a_second_browser(server: str,  # noqa: F811
-                                                          browser: Browser,  # noqa: F811
-                                                          shots: Path) -> None:  # noqa: F811
+def test_a_lobby_challenge_accepted_from_a_second_browser(server: str,
+                                                          browser: Browser,
+                                                          shots: Path) -> None:
     guest = new_page(browser)
     guest.goto(server + "/")
     guest.wait_for_selector("#lobby-empty")
@@ -102,7 +102,7 @@ def test_a_lobby_challenge_accepted_from_a_second_browser(server: str,  # noqa: 
     assert PAGE_ERRORS[host] == [] and PAGE_ERRORS[guest] == []
 
 
-def test_clocks_survive_a_server_restart(tmp_path: Path, browser: Browser) -> None:  # noqa: F811
+def test_clocks_survive_a_server_restart(tmp_path: Path, browser: Browser) -> None:
     db = tmp_path / "games.db"
     with serving(db, "--rate", "0", ready="/api/presets", timeout=30) as (_proc, base):
         made = httpx.post(base + "/api/games", json={"rules": "dara", "mode": "hotseat",
