@@ -18,10 +18,11 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from .middleware import replaying
 from .session import ApiError
 
 if TYPE_CHECKING:
-    from .middleware import ASGIApp, Message, Receive, Scope, Send
+    from .middleware import ASGIApp, Receive, Scope, Send
     from .rooms import Hub
 
 MOVE_PATH = re.compile(r"/api/games/([A-Za-z0-9]{1,32})/move")
@@ -73,16 +74,7 @@ class MoveLane:
         body = b"".join(chunks)
         parsed = plain_move(body)
         if parsed is None:
-            sent = False
-
-            async def replay() -> Message:
-                nonlocal sent
-                if not sent:
-                    sent = True
-                    return {"type": "http.request", "body": body, "more_body": False}
-                return await receive()
-
-            await self.app(scope, replay, send)
+            await self.app(scope, replaying(body, receive), send)
             return
         key, move, v = parsed
         hub: Hub = scope["app"].state.hub

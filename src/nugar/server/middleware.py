@@ -33,6 +33,21 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` for the app behind a middleware that has already read the whole request
+    body: it hands ``body`` over once, then defers to the client's ``receive``."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
 class Guard:
     """Refuses oversized bodies (413), bodies not all received within ``body_timeout``
     seconds (408), and floods from one client address (429).
@@ -122,17 +137,7 @@ class Guard:
         if not complete:
             await _send_json(send, 413, too_big)
             return
-        data = b"".join(chunks)
-        sent = False
-
-        async def replay_receive() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": data, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay_receive, send)
+        await self.app(scope, replaying(b"".join(chunks), receive), send)
 
     async def _read_body(self, receive: Receive, chunks: list[bytes]) -> bool | None:
         """Read the body into ``chunks``: ``True`` once whole, ``False`` when it is over
