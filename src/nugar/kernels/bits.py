@@ -30,6 +30,23 @@ def popcount(x: int) -> int:
     return int(x).bit_count()
 
 
+def byte_reverse(x: int) -> int:
+    """The eight bytes of the 64-bit word ``x`` in reverse order (``x`` taken modulo
+    ``2**64``; the result as a signed 64-bit number, as compiled code has it)."""
+    v = int.from_bytes((int(x) & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little"), "big")
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+@intrinsic
+def _bswap(typingctx: Any, x: Any) -> Any:
+    sig = types.int64(types.int64)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.bswap(args[0])
+
+    return sig, codegen
+
+
 @intrinsic
 def _cttz(typingctx: Any, x: Any) -> Any:
     sig = types.int64(types.int64)
@@ -62,5 +79,13 @@ def _lowest_square_compiled(x: Any) -> Any:
 def _popcount_compiled(x: Any) -> Any:
     def impl(x: Any) -> int:
         return _ctpop(x)  # type: ignore[call-arg]
+
+    return impl
+
+
+@overload(byte_reverse)
+def _byte_reverse_compiled(x: Any) -> Any:
+    def impl(x: Any) -> int:
+        return _bswap(x)  # type: ignore[call-arg]
 
     return impl

@@ -385,3 +385,10 @@ def kernel_noalloc(func: F) -> F:
     a numba release that changes it is caught at once.
     """
     return _make(func, {"nopython": True, "nogil": True, "_nrt": False})
+
+
+def kernel_inline(func: F) -> F:
+    """Like :func:`kernel_noalloc`, and inlined into its callers by numba itself (its
+    ``inline="always"`` option), for a small kernel called in the innermost loop of
+    another whose call LLVM would not inline."""
+    return _make(func, {"nopython": True, "nogil": True, "_nrt": False, "inline": "always"})

@@ -17,9 +17,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from . import sowing_words as _words
+from .bits import popcount
 from .common import HEADER, ST_TO_MOVE
 from .jit import kernel_noalloc
-from .sowing import P_PITS, step_result
+from .sowing import P_EMPTY_SINGLE, P_PITS, P_SKIP_ORIGIN, step_result
 
 IntArray = npt.NDArray[np.int64]
 
@@ -38,6 +40,14 @@ DRACALA_WEIGHTS = np.array([-100, 0, 10, -30, 30], dtype=np.int64)
 @kernel_noalloc
 def evaluate(params: IntArray, state: IntArray, weights: IntArray) -> int:
     """Score of a running position for the player to move (see the module notes)."""
+    if _words.fits(params, state):
+        return _evaluate_words(params, state, weights)
+    return _evaluate_cells(params, state, weights)
+
+
+@kernel_noalloc
+def _evaluate_cells(params: IntArray, state: IntArray, weights: IntArray) -> int:
+    """:func:`evaluate` cell by cell, for boards of any size."""
     pits = params[P_PITS]
     me = state[ST_TO_MOVE]
     opp = 3 - me
@@ -67,4 +77,26 @@ def evaluate(params: IntArray, state: IntArray, weights: IntArray) -> int:
     store_diff = state[mine + pits] - state[theirs + pits]
     return int(weights[W_STORE] * store_diff + weights[W_SIDE] * (side_me - side_opp)
                + weights[W_BONUS] * (bonus_me - bonus_opp)
+               + weights[W_THREAT_OWN] * threat_me - weights[W_THREAT_OPP] * threat_opp)
+
+
+@kernel_noalloc
+def _evaluate_words(params: IntArray, state: IntArray, weights: IntArray) -> int:
+    """:func:`evaluate` on packed words (``sowing_words``): every step of both players rated
+    a side at a time, for boards whose sides fit in a word."""
+    pits = params[P_PITS]
+    skip = params[P_SKIP_ORIGIN]
+    single = params[P_EMPTY_SINGLE]
+    w1 = _words.pack(state, HEADER, pits)
+    w2 = _words.pack(state, HEADER + pits + 1, pits)
+    mine = w1 if state[ST_TO_MOVE] == 1 else w2
+    theirs = w2 if state[ST_TO_MOVE] == 1 else w1
+    _, bonus_me, best_me = _words.rate_all(mine, theirs, pits, skip, single)
+    _, bonus_opp, best_opp = _words.rate_all(theirs, mine, pits, skip, single)
+    threat_me = best_me - 1 if best_me > 0 else 0
+    threat_opp = best_opp - 1 if best_opp > 0 else 0
+    store_diff = _words.cell(mine, pits) - _words.cell(theirs, pits)
+    side_diff = _words.side_seeds(mine, pits) - _words.side_seeds(theirs, pits)
+    return int(weights[W_STORE] * store_diff + weights[W_SIDE] * side_diff
+               + weights[W_BONUS] * (popcount(bonus_me) - popcount(bonus_opp))
                + weights[W_THREAT_OWN] * threat_me - weights[W_THREAT_OPP] * threat_opp)

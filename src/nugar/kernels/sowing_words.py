@@ -1,0 +1,376 @@
+"""The sowing rules on packed words: a fast path for random playouts of small boards.
+
+A side of the board (a player's holes 1..P, then his store) fits in one machine word, one
+byte a cell, when ``P <= 6`` and no cell can hold 128 seeds or more (fewer than 128 seeds in
+play). A step then needs no loop over seeds or cells: the seeds of the starting hole are
+taken out with a mask, the whole laps are added to every cell of the cycle at once (a
+multiplication of the word of ones), and the last partial lap is a contiguous run of cells
+on the mover's side, the opponent's side and again the mover's side, each run a mask of
+ones ``((1 << 8 (b + 1)) - (1 << 8 a)) & ONES``. The cell the last seed lands in, the capture
+of the facing hole and the end of the game (a side's holes all empty is a zero test; the
+seeds on a side are one multiplication by ``ONES``, which gathers the byte sum in the top
+byte) follow from a few shifts.
+
+The rules are those of ``sowing.apply_action`` and ``sowing.legal_actions`` (the rules page
+describes them); :func:`play_random` plays the same game as the generic loop in
+``dispatch.play_random`` for the same seed (the k-th non-empty hole, counted from hole 1, is
+the k-th legal action there too), which ``tests/test_sowing_words.py`` checks over random
+games of every option. The generic array kernels remain the rules for the search, the API
+and larger boards; this module serves the random playouts, whose whole game stays in a few
+registers with no key to keep up (the key is computed once at the end).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from . import rng
+from .bits import byte_reverse, lowest_square, popcount
+from .common import (
+    HEADER,
+    OUTCOME_DRAW,
+    OUTCOME_FIRST,
+    OUTCOME_RUNNING,
+    OUTCOME_SECOND,
+    REASON_EMPTY_SIDE,
+    REASON_MAJORITY,
+    ST_KEY,
+    ST_OUTCOME,
+    ST_PLY,
+    ST_REASON,
+    ST_TO_MOVE,
+)
+from .jit import kernel_inline, kernel_noalloc
+from .sowing import (
+    F_FIRST_DONE,
+    F_LAST_CAPTURER,
+    F_LAST_CAPTURES,
+    F_LAST_MOVER,
+    F_TOTAL,
+    LEFT_LAST_CAPTURER,
+    LEFT_OWNER,
+    P_EMPTY_SINGLE,
+    P_END_MOVER,
+    P_LEFTOVERS,
+    P_PITS,
+    P_SKIP_ORIGIN,
+    capture_duty,
+    compute_key,
+    misere,
+)
+
+IntArray = npt.NDArray[np.int64]
+
+#: largest board a side of which fits in a word here (holes and store: 7 bytes of 8)
+MAX_PITS = 6
+#: the seeds in play must stay below this, so that no byte (nor a byte sum) reaches 128
+MAX_SEEDS = 128
+ONES = 0x0101010101010101     # 1 in every byte
+LOW7 = 0x7F7F7F7F7F7F7F7F     # the low seven bits of every byte
+HIGH = 0x0080808080808080     # the top bit of bytes 0..6
+
+
+@kernel_noalloc
+def fits(params: IntArray, state: IntArray) -> bool:
+    """Whether the position can be played on packed words (board and seeds small enough)."""
+    return bool(params[P_PITS] <= MAX_PITS
+                and state[HEADER + 2 * params[P_PITS] + 2 + F_TOTAL] < MAX_SEEDS)
+
+
+@kernel_noalloc
+def ones(k: int) -> int:
+    """A word with 1 in bytes ``0 .. k - 1`` (``0 <= k <= 7``)."""
+    return ((1 << (8 * k)) - 1) & ONES
+
+
+@kernel_noalloc
+def cell(word: int, i: int) -> int:
+    """The seeds in byte ``i`` of a side's word."""
+    return (word >> (8 * i)) & 0xFF
+
+
+@kernel_noalloc
+def side_seeds(word: int, pits: int) -> int:
+    """The seeds in a side's holes (its store left out): the byte sum by one multiplication."""
+    return ((word & ((1 << (8 * pits)) - 1)) * ONES >> 56) & 0xFF
+
+
+@kernel_noalloc
+def nonempty(word: int, pits: int) -> int:
+    """The top bit of every byte of a non-empty hole (the store left out)."""
+    return (((word & LOW7) + LOW7) | word) & HIGH & ((1 << (8 * pits)) - 1)
+
+
+@kernel_noalloc
+def pack(state: IntArray, first: int, pits: int) -> int:
+    """The word of a side whose holes start at state index ``first`` (store after them)."""
+    w = 0
+    for i in range(pits + 1):
+        w |= state[first + i] << (8 * i)
+    return w
+
+
+@kernel_noalloc
+def unpack(word: int, state: IntArray, first: int, pits: int) -> None:
+    """Write a side's word back into the state's cells from index ``first``."""
+    for i in range(pits + 1):
+        state[first + i] = (word >> (8 * i)) & 0xFF
+
+
+@kernel_inline
+def sow(mine: int, theirs: int, hole: int, pits: int, skip: int,
+        empty_single: int) -> tuple[int, int, int]:
+    """Sow the mover's hole ``hole`` (0-based, non-empty) and make its capture.
+
+    ``mine`` and ``theirs`` are the words of the mover's and the opponent's sides. Returns
+    the two words after the step and the relative cell of the last seed (``0..P - 1`` an own
+    hole, ``P`` the own store: a bonus step, ``P + 1 ..`` the opponent's holes)."""
+    shift = 8 * hole
+    n = (mine >> shift) & 0xFF
+    mine &= ~(0xFF << shift)
+    span = 2 * pits + 1 - skip
+    laps = 0 if n <= span else (n - 1) // span  # no division in the usual case
+    rest = n - laps * span
+    if laps > 0:
+        mine += laps * (ones(pits + 1) - (skip << shift))
+        theirs += laps * ones(pits)
+    end = hole + rest
+    # the partial lap: own cells hole+1 .. min(end, P), the opponent's holes 0 .. end-P-1,
+    # then own holes 0 .. end-2P-1
+    a_end = end if end < pits else pits
+    mine += ((1 << (8 * (a_end + 1))) - (1 << (shift + 8))) & ONES
+    b = end - pits
+    theirs += ones(b if b < pits else pits) if b > 0 else 0
+    c = end - 2 * pits
+    if c > 0:
+        mine += ones(c)
+        last = c - 1
+    else:
+        last = end
+    if last < pits and ((mine >> (8 * last)) & 0xFF) == 1:
+        fshift = 8 * (pits - 1 - last)
+        facing = (theirs >> fshift) & 0xFF
+        gain = facing + 1 if facing > 0 else empty_single
+        if gain > 0:
+            mine = (mine & ~(0xFF << (8 * last))) + (gain << (8 * pits))
+            theirs &= ~(0xFF << fshift)
+    return mine, theirs, last
+
+
+@kernel_noalloc
+def rate(mine: int, theirs: int, hole: int, pits: int, skip: int,
+         empty_single: int) -> tuple[int, bool]:
+    """Captures of the mover's step from ``hole`` (non-empty) and whether it gives a bonus
+    step, without playing it (``sowing.step_result`` on words)."""
+    n = (mine >> (8 * hole)) & 0xFF
+    span = 2 * pits + 1 - skip
+    laps = 0 if n <= span else (n - 1) // span
+    rest = n - laps * span
+    captures = laps + (1 if pits - hole <= rest else 0)
+    end = hole + rest
+    last = end if end <= 2 * pits else end - 2 * pits - 1
+    if last == pits:
+        return captures, True
+    if last < pits and laps == 0:
+        before = 0 if last == hole else (mine >> (8 * last)) & 0xFF
+        if before == 0:
+            fi = pits - 1 - last
+            facing = 2 * pits - last
+            facing_seeds = ((theirs >> (8 * fi)) & 0xFF) + (1 if facing - hole <= rest else 0)
+            if facing_seeds > 0:
+                captures += facing_seeds + 1
+            elif empty_single == 1:
+                captures += 1
+    return captures, False
+
+
+@kernel_inline
+def capture_values(mine: int, theirs: int, pits: int, single: int) -> int:
+    """For each own hole ``t``: the seeds a step ending there without going round the board
+    captures (its own seed and the facing hole's; ``single`` when that is empty), 0 if ``t``
+    is not empty. One byte a hole; no loop."""
+    holes = (1 << (8 * pits)) - 1
+    m = mine & holes
+    empty = (~(((m & LOW7) + LOW7) | m) & HIGH & holes) >> 7
+    facing = byte_reverse(theirs << (8 * (8 - pits))) & holes  # byte t: the hole facing t
+    some = ((((facing & LOW7) + LOW7) | facing) & HIGH) >> 7
+    gains = facing + ONES if single == 1 else (facing + ONES) & (some * 0xFF)
+    return gains & (empty * 0xFF)
+
+
+@kernel_inline
+def rate_all(mine: int, theirs: int, pits: int, skip: int,
+             single: int) -> tuple[int, int, int]:
+    """Every step of the mover rated without playing it (:func:`rate` for each hole):
+    returns ``(ratings, bonus, best)``: byte ``h`` of ``ratings`` is the captures of the step
+    from hole ``h`` plus one (0 for an empty hole), ``bonus`` has the top bit of the byte of
+    each step giving a bonus step, ``best`` is the largest byte of ``ratings``.
+
+    A step that ends on the own side without going round the board reads its capture from
+    :func:`capture_values`; a longer one (rare) goes through :func:`rate`."""
+    values = capture_values(mine, theirs, pits, single)
+    ratings = 0
+    bonus = 0
+    best = 0
+    for h in range(pits):
+        n = (mine >> (8 * h)) & 0xFF
+        end = h + n
+        if end > 2 * pits:
+            c, b = rate(mine, theirs, h, pits, skip, single)
+            gives = 1 if b else 0
+        else:
+            at = end if end < pits else 7  # byte 7 of the values is 0
+            c = (1 if end >= pits else 0) + ((values >> (8 * at)) & 0xFF)
+            gives = 1 if end == pits else 0
+        live = 1 if n > 0 else 0
+        r = (c + 1) * live
+        ratings |= r << (8 * h)
+        bonus |= (gives * live) << (8 * h + 7)
+        best = max(best, r)
+    return ratings, bonus, best
+
+
+@kernel_inline
+def duty_choices(mine: int, theirs: int, pits: int, skip: int, single: int,
+                 first_done: int) -> int:
+    """The capture duty (``sowing.legal_actions``): of the mover's non-empty holes, those
+    capturing the most; then, after the game's first step, only the rightmost of them giving
+    a bonus step if one does. Returned as the top bit of each chosen hole's byte: the zero
+    bytes of the ratings XOR the best rating in every byte."""
+    ratings, bonus, best = rate_all(mine, theirs, pits, skip, single)
+    x = ratings ^ (best * ONES)
+    chosen = ~(((x & LOW7) + LOW7) | x) & HIGH & ((1 << (8 * pits)) - 1)
+    top = bonus & chosen
+    if top != 0 and first_done != 0:
+        while top & (top - 1):
+            top &= top - 1
+        return top
+    return chosen
+
+
+@kernel_noalloc
+def play_random(params: IntArray, state: IntArray, out: IntArray, seed: int,
+                max_plies: int) -> int:
+    """Play uniformly random steps from ``state`` to the end of the game (or ``max_plies``
+    steps) and return the outcome code (0 if ``max_plies`` ran out). ``state`` is only
+    read; the final position is written into ``out`` when it is not empty (it may be
+    ``state`` itself). The same seed plays the same game as ``dispatch.play_random``.
+    The position must :func:`fits`."""
+    pits = params[P_PITS]
+    ext = HEADER + 2 * pits + 2
+    skip = params[P_SKIP_ORIGIN]
+    single = params[P_EMPTY_SINGLE]
+    duty = capture_duty(params)
+    lose_big = misere(params)
+    end_mover = params[P_END_MOVER] == 1
+    left = params[P_LEFTOVERS]
+    holes = (1 << (8 * pits)) - 1
+    w1 = pack(state, HEADER, pits)
+    w2 = pack(state, HEADER + pits + 1, pits)
+    to_move = state[ST_TO_MOVE]
+    outcome = state[ST_OUTCOME]
+    reason = state[ST_REASON]
+    first_done = state[ext + F_FIRST_DONE]
+    capturer = state[ext + F_LAST_CAPTURER]
+    last_mover = state[ext + F_LAST_MOVER]
+    last_captures = state[ext + F_LAST_CAPTURES]
+    total = state[ext + F_TOTAL]
+    x = rng.seed_state(seed)
+    plies = 0
+    while outcome == OUTCOME_RUNNING and plies < max_plies:
+        mover = to_move
+        mine = w1 if mover == 1 else w2
+        theirs = w2 if mover == 1 else w1
+        if duty:
+            legal = duty_choices(mine, theirs, pits, skip, single, first_done)
+        else:
+            legal = nonempty(mine, pits)
+        n = popcount(legal)
+        x = rng.advance(x)
+        k = x % n
+        for _ in range(k):
+            legal &= legal - 1
+        hole = lowest_square(legal) >> 3
+        store_before = (mine >> (8 * pits)) & 0xFF
+        mine, theirs, last = sow(mine, theirs, hole, pits, skip, single)
+        captured = ((mine >> (8 * pits)) & 0xFF) - store_before
+        first_done = 1
+        last_mover = mover
+        last_captures = captured
+        if captured > 0:
+            capturer = mover
+        plies += 1
+        if last != pits:
+            to_move = 3 - mover
+        if mover == 1:
+            w1 = mine
+            w2 = theirs
+        else:
+            w1 = theirs
+            w2 = mine
+        # the end of the game (sowing._check_end)
+        s1 = (w1 >> (8 * pits)) & 0xFF
+        s2 = (w2 >> (8 * pits)) & 0xFF
+        if lose_big:
+            if 2 * s1 > total:
+                outcome = OUTCOME_SECOND
+                reason = REASON_MAJORITY
+                break
+            if 2 * s2 > total:
+                outcome = OUTCOME_FIRST
+                reason = REASON_MAJORITY
+                break
+        empty1 = (w1 & holes) == 0
+        empty2 = (w2 & holes) == 0
+        if end_mover:
+            ended = empty1 if to_move == 1 else empty2
+        else:
+            ended = empty1 or empty2
+        if not ended:
+            continue
+        side1 = side_seeds(w1, pits)
+        side2 = side_seeds(w2, pits)
+        if left == LEFT_OWNER:
+            s1 += side1
+            s2 += side2
+        else:
+            taker = mover
+            if left == LEFT_LAST_CAPTURER and capturer != 0:
+                taker = capturer
+            if taker == 1:
+                s1 += side1 + side2
+            else:
+                s2 += side1 + side2
+        w1 = s1 << (8 * pits)
+        w2 = s2 << (8 * pits)
+        reason = REASON_EMPTY_SIDE
+        if lose_big:
+            if 2 * s1 > total:
+                outcome = OUTCOME_SECOND
+                reason = REASON_MAJORITY
+            elif 2 * s2 > total:
+                outcome = OUTCOME_FIRST
+                reason = REASON_MAJORITY
+            else:
+                outcome = OUTCOME_DRAW
+        elif s1 > s2:
+            outcome = OUTCOME_FIRST
+        elif s2 > s1:
+            outcome = OUTCOME_SECOND
+        else:
+            outcome = OUTCOME_DRAW
+    if out.shape[0] > 0:
+        unpack(w1, out, HEADER, pits)
+        unpack(w2, out, HEADER + pits + 1, pits)
+        out[ST_TO_MOVE] = to_move
+        out[ST_OUTCOME] = outcome
+        out[ST_REASON] = reason
+        out[ST_PLY] = state[ST_PLY] + plies
+        out[ext + F_FIRST_DONE] = first_done
+        out[ext + F_LAST_CAPTURER] = capturer
+        out[ext + F_LAST_MOVER] = last_mover
+        out[ext + F_LAST_CAPTURES] = last_captures
+        out[ext + F_TOTAL] = total
+        out[ST_KEY] = compute_key(params, out)
+    return int(outcome)
