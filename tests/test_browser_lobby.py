@@ -77,6 +77,7 @@ def test_a_first_move_never_made_aborts_the_game(server: str, browser: Browser,
     waiting = page.text_content("#clocks .first-move") or ""
     assert waiting.startswith("Black must make a first move within 00:0")
     assert waiting.endswith(", or the game is aborted")
+    page.screenshot(path=str(shots / "clock-first-move.png"))
     # nobody moves: the server aborts the game (no result) and the page says so
     page.wait_for_selector("#result:not([hidden])", timeout=15_000)
     page.screenshot(path=str(shots / "clock-aborted.png"))
