@@ -571,6 +571,7 @@ class GameSession:
                     while self._forced():  # back to a turn of his that was not a pass
                         undone[:0] = game.undo_to_turn_of(seat)
                 except IllegalMoveError:
+                    self._rollback()  # a forced pass was his only turn: nothing is undone
                     raise ApiError(409, "nothing_to_undo", "you have not moved yet") from None
             else:
                 if not game.move_stack:
@@ -631,6 +632,7 @@ class GameSession:
                 while self._forced():  # back to a turn of his that was not a pass
                     undone[:0] = self.game.undo_to_turn_of(pending)
             except IllegalMoveError:
+                self._rollback()  # a forced pass was his only turn: nothing is taken back
                 raise ApiError(409, "nothing_to_undo",
                                "the player who asked has not moved yet") from None
             self.offers = {}
