@@ -1,6 +1,7 @@
 """Clocks and the lobby in the browser (playwright on Debian's chromium, with the fixtures of
-``test_browser.py``): a timed game whose flag falls, a challenge accepted from a second
-browser context (listed live, and by its link), and clocks that survive a server restart."""
+``test_browser.py``): a timed game whose flag falls, one aborted because its first move never
+came, a challenge accepted from a second browser context (listed live, and by its link), and
+clocks that survive a server restart."""
 
 from __future__ import annotations
 
@@ -28,37 +29,62 @@ def clock_left(page: Page, player: int) -> float:
 
 def test_a_timed_game_flags(server: str, browser: Browser, shots: Path) -> None:
     page = new_page(browser)
-    timed_home(page, server, "dara", "0.05+0")  # 3 seconds each
+    timed_home(page, server, "dara", "0.1+0")  # 6 seconds each
     page.check('input[name="mode"][value="hotseat"]')
     page.click("#start")
     page.wait_for_url("**/g/**")
     page.wait_for_selector("#clocks .clock")
     assert "starts with the first move" in (page.text_content("#clocks .clock-control") or "")
-    assert page.text_content('#clocks [data-player="1"] .time') == "00:03.0"
+    assert page.text_content('#clocks [data-player="1"] .time') == "00:06.0"
     page.fill("#move-input", "c3")
     page.press("#move-input", "Enter")
     page.wait_for_selector('#clocks [data-player="2"].running')
-    first = clock_left(page, 2)
+    page.fill("#move-input", "d4")  # both first moves made: the second is a flag, no abort
+    page.press("#move-input", "Enter")
+    page.wait_for_selector('#clocks [data-player="1"].running')
+    first = clock_left(page, 1)
     page.wait_for_timeout(400)
-    assert clock_left(page, 2) < first  # it ticks
+    assert clock_left(page, 1) < first  # it ticks
     page.screenshot(path=str(shots / "clock-running.png"))
-    # nobody moves: the server lets the second player's flag fall
+    # nobody moves: the server lets the first player's flag fall
     page.wait_for_selector("#result:not([hidden])", timeout=15_000)
     result = page.text_content("#result") or ""
-    assert result == "Black wins (1-0): White ran out of time"
-    assert page.text_content('#clocks [data-player="2"] .time') == "00:00.0"
+    assert result == "White wins (0-1): Black ran out of time"
+    assert page.text_content('#clocks [data-player="1"] .time') == "00:00.0"
     assert page.is_hidden("#clocks .clock.running")
     page.screenshot(path=str(shots / "clock-flag.png"))
     # two pieces each can never make a three: the fallen flag is a draw
     made = httpx.post(server + "/api/games", json={"rules": "dara(pieces=2,loss_at=1)",
                                                     "mode": "hotseat", "clock": "0.02+0"}).json()
     key = made["keys"]["0"]
-    assert httpx.post(f"{server}/api/games/{made['id']}/move",
-                      json={"key": key, "move": "c3"}).status_code == 200
+    for move in ("c3", "d4"):
+        assert httpx.post(f"{server}/api/games/{made['id']}/move",
+                          json={"key": key, "move": move}).status_code == 200
     page.goto(f"{server}/g/{made['id']}#seat=0&key={key}")
     page.wait_for_selector("#result:not([hidden])", timeout=15_000)
     assert page.text_content("#result") == ("Draw (1/2-1/2): time ran out, but the other "
                                             "player could not have won")
+    assert PAGE_ERRORS[page] == []
+
+
+def test_a_first_move_never_made_aborts_the_game(server: str, browser: Browser,
+                                                 shots: Path) -> None:
+    made = httpx.post(server + "/api/games", json={"rules": "dara", "mode": "friend",
+                                                    "clock": "0.05+0"}).json()  # 3 s to move
+    page = new_page(browser)
+    page.goto(f"{server}/g/{made['id']}#seat=1&key={made['keys']['1']}")
+    page.wait_for_selector("#clocks .first-move:not([hidden])")
+    waiting = page.text_content("#clocks .first-move") or ""
+    assert waiting.startswith("Black must make a first move within 00:0")
+    assert waiting.endswith(", or the game is aborted")
+    page.screenshot(path=str(shots / "clock-first-move.png"))
+    # nobody moves: the server aborts the game (no result) and the page says so
+    page.wait_for_selector("#result:not([hidden])", timeout=15_000)
+    page.screenshot(path=str(shots / "clock-aborted.png"))
+    assert page.text_content("#result") == "Aborted: Black did not move (no result)"
+    assert page.is_hidden("#clocks .first-move") and page.is_hidden("#move-input")
+    record = httpx.get(f"{server}/api/games/{made['id']}/record").text
+    assert '[Result "*"]' in record and '[Aborted "Black did not move"]' in record
     assert PAGE_ERRORS[page] == []
 
 

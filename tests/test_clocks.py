@@ -189,7 +189,7 @@ def test_the_server_stamps_moves_and_a_request_lets_the_flag_fall(
         gid = room.row.id
         state = room.state()
         assert state["clock"]["left"] == [60.0, 60.0] and state["clock"]["running"] is None
-        now.now += 30  # the first move is not timed
+        now.now += 20  # the first move is not charged (its own timer allows 30 s)
         await hub.move(gid, keys["1"], "c3")
         now.now += 10
         state = await hub.move(gid, keys["2"], "d4")
@@ -273,6 +273,7 @@ def test_the_watcher_flags_a_silent_player_and_clocks_survive_a_restart(
         a, ka = await hub.create("kalah", "friend", None, None, TimeControl.parse("0.5+0"))
         b, kb = await hub.create("kalah", "friend", None, None, TimeControl.parse("0.5+0"))
         await hub.move(a.row.id, ka["1"], "1")
+        await hub.move(a.row.id, ka["2"], "2")  # both made their first move: no abort
         await hub.move(b.row.id, kb["1"], "1")
         now.now += 5
         await hub.move(b.row.id, kb["2"], "2")
@@ -290,10 +291,10 @@ def test_the_watcher_flags_a_silent_player_and_clocks_survive_a_restart(
         clock = room_b.state()["clock"]
         assert clock["left"] == [10.0, 25.0] and clock["running"] == 1
         assert await check_clocks(hub) == []
-        now.now += 6  # a: the second player silent for 31 s of his 30
+        now.now += 6  # a: the first player silent for 31 s of his 30
         assert await check_clocks(hub) == [a]
         state_a = (await hub.room(a)).state()
-        assert state_a["over"] and state_a["winner"] == 1 and state_a["reason"] == "time"
+        assert state_a["over"] and state_a["winner"] == 2 and state_a["reason"] == "time"
         assert not room_b.state()["over"]
         await hub.move(b, key_b, "2")  # 4 s of the first player's 10 s left
         assert room_b.state()["clock"]["left"] == [4.0, 25.0]
@@ -313,6 +314,7 @@ def test_a_flag_against_a_player_who_cannot_win_is_a_draw(
                                       TimeControl.parse("0.1+0"))
         gid = room.row.id
         await hub.move(gid, keys["0"], "c3")  # two pieces each: nobody can ever win
+        await hub.move(gid, keys["0"], "d4")  # (first moves made: a flag, not an abort)
         now.now += 7
         assert await check_clocks(hub) == [gid]
         state = room.state()
@@ -406,3 +408,203 @@ def _after(game: Game, move: Move) -> Game:
     copy = game.copy()
     copy.play(move)
     return copy
+
+
+# --- forced passes: a turn of the passing player, taken at once ----------------------------------
+
+#: a 1x5 board with two pieces each: after these moves the second player is blocked
+BLOCKING = "dara(rows=1,cols=5,pieces=2,loss_at=0)"
+TO_BLOCK = ["d1", "e1", "a1", "c1"]  # then the first player's a1-b1 leaves the second only "pass"
+
+
+def test_every_completed_turn_earns_the_increment_a_forced_pass_too() -> None:
+    clock = Clock.new(TimeControl("fischer", 60.0, 2.0))
+    clock.settle(2, 0.0, moved=True)
+    clock.settle(1, 5.0, moved=True)                  # the second's turn: 5 s, +2
+    assert clock.left == [60.0, 57.0]
+    clock.settle(1, 15.0, moved=True, passed=[2])     # the first's turn (10 s, +2) and the
+    assert clock.left == [52.0, 59.0]                 # second's forced pass (no time, +2)
+    assert clock.running == 1 and clock.since == 15.0
+    days = Clock.new(TimeControl("days", 100.0))
+    days.settle(2, 0.0, moved=True)
+    days.settle(1, 30.0, moved=True)
+    days.settle(1, 90.0, moved=True, passed=[2])      # a fresh turn's time for both
+    assert days.left == [100.0, 100.0] and days.deadline() == 190.0
+
+
+def test_a_forced_pass_is_played_by_the_server_with_no_time_used(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub = Hub(store, clock=now)
+
+    async def run() -> None:
+        room, keys = await hub.create(BLOCKING, "friend", None, None, TimeControl.parse("1+2"))
+        gid = room.row.id
+        for i, move in enumerate(TO_BLOCK):
+            now.now += 1
+            await hub.move(gid, keys[str(i % 2 + 1)], move)
+        assert room.state()["clock"]["left"] == [61.0, 62.0]  # 1 s a turn, +2 (not the first)
+        listener = Listener()
+        room.listeners.add(listener)
+        now.now += 4
+        state = await hub.move(gid, keys["1"], "a1-b1")  # the second is blocked: he passes
+        assert state["to_move"] == 1 and state["legal"] == ["b1-a1"]
+        assert state["new_turns"][-2:] == [{"player": 1, "text": "a1-b1", "n": 1},
+                                           {"player": 2, "text": "pass", "n": 1}]
+        # the first's turn: 4 s, +2; the second's pass: no time, +2; the first's clock runs
+        assert state["clock"]["left"] == [59.0, 64.0] and state["clock"]["running"] == 1
+        heard = listener.queue.get_nowait()
+        assert heard["data"] == {"player": 1, "moves": ["a1-b1", "pass"], "passed": [2]}
+        now.now += 3
+        state = await hub.move(gid, keys["1"], "b1-a1")
+        assert state["clock"]["left"] == [58.0, 64.0] and state["clock"]["running"] == 2
+        row = store.load(gid)
+        assert row is not None and row.moves == [*TO_BLOCK, "a1-b1", "pass", "b1-a1"]
+        await hub.close()
+
+    asyncio.run(run())
+    store.close()
+
+
+def test_an_undo_goes_back_past_a_forced_pass_and_untimed_games_pass_by_hand(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub = Hub(store, clock=now)
+
+    async def run() -> None:
+        timed, key = await hub.create(BLOCKING, "hotseat", None, None, TimeControl.parse("1+0"))
+        for move in [*TO_BLOCK, "a1-b1"]:
+            await hub.move(timed.row.id, key["0"], move)
+        assert [str(m) for m in timed.session.game.move_stack][-2:] == ["a1-b1", "pass"]
+        state = await hub.undo(timed.row.id, key["0"])  # the pass goes with the move
+        assert state["ply"] == 4 and state["to_move"] == 1 and "a1-b1" in state["legal"]
+        untimed, key = await hub.create(BLOCKING, "hotseat", None, None)
+        for move in [*TO_BLOCK, "a1-b1"]:
+            state = await hub.move(untimed.row.id, key["0"], move)
+        assert state["to_move"] == 2 and state["legal"] == ["pass"]
+        await hub.close()
+
+    asyncio.run(run())
+    store.close()
+
+
+# --- the first move's timer: a game nobody starts is aborted ------------------------------------
+
+
+def test_first_move_timer_arithmetic() -> None:
+    assert Clock.new(TimeControl("fischer", 300.0, 3.0)).first_limit == 30.0
+    assert Clock.new(TimeControl("fischer", 3.0, 0.0)).first_limit == 3.0  # the whole clock
+    assert Clock.new(TimeControl("days", 86400.0)).first_limit == 86400.0
+    clock = Clock.new(TimeControl("fischer", 60.0, 0.0), now=100.0, awaiting=1)
+    assert clock.deadline() == 130.0 and clock.first_remaining(110.0) == 20.0
+    assert clock.abort_due(129.9) is None and clock.abort_due(130.0) == 1
+    clock.settle(2, 110.0, moved=True)
+    clock.wait_for(2, 110.0)
+    clock.wait_for(2, 120.0)  # still the same wait: it goes on from 110
+    assert clock.deadline() == 140.0
+    assert clock.fallen(1000.0) is None and clock.abort_due(140.0) == 2  # no flag, an abort
+    assert clock.view(115.0)["first"] == 2 and clock.view(115.0)["first_left"] == 25.0
+    assert Clock.from_json(clock.to_json()) == clock
+    old = Clock.from_json({"control": "1+0", "left": [60, 50], "running": 1, "since": 5,
+                           "started": True})  # stored before first moves were timed
+    assert old is not None and old.awaiting is None and old.played == [True, True]
+
+
+def test_a_player_who_never_moves_aborts_the_game_and_it_stays_aborted(
+        db_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub = Hub(store, clock=now)
+
+    async def first() -> tuple[str, str, str]:
+        a, ka = await hub.create("dara", "friend", None, None, TimeControl.parse("5+3"))
+        b, kb = await hub.create("dara", "friend", None, None, TimeControl.parse("5+3"))
+        assert a.state()["clock"]["first"] == 1 and a.state()["clock"]["first_left"] == 30.0
+        now.now += 20
+        await hub.offer(a.row.id, ka["2"], "draw", "offer")  # an offer does not reset it
+        assert a.state()["clock"]["first_left"] == 10.0
+        await hub.move(b.row.id, kb["1"], "c3")  # b: the second's first move is timed now
+        assert b.state()["clock"]["first"] == 2 and b.state()["clock"]["first_left"] == 30.0
+        now.now += 9.9
+        assert await check_clocks(hub) == []
+        now.now += 0.1
+        listener = Listener()
+        a.listeners.add(listener)
+        assert await check_clocks(hub) == [a.row.id]
+        heard = listener.queue.get_nowait()
+        assert heard["type"] == "abort" and heard["data"] == {
+            "player": 1, "termination": "aborted", "winner": None}
+        state = heard["update"]
+        assert state["over"] and state["result"] == "*" and state["winner"] is None
+        assert state["reason"] == "aborted" and state["aborted"] == 1
+        assert state["to_move"] is None and state["legal"] == [] and state["offers"] == {}
+        with pytest.raises(ApiError) as refused:
+            await hub.move(a.row.id, ka["1"], "c3")
+        assert refused.value.code == "game_over" and "aborted" in refused.value.detail
+        row = store.load(a.row.id)
+        assert row is not None and row.result == "*" and row.reason == "aborted"
+        assert row.ending == {"termination": "aborted", "player": 1} and row.deadline is None
+        return a.row.id, b.row.id, kb["2"]
+
+    a, b, key_b2 = asyncio.run(first())
+    store.close()
+    now.now += 5  # a restart: b's second player has 15 s left for his first move
+    store = Store(db_url)
+    hub = Hub(store, clock=now)
+
+    async def second() -> None:
+        room_a = await hub.room(a)
+        assert room_a.state()["aborted"] == 1 and room_a.state()["result"] == "*"
+        room_b = await hub.room(b)
+        assert room_b.state()["clock"]["first_left"] == 15.0
+        await hub.move(b, key_b2, "d4")  # in time: both have moved, the clocks run
+        clock = room_b.state()["clock"]
+        assert clock["first"] is None and clock["left"] == [300.0, 288.0]
+        assert store.due_clocks(now.now + 1e6, 10) == [b]  # a is over: only b has a deadline
+        await hub.close()
+
+    asyncio.run(second())
+    store.close()
+
+
+def test_the_computer_s_first_move_is_not_timed_but_the_person_s_is(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_session import FakeComputer
+
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub = Hub(store, FakeComputer(), clock=now)
+
+    async def run() -> None:
+        room, _keys = await hub.create("kalah", "ai", 1, 2, TimeControl.parse("0.05+0"))
+        assert room.row.clock is not None and room.row.clock["awaiting"] is None
+        await room.session.wait_ai()  # the computer (first) moved: the person's 3 s start
+        assert room.state()["clock"]["first"] == 2
+        now.now += 3
+        assert await check_clocks(hub) == [room.row.id]
+        assert room.state()["aborted"] == 2
+        await hub.close()
+
+    asyncio.run(run())
+    store.close()
+
+
+def test_the_record_of_an_aborted_game_claims_no_result(client: object) -> None:
+    import time as real_time
+
+    from fastapi.testclient import TestClient
+
+    assert isinstance(client, TestClient)
+    made = client.post("/api/games", json={"rules": "kalah", "mode": "friend",
+                                           "clock": "0.02+0"})  # 1.2 s for the first move
+    gid = made.json()["id"]
+    real_time.sleep(1.3)
+    state = client.get(f"/api/games/{gid}").json()
+    assert state["over"] and state["reason"] == "aborted" and state["result"] == "*"
+    text = client.get(f"/api/games/{gid}/record").text
+    assert '[Result "*"]' in text and '[Aborted "South did not move"]' in text
+    seat = made.json()["keys"]["1"]
+    again = client.post(f"/api/games/{gid}/rematch", json={"key": seat})
+    assert again.status_code == 200, again.text  # an aborted game may be played again

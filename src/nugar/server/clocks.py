@@ -13,13 +13,22 @@ The server alone keeps time: each change to a game is stamped with the server's 
 last started (seconds since the epoch), so it survives a restart (the time the server was down
 counts against the player to move). The clocks start with the game's first move; from then
 on the clock of the player to move runs until the turn passes to the other player. A turn of
-several moves (a capture after a three, a sowing bonus step) is one turn of the clock.
+several moves (a capture after a three, a sowing bonus step) is one turn of the clock. Each
+completed turn earns the increment (the Fischer rule, as on lichess): a forced pass (a player
+without a legal move under ``blocked=pass``) is played by the server for him at once, in the
+same change as the move that blocked him, and counts as his turn, taken with no time used.
 
-A flag falls when the running clock reaches zero: noticed by any request on the game
-(:func:`flag_if_due`, called when a room is fetched) or, for a game nobody asks about, by
-:func:`watch_clocks`, which asks the store for games past their deadline. The player whose
-flag fell loses on time, or draws when the opponent could not possibly win
-(``Game.time_out``, by the family's ``Game.can_win``).
+The first move of each player has its own timer (as on lichess): a player who does not make
+his first move within :data:`FIRST_MOVE` seconds (or the whole clock, if it is shorter; the
+turn's days in a correspondence game) from when it became his turn *aborts* the game: no
+result, no winner (the event ``abort``, :meth:`Clock.abort_due`). The computer's seat has no
+such timer. Until his first move a player cannot lose on time: the abort comes first.
+
+A flag falls when the running clock reaches zero (a first move is overdue likewise): noticed
+by any request on the game (:func:`flag_if_due`, called when a room is fetched) or, for a
+game nobody asks about, by :func:`watch_clocks`, which asks the store for games past their
+deadline. The player whose flag fell loses on time, or draws when the opponent could not
+possibly win (``Game.time_out``, by the family's ``Game.can_win``).
 
 With several server processes on one database every process runs the watcher and may find
 the same overdue game; the flag is an ordinary change, written only if the stored version is
@@ -34,7 +43,7 @@ import logging
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -49,6 +58,8 @@ MAX_MINUTES = 600.0
 MIN_SECONDS = 1.0
 MAX_INCREMENT = 180.0
 MAX_DAYS = 30
+#: seconds a player has for his first move before the game is aborted (at most his clock)
+FIRST_MOVE = 30.0
 #: how often (seconds) :func:`watch_clocks` asks the store for games past their deadline
 WATCH_EVERY = 1.0
 #: most overdue games one look of the watcher handles (the next look takes the rest)
@@ -140,7 +151,9 @@ class Clock:
 
     ``left[p - 1]`` is player ``p``'s time left (seconds) when his clock last stopped or,
     for the running clock, at ``since``; ``running`` is the player whose clock runs (``None``
-    before the first move and once the game is over).
+    before the first move and once the game is over). ``played[p - 1]``: whether player ``p``
+    has made his first move; ``awaiting``: the player whose first move the first-move timer
+    waits for (``None`` when none), since ``opened``.
     """
 
     control: TimeControl
@@ -148,12 +161,27 @@ class Clock:
     running: int | None = None
     since: float = 0.0
     started: bool = False
+    played: list[bool] = field(default_factory=lambda: [False, False])
+    awaiting: int | None = None
+    opened: float = 0.0
 
     @classmethod
-    def new(cls, control: TimeControl) -> Clock:
-        return cls(control, [control.base, control.base])
+    def new(cls, control: TimeControl, now: float = 0.0, awaiting: int | None = None
+            ) -> Clock:
+        """Full clocks at ``now``; ``awaiting``: the player whose first move is timed from
+        ``now`` (the first player, unless he is the computer)."""
+        return cls(control, [control.base, control.base], since=now, awaiting=awaiting,
+                   opened=now)
 
     # --- reading ----------------------------------------------------------------------------
+    @property
+    def first_limit(self) -> float:
+        """Seconds a player has for his first move: :data:`FIRST_MOVE`, or the whole clock
+        if it is shorter; a correspondence turn's days."""
+        if self.control.kind == "days":
+            return self.control.base
+        return min(FIRST_MOVE, self.control.base)
+
     def remaining(self, player: int, now: float) -> float:
         """Player ``player``'s time left at ``now`` (never below zero)."""
         left = self.left[player - 1]
@@ -161,32 +189,55 @@ class Clock:
             left -= max(0.0, now - self.since)
         return max(0.0, left)
 
-    def deadline(self) -> float | None:
-        """When the running clock reaches zero (seconds since the epoch); ``None`` when none
-        runs."""
-        if self.running is None:
+    def first_remaining(self, now: float) -> float | None:
+        """Seconds left at ``now`` for the awaited first move; ``None`` when none is awaited."""
+        if self.awaiting is None:
             return None
-        return self.since + self.left[self.running - 1]
+        return max(0.0, self.opened + self.first_limit - now)
+
+    def deadline(self) -> float | None:
+        """When the next flag falls or the awaited first move is overdue (seconds since the
+        epoch); ``None`` when neither can happen."""
+        times = []
+        if self.running is not None and self.running != self.awaiting:
+            times.append(self.since + self.left[self.running - 1])
+        if self.awaiting is not None:
+            times.append(self.opened + self.first_limit)
+        return min(times) if times else None
 
     def fallen(self, now: float) -> int | None:
-        """The player whose flag has fallen at ``now``, if any."""
-        if self.running is not None and self.remaining(self.running, now) <= 0.0:
+        """The player whose flag has fallen at ``now``, if any (never one whose first move
+        is awaited: his game is aborted instead)."""
+        if (self.running is not None and self.running != self.awaiting
+                and self.remaining(self.running, now) <= 0.0):
             return self.running
         return None
 
+    def abort_due(self, now: float) -> int | None:
+        """The player whose first move is overdue at ``now`` (the game is aborted), if any."""
+        left = self.first_remaining(now)
+        return self.awaiting if left is not None and left <= 0.0 else None
+
     def view(self, now: float) -> dict[str, Any]:
         """What a client shows: the control, both players' time left at ``now`` (seconds),
-        the player whose clock runs and the server's time (it counts down from there)."""
+        the player whose clock runs, the server's time (it counts down from there) and, while
+        a first move is awaited, whose (``first``) and the seconds left for it
+        (``first_left``)."""
+        first_left = self.first_remaining(now)
         return {"control": self.control.text, "kind": self.control.kind,
                 "describe": self.control.describe(),
                 "left": [round(self.remaining(1, now), 3), round(self.remaining(2, now), 3)],
-                "running": self.running, "now": round(now, 3)}
+                "running": self.running, "now": round(now, 3), "first": self.awaiting,
+                "first_left": None if first_left is None else round(first_left, 3)}
 
     # --- changes ----------------------------------------------------------------------------
-    def settle(self, to_move: int | None, now: float, moved: bool) -> None:
+    def settle(self, to_move: int | None, now: float, moved: bool,
+               passed: Sequence[int] = ()) -> None:
         """Stamp a change to the game at ``now``: the running clock is charged the time since
-        it started; after a move that passed the turn, its player gets the increment
-        (Fischer) or a fresh turn's time (days); then the clock of ``to_move`` (``None``: the
+        it started; each turn the change completed earns its player the increment (Fischer)
+        or a fresh turn's time (days): the mover's, when the turn left him or a forced pass
+        followed, and each forced pass (``passed``: the players whose pass the server played
+        in this change; no time of theirs ran); then the clock of ``to_move`` (``None``: the
         game is over) runs. Until the first move (``moved``) no clock runs. A clock that
         went below zero stays at zero: a move stamped after the deadline is only possible
         when it was received before it (the flag is checked first)."""
@@ -199,25 +250,35 @@ class Clock:
                 self.since = now
                 return
             self.started = True
-        elif moved and prev is not None and to_move != prev:
-            if self.control.kind == "days":
-                self.left[prev - 1] = self.control.base
-            else:
-                self.left[prev - 1] += self.control.increment
+        elif moved and prev is not None:
+            ended = ([prev] if to_move != prev or passed else []) + list(passed)
+            for p in ended:
+                if self.control.kind == "days":
+                    self.left[p - 1] = self.control.base
+                else:
+                    self.left[p - 1] += self.control.increment
         self.running = to_move
         self.since = now
+
+    def wait_for(self, player: int | None, now: float) -> None:
+        """Time ``player``'s first move from ``now`` (``None``: no first move is awaited); the
+        timer of a player already awaited goes on from when it started."""
+        if player != self.awaiting:
+            self.awaiting = player
+            self.opened = now
 
     # --- storage ----------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         return {"control": self.control.text, "left": [round(x, 3) for x in self.left],
                 "running": self.running, "since": round(self.since, 3),
-                "started": self.started}
+                "started": self.started, "played": list(self.played),
+                "awaiting": self.awaiting, "opened": round(self.opened, 3)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> Clock | None:
         """The clock stored as :meth:`to_json`; ``None`` for a game without one. A stored
         clock that does not read raises ``ValueError`` (the game is then refused as
-        corrupt)."""
+        corrupt). A clock stored before first moves were timed reads with none awaited."""
         if data is None:
             return None
         control = TimeControl.parse(str(data["control"]))
@@ -225,10 +286,15 @@ class Clock:
             return None
         left = [float(x) for x in data["left"]]
         running = data.get("running")
+        awaiting = data.get("awaiting")
+        started = bool(data.get("started"))
+        played = [bool(x) for x in data.get("played", [started, started])]
         if len(left) != 2 or not all(math.isfinite(x) and x >= 0 for x in left) \
-                or running not in (None, 1, 2):
+                or running not in (None, 1, 2) or awaiting not in (None, 1, 2) \
+                or len(played) != 2:
             raise ValueError(f"the stored clock {data!r} does not read")
-        return cls(control, left, running, float(data["since"]), bool(data.get("started")))
+        return cls(control, left, running, float(data["since"]), started, played, awaiting,
+                   float(data.get("opened", 0.0)))
 
 
 # --- a fallen flag -----------------------------------------------------------------------------
@@ -251,10 +317,20 @@ class Hub(Protocol):
 
 
 async def flag_if_due(room: Room, now: Callable[[], float] = time.time) -> bool:
-    """If the running clock of the room's game has run out, end the game on time (the event
-    ``flag``, stored and announced like any change); ``True`` if this call did."""
+    """If the awaited first move of the room's game is overdue, abort the game (the event
+    ``abort``); else if its running clock has run out, end the game on time (the event
+    ``flag``); each is stored and announced like any change. ``True`` if this call did."""
     clock = room.clock
-    if clock is None or clock.fallen(now()) is None or room.session.game.outcome is not None:
+    if clock is None or room.session.over:
+        return False
+    t = now()
+    if clock.abort_due(t) is not None:
+        def overdue() -> int | None:
+            c = room.clock
+            return None if c is None else c.abort_due(now())
+
+        return await room.session.abort(overdue)
+    if clock.fallen(t) is None:
         return False
 
     def still_due() -> int | None:
@@ -265,8 +341,9 @@ async def flag_if_due(room: Room, now: Callable[[], float] = time.time) -> bool:
 
 
 async def check_clocks(hub: Hub) -> list[str]:
-    """Let the flag fall in each unfinished game whose stored deadline has passed; returns
-    the ids looked at. A game that cannot be loaded is logged and skipped."""
+    """Let the flag fall (or abort the game whose first move is overdue) in each unfinished
+    game whose stored deadline has passed; returns the ids looked at. A game that cannot be
+    loaded is logged and skipped."""
     ids = await asyncio.to_thread(hub.store.due_clocks, hub.clock(), WATCH_BATCH)
     for gid in ids:
         try:
@@ -278,7 +355,8 @@ async def check_clocks(hub: Hub) -> list[str]:
 
 async def watch_clocks(hub: Hub, every: float = WATCH_EVERY) -> None:
     """Forever: :func:`check_clocks` every ``every`` seconds (a background task of the app),
-    so a player who goes silent still loses on time. A failing look is logged and the next
+    so a player who goes silent still loses on time (or, before his first move, his game
+    is aborted). A failing look is logged and the next
     one runs."""
     while True:
         await asyncio.sleep(every)

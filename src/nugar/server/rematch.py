@@ -28,14 +28,15 @@ if TYPE_CHECKING:
     from .rooms import Hub
 
 
-def _swapped(row: GameRow, new_id: str) -> GameRow:
+def _swapped(row: GameRow, new_id: str, now: float) -> GameRow:
     new = GameRow(id=new_id, rules=row.rules, mode=row.mode, ai_level=row.ai_level,
                   ai_seat=None if row.ai_seat is None else 3 - row.ai_seat,
                   key_hash_1=row.key_hash_2, key_hash_2=row.key_hash_1, moves=[],
                   ending=None, offers={}, result=None, reason=None, version=1)
     old_clock = Clock.from_json(row.clock)
     if old_clock is not None:  # the same time control, both clocks full again
-        clock = Clock.new(old_clock.control)
+        first = new.ai_seat != 1  # the first player's first move is timed, unless the AI's
+        clock = Clock.new(old_clock.control, now, 1 if first else None)
         new.clock, new.deadline = clock.to_json(), clock.deadline()
     return new
 
@@ -50,12 +51,12 @@ async def rematch(hub: Hub, game_id: str, key: str) -> dict[str, Any]:
     if seat is None:
         raise ApiError(403, "bad_key", "this secret does not open a seat of this game; "
                        "spectators cannot ask for a rematch")
-    if session.game.outcome is None:
+    if not session.over:
         raise ApiError(409, "game_running", "a rematch is offered once the game is over")
     row = room.row
     new_id = rematch_id(row.id, len(row.moves))
     if await asyncio.to_thread(hub.store.load, new_id) is None:
-        new_row = _swapped(row, new_id)
+        new_row = _swapped(row, new_id, hub.clock())
         created: dict[str, Any] = {"rules": new_row.rules, "mode": new_row.mode,
                                    "rematch_of": row.id}
         if new_row.clock is not None:

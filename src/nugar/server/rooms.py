@@ -43,12 +43,14 @@ from ..rules import Game, new_game, parse_rules
 from .clocks import Clock, TimeControl, flag_if_due
 from .render import board_data, svg
 from .session import (
+    ABORTED,
     AHEAD,
     MODES,
     Agents,
     ApiError,
     ComputerPlayer,
     GameSession,
+    aborted_by,
     impose,
     rematch_id,
     restore,
@@ -107,7 +109,8 @@ class Room:
         self.now: Callable[[], float] = time.time  # the server's time (the Hub's)
         self.session = GameSession(game, row.mode, functools.partial(save, self), computer,
                                    ai_seat=row.ai_seat, ai_level=row.ai_level,
-                                   offers=row.offers)
+                                   offers=row.offers, aborted=aborted_by(row.ending))
+        self.session.auto_pass = self.clock is not None  # a forced pass takes no time
         #: the newest stored version heard of (from another process): above ``row.version``,
         #: the room is refreshed before its next use
         self.known = row.version
@@ -132,6 +135,7 @@ class Room:
             return
         try:
             clock = Clock.from_json(row.clock)
+            aborted = aborted_by(row.ending)
         except (ValueError, TypeError, KeyError) as exc:
             raise ApiError(409, "corrupt_game", f"the stored clock of game {row.id} does not "
                            f"read: {exc}") from None
@@ -144,7 +148,7 @@ class Room:
             try:
                 for text in row.moves[len(cached):]:
                     game.play(text)
-                if row.ending:
+                if row.ending and aborted is None:
                     impose(game, stored_outcome(row.ending))
             except ValueError:
                 game = restore(row.rules, row.moves, row.ending)
@@ -152,7 +156,7 @@ class Room:
             game = restore(row.rules, row.moves, row.ending)
         self.row = row  # first: the session reads the stored moves from it
         self.clock = clock
-        session.reset(game, row.offers)
+        session.reset(game, row.offers, aborted)
         self.known = max(self.known, row.version)
         self._view = None
 
@@ -226,10 +230,12 @@ class Room:
         session = self.session
         game = session.game
         outcome = game.outcome
+        aborted = session.aborted
+        over = outcome is not None or aborted is not None
         moves = game.move_stack
         turns = game.turn_list()
         last_turn = turns[-1][1] if turns else []
-        legal = [] if outcome is not None else [str(m) for m in game.legal_moves()]
+        legal = [] if over else [str(m) for m in game.legal_moves()]
         out: dict[str, Any] = {
             "id": self.row.id,
             "v": self.row.version,
@@ -241,11 +247,15 @@ class Room:
             "mode": session.mode,
             "ai_level": session.ai_level,
             "ai_seat": session.ai_seat,
-            "to_move": None if outcome is not None else game.to_move,
-            "over": outcome is not None,
-            "result": None if outcome is None else outcome.result,
+            "to_move": None if over else game.to_move,
+            "over": over,
+            # an aborted game has no result (``*``) and no winner
+            "result": "*" if aborted is not None else (
+                None if outcome is None else outcome.result),
             "winner": None if outcome is None else outcome.winner,
-            "reason": None if outcome is None else outcome.reason,
+            "reason": ABORTED if aborted is not None else (
+                None if outcome is None else outcome.reason),
+            "aborted": aborted,  # the player who did not make his first move in time
             "score": list(game.score),
             "legal": legal,
             "last_move": str(moves[-1]) if moves else None,
@@ -273,6 +283,24 @@ class Room:
 
 #: the fields of a state that never change in a game (not repeated in updates)
 STATIC = frozenset({"id", "rules", "game", "family", "players", "mode", "ai_level", "ai_seat"})
+
+
+def _time_first_moves(clock: Clock, session: GameSession, etype: str, data: dict[str, Any],
+                      to_move: int | None, now: float) -> None:
+    """Note on ``clock`` who has made his first move after the change ``etype`` (a move: its
+    player and the forced passes after it; an undo or takeback: read from the game again),
+    and time the first move of ``to_move`` if he has not made it (unless he is the
+    computer)."""
+    if etype == "move":
+        for p in (data.get("player"), *data.get("passed", [])):
+            if p in (1, 2):
+                clock.played[p - 1] = True
+    elif etype in ("undo", "takeback"):
+        movers = {p for p, _ in session.game.turn_list()}
+        clock.played = [1 in movers, 2 in movers]
+    waiting = (to_move if to_move is not None and to_move != session.ai_seat
+               and not clock.played[to_move - 1] else None)
+    clock.wait_for(waiting, now)
 
 
 def moves_from_events(ply: int, events: list[StoredEvent]) -> int:
@@ -441,7 +469,7 @@ class Hub:
             moves += [str(t) for t in e.data["moves"]]
         session = room.session
         game = session.game
-        if not events or game.outcome is not None:
+        if not events or session.over:
             return False
         try:
             for text in moves:
@@ -608,8 +636,9 @@ class Hub:
                       key_hash_2=hash_2, moves=[], ending=None, offers={}, result=None,
                       reason=None, version=1)
         created: dict[str, Any] = {"rules": row.rules, "mode": mode}
-        if time_control is not None:
-            clock = Clock.new(time_control)
+        if time_control is not None:  # the first player's first move is timed from now
+            clock = Clock.new(time_control, self.clock(),
+                              None if game.to_move == ai_seat else game.to_move)
             row.clock, row.deadline = clock.to_json(), clock.deadline()
             created["clock"] = time_control.text
         first = StoredEvent(1, "created", created)
@@ -631,6 +660,7 @@ class Hub:
         session = room.session
         game = session.game
         outcome = game.outcome
+        aborted = session.aborted
         played = data.get("moves") if etype == "move" else None
         if isinstance(played, list) and len(game.move_stack) == len(old.moves) + len(played):
             moves = old.moves + played  # the usual change: no need to write out every move
@@ -638,13 +668,21 @@ class Hub:
             moves = [str(m) for m in game.move_stack]
         row = dataclasses.replace(
             old, moves=moves, ending=session.ending, offers=dict(session.offers),
-            result=None if outcome is None else outcome.result,
-            reason=None if outcome is None else str(outcome.reason), version=old.version + 1)
+            result="*" if aborted is not None else (
+                None if outcome is None else outcome.result),
+            reason=ABORTED if aborted is not None else (
+                None if outcome is None else str(outcome.reason)),
+            version=old.version + 1)
         clock = room.clock
         if clock is not None:  # the server stamps the change on a copy of the clocks
-            clock = dataclasses.replace(clock, left=list(clock.left))
-            clock.settle(None if outcome is not None else game.to_move, self.clock(),
-                         moved=etype == "move")
+            over = outcome is not None or aborted is not None
+            to_move = None if over else game.to_move
+            now = self.clock()
+            passed = data.get("passed", []) if etype == "move" else []
+            clock = dataclasses.replace(clock, left=list(clock.left),
+                                        played=list(clock.played))
+            clock.settle(to_move, now, moved=etype == "move", passed=passed)
+            _time_first_moves(clock, session, etype, data, to_move, now)
             row.clock, row.deadline = clock.to_json(), clock.deadline()
         ev = StoredEvent(row.version, etype, data)
         try:

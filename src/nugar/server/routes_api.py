@@ -267,6 +267,8 @@ async def api_record(game_id: str, hub: HubDep) -> PlainTextResponse:
             "First": names[1], "Second": names[2]}
     if room.clock is not None:
         tags["TimeControl"] = room.clock.control.pgn
+    if room.session.aborted is not None:  # no result (``*``): the game never got going
+        tags["Aborted"] = f"{room.session.game.player_name(room.session.aborted)} did not move"
     # the game holds how it ended (an agreed draw, a resignation): the record says so
     text = dumps(room.session.game, tags)
     return PlainTextResponse(text, headers={

@@ -10,7 +10,11 @@ and announces it (the server's :class:`~.rooms.Room` does that) and returns the 
 Nothing here imports FastAPI: the tests drive sessions directly, with a fake computer player.
 
 A stored game is its rule set, its move texts and its imposed ending (:func:`ending_of`),
-which :func:`restore` applies again after the moves.
+which :func:`restore` applies again after the moves. A game *aborted* because a player did
+not make his first move in time (:mod:`.clocks`) has no result at all, so it is no ending of
+the game's rules: the session alone holds it (``GameSession.aborted``, the player who did not
+move) and it is stored as the ending ``{"termination": "aborted", "player": p}``, which
+:func:`restore` leaves off the game and :func:`aborted_by` reads.
 """
 
 from __future__ import annotations
@@ -47,6 +51,9 @@ MAX_MOVES = 5000
 Commit = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 #: how the refusal of a move expecting a version this process has not seen yet begins
 AHEAD = "this server has not seen version"
+#: the reason (``state["reason"]``, the stored ``reason``) of an aborted game; its result is
+#: ``*`` (none, as in a record of a game without one)
+ABORTED = "aborted"
 
 
 class ApiError(Exception):
@@ -93,6 +100,16 @@ def impose(game: Game, outcome: Outcome) -> None:
         raise IllegalMoveError(f"{outcome} is not an ending a player or an arbiter imposes")
 
 
+def aborted_by(ending: dict[str, Any] | None) -> int | None:
+    """The player who did not make his first move, if the stored ``ending`` is an abort."""
+    if not ending or ending.get("termination") != ABORTED:
+        return None
+    player = ending.get("player")
+    if player not in (1, 2):
+        raise ValueError(f"the stored ending {ending!r} names no player 1 or 2")
+    return int(player)
+
+
 def stored_outcome(ending: dict[str, Any]) -> Outcome:
     """The imposed ending a stored ``ending`` describes; the forms written before endings
     belonged to the game, ``{"resigned": 2}`` and ``{"agreement": true}``, are read too."""
@@ -108,7 +125,8 @@ def stored_outcome(ending: dict[str, Any]) -> Outcome:
 
 def restore(rules: str, moves: list[str], ending: dict[str, Any] | None) -> Game:
     """Rebuild a stored game: its moves in order, each checked by the engine, then its
-    imposed ending. A game that does not replay is ``ApiError`` 409 ``corrupt_game``."""
+    imposed ending (an abort is not one: the game stays as its moves left it). A game that
+    does not replay is ``ApiError`` 409 ``corrupt_game``."""
     game = new_game(rules)
     for i, text in enumerate(moves):
         try:
@@ -118,7 +136,8 @@ def restore(rules: str, moves: list[str], ending: dict[str, Any] | None) -> Game
                            f"stored move {i + 1} ({text!r}) cannot be replayed: {exc}") from None
     if ending:
         try:
-            impose(game, stored_outcome(ending))
+            if aborted_by(ending) is None:
+                impose(game, stored_outcome(ending))
         except ValueError as exc:
             raise ApiError(409, "corrupt_game",
                            f"the stored ending {ending!r} cannot be applied: {exc}") from None
@@ -320,7 +339,7 @@ class GameSession:
 
     def __init__(self, game: Game, mode: str, commit: Commit, computer: ComputerPlayer, *,
                  ai_seat: int | None = None, ai_level: int | None = None,
-                 offers: dict[str, int] | None = None) -> None:
+                 offers: dict[str, int] | None = None, aborted: int | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"mode {mode!r} is unknown; allowed: {', '.join(MODES)}")
         self.game = game
@@ -329,6 +348,11 @@ class GameSession:
         self.ai_level = ai_level
         #: pending offers: kind (``draw``, ``takeback``) -> the seat that made it
         self.offers: dict[str, int] = dict(offers or {})
+        #: the player whose missing first move aborted the game (``None``: not aborted)
+        self.aborted = aborted
+        #: play a forced pass for the player to move at once (the owner sets it for a timed
+        #: game: a forced pass is a turn taken with no time used, :mod:`.clocks`)
+        self.auto_pass = False
         self.commit = commit
         self.computer = computer
         self.lock = asyncio.Lock()
@@ -360,8 +384,15 @@ class GameSession:
 
     @property
     def ending(self) -> dict[str, Any] | None:
-        """The imposed ending as stored (:func:`ending_of`)."""
+        """The imposed ending as stored (:func:`ending_of`), or the abort."""
+        if self.aborted is not None:
+            return {"termination": ABORTED, "player": self.aborted}
         return ending_of(self.game)
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended (by its rules or an imposed ending) or was aborted."""
+        return self.aborted is not None or self.game.outcome is not None
 
     @property
     def busy(self) -> bool:
@@ -370,7 +401,7 @@ class GameSession:
 
     def ai_to_move(self) -> bool:
         """Whether the computer is to move now."""
-        return (self.mode == "ai" and not self.closed and self.game.outcome is None
+        return (self.mode == "ai" and not self.closed and not self.over
                 and self.game.to_move == self.ai_seat)
 
     # --- changes ----------------------------------------------------------------------------
@@ -379,12 +410,14 @@ class GameSession:
         moves = owner() if owner is not None else None
         if moves is None or len(moves) != len(self.game.move_stack):
             moves = [str(m) for m in self.game.move_stack]
-        return moves, ending_of(self.game), dict(self.offers)
+        return moves, self.ending, dict(self.offers)
 
-    def reset(self, game: Game, offers: dict[str, int]) -> None:
-        """Take ``game`` and ``offers`` as the stored state (the owner reloaded them)."""
+    def reset(self, game: Game, offers: dict[str, int], aborted: int | None = None) -> None:
+        """Take ``game``, ``offers`` and the abort as the stored state (the owner reloaded
+        them)."""
         self.game = game
         self.offers = dict(offers)
+        self.aborted = aborted
         self._stored = self._snapshot()
 
     async def _commit(self, etype: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -403,6 +436,9 @@ class GameSession:
         refused move costs no replay); any other change replays the stored game."""
         moves, ending, offers = self._stored
         self.offers = offers
+        self.aborted = aborted_by(ending)
+        if self.aborted is not None:
+            ending = None  # the game itself holds no abort
         game = self.game
         now = [str(m) for m in game.move_stack]
         if ending is None and len(now) >= len(moves) and now[:len(moves)] == moves:
@@ -437,6 +473,9 @@ class GameSession:
         return seat
 
     def _require_running(self) -> None:
+        if self.aborted is not None:
+            raise ApiError(409, "game_over", "the game was aborted: "
+                           f"{self.game.player_name(self.aborted)} did not move")
         outcome = self.game.outcome
         if outcome is not None:
             raise ApiError(409, "game_over", f"the game is over ({outcome})")
@@ -479,11 +518,37 @@ class GameSession:
                 raise ApiError(409, "illegal_move", str(exc)) from None
             except ValueError as exc:  # any other refusal by the engine names its reason
                 raise ApiError(422, "invalid_move", str(exc)) from None
+            passed = self._forced_passes()
             played = [str(m) for m in game.move_stack[before:]]
             self.offers = {}
-            state = await self._commit("move", {"player": mover, "moves": played})
+            data: dict[str, Any] = {"player": mover, "moves": played}
+            if passed:
+                data["passed"] = passed
+            state = await self._commit("move", data)
         self.schedule_ai()
         return state
+
+    def _forced_passes(self) -> list[int]:
+        """With ``auto_pass``: while the player to move has no legal move but a pass, play it
+        for him; returns the players who passed (the move list holds their passes)."""
+        passed: list[int] = []
+        game = self.game
+        while self.auto_pass and game.outcome is None and len(passed) < 2:
+            legal = game.legal_moves()
+            if len(legal) != 1 or legal[0].kind != "pass":
+                break
+            passed.append(game.to_move)
+            game.play(legal[0])
+        return passed
+
+    def _forced(self) -> bool:
+        """With ``auto_pass``: whether the player to move could only pass (a position that
+        :meth:`_forced_passes` never leaves: an undo goes back past it)."""
+        game = self.game
+        if not self.auto_pass or game.outcome is not None:
+            return False
+        legal = game.legal_moves()
+        return len(legal) == 1 and legal[0].kind == "pass"
 
     async def undo(self, seat: int | None) -> dict[str, Any]:
         """Take back moves: against the AI, back to the person's previous turn (with the
@@ -497,16 +562,23 @@ class GameSession:
             outcome = self.game.outcome
             if outcome is not None and not outcome.termination.by_rules:
                 raise ApiError(409, "game_over", f"the game is over ({outcome})")
+            if self.aborted is not None:
+                raise ApiError(409, "game_over", "the game was aborted")
             game = self.game
             if self.mode == "ai":
                 try:
                     undone = game.undo_to_turn_of(seat)
+                    while self._forced():  # back to a turn of his that was not a pass
+                        undone[:0] = game.undo_to_turn_of(seat)
                 except IllegalMoveError:
+                    self._rollback()  # a forced pass was his only turn: nothing is undone
                     raise ApiError(409, "nothing_to_undo", "you have not moved yet") from None
             else:
                 if not game.move_stack:
                     raise ApiError(409, "nothing_to_undo", "no move has been played")
                 undone = game.undo_turn()
+                while self._forced() and game.move_stack:  # the pass goes with its cause
+                    undone[:0] = game.undo_turn()
             self.offers = {}
             state = await self._commit("undo", {"moves": [str(m) for m in undone]})
         self.schedule_ai()
@@ -557,7 +629,10 @@ class GameSession:
                 return await self._agree_draw()
             try:
                 undone = self.game.undo_to_turn_of(pending)
+                while self._forced():  # back to a turn of his that was not a pass
+                    undone[:0] = self.game.undo_to_turn_of(pending)
             except IllegalMoveError:
+                self._rollback()  # a forced pass was his only turn: nothing is taken back
                 raise ApiError(409, "nothing_to_undo",
                                "the player who asked has not moved yet") from None
             self.offers = {}
@@ -597,7 +672,7 @@ class GameSession:
         (someone acted meanwhile) or the game is over, nothing is done and ``False`` is
         returned."""
         async with self.lock:
-            if self.closed or current() != version or self.game.outcome is not None:
+            if self.closed or current() != version or self.over:
                 return False
             self.game.adjudicate(None)
             self.offers = {}
@@ -610,7 +685,7 @@ class GameSession:
         (``Game.time_out``), stored and announced as the event ``flag``. ``False`` (nothing
         done) if the game is over or no flag has fallen."""
         async with self.lock:
-            if self.closed or self.game.outcome is not None:
+            if self.closed or self.over:
                 return False
             player = fallen()
             if player is None:
@@ -619,6 +694,23 @@ class GameSession:
             self.offers = {}
             await self._commit("flag", {"player": player, "termination": "time",
                                         "winner": outcome.winner})
+            return True
+
+    async def abort(self, overdue: Callable[[], int | None]) -> bool:
+        """Abort the game if ``overdue()``, asked under the lock, names a player whose first
+        move is overdue (:mod:`.clocks`): no result, no winner, stored and announced as the
+        event ``abort``. ``False`` (nothing done) if the game is over or no move is
+        overdue."""
+        async with self.lock:
+            if self.closed or self.over:
+                return False
+            player = overdue()
+            if player is None:
+                return False
+            self.aborted = player
+            self.offers = {}
+            await self._commit("abort", {"player": player, "termination": ABORTED,
+                                         "winner": None})
             return True
 
     # --- the computer -------------------------------------------------------------------------
@@ -696,9 +788,14 @@ class GameSession:
                                   "try %d of %d", level, move, exc, refused, AI_TRIES)
                         continue
                     refused = 0
+                    data: dict[str, Any] = {"player": mover, "moves": [str(move)], "ai": True}
+                    passed = self._forced_passes()
+                    if passed:  # the forced passes after it are moves of this change too
+                        data.update(moves=[str(move)] + [str(m) for m in
+                                                         game.move_stack[-len(passed):]],
+                                    passed=passed)
                     try:
-                        await self._commit("move", {"player": mover, "moves": [str(move)],
-                                                    "ai": True})
+                        await self._commit("move", data)
                     except ApiError as exc:
                         if exc.code != "stale_room" or self.resync is None:
                             raise

@@ -550,7 +550,10 @@ function statusText(s) {
   return `${who} to move: waiting for your opponent`;
 }
 
-function resultText(family, winner, reason, result) {
+function resultText(family, winner, reason, result, aborted) {
+  if (reason === "aborted") {  // a first move never came: no result, no winner
+    return `Aborted: ${aborted ? playerName(family, aborted) : "a player"} did not move (no result)`;
+  }
   if (reason === "resigned" && winner) {
     return `${playerName(family, winner)} wins (${result}): ${playerName(family, 3 - winner)} resigned`;
   }
@@ -667,7 +670,7 @@ function render() {
   if (s.over) {
     res.hidden = false;
     const score = s.family === "sowing" ? ` - stores ${s.score[0]} : ${s.score[1]}` : "";
-    res.textContent = resultText(s.family, s.winner, s.reason, s.result) + score;
+    res.textContent = resultText(s.family, s.winner, s.reason, s.result, s.aborted) + score;
   } else {
     res.hidden = true;
   }

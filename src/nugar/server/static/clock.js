@@ -10,7 +10,7 @@
     ["1d", "1 day per move"], ["3d", "3 days per move"], ["7d", "7 days per move"],
     ["custom", "other..."],
   ];
-  const tick = { clock: null, at: 0, timer: null, game: null, poked: false };
+  const tick = { clock: null, at: 0, timer: null, game: null, poked: false, names: null };
 
   // --- home page: the time control of a new game or challenge --------------------------------
   function addChoice() {
@@ -74,9 +74,29 @@
     return Math.max(0, t);
   }
 
+  // seconds left for the awaited first move (the server aborts the game at zero), or null
+  function firstLeft() {
+    const c = tick.clock;
+    if (!c.first || c.first_left === null || c.first_left === undefined) return null;
+    return Math.max(0, c.first_left - (performance.now() - tick.at) / 1000);
+  }
+
   function draw() {
     const box = document.getElementById("clocks");
     if (!box || !tick.clock) return;
+    const first = box.querySelector(".first-move");
+    const wait = firstLeft();
+    first.hidden = wait === null;
+    if (wait !== null) {
+      const who = tick.names[tick.clock.first - 1];
+      first.textContent = `${who} must make a first move within `
+        + `${format(wait, tick.clock.kind)}, or the game is aborted`;
+      first.dataset.left = wait.toFixed(1);
+      if (wait <= 0 && !tick.poked && tick.game) {
+        tick.poked = true;  // the server aborts the game by itself; asking shows it sooner
+        setTimeout(() => { fetch(`/api/games/${tick.game}`).catch(() => {}); }, 300);
+      }
+    }
     for (const p of [1, 2]) {
       const row = box.querySelector(`[data-player="${p}"]`);
       const t = left(p);
@@ -105,6 +125,11 @@
       const title = document.createElement("p");
       title.className = "info clock-control";
       box.appendChild(title);
+      const first = document.createElement("p");
+      first.className = "info first-move";
+      first.setAttribute("role", "timer");
+      first.hidden = true;
+      box.appendChild(first);
       for (const p of [1, 2]) {
         const row = document.createElement("div");
         row.className = "clock";
@@ -121,13 +146,15 @@
     box.querySelector(".clock-control").textContent = `Clock: ${state.clock.describe}`
       + (state.clock.running === null && !state.over ? " (starts with the first move)" : "");
     const names = state.players || ["First", "Second"];
+    tick.names = names;
     for (const p of [1, 2]) {
       box.querySelector(`[data-player="${p}"] .who`).textContent = `${names[p - 1]}`;
     }
     box.hidden = false;
     draw();
-    if (state.clock.running && tick.timer === null) tick.timer = setInterval(draw, 100);
-    if (!state.clock.running) stop();
+    const ticking = state.clock.running || state.clock.first;
+    if (ticking && tick.timer === null) tick.timer = setInterval(draw, 100);
+    if (!ticking) stop();
   }
 
   function stop() {
