@@ -130,15 +130,43 @@ def _load_child(params: IntArray, child: IntArray, vec: IntArray, state: IntArra
 
 
 @kernel
-def build_levels(params: IntArray, binom: IntArray, db: ByteArray, n_from: int, n_to: int,
-                 stats: IntArray) -> int:
-    """Fill ``db`` for the levels ``n_from..n_to`` (the lower ones must be done); return
-    the number of positions computed, or -1 if a level had a cycle (impossible by the rules,
-    checked anyway). ``stats[0]`` counts the steps played."""
+def local_index(params: IntArray, binom: IntArray, state: IntArray, n: int) -> int:
+    """Index of ``state``'s hole vector (mover's holes first) among the vectors with ``n``
+    seeds on the board."""
+    m = 2 * params[K.P_PITS]
+    first = binom[n + m - 1, m] if n > 0 else 0
+    return int(db_index(params, binom, state, n) - first)
+
+
+@kernel
+def unrank(binom: IntArray, n: int, k: int, vec: IntArray) -> None:
+    """``vec`` = the ``k``-th vector with ``n`` seeds (lexicographic order)."""
+    m = vec.shape[0]
+    r = n
+    for i in range(m - 1):
+        length = m - 1 - i
+        x = 0
+        while True:
+            count = binom[r - x + length - 1, length - 1]
+            if k < count:
+                break
+            k -= count
+            x += 1
+        vec[i] = x
+        r -= x
+    vec[m - 1] = r
+
+
+@kernel
+def fill_range(params: IntArray, binom: IntArray, base: IntArray, db: ByteArray, n: int,
+               start: int, stop: int, stats: IntArray) -> int:
+    """Fill the entries ``start..stop-1`` of level ``n`` (lower levels done; other entries of
+    the level may be filled on the way). Return the positions computed, or -1 on a cycle
+    inside the level (impossible by the rules, checked anyway). ``stats[0]`` counts steps."""
     pits = params[K.P_PITS]
     m = 2 * pits
     size = params[K.P_STATE_SIZE]
-    depth = n_to * pits + 2
+    depth = n * pits + 2
     states = np.zeros((depth, size), dtype=np.int64)
     moves = np.zeros(depth, dtype=np.int64)
     best = np.zeros(depth, dtype=np.int64)
@@ -147,68 +175,88 @@ def build_levels(params: IntArray, binom: IntArray, db: ByteArray, n_from: int, 
     vec = np.zeros(m, dtype=np.int64)
     scratch = np.zeros(m, dtype=np.int64)
     done = 0
-    for n in range(n_from, n_to + 1):
-        base = binom[n + m - 1, m] if n > 0 else 0
-        count = binom[n + m - 1, m - 1] if n > 0 else 1
-        vec[:] = 0
-        vec[m - 1] = n
-        for k in range(count):
-            if k > 0:  # next vector in lexicographic order
-                j = m - 1
-                while vec[j] == 0:
-                    j -= 1
-                rest = vec[j] - 1
-                vec[j] = 0
-                vec[j - 1] += 1
-                vec[m - 1] = rest
-            g = base + k
-            if db[g] != UNKNOWN:
-                continue
-            _load(params, vec, states[0])
-            if states[0, ST_OUTCOME] != OUTCOME_RUNNING:  # never looked up; kept tidy
-                db[g] = states[0, HEADER + pits] - states[0, HEADER + 2 * pits + 1]
+    if start >= stop:
+        return 0
+    unrank(binom, n, start, vec)
+    for k in range(start, stop):
+        if k > start:  # next vector in lexicographic order
+            j = m - 1
+            while vec[j] == 0:
+                j -= 1
+            rest = vec[j] - 1
+            vec[j] = 0
+            vec[j - 1] += 1
+            vec[m - 1] = rest
+        g = base[n] + k
+        if db[g] != UNKNOWN:
+            continue
+        _load(params, vec, states[0])
+        if states[0, ST_OUTCOME] != OUTCOME_RUNNING:
+            db[g] = states[0, HEADER + pits] - states[0, HEADER + 2 * pits + 1]
+            done += 1
+            continue
+        sp = 1
+        moves[0] = 0
+        best[0] = _NEG
+        where[0] = g
+        while sp > 0:
+            t = sp - 1
+            st = states[t]
+            j = moves[t]
+            if j >= pits:
+                db[where[t]] = best[t]
                 done += 1
+                sp -= 1
                 continue
-            sp = 1
-            moves[0] = 0
-            best[0] = _NEG
-            where[0] = g
-            while sp > 0:
-                t = sp - 1
-                st = states[t]
-                j = moves[t]
-                if j >= pits:
-                    db[where[t]] = best[t]
-                    done += 1
-                    sp -= 1
-                    continue
-                if st[HEADER + j] == 0:
-                    moves[t] = j + 1
-                    continue
-                child[:] = st
-                K.apply_action(params, child, j)
-                stats[0] += 1
-                s1 = child[HEADER + pits]
-                s2 = child[HEADER + 2 * pits + 1]
-                if child[ST_OUTCOME] != OUTCOME_RUNNING:
-                    v = s1 - s2
-                else:
-                    on = n - s1 - s2
-                    ci = db_index(params, binom, child, on)
-                    w = db[ci]
-                    if w == UNKNOWN:
-                        if on != n or sp >= depth:
-                            return -1
-                        _load_child(params, child, scratch, states[sp])
-                        moves[sp] = 0
-                        best[sp] = _NEG
-                        where[sp] = ci
-                        sp += 1
-                        continue
-                    v = s1 - s2 + (w if child[ST_TO_MOVE] == 1 else -w)
-                if v > best[t]:
-                    best[t] = v
+            if st[HEADER + j] == 0:
                 moves[t] = j + 1
+                continue
+            child[:] = st
+            K.apply_action(params, child, j)
+            stats[0] += 1
+            s1 = child[HEADER + pits]
+            s2 = child[HEADER + 2 * pits + 1]
+            if child[ST_OUTCOME] != OUTCOME_RUNNING:
+                v = s1 - s2
+            else:
+                on = n - s1 - s2
+                ci = base[on] + local_index(params, binom, child, on)
+                w = db[ci]
+                if w == UNKNOWN:
+                    if on != n or sp >= depth:
+                        return -1
+                    _load_child(params, child, scratch, states[sp])
+                    moves[sp] = 0
+                    best[sp] = _NEG
+                    where[sp] = ci
+                    sp += 1
+                    continue
+                v = s1 - s2 + (w if child[ST_TO_MOVE] == 1 else -w)
+            if v > best[t]:
+                best[t] = v
+            moves[t] = j + 1
+    return done
+
+
+@kernel
+def build_levels(params: IntArray, binom: IntArray, db: ByteArray, n_from: int, n_to: int,
+                 stats: IntArray) -> int:
+    """Fill ``db`` (every level in one array, level ``n`` from ``binom[n + 2P - 1, 2P]``) for
+    the levels ``n_from..n_to`` (the lower ones must be done); return the number of
+    positions computed, or -1 if a level had a cycle (impossible by the rules, checked
+    anyway). ``stats[0]`` counts the steps played. Each level is one :func:`fill_range`,
+    the kernel the disk database fills its files with."""
+    m = 2 * params[K.P_PITS]
+    base = np.zeros(n_to + 1, dtype=np.int64)
+    for n in range(1, n_to + 1):
+        base[n] = binom[n + m - 1, m]
+    done = 0
+    for n in range(n_from, n_to + 1):
+        count = binom[n + m - 1, m - 1] if n > 0 else 1
+        got = fill_range(params, binom, base, db, n, 0, count, stats)
+        if got < 0:
+            return -1
+        done += got
     return done
 
 
