@@ -25,6 +25,9 @@ import numpy as np
 import nugar
 from nugar.kernels import alignment as A
 from nugar.kernels import dispatch, rng
+from nugar.kernels import sowing as S
+from nugar.kernels import sowing_words as W
+from nugar.kernels.common import HEADER, ST_TO_MOVE
 from nugar.rules.family import family_of
 
 GAMES = 300
@@ -47,9 +50,9 @@ def _collect(fam: int, params: Any, start: Any, games: int) -> tuple[Any, Any]:
             n = dispatch.fam_legal(fam, params, s, moves)
             x = rng.advance(x)
             states[k] = s
-            acts[k] = moves[x % n]
+            acts[k] = moves[rng.pick(x, n)]
             k += 1
-            dispatch.fam_apply(fam, params, s, moves[x % n])
+            dispatch.fam_apply(fam, params, s, moves[rng.pick(x, n)])
             count = dispatch.fam_note_position(fam, params, s, history, count)
     return states[:k], acts[:k]
 
@@ -110,6 +113,55 @@ def _games(fam: int, params: Any, start: Any, games: int) -> int:
     return t
 
 
+@numba.njit
+def _w_pack(params: Any, states: Any, acts: Any, reps: int) -> int:
+    pits = params[S.P_PITS]
+    t = 0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            t += W.pack(states[i], HEADER, pits) ^ W.pack(states[i], HEADER + pits + 1, pits)
+    return t
+
+
+@numba.njit
+def _w_choices(params: Any, states: Any, acts: Any, reps: int) -> int:
+    pits = params[S.P_PITS]
+    duty = S.capture_duty(params)
+    skip = params[S.P_SKIP_ORIGIN]
+    single = params[S.P_EMPTY_SINGLE]
+    ext = HEADER + 2 * pits + 2
+    t = 0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            s = states[i]
+            a = W.pack(s, HEADER, pits)
+            b = W.pack(s, HEADER + pits + 1, pits)
+            mine, theirs = (a, b) if s[ST_TO_MOVE] == 1 else (b, a)
+            if duty:
+                t ^= W.duty_choices(mine, theirs, pits, skip, single, s[ext + S.F_FIRST_DONE])
+            else:
+                t ^= W.nonempty(mine, pits)
+            t ^= a ^ b
+    return t
+
+
+@numba.njit
+def _w_sow(params: Any, states: Any, acts: Any, reps: int) -> int:
+    pits = params[S.P_PITS]
+    skip = params[S.P_SKIP_ORIGIN]
+    single = params[S.P_EMPTY_SINGLE]
+    t = 0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            s = states[i]
+            a = W.pack(s, HEADER, pits)
+            b = W.pack(s, HEADER + pits + 1, pits)
+            mine, theirs = (a, b) if s[ST_TO_MOVE] == 1 else (b, a)
+            m, th, last = W.sow(mine, theirs, acts[i], pits, skip, single)
+            t ^= m ^ th ^ last ^ a ^ b
+    return t
+
+
 def _ns(func: Callable[..., int], args: tuple[Any, ...], calls: int) -> float:
     func(*args)
     best = float("inf")
@@ -149,6 +201,13 @@ def profile(rules: str) -> list[str]:
         if fam == dispatch.FAM_ALIGNMENT:
             parts.append(("  of which the blocked check (start_turn)",
                           _ns(_start_turn, args, k * REPS) - copy))
+        if fam == dispatch.FAM_SOWING and W.fits(params, start):
+            words = (params, sub, sub_acts, REPS)
+            pack = _ns(_w_pack, words, k * REPS)
+            parts += [("packed words (the playouts' path): pack both sides", pack),
+                      ("packed words: legal choices (capture duty rated)",
+                       _ns(_w_choices, words, k * REPS) - pack),
+                      ("packed words: sow and capture", _ns(_w_sow, words, k * REPS) - pack)]
         for what, ns in parts:
             lines.append(f"| {label}: {what} | {k / GAMES:.1f} | {ns:.1f} |")
     return lines

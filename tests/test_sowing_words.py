@@ -120,3 +120,17 @@ def test_a_capture_of_the_facing_hole() -> None:
     out = state.copy()
     assert W.play_random(params, state, out, 1, 1) == reference[1] == 1
     assert np.array_equal(out, reference)
+
+
+def test_the_presets_play_the_generic_games() -> None:
+    # Kalah's and Dracala's six holes are compiled as a constant: a separate code path
+    # (it once went wrong there only, through a signed overflow in the byte arithmetic)
+    for rules in ("kalah", "dracala", "kalah(empty_capture=single)",
+                  "dracala(leftovers=last_capturer)"):
+        game = nugar.new_game(rules)
+        for seed in range(300):
+            expected = game.state.copy()
+            outcome = _generic(game.params, expected, seed, 10**6)
+            got = game.state.copy()
+            assert W.play_random(game.params, got, got, seed, 10**6) == outcome
+            assert np.array_equal(got, expected), (rules, seed)

@@ -284,7 +284,7 @@ def random_legal_actions(legal: IntArray, num_legal: IntArray, seed: int,
             out[i] = -1
             continue
         x = rng.advance(x)
-        out[i] = legal[i, x % n]
+        out[i] = legal[i, rng.pick(x, n)]
     return rng.continue_seed(x)
 
 

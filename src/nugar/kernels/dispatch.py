@@ -190,7 +190,7 @@ def _random_walk(fam: int, params: IntArray, state: IntArray, moves: IntArray,
         if n == 0:
             break
         x = rng.advance(x)
-        fam_apply(fam, params, state, moves[x % n])
+        fam_apply(fam, params, state, moves[rng.pick(x, n)])
         count = fam_note_position(fam, params, state, history, count)
         plies += 1
     walk[0] = x

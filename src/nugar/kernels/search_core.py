@@ -532,7 +532,7 @@ def _rollout(fam: int, params: IntArray, weights: IntArray,
         n = fam_legal(fam, params, state, buf)
         if n == 0:
             break
-        fam_apply(fam, params, state, buf[_rng.draw(stream) % n])
+        fam_apply(fam, params, state, buf[_rng.pick(_rng.draw(stream), n)])
         steps += 1
     outcome = state[ST_OUTCOME]
     if outcome == 1:
@@ -611,7 +611,7 @@ def mcts(fam: int, params: IntArray, weights: IntArray,
                     nodes[c, ND_MOVER] = mover
                     values[c] = 0.0
                 used += n
-                node = used - n + (_rng.draw(stream) % n)
+                node = used - n + _rng.pick(_rng.draw(stream), n)
                 fam_apply(fam, params, state, nodes[node, ND_ACTION])
                 ctx[CX_NODES] += 1
         # simulation

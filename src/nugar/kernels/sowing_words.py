@@ -8,8 +8,8 @@ multiplication of the word of ones), and the last partial lap is a contiguous ru
 on the mover's side, the opponent's side and again the mover's side, each run a mask of
 ones ``((1 << 8 (b + 1)) - (1 << 8 a)) & ONES``. The cell the last seed lands in, the capture
 of the facing hole and the end of the game (a side's holes all empty is a zero test; the
-seeds on a side are one multiplication by ``ONES``, which gathers the byte sum in the top
-byte) follow from a few shifts.
+seeds on a side are the bytes added up by halves) follow from a few shifts. The capture
+duty rates all holes of a side together in the same way (:func:`rate_all`).
 
 The rules are those of ``sowing.apply_action`` and ``sowing.legal_actions`` (the rules page
 describes them); :func:`play_random` plays the same game as the generic loop in
@@ -17,7 +17,8 @@ describes them); :func:`play_random` plays the same game as the generic loop in
 the k-th legal action there too), which ``tests/test_sowing_words.py`` checks over random
 games of every option. The generic array kernels remain the rules for the search, the API
 and larger boards; this module serves the random playouts, whose whole game stays in a few
-registers with no key to keep up (the key is computed once at the end).
+registers with no key to keep up (the key is computed once at the end), and the search's
+evaluation of small boards (``search_sowing``), which rates every step of both sides.
 """
 
 from __future__ import annotations
@@ -66,9 +67,14 @@ IntArray = npt.NDArray[np.int64]
 MAX_PITS = 6
 #: the seeds in play must stay below this, so that no byte (nor a byte sum) reaches 128
 MAX_SEEDS = 128
-ONES = 0x0101010101010101     # 1 in every byte
-LOW7 = 0x7F7F7F7F7F7F7F7F     # the low seven bits of every byte
+# Every constant and every sum below keeps byte 7 (the sign byte) below 0x80: the words are
+# signed 64-bit numbers, and a signed overflow is undefined behaviour to the compiler (it
+# showed as wrong answers once a board size was a constant).
+ONES = 0x0101010101010101     # 1 in every byte (only in masks, never multiplied)
+ONES7 = 0x0001010101010101    # 1 in bytes 0..6 (the multiplier of a byte value)
+LOW7 = 0x007F7F7F7F7F7F7F     # the low seven bits of bytes 0..6
 HIGH = 0x0080808080808080     # the top bit of bytes 0..6
+INDEX = 0x0006050403020100    # each of bytes 0..6 holds its own index
 
 
 @kernel_noalloc
@@ -92,8 +98,13 @@ def cell(word: int, i: int) -> int:
 
 @kernel_noalloc
 def side_seeds(word: int, pits: int) -> int:
-    """The seeds in a side's holes (its store left out): the byte sum by one multiplication."""
-    return ((word & ((1 << (8 * pits)) - 1)) * ONES >> 56) & 0xFF
+    """The seeds in a side's holes (its store left out): the bytes added up by halves (no
+    byte sum reaches 128, so no carry leaves its byte)."""
+    s = word & ((1 << (8 * pits)) - 1)
+    s += s >> 32
+    s += s >> 16
+    s += s >> 8
+    return s & 0xFF
 
 
 @kernel_noalloc
@@ -158,7 +169,7 @@ def sow(mine: int, theirs: int, hole: int, pits: int, skip: int,
     return mine, theirs, last
 
 
-@kernel_noalloc
+@kernel_inline
 def rate(mine: int, theirs: int, hole: int, pits: int, skip: int,
          empty_single: int) -> tuple[int, bool]:
     """Captures of the mover's step from ``hole`` (non-empty) and whether it gives a bonus
@@ -193,9 +204,9 @@ def capture_values(mine: int, theirs: int, pits: int, single: int) -> int:
     holes = (1 << (8 * pits)) - 1
     m = mine & holes
     empty = (~(((m & LOW7) + LOW7) | m) & HIGH & holes) >> 7
-    facing = byte_reverse(theirs << (8 * (8 - pits))) & holes  # byte t: the hole facing t
+    facing = byte_reverse((theirs & holes) << (8 * (8 - pits))) & holes  # byte t: the hole facing t
     some = ((((facing & LOW7) + LOW7) | facing) & HIGH) >> 7
-    gains = facing + ONES if single == 1 else (facing + ONES) & (some * 0xFF)
+    gains = facing + ONES7 if single == 1 else (facing + ONES7) & (some * 0xFF)
     return gains & (empty * 0xFF)
 
 
@@ -207,27 +218,38 @@ def rate_all(mine: int, theirs: int, pits: int, skip: int,
     from hole ``h`` plus one (0 for an empty hole), ``bonus`` has the top bit of the byte of
     each step giving a bonus step, ``best`` is the largest byte of ``ratings``.
 
-    A step that ends on the own side without going round the board reads its capture from
-    :func:`capture_values`; a longer one (rare) goes through :func:`rate`."""
+    The holes are rated together, a byte each: the last seed's cell is the hole's index
+    plus its seeds, a step passes the store where that is at least ``P`` and gives a bonus
+    step where it equals ``P``, and each own hole with a capture value
+    (:func:`capture_values`, usually none to two) adds it to the holes whose step ends
+    there. A step going round the board (its last seed back on the own side, or whole laps)
+    is then rated alone by :func:`rate`."""
     values = capture_values(mine, theirs, pits, single)
-    ratings = 0
-    bonus = 0
+    holes = (1 << (8 * pits)) - 1
+    n = mine & holes
+    live = nonempty(n, pits)
+    ends = n + (INDEX & holes)
+    passes = (((ends + (128 - pits) * ONES7) & HIGH) >> 7) & holes
+    at_store = ends ^ (pits * ONES7)
+    bonus = ~(((at_store & LOW7) + LOW7) | at_store) & live
+    targets = nonempty(values, pits)
+    while targets != 0:
+        t = lowest_square(targets) >> 3
+        targets &= targets - 1
+        there = ends ^ (t * ONES7)
+        landing = ~(((there & LOW7) + LOW7) | there) & live
+        passes += (landing >> 7) * ((values >> (8 * t)) & 0xFF)
+    ratings = (passes + ONES7) & ((live >> 7) * 0xFF)
+    rounds = (ends + (127 - 2 * pits) * ONES7) & live  # steps going round the board
+    while rounds != 0:
+        h = lowest_square(rounds) >> 3
+        rounds &= rounds - 1
+        c, b = rate(mine, theirs, h, pits, skip, single)
+        ratings = (ratings & ~(0xFF << (8 * h))) | ((c + 1) << (8 * h))
+        bonus |= (1 if b else 0) << (8 * h + 7)
     best = 0
     for h in range(pits):
-        n = (mine >> (8 * h)) & 0xFF
-        end = h + n
-        if end > 2 * pits:
-            c, b = rate(mine, theirs, h, pits, skip, single)
-            gives = 1 if b else 0
-        else:
-            at = end if end < pits else 7  # byte 7 of the values is 0
-            c = (1 if end >= pits else 0) + ((values >> (8 * at)) & 0xFF)
-            gives = 1 if end == pits else 0
-        live = 1 if n > 0 else 0
-        r = (c + 1) * live
-        ratings |= r << (8 * h)
-        bonus |= (gives * live) << (8 * h + 7)
-        best = max(best, r)
+        best = max(best, (ratings >> (8 * h)) & 0xFF)
     return ratings, bonus, best
 
 
@@ -239,7 +261,7 @@ def duty_choices(mine: int, theirs: int, pits: int, skip: int, single: int,
     a bonus step if one does. Returned as the top bit of each chosen hole's byte: the zero
     bytes of the ratings XOR the best rating in every byte."""
     ratings, bonus, best = rate_all(mine, theirs, pits, skip, single)
-    x = ratings ^ (best * ONES)
+    x = ratings ^ (best * ONES7)
     chosen = ~(((x & LOW7) + LOW7) | x) & HIGH & ((1 << (8 * pits)) - 1)
     top = bonus & chosen
     if top != 0 and first_done != 0:
@@ -249,33 +271,15 @@ def duty_choices(mine: int, theirs: int, pits: int, skip: int, single: int,
     return chosen
 
 
-@kernel_noalloc
-def play_random(params: IntArray, state: IntArray, out: IntArray, seed: int,
-                max_plies: int) -> int:
-    """Play uniformly random steps from ``state`` to the end of the game (or ``max_plies``
-    steps) and return the outcome code (0 if ``max_plies`` ran out). ``state`` is only
-    read; the final position is written into ``out`` when it is not empty (it may be
-    ``state`` itself). The same seed plays the same game as ``dispatch.play_random``.
-    The position must :func:`fits`."""
-    pits = params[P_PITS]
-    ext = HEADER + 2 * pits + 2
-    skip = params[P_SKIP_ORIGIN]
-    single = params[P_EMPTY_SINGLE]
-    duty = capture_duty(params)
-    lose_big = misere(params)
-    end_mover = params[P_END_MOVER] == 1
-    left = params[P_LEFTOVERS]
+@kernel_inline
+def _walk(w1: int, w2: int, to_move: int, outcome: int, reason: int, first_done: int,
+          capturer: int, last_mover: int, last_captures: int, total: int, pits: int,
+          skip: int, single: int, duty: bool, lose_big: bool, end_mover: bool, left: int,
+          seed: int, max_plies: int) -> tuple[int, int, int, int, int, int, int, int, int,
+                                              int]:
+    """:func:`play_random`'s loop over the game's variables (inlined, so that the usual
+    six holes are a constant to the compiler). Returns them with the plies played."""
     holes = (1 << (8 * pits)) - 1
-    w1 = pack(state, HEADER, pits)
-    w2 = pack(state, HEADER + pits + 1, pits)
-    to_move = state[ST_TO_MOVE]
-    outcome = state[ST_OUTCOME]
-    reason = state[ST_REASON]
-    first_done = state[ext + F_FIRST_DONE]
-    capturer = state[ext + F_LAST_CAPTURER]
-    last_mover = state[ext + F_LAST_MOVER]
-    last_captures = state[ext + F_LAST_CAPTURES]
-    total = state[ext + F_TOTAL]
     x = rng.seed_state(seed)
     plies = 0
     while outcome == OUTCOME_RUNNING and plies < max_plies:
@@ -288,7 +292,7 @@ def play_random(params: IntArray, state: IntArray, out: IntArray, seed: int,
             legal = nonempty(mine, pits)
         n = popcount(legal)
         x = rng.advance(x)
-        k = x % n
+        k = rng.pick(x, n)
         for _ in range(k):
             legal &= legal - 1
         hole = lowest_square(legal) >> 3
@@ -360,6 +364,46 @@ def play_random(params: IntArray, state: IntArray, out: IntArray, seed: int,
             outcome = OUTCOME_SECOND
         else:
             outcome = OUTCOME_DRAW
+    return (w1, w2, to_move, outcome, reason, first_done, capturer, last_mover,
+            last_captures, plies)
+
+
+@kernel_noalloc
+def play_random(params: IntArray, state: IntArray, out: IntArray, seed: int,
+                max_plies: int) -> int:
+    """Play uniformly random steps from ``state`` to the end of the game (or ``max_plies``
+    steps) and return the outcome code (0 if ``max_plies`` ran out). ``state`` is only
+    read; the final position is written into ``out`` when it is not empty (it may be
+    ``state`` itself). The same seed plays the same game as ``dispatch.play_random``.
+    The position must :func:`fits`."""
+    pits = params[P_PITS]
+    ext = HEADER + 2 * pits + 2
+    skip = params[P_SKIP_ORIGIN]
+    single = params[P_EMPTY_SINGLE]
+    duty = capture_duty(params)
+    lose_big = misere(params)
+    end_mover = params[P_END_MOVER] == 1
+    left = params[P_LEFTOVERS]
+    w1 = pack(state, HEADER, pits)
+    w2 = pack(state, HEADER + pits + 1, pits)
+    to_move = state[ST_TO_MOVE]
+    outcome = state[ST_OUTCOME]
+    reason = state[ST_REASON]
+    first_done = state[ext + F_FIRST_DONE]
+    capturer = state[ext + F_LAST_CAPTURER]
+    last_mover = state[ext + F_LAST_MOVER]
+    last_captures = state[ext + F_LAST_CAPTURES]
+    total = state[ext + F_TOTAL]
+    if pits == 6:  # Kalah's and Dracala's board: every shift and mask a constant
+        end = _walk(w1, w2, to_move, outcome, reason, first_done, capturer, last_mover,
+                    last_captures, total, 6, skip, single, duty, lose_big, end_mover, left,
+                    seed, max_plies)
+    else:
+        end = _walk(w1, w2, to_move, outcome, reason, first_done, capturer, last_mover,
+                    last_captures, total, pits, skip, single, duty, lose_big, end_mover, left,
+                    seed, max_plies)
+    (w1, w2, to_move, outcome, reason, first_done, capturer, last_mover, last_captures,
+     plies) = end
     if out.shape[0] > 0:
         unpack(w1, out, HEADER, pits)
         unpack(w2, out, HEADER + pits + 1, pits)
