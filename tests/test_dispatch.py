@@ -137,7 +137,7 @@ def test_random_playout_leaves_its_input_and_plays_the_generators_game(rules: st
     while state[ST_OUTCOME] == OUTCOME_RUNNING:
         n = D.fam_legal(fam, params, state, moves)
         x = rng.advance(x)
-        D.fam_apply(fam, params, state, int(moves[x % n]))
+        D.fam_apply(fam, params, state, int(moves[_choose(x, n)]))
         count = D.fam_note_position(fam, params, state, history, count)
     assert D.random_playout(fam, params, start, seed, NO_LIMIT) == state[ST_OUTCOME]
     in_place = start.copy()
@@ -166,6 +166,23 @@ def _minimal_standard(seed: int, count: int) -> list[int]:
     return out
 
 
+def _choose(x: int, n: int) -> int:
+    """Which of ``n`` choices the number ``x`` (31 bits) picks: ``x / 2**31`` scaled to ``n``."""
+    return x * n // 2**31
+
+
+def test_a_choice_scales_the_number_to_the_count() -> None:
+    for x in (1, 2**30, 2**31 - 2, 123_456_789):
+        for n in (1, 2, 3, 6, 7, 100, 2**20):
+            assert rng.pick(x, n) == _choose(x, n) < n
+    # every choice of n is as likely as with a remainder: the counts over all of 1..M-1
+    # differ by at most one between choices (checked on a small scale, M = 2**12)
+    counts = [0] * 6
+    for x in range(1, 2**12):
+        counts[x * 6 >> 12] += 1
+    assert max(counts) - min(counts) <= 1
+
+
 @pytest.mark.parametrize("seed", [0, 1, 12345, 2**40 + 7, -3])
 def test_the_generator_is_the_minimal_standard(seed: int) -> None:
     x = rng.seed_state(seed)
@@ -184,12 +201,12 @@ def test_batch_random_actions_draw_from_the_generator_and_chain() -> None:
     out = np.empty(5, np.int64)
     next_seed = B.random_legal_actions(legal, num_legal, 99, out)
     draws = iter(_minimal_standard(99, 4))
-    expected = [-1 if n == 0 else next(draws) % n for n in num_legal.tolist()]
+    expected = [-1 if n == 0 else _choose(next(draws), n) for n in num_legal.tolist()]
     assert out.tolist() == expected
     # a chained call continues the same sequence
     B.random_legal_actions(legal, num_legal, next_seed, out)
     later = iter(_minimal_standard(99, 8)[4:])
-    assert out.tolist() == [-1 if n == 0 else next(later) % n for n in num_legal.tolist()]
+    assert out.tolist() == [-1 if n == 0 else _choose(next(later), n) for n in num_legal.tolist()]
 
 
 def test_leaf_noise_is_the_generators_hash() -> None:
