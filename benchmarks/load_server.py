@@ -495,10 +495,10 @@ def main(argv: list[str] | None = None) -> int:
         import uvicorn
 
         sys.path.insert(0, str(ROOT / "src"))
-        from nugar.server.http_timeouts import timed_h11
+        from nugar.server.http_timeouts import timed_protocol
 
         uvicorn.run(noop_app(), host=HOST, port=args.serve_noop, log_level="warning",
-                    http=timed_h11(10.0), limit_concurrency=1000)
+                    http=timed_protocol(10.0), limit_concurrency=1000)
         return 0
     if not 1 <= args.games <= 5000 or not 1 <= args.concurrency <= 256:
         parser.error("--games must be 1..5000 and --concurrency 1..256")
