@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -26,13 +26,26 @@ from .clocks import WATCH_EVERY, watch_clocks
 from .fastlane import MoveLane
 from .listen import listen_forever
 from .lobby import Lobby
-from .middleware import Guard, SecurityHeaders, add_error_handlers
+from .middleware import ASGIApp, Guard, SecurityHeaders, add_error_handlers
 from .rooms import EXPIRE_DAYS, Hub
 from .session import Agents, AiPool
 from .store import Store
 
 if TYPE_CHECKING:
     from ..warmup import Warmup
+
+
+class _App(FastAPI):
+    """FastAPI with the server's own middleware (:attr:`front`) put around the whole stack
+    FastAPI builds, instead of inside its error and telemetry layers: a move answered by the
+    fast lane then costs none of them (a request that goes on to the routes still passes
+    through them all)."""
+
+    front: Callable[[ASGIApp], ASGIApp] | None = None
+
+    def build_middleware_stack(self) -> Any:
+        inner = super().build_middleware_stack()
+        return inner if self.front is None else self.front(inner)
 
 
 def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float | None = 30.0,
@@ -99,7 +112,7 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
             pool.close()
             store.close()
 
-    app = FastAPI(title="nugar", version="1", lifespan=lifespan,
+    app = _App(title="nugar", version="1", lifespan=lifespan,
                   docs_url="/docs" if api_docs else None,
                   redoc_url="/redoc" if api_docs else None,
                   description="Play Dara, Dala, Kalah and Dracala: against the AI, against a "
@@ -110,10 +123,12 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     app.state.warmup = engine
     app.state.ai_pool = pool
     app.state.public_url = public_url.rstrip("/")
-    app.add_middleware(MoveLane)  # inside the guard: a plain move skips FastAPI's routing
-    app.add_middleware(Guard, max_body=max_body, rate=rate, burst=burst,
-                       body_timeout=body_timeout)
-    app.add_middleware(SecurityHeaders, docs=api_docs)  # outermost: refusals get them too
+    # in front of FastAPI's own middleware (its error and telemetry layers): the security
+    # headers outermost, so refusals get them too; then the size and rate guard; then the
+    # move fast lane, inside the guard, so a plain move skips FastAPI's routing
+    app.front = lambda inner: SecurityHeaders(
+        Guard(MoveLane(inner), max_body=max_body, rate=rate, burst=burst,
+              body_timeout=body_timeout), docs=api_docs)
     add_error_handlers(app)
     app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")
     app.include_router(routes_pages.router)

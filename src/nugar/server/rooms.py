@@ -55,6 +55,7 @@ from .session import (
     stored_outcome,
 )
 from .store import CorruptRow, GameRow, Store, StoredEvent, VersionConflict, hash_key
+from .wire import Encoded, event_message
 
 log = logging.getLogger("nugar.server")
 
@@ -412,10 +413,10 @@ class Hub:
             missed = await asyncio.to_thread(self.store.events_since, row.id, base,
                                              MAX_CATCH_UP, row.version)
             if missed and missed[0].version == base + 1 and missed[-1].version == row.version:
-                update = room.update(base, moves_from_events(len(row.moves), missed))
+                update = Encoded(room.update(base, moves_from_events(len(row.moves), missed)))
                 for e in missed:
-                    room.announce({"type": e.type, "v": e.version, "data": e.data,
-                                   "update": update if e is missed[-1] else None})
+                    room.announce(event_message(e.type, e.version, e.data,
+                                                update if e is missed[-1] else None))
             else:
                 room.announce({"type": "sync", "v": row.version, "data": {},
                                "state": room.state()})
@@ -460,11 +461,11 @@ class Hub:
         session.reset(game, room.row.offers)
         room._view = None
         if room.listeners:
-            update = room.update(base, len(old_moves))
+            update = Encoded(room.update(base, len(old_moves)))
             for e in events:
                 assert e is not None
-                room.announce({"type": e.type, "v": e.version, "data": e.data,
-                               "update": update if e is events[-1] else None})
+                room.announce(event_message(e.type, e.version, e.data,
+                                            update if e is events[-1] else None))
         return True
 
     def heard(self, game_id: str, version: int, event: StoredEvent | None = None) -> None:
@@ -670,8 +671,9 @@ class Hub:
         limit = min(len(old.moves), len(moves))
         while same < limit and old.moves[same] == moves[same]:
             same += 1
-        update = room.update(old.version, same, old_turns)
-        room.announce({"type": etype, "v": ev.version, "data": data, "update": update})
+        # encoded once: the answer and every listener's event share the text
+        update = Encoded(room.update(old.version, same, old_turns))
+        room.announce(event_message(etype, ev.version, data, update))
         return update
 
     async def _act(self, game_id: str,
