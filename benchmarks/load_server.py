@@ -292,6 +292,43 @@ def noop_app() -> Any:
     return app
 
 
+def cpu_by_process(pid: int) -> dict[int, float]:
+    """CPU time (user + system, seconds) of the process ``pid`` and of each process under
+    it, by process id (Linux ``/proc``; empty elsewhere)."""
+    out: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            # its own time, and that of its children it has already waited for
+            out[p] = sum(int(f) for f in fields[11:15]) / tick
+            todo += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+def postgres_pid(url: str) -> int | None:
+    """The PostgreSQL server (postmaster) on this machine listening on ``url``'s port,
+    found by its command line (``-p PORT``), else ``None``."""
+    from sqlalchemy.engine import make_url
+
+    port = str(make_url(url).port or 5432)
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        words = [a.decode(errors="replace") for a in argv]
+        if words and Path(words[0]).name in ("postgres", "postmaster") and any(
+                w == "-p" and i + 1 < len(words) and words[i + 1] == port
+                for i, w in enumerate(words)):
+            return int(entry.name)
+    return None
+
+
 def cpu_seconds(pid: int) -> float:
     """CPU time (user + system) the process ``pid`` and every process under it have used so
     far, in seconds (Linux ``/proc``; 0 elsewhere). On a machine others share, the server's
@@ -356,9 +393,20 @@ def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed
                     *(["--workers", str(workers)] if workers > 1 else [])]
         with _server(argv, port) as proc:
             timed: list[float] = []
+            client: list[float] = []
+            workers_cpu: list[dict[int, float]] = []
+            pg_cpu: list[float] = []
+            pg = None if noop or url.startswith("sqlite") else postgres_pid(url)
+
+            def mark() -> None:
+                timed.append(cpu_seconds(proc.pid))
+                workers_cpu.append(cpu_by_process(proc.pid))
+                client.append(time.process_time())
+                if pg is not None:
+                    pg_cpu.append(sum(cpu_by_process(pg).values()))
+
             logs, latencies, elapsed = asyncio.run(
-                _run(port, games, concurrency, time_limit, seed, noop,
-                     lambda: timed.append(cpu_seconds(proc.pid))))
+                _run(port, games, concurrency, time_limit, seed, noop, mark))
         problems = [] if noop else _check_journal(url, logs)
     load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
     if not noop:
@@ -389,6 +437,21 @@ def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed
         "max_ms": 1000 * lat[-1], "mean_ms": 1000 * statistics.fmean(lat),
         "server_cpu_ms": 1000 * (timed[1] - timed[0]) / max(1, moves) if len(timed) == 2
         else None,
+        "client_cpu_ms": 1000 * (client[1] - client[0]) / max(1, moves) if len(client) == 2
+        else None,
+        "postgres_cpu_ms": 1000 * (pg_cpu[1] - pg_cpu[0]) / max(1, moves)
+        if len(pg_cpu) == 2 else None,
+        # the cores each process kept busy over the timed part (CPU seconds / seconds)
+        "cores": {
+            "server processes": [
+                round((workers_cpu[1].get(p, 0.0) - t) / elapsed, 2)
+                for p, t in workers_cpu[0].items()
+                if workers_cpu[1].get(p, 0.0) - t > 0.01 * elapsed]
+            if len(workers_cpu) == 2 else [],
+            "postgres": round((pg_cpu[1] - pg_cpu[0]) / elapsed, 2) if len(pg_cpu) == 2
+            else None,
+            "client": round((client[1] - client[0]) / elapsed, 2) if len(client) == 2
+            else None},
         "problems": problems,
     }
 
@@ -517,7 +580,9 @@ def main(argv: list[str] | None = None) -> int:
         results.append(r)
         print(f"{r['database']}, {r['workers']} worker(s): {r['moves_per_s']:.0f} moves/s, "
               f"p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, server CPU "
-              f"{r['server_cpu_ms'] or 0:.2f} ms/move, load "
+              f"{r['server_cpu_ms'] or 0:.2f} ms/move, client CPU "
+              f"{r['client_cpu_ms'] or 0:.2f} ms/move, postgres CPU "
+              f"{r['postgres_cpu_ms'] or 0:.2f} ms/move, cores {r['cores']}, load "
               f"{_load(r['load_before'])}", file=sys.stderr)
 
     if args.only in (None, "sqlite"):

@@ -16,6 +16,7 @@ row and file labels drawn around the board are hidden from screen readers.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
@@ -116,25 +117,8 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
                 classes.append("lit")
             owner = grid[r][c]
             what = f"{game.player_name(owner)} piece" if owner in (1, 2) else "empty"
-            out.append(f'<g class="{" ".join(classes)}" data-square="{name}" role="gridcell" '
-                       f'tabindex="-1" aria-label="{name}, {what}">'
-                       f'<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}" '
-                       f'fill="{fill}" stroke="#8a6d45" stroke-width="1"/>')
-            cx, cy = x + SQUARE / 2, y + SQUARE / 2
-            if owner in (1, 2):
-                out.append(f'<circle class="piece p{owner}" cx="{cx:.0f}" cy="{cy:.0f}" '
-                           f'r="{SQUARE * 0.36:.1f}" fill="{_PIECE_FILL[owner]}" '
-                           f'stroke="{_PIECE_EDGE[owner]}" stroke-width="2"/>')
-            if name in captured:
-                d = SQUARE * 0.22
-                out.append(f'<path class="captured" d="M{cx - d:.0f},{cy - d:.0f} '
-                           f'L{cx + d:.0f},{cy + d:.0f} M{cx + d:.0f},{cy - d:.0f} '
-                           f'L{cx - d:.0f},{cy + d:.0f}" stroke="#c0392b" stroke-width="4" '
-                           'stroke-linecap="round"/>')
-            if name in lit:
-                out.append(f'<circle class="dot" cx="{cx:.0f}" cy="{cy:.0f}" r="7" '
-                           'fill="#2e86de" fill-opacity="0.6"/>')
-            out.append("</g>")
+            out.append(_square(name, x, y, " ".join(classes), fill, what, owner,
+                               name in captured, name in lit))
         out.append("</g>")
     base = top + rows * SQUARE
     for c in range(cols):
@@ -144,6 +128,46 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
     out.append(hand_row(1, base + margin + band / 2 - 2))
     out.append("</svg>")
     return "".join(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _square(name: str, x: int, y: int, classes: str, fill: str, what: str, owner: int,
+            captured: bool, lit: bool) -> str:
+    """One square of a grid board; a board has few squares and each few looks, so they are
+    drawn once and remembered (at most 4096 of them)."""
+    out = [f'<g class="{classes}" data-square="{name}" role="gridcell" '
+           f'tabindex="-1" aria-label="{name}, {what}">'
+           f'<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}" '
+           f'fill="{fill}" stroke="#8a6d45" stroke-width="1"/>']
+    cx, cy = x + SQUARE / 2, y + SQUARE / 2
+    if owner in (1, 2):
+        out.append(f'<circle class="piece p{owner}" cx="{cx:.0f}" cy="{cy:.0f}" '
+                   f'r="{SQUARE * 0.36:.1f}" fill="{_PIECE_FILL[owner]}" '
+                   f'stroke="{_PIECE_EDGE[owner]}" stroke-width="2"/>')
+    if captured:
+        d = SQUARE * 0.22
+        out.append(f'<path class="captured" d="M{cx - d:.0f},{cy - d:.0f} '
+                   f'L{cx + d:.0f},{cy + d:.0f} M{cx + d:.0f},{cy - d:.0f} '
+                   f'L{cx - d:.0f},{cy + d:.0f}" stroke="#c0392b" stroke-width="4" '
+                   'stroke-linecap="round"/>')
+    if lit:
+        out.append(f'<circle class="dot" cx="{cx:.0f}" cy="{cy:.0f}" r="7" '
+                   'fill="#2e86de" fill-opacity="0.6"/>')
+    out.append("</g>")
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _hole(player: int, k: int, cell: int, classes: str, label: str, count: int, x: float,
+          y: float) -> str:
+    """One hole of a sowing board, remembered like :func:`_square`."""
+    ring = "#f6e27a" if "last" in classes.split() else "#5e3a17"
+    return (f'<g class="{classes}" data-player="{player}" data-hole="{k}" '
+            f'data-cell="{cell}" role="gridcell" tabindex="-1" aria-label="{label}">'
+            f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{HOLE * 0.4:.0f}" '
+            f'fill="#6b4220" stroke="{ring}" stroke-width="3"/>'
+            f'<text class="count" x="{x:.0f}" y="{y + 7:.0f}" font-size="20" '
+            f'text-anchor="middle" fill="#fff4dc">{count}</text></g>')
 
 
 def _pits_svg(game: Game, board: PitBoard, marks: list[Move], lit: set[str]) -> str:
@@ -171,14 +195,8 @@ def _pits_svg(game: Game, board: PitBoard, marks: list[Move], lit: set[str]) -> 
             classes.append("last")
         if player == game.to_move and str(k) in lit:
             classes.append("lit")
-        ring = "#f6e27a" if "last" in classes else "#5e3a17"
         label = f"{game.player_name(player)} hole {k}, {_seeds(count)}"
-        return (f'<g class="{" ".join(classes)}" data-player="{player}" data-hole="{k}" '
-                f'data-cell="{cell}" role="gridcell" tabindex="-1" aria-label="{label}">'
-                f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{HOLE * 0.4:.0f}" '
-                f'fill="#6b4220" stroke="{ring}" stroke-width="3"/>'
-                f'<text class="count" x="{x:.0f}" y="{y + 7:.0f}" font-size="20" '
-                f'text-anchor="middle" fill="#fff4dc">{count}</text></g>')
+        return _hole(player, k, cell, " ".join(classes), label, count, x, y)
 
     top_y = pad + 18 + HOLE / 2
     bottom_y = top_y + HOLE
