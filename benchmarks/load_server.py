@@ -86,18 +86,15 @@ class Connection:
         head = (f"{method} {path} HTTP/1.1\r\nhost: {HOST}\r\ncontent-length: {len(data)}\r\n"
                 + ("content-type: application/json\r\n" if body is not None else "") + "\r\n")
         self.writer.write(head.encode() + data)
-        status_line = await self.reader.readline()
-        if not status_line:
-            raise HttpError("the server closed the connection")
-        status = int(status_line.split()[1])
+        try:  # the status line and headers in one read
+            lines = (await self.reader.readuntil(b"\r\n\r\n")).lower().split(b"\r\n")
+        except asyncio.IncompleteReadError:
+            raise HttpError("the server closed the connection") from None
+        status = int(lines[0].split()[1])
         length = 0
-        while True:
-            line = await self.reader.readline()
-            if line in (b"\r\n", b""):
-                break
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
+        for line in lines[1:]:
+            if line.startswith(b"content-length:"):
+                length = int(line[15:])
         raw = await self.reader.readexactly(length)
         return status, json.loads(raw) if raw else None
 
@@ -157,6 +154,18 @@ async def _watch(base_ws: str, log: GameLog, ready: asyncio.Event) -> None:
             if update and update["over"] and log.seen_versions and \
                     log.seen_versions[-1] == update["v"]:
                 return
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop for the client when it is installed (the server's dependencies
+    bring it): the client shares the machine's cores with the server, so it should cost as
+    little as it can."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
 
 
 def _check(status: int, answer: Any) -> Any:
@@ -405,8 +414,9 @@ def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed
                 if pg is not None:
                     pg_cpu.append(sum(cpu_by_process(pg).values()))
 
-            logs, latencies, elapsed = asyncio.run(
-                _run(port, games, concurrency, time_limit, seed, noop, mark))
+            with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+                logs, latencies, elapsed = runner.run(
+                    _run(port, games, concurrency, time_limit, seed, noop, mark))
         problems = [] if noop else _check_journal(url, logs)
     load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
     if not noop:
