@@ -1,7 +1,8 @@
-"""What the server's speed work must not change: a move's answer and the event every listener
-gets carry the JSON of the same update, encoded once (:mod:`nugar.server.wire`); and the
-HTTP parsers ``nugar serve`` runs (httptools when installed, else h11) both bound a request's
-head in size and in time."""
+"""What the server's speed work must keep: a move's answer and the event every listener gets
+carry the JSON of the same update, encoded once (:mod:`nugar.server.wire`); a process that
+hears its own change announced does no extra work for it; and the HTTP parsers ``nugar
+serve`` runs (httptools when installed, else h11) both bound a request's head in size and in
+time."""
 
 from __future__ import annotations
 
@@ -51,6 +52,48 @@ def test_event_texts_without_an_update_and_plain_messages() -> None:
                                     "update": None}
     assert "é" in msg.text  # UTF-8 as it is, like the answers
     assert text_of({"type": "pong", "v": 3}) == '{"type":"pong","v":3}'
+
+
+def test_hearing_its_own_change_before_its_commit_costs_no_read(db_url: str) -> None:
+    """On PostgreSQL a process hears its own change announced, sometimes before the commit
+    is seen by the request that made it; the room watched by a listener must not then be
+    "refreshed" by reading the store (a wasted read per move), nor announce twice."""
+    from concurrent.futures import Future
+
+    from nugar.server.store import GameRow, Store, StoredEvent
+
+    app = create_app(db_url, rate=None)
+    hub: Hub = app.state.hub
+    store: Store = app.state.store
+    real_submit, real_load = store.submit, store.load
+    loads: list[str] = []
+
+    async def run() -> None:
+        room, keys = await hub.create("dara", "friend", None, None)
+        gid = room.row.id
+        watcher = Listener()
+        room.listeners.add(watcher)
+
+        def announced_first(row: GameRow, ev: StoredEvent) -> Future[None]:
+            hub.heard(gid, ev.version, ev)  # what the listening connection passes on
+            return real_submit(row, ev)
+
+        def counted_load(game_id: str) -> GameRow | None:
+            loads.append(game_id)
+            return real_load(game_id)
+
+        store.submit = announced_first  # type: ignore[method-assign]
+        store.load = counted_load  # type: ignore[method-assign]
+        for move, key in (("c3", "1"), ("d4", "2"), ("e4", "1")):
+            await hub.move(gid, keys[key], move)
+        if room.following is not None:
+            await room.following
+        assert loads == []
+        got = [watcher.queue.get_nowait()["v"] for _ in range(watcher.queue.qsize())]
+        assert got == [2, 3, 4]
+        await hub.close()
+
+    asyncio.run(run())
 
 
 # --- the HTTP parsers ---------------------------------------------------------------------------

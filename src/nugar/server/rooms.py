@@ -365,7 +365,7 @@ class Hub:
                 stored = await asyncio.to_thread(self.store.version, game_id)
                 room.known = max(room.known, stored or 0)
             if room.stale:
-                await self.refresh(room)
+                await self.refresh(room, if_stale=True)
             return room
         async with self._load_lock:
             room = self.rooms.get(game_id)
@@ -388,10 +388,15 @@ class Hub:
                 raise ApiError(409, "corrupt_game",
                                f"the stored game {game_id} cannot be rebuilt: {exc}") from None
 
-    async def refresh(self, room: Room) -> bool:
+    async def refresh(self, room: Room, *, if_stale: bool = False) -> bool:
         """Bring ``room`` to the stored game if another process changed it, and pass the
-        events it missed to its listeners; ``True`` if the room changed."""
+        events it missed to its listeners; ``True`` if the room changed. ``if_stale``: only
+        if the room is still behind a version heard of once the lock is had (a change of
+        this process, committed meanwhile, may have brought it there: its own announcement
+        can arrive before the change's commit is seen here), without asking the store."""
         async with room.session.lock:
+            if if_stale and not room.stale:
+                return False
             return await self._refresh_locked(room)
 
     async def _refresh_locked(self, room: Room) -> bool:
@@ -486,7 +491,7 @@ class Hub:
     async def _follow(self, room: Room) -> None:
         try:
             while room.stale and room.listeners and not room.session.closed:
-                await self.refresh(room)
+                await self.refresh(room, if_stale=True)
         except Exception:
             log.exception("following game %s failed", room.row.id)
 
