@@ -261,8 +261,16 @@ class Room:
             "board": board_data(game),
             "svg": svg(game, last_move=last_turn),
         }
+        texts = self.row.moves  # the stored texts of the moves: str() of each
+        if len(texts) == len(moves):  # a turn's text joins them (spares str() of every move)
+            joiner, start, turn_texts = game.descriptor.turn_joiner, 0, []
+            for _p, ms in turns:
+                turn_texts.append(joiner.join(texts[start:start + len(ms)]))
+                start += len(ms)
+        else:
+            turn_texts = game.turns()
         out["turns"] = [{"player": p, "text": t, "n": len(ms)} for (p, ms), t in
-                        zip(turns, game.turns(), strict=True)]
+                        zip(turns, turn_texts, strict=True)]
         out["moves"] = self.row.moves  # the stored texts of the game's moves (never changed)
         ends, total = [], 0
         for _p, ms in turns:
