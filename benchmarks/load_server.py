@@ -483,39 +483,115 @@ def _load(values: tuple[float, ...] | None) -> str:
     return "?" if values is None else " / ".join(f"{x:.1f}" for x in values)
 
 
+def _stack() -> str:
+    """The event loop and HTTP parser ``nugar serve`` runs in this environment."""
+    import importlib.util
+
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio's own loop"
+    parser = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    return f"{loop} and {parser}"
+
+
+def _ms(value: float | None) -> str:
+    return "?" if value is None else f"{value:.2f}"
+
+
+def _targets(results: list[dict[str, Any]]) -> list[str]:
+    """Sentences on the targets of issue 17 and on what this machine allows, from the rows."""
+    out = []
+    sqlite = [r for r in results if r["database"] == "SQLite" and r["workers"] == 1]
+    pg = {r["workers"]: r for r in results if r["database"] == "PostgreSQL"}
+    cpus = results[0]["cpus"] or 1
+    if sqlite:
+        r = sqlite[0]
+        met = r["moves_per_s"] >= 2000 and r["p99_ms"] <= 50
+        bound = 1000 / r["server_cpu_ms"] if r["server_cpu_ms"] else None
+        out.append(
+            f"Target, one SQLite worker >= 2,000 moves/s with p99 <= 50 ms at 32 games: "
+            f"{'met' if met else 'not met'} ({r['moves_per_s']:.0f} moves/s, p99 "
+            f"{r['p99_ms']:.0f} ms). One worker is one process on one core: at "
+            f"{_ms(r['server_cpu_ms'])} ms of server CPU per move it serves at most "
+            + (f"{bound:.0f} moves/s however quiet the machine." if bound else "? moves/s."))
+    if 1 in pg and len(pg) > 1:
+        one = pg[1]
+        n, many = max(pg.items())
+        ratio = many["moves_per_s"] / one["moves_per_s"]
+        parts = [one["server_cpu_ms"], one["postgres_cpu_ms"], one["client_cpu_ms"]]
+        text = (f"Target, {n} PostgreSQL workers >= 1.6 x one: "
+                f"{'met' if ratio >= 1.6 else 'not met'} ({ratio:.2f} x).")
+        if None not in parts and one["server_cpu_ms"]:
+            total = sum(parts)
+            machine = 1000 * cpus / total
+            alone = 1000 / one["server_cpu_ms"]
+            text += (
+                f" Here the clients and PostgreSQL share the machine's {cpus} cores with the "
+                f"workers: one move costs {one['server_cpu_ms']:.2f} ms of worker CPU, "
+                f"{one['postgres_cpu_ms']:.2f} ms of PostgreSQL and {one['client_cpu_ms']:.2f} "
+                f"ms of the client's, {total:.2f} ms in all, so even with no cost for "
+                f"spreading games over workers the machine serves at most "
+                f"{machine:.0f} moves/s, against {alone:.0f} for one worker on a core of its "
+                f"own: at most {min(n, machine / alone):.2f} x on this machine. With "
+                f"{n} workers a move costs {_ms(many['server_cpu_ms'])} ms of worker CPU "
+                "(the worker holding a game's spectator replays and draws the moves decided "
+                "by the other).")
+        out.append(text)
+    return out
+
+
 def markdown(results: list[dict[str, Any]], command: str) -> str:
     rows = []
     for r in results:
         lost = "n/a" if r["database"].startswith("none") else (
             "none" if not r["problems"] else f"{len(r['problems'])} problems")
-        cpu = "?" if r["server_cpu_ms"] is None else f"{r['server_cpu_ms']:.2f}"
+        cores = r.get("cores") or {}
+        busy = " + ".join(f"{c:.2f}" for c in cores.get("server processes") or []) or "?"
+        busy += f" / {cores['postgres']:.2f}" if cores.get("postgres") is not None else " / -"
+        busy += f" / {cores['client']:.2f}" if cores.get("client") is not None else " / ?"
+        pg = "-" if r.get("postgres_cpu_ms") is None else _ms(r["postgres_cpu_ms"])
         rows.append(f"| {r['database']} | {r['workers']} | {r['games']} ({r['moves']}) | "
-                    f"{r['moves_per_s']:.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {cpu} | "
-                    f"{lost} | {_load(r['load_before'])} -> {_load(r['load_after'])} |")
+                    f"{r['moves_per_s']:.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | "
+                    f"{_ms(r['server_cpu_ms'])} | {pg} | {_ms(r.get('client_cpu_ms'))} | "
+                    f"{busy} | {lost} | {_load(r['load_before'])} -> "
+                    f"{_load(r['load_after'])} |")
     first = results[0]
     return "\n".join([
         "## Web server load",
         "",
-        f"`{command}`: `nugar serve` (uvicorn, rate limit off) on 127.0.0.1; each game is "
-        "played by two players over kept-alive HTTP/1.1 connections, picking random legal "
-        "moves from each answer, and watched by one websocket spectator; rule sets "
-        f"{', '.join(RULES)} in turn; games still running after {MAX_MOVES} moves are "
-        f"resigned; {first['concurrency']} games at once. The no-op row is a FastAPI "
-        "endpoint that reads a move's body and answers at once, served the same way: the "
-        "ceiling of the HTTP stack with this client. The clients run on the same machine "
+        f"`{command}`: `nugar serve` (uvicorn with {_stack()}, rate limit off) on "
+        "127.0.0.1; each game is played by two players over kept-alive HTTP/1.1 "
+        "connections, picking random legal moves from each answer, and watched by one "
+        f"websocket spectator; rule sets {', '.join(RULES)} in turn; games still running "
+        f"after {MAX_MOVES} moves are resigned; {first['concurrency']} games at once. SQLite "
+        "is a file in WAL mode with `synchronous=FULL` (every acknowledged move is synced to "
+        "disk); the private PostgreSQL server the script starts runs with `fsync=off` (like "
+        "the tests'). The no-op row is a FastAPI endpoint that reads a move's body and "
+        "answers at once, served the same way: the ceiling of the HTTP stack with this "
+        "client. The client (one process, on uvloop when installed) runs on the same machine "
         f"({first['cpus']} CPUs), so the figures are a floor rather than the server's "
-        "capacity. Load is the 1/5/15-minute load average before and after each row.",
+        "capacity. Load is the 1/5/15-minute load average before and after each row. "
+        f"Measured {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC.",
         "",
         "| database | workers | games (moves) | moves/s | p50 ms | p99 ms | server CPU ms "
-        "per move | moves lost or doubled | load |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "per move | PostgreSQL CPU ms per move | client CPU ms per move | cores busy: "
+        "server / PostgreSQL / client | moves lost or doubled | load |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *rows,
         "",
         "Moves lost or doubled: the moves played, the stored game, the spectator's events "
-        "and the stored journal compared move by move for every game. Server CPU per move: "
-        "the user and system time of the server's processes (all workers; PostgreSQL's own "
-        "processes are not counted) over the timed part, divided by the moves: on a shared "
-        "machine it is steadier than the rates.",
+        "and the stored journal compared move by move for every game. CPU per move: the "
+        "user and system time over the timed part, divided by the moves, of the server's "
+        "processes (all workers), of PostgreSQL's (the server and its backends), and of the "
+        "client; on a shared machine they are steadier than the rates. Cores busy: each "
+        "one's CPU seconds per second of the timed part (each worker on its own).",
+        "",
+        *[line for t in _targets(results) for line in (t, "")],
+        "Where a move's CPU goes, and the figures before each change: the section \"Web "
+        "server: where a move's CPU goes\" below. To run it again:",
+        "",
+        "```",
+        "python benchmarks/load_server.py --games 200 --concurrency 32 --workers 2 "
+        "--write-docs",
+        "```",
         "",
     ])
 
