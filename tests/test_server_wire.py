@@ -96,6 +96,25 @@ def test_hearing_its_own_change_before_its_commit_costs_no_read(db_url: str) -> 
     asyncio.run(run())
 
 
+def test_only_announcements_of_newer_versions_of_held_games_are_read(db_url: str) -> None:
+    from nugar.server.listen import _head
+
+    app = create_app(db_url, rate=None)
+    hub: Hub = app.state.hub
+
+    async def run() -> None:
+        room, _keys = await hub.create("dara", "friend", None, None)
+        gid = room.row.id
+        assert _head(f'{gid} 1 created {{"rules": "dara"}}') == (gid, 1)
+        assert _head("junk") == ("junk", 0) and _head("x y z") == ("x", 0)
+        assert not hub.behind(gid, 1)  # its own version: nothing to read
+        assert hub.behind(gid, 2)  # a newer one stored elsewhere
+        assert not hub.behind("0123456789abcdef", 7)  # a game this process does not hold
+        await hub.close()
+
+    asyncio.run(run())
+
+
 # --- the HTTP parsers ---------------------------------------------------------------------------
 async def _hello(scope: Any, receive: Any, send: Any) -> None:
     if scope["type"] != "http":

@@ -481,6 +481,12 @@ class Hub:
                                             update if e is events[-1] else None))
         return True
 
+    def behind(self, game_id: str, version: int) -> bool:
+        """Whether this process holds the game at an older version than ``version`` (an
+        announcement of anything else needs no reading)."""
+        room = self.rooms.get(game_id)
+        return room is not None and version > room.row.version
+
     def heard(self, game_id: str, version: int, event: StoredEvent | None = None) -> None:
         """Another process (or this one) stored ``version`` of a game (``event``: the change,
         when the announcement carried it): a room holding an older one is refreshed before
