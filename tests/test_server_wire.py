@@ -115,6 +115,30 @@ def test_only_announcements_of_newer_versions_of_held_games_are_read(db_url: str
     asyncio.run(run())
 
 
+def test_a_served_app_freezes_what_start_up_made_before_any_room(db_url: str) -> None:
+    """``nugar serve`` leaves the start-up's objects out of the garbage collector's walks,
+    and does it before any room exists (a frozen room's cycles would never be freed)."""
+    import gc
+
+    from fastapi.testclient import TestClient
+
+    plain = create_app(db_url, rate=None)
+    with TestClient(plain):
+        assert gc.get_freeze_count() == 0  # the default (tests, embedding): nothing frozen
+    served = create_app(db_url, rate=None, freeze_gc=True)
+    try:
+        with TestClient(served) as client:
+            assert gc.get_freeze_count() > 0
+            made = client.post("/api/games", json={"rules": "dara", "mode": "hotseat"})
+            assert made.status_code == 201
+            room = served.state.hub.rooms[made.json()["id"]]
+            # a room is walked by the collector as usual (the frozen objects are not listed)
+            assert any(o is room for o in gc.get_objects())
+            assert not any(o is served for o in gc.get_objects())  # the app is frozen
+    finally:
+        gc.unfreeze()
+
+
 # --- the HTTP parsers ---------------------------------------------------------------------------
 async def _hello(scope: Any, receive: Any, send: Any) -> None:
     if scope["type"] != "http":
