@@ -11,7 +11,8 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -82,7 +83,7 @@ def test_hearing_its_own_change_before_its_commit_costs_no_read(db_url: str) -> 
             loads.append(game_id)
             return real_load(game_id)
 
-        store.submit = announced_first  # type: ignore[method-assign]
+        store.submit = announced_first  # type: ignore[method-assign,assignment]
         store.load = counted_load  # type: ignore[method-assign]
         for move, key in (("c3", "1"), ("d4", "2"), ("e4", "1")):
             await hub.move(gid, keys[key], move)
@@ -135,6 +136,56 @@ def test_a_served_app_freezes_what_start_up_made_before_any_room(db_url: str) ->
             # a room is walked by the collector as usual (the frozen objects are not listed)
             assert any(o is room for o in gc.get_objects())
             assert not any(o is served for o in gc.get_objects())  # the app is frozen
+    finally:
+        gc.unfreeze()
+
+
+class _Compiling:
+    """A warm-up that finishes when told, telling its subscribers from another thread."""
+
+    def __init__(self) -> None:
+        self.finished = False
+        self.listeners: list[Callable[[Any], None]] = []
+
+    def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]:
+        self.listeners.append(callback)
+        return lambda: self.listeners.remove(callback)
+
+    def finish(self) -> None:
+        def run() -> None:
+            self.finished = True
+            for callback in list(self.listeners):
+                callback(SimpleNamespace(finished=True))
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+
+
+def test_the_warm_up_is_frozen_too_unless_a_room_exists(db_url: str) -> None:
+    import gc
+
+    from nugar.server.app import _freeze_after_warm_up
+
+    app = create_app(db_url, rate=None)
+    hub: Hub = app.state.hub
+    engine = _Compiling()
+
+    async def run() -> None:
+        waiting = asyncio.create_task(_freeze_after_warm_up(engine, hub))  # type: ignore[arg-type]
+        await asyncio.sleep(0.05)
+        assert not waiting.done() and gc.get_freeze_count() == 0  # still compiling
+        engine.finish()
+        await asyncio.wait_for(waiting, 5)
+        assert gc.get_freeze_count() > 0 and not engine.listeners  # frozen, unsubscribed
+        gc.unfreeze()
+        await hub.create("dara", "hotseat", None, None)
+        await asyncio.wait_for(_freeze_after_warm_up(engine, hub), 5)  # type: ignore[arg-type]
+        assert gc.get_freeze_count() == 0  # a room exists: left as it is
+        await hub.close()
+
+    try:
+        asyncio.run(run())
     finally:
         gc.unfreeze()
 

@@ -33,7 +33,7 @@ from .session import Agents, AiPool
 from .store import Store
 
 if TYPE_CHECKING:
-    from ..warmup import Warmup
+    from ..warmup import Progress, Warmup
 
 
 class _App(FastAPI):
@@ -47,6 +47,28 @@ class _App(FastAPI):
     def build_middleware_stack(self) -> Any:
         inner = super().build_middleware_stack()
         return inner if self.front is None else self.front(inner)
+
+
+async def _freeze_after_warm_up(engine: Warmup, hub: Hub) -> None:
+    """Once the AI's compiled code is loaded (the warm-up runs after the start and makes
+    tens of thousands of objects), freeze again, if no game's room exists yet (a frozen room
+    would never be collected: it holds cycles); else leave it."""
+    loop = asyncio.get_running_loop()
+    done = asyncio.Event()
+
+    def heard(progress: Progress) -> None:  # in the warm-up's thread
+        if progress.finished:
+            loop.call_soon_threadsafe(done.set)
+
+    unsubscribe = engine.subscribe(heard)
+    try:
+        if not engine.finished:
+            await done.wait()
+    finally:
+        unsubscribe()
+    if not hub.rooms:
+        gc.collect()
+        gc.freeze()
 
 
 def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float | None = 30.0,
@@ -103,6 +125,8 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
         if freeze_gc:  # before any room exists: a frozen cycle is never collected
             gc.collect()
             gc.freeze()
+            if warm_up:
+                tasks.append(asyncio.create_task(_freeze_after_warm_up(engine, hub)))
         await hub.expire_idle()  # before resuming, so the computer does not wake them
         await hub.resume_all()
         tasks.append(asyncio.create_task(hub.expire_forever()))
