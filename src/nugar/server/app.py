@@ -99,7 +99,8 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     --workers``). ``freeze_gc`` (``nugar serve``): once started, every object made so far is
     left out of Python's cyclic garbage collections (``gc.freeze``), which then walk far
     fewer objects: a full collection stalls every request in flight, and took 60 to 90 ms
-    with the start-up's objects (the engine, numba, FastAPI), 10 to 25 ms without them."""
+    with the start-up's objects (the engine, numba, FastAPI), 6 to 18 ms without them (and
+    without the warm-up's, frozen once it is done if no game's room exists yet)."""
     from ..warmup import WARMUP, Warmup, server_steps
 
     if warmup is not None:
