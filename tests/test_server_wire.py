@@ -118,18 +118,23 @@ def test_only_announcements_of_newer_versions_of_held_games_are_read(db_url: str
 
 def test_a_served_app_freezes_what_start_up_made_before_any_room(db_url: str) -> None:
     """``nugar serve`` leaves the start-up's objects out of the garbage collector's walks,
-    and does it before any room exists (a frozen room's cycles would never be freed)."""
+    and does it before any room exists (a frozen room's cycles would never be freed); it
+    collects the youngest objects less often."""
     import gc
 
     from fastapi.testclient import TestClient
 
+    from nugar.server.app import GC_YOUNG
+
     plain = create_app(db_url, rate=None)
+    threshold = gc.get_threshold()
     with TestClient(plain):
         assert gc.get_freeze_count() == 0  # the default (tests, embedding): nothing frozen
-    served = create_app(db_url, rate=None, freeze_gc=True)
+        assert gc.get_threshold() == threshold
+    served = create_app(db_url, rate=None, tune_gc=True)
     try:
         with TestClient(served) as client:
-            assert gc.get_freeze_count() > 0
+            assert gc.get_freeze_count() > 0 and gc.get_threshold()[0] == GC_YOUNG
             made = client.post("/api/games", json={"rules": "dara", "mode": "hotseat"})
             assert made.status_code == 201
             room = served.state.hub.rooms[made.json()["id"]]
@@ -138,6 +143,7 @@ def test_a_served_app_freezes_what_start_up_made_before_any_room(db_url: str) ->
             assert not any(o is served for o in gc.get_objects())  # the app is frozen
     finally:
         gc.unfreeze()
+        gc.set_threshold(*threshold)
 
 
 class _Compiling:

@@ -36,6 +36,11 @@ if TYPE_CHECKING:
     from ..warmup import Progress, Warmup
 
 
+#: allocations between two collections of the youngest objects in ``nugar serve`` (Python's
+#: default is 700): a server makes and drops many short-lived objects per request
+GC_YOUNG = 10_000
+
+
 class _App(FastAPI):
     """FastAPI with the server's own middleware (:attr:`front`) put around the whole stack
     FastAPI builds, instead of inside its error and telemetry layers: a move answered by the
@@ -78,7 +83,7 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
                ai_table: float = 64.0, ai_queue: int = 8,
                expire_days: float | None = EXPIRE_DAYS,
                clock_every: float = WATCH_EVERY, create_tables: bool = True,
-               freeze_gc: bool = False) -> FastAPI:
+               tune_gc: bool = False) -> FastAPI:
     """The web application over the database at ``db_url`` (default: SQLite in the user's
     data directory). ``ai_time`` is the AI's thinking time per decision in seconds.
     ``warm_up`` starts compiling what every AI level needs in the background at startup
@@ -96,11 +101,13 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     are checked (:func:`~.clocks.watch_clocks`). On PostgreSQL the app listens to the
     changes other processes store (:mod:`.listen`), so several processes can serve the same
     games; ``create_tables=False`` leaves the tables to whoever started them (``nugar serve
-    --workers``). ``freeze_gc`` (``nugar serve``): once started, every object made so far is
+    --workers``). ``tune_gc`` (``nugar serve``): once started, every object made so far is
     left out of Python's cyclic garbage collections (``gc.freeze``), which then walk far
     fewer objects: a full collection stalls every request in flight, and took 60 to 90 ms
     with the start-up's objects (the engine, numba, FastAPI), 6 to 18 ms without them (and
-    without the warm-up's, frozen once it is done if no game's room exists yet)."""
+    without the warm-up's, frozen once it is done if no game's room exists yet); and the
+    youngest objects are collected every :data:`GC_YOUNG` allocations instead of Python's
+    700, so collections come about 14 times less often (4 % less CPU per move)."""
     from ..warmup import WARMUP, Warmup, server_steps
 
     if warmup is not None:
@@ -123,9 +130,10 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
                                                             lobby=lobby.heard)))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(heard.wait(), 10)  # else it goes on trying meanwhile
-        if freeze_gc:  # before any room exists: a frozen cycle is never collected
+        if tune_gc:  # before any room exists: a frozen cycle is never collected
             gc.collect()
             gc.freeze()
+            gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
             if warm_up:
                 tasks.append(asyncio.create_task(_freeze_after_warm_up(engine, hub)))
         await hub.expire_idle()  # before resuming, so the computer does not wake them
