@@ -86,18 +86,15 @@ class Connection:
         head = (f"{method} {path} HTTP/1.1\r\nhost: {HOST}\r\ncontent-length: {len(data)}\r\n"
                 + ("content-type: application/json\r\n" if body is not None else "") + "\r\n")
         self.writer.write(head.encode() + data)
-        status_line = await self.reader.readline()
-        if not status_line:
-            raise HttpError("the server closed the connection")
-        status = int(status_line.split()[1])
+        try:  # the status line and headers in one read
+            lines = (await self.reader.readuntil(b"\r\n\r\n")).lower().split(b"\r\n")
+        except asyncio.IncompleteReadError:
+            raise HttpError("the server closed the connection") from None
+        status = int(lines[0].split()[1])
         length = 0
-        while True:
-            line = await self.reader.readline()
-            if line in (b"\r\n", b""):
-                break
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
+        for line in lines[1:]:
+            if line.startswith(b"content-length:"):
+                length = int(line[15:])
         raw = await self.reader.readexactly(length)
         return status, json.loads(raw) if raw else None
 
@@ -157,6 +154,18 @@ async def _watch(base_ws: str, log: GameLog, ready: asyncio.Event) -> None:
             if update and update["over"] and log.seen_versions and \
                     log.seen_versions[-1] == update["v"]:
                 return
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop for the client when it is installed (the server's dependencies
+    bring it): the client shares the machine's cores with the server, so it should cost as
+    little as it can."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
 
 
 def _check(status: int, answer: Any) -> Any:
@@ -292,6 +301,43 @@ def noop_app() -> Any:
     return app
 
 
+def cpu_by_process(pid: int) -> dict[int, float]:
+    """CPU time (user + system, seconds) of the process ``pid`` and of each process under
+    it, by process id (Linux ``/proc``; empty elsewhere)."""
+    out: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            # its own time, and that of its children it has already waited for
+            out[p] = sum(int(f) for f in fields[11:15]) / tick
+            todo += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+def postgres_pid(url: str) -> int | None:
+    """The PostgreSQL server (postmaster) on this machine listening on ``url``'s port,
+    found by its command line (``-p PORT``), else ``None``."""
+    from sqlalchemy.engine import make_url
+
+    port = str(make_url(url).port or 5432)
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        words = [a.decode(errors="replace") for a in argv]
+        if words and Path(words[0]).name in ("postgres", "postmaster") and any(
+                w == "-p" and i + 1 < len(words) and words[i + 1] == port
+                for i, w in enumerate(words)):
+            return int(entry.name)
+    return None
+
+
 def cpu_seconds(pid: int) -> float:
     """CPU time (user + system) the process ``pid`` and every process under it have used so
     far, in seconds (Linux ``/proc``; 0 elsewhere). On a machine others share, the server's
@@ -356,9 +402,21 @@ def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed
                     *(["--workers", str(workers)] if workers > 1 else [])]
         with _server(argv, port) as proc:
             timed: list[float] = []
-            logs, latencies, elapsed = asyncio.run(
-                _run(port, games, concurrency, time_limit, seed, noop,
-                     lambda: timed.append(cpu_seconds(proc.pid))))
+            client: list[float] = []
+            workers_cpu: list[dict[int, float]] = []
+            pg_cpu: list[float] = []
+            pg = None if noop or url.startswith("sqlite") else postgres_pid(url)
+
+            def mark() -> None:
+                timed.append(cpu_seconds(proc.pid))
+                workers_cpu.append(cpu_by_process(proc.pid))
+                client.append(time.process_time())
+                if pg is not None:
+                    pg_cpu.append(sum(cpu_by_process(pg).values()))
+
+            with asyncio.Runner(loop_factory=_loop_factory()) as runner:
+                logs, latencies, elapsed = runner.run(
+                    _run(port, games, concurrency, time_limit, seed, noop, mark))
         problems = [] if noop else _check_journal(url, logs)
     load_after = os.getloadavg() if hasattr(os, "getloadavg") else None
     if not noop:
@@ -389,6 +447,21 @@ def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed
         "max_ms": 1000 * lat[-1], "mean_ms": 1000 * statistics.fmean(lat),
         "server_cpu_ms": 1000 * (timed[1] - timed[0]) / max(1, moves) if len(timed) == 2
         else None,
+        "client_cpu_ms": 1000 * (client[1] - client[0]) / max(1, moves) if len(client) == 2
+        else None,
+        "postgres_cpu_ms": 1000 * (pg_cpu[1] - pg_cpu[0]) / max(1, moves)
+        if len(pg_cpu) == 2 else None,
+        # the cores each process kept busy over the timed part (CPU seconds / seconds)
+        "cores": {
+            "server processes": [
+                round((workers_cpu[1].get(p, 0.0) - t) / elapsed, 2)
+                for p, t in workers_cpu[0].items()
+                if workers_cpu[1].get(p, 0.0) - t > 0.01 * elapsed]
+            if len(workers_cpu) == 2 else [],
+            "postgres": round((pg_cpu[1] - pg_cpu[0]) / elapsed, 2) if len(pg_cpu) == 2
+            else None,
+            "client": round((client[1] - client[0]) / elapsed, 2) if len(client) == 2
+            else None},
         "problems": problems,
     }
 
@@ -410,39 +483,115 @@ def _load(values: tuple[float, ...] | None) -> str:
     return "?" if values is None else " / ".join(f"{x:.1f}" for x in values)
 
 
+def _stack() -> str:
+    """The event loop and HTTP parser ``nugar serve`` runs in this environment."""
+    import importlib.util
+
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio's own loop"
+    parser = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    return f"{loop} and {parser}"
+
+
+def _ms(value: float | None) -> str:
+    return "?" if value is None else f"{value:.2f}"
+
+
+def _targets(results: list[dict[str, Any]]) -> list[str]:
+    """Sentences on the targets of issue 17 and on what this machine allows, from the rows."""
+    out = []
+    sqlite = [r for r in results if r["database"] == "SQLite" and r["workers"] == 1]
+    pg = {r["workers"]: r for r in results if r["database"] == "PostgreSQL"}
+    cpus = results[0]["cpus"] or 1
+    if sqlite:
+        r = sqlite[0]
+        met = r["moves_per_s"] >= 2000 and r["p99_ms"] <= 50
+        bound = 1000 / r["server_cpu_ms"] if r["server_cpu_ms"] else None
+        out.append(
+            f"Target, one SQLite worker >= 2,000 moves/s with p99 <= 50 ms at 32 games: "
+            f"{'met' if met else 'not met'} ({r['moves_per_s']:.0f} moves/s, p99 "
+            f"{r['p99_ms']:.0f} ms). One worker is one process on one core: at "
+            f"{_ms(r['server_cpu_ms'])} ms of server CPU per move it serves at most "
+            + (f"{bound:.0f} moves/s however quiet the machine." if bound else "? moves/s."))
+    if 1 in pg and len(pg) > 1:
+        one = pg[1]
+        n, many = max(pg.items())
+        ratio = many["moves_per_s"] / one["moves_per_s"]
+        parts = [one["server_cpu_ms"], one["postgres_cpu_ms"], one["client_cpu_ms"]]
+        text = (f"Target, {n} PostgreSQL workers >= 1.6 x one: "
+                f"{'met' if ratio >= 1.6 else 'not met'} ({ratio:.2f} x).")
+        if None not in parts and one["server_cpu_ms"]:
+            total = sum(parts)
+            machine = 1000 * cpus / total
+            alone = 1000 / one["server_cpu_ms"]
+            text += (
+                f" Here the clients and PostgreSQL share the machine's {cpus} cores with the "
+                f"workers: one move costs {one['server_cpu_ms']:.2f} ms of worker CPU, "
+                f"{one['postgres_cpu_ms']:.2f} ms of PostgreSQL and {one['client_cpu_ms']:.2f} "
+                f"ms of the client's, {total:.2f} ms in all, so even with no cost for "
+                f"spreading games over workers the machine serves at most "
+                f"{machine:.0f} moves/s, against {alone:.0f} for one worker on a core of its "
+                f"own: at most {min(n, machine / alone):.2f} x on this machine. With "
+                f"{n} workers a move costs {_ms(many['server_cpu_ms'])} ms of worker CPU "
+                "(the worker holding a game's spectator replays and draws the moves decided "
+                "by the other).")
+        out.append(text)
+    return out
+
+
 def markdown(results: list[dict[str, Any]], command: str) -> str:
     rows = []
     for r in results:
         lost = "n/a" if r["database"].startswith("none") else (
             "none" if not r["problems"] else f"{len(r['problems'])} problems")
-        cpu = "?" if r["server_cpu_ms"] is None else f"{r['server_cpu_ms']:.2f}"
+        cores = r.get("cores") or {}
+        busy = " + ".join(f"{c:.2f}" for c in cores.get("server processes") or []) or "?"
+        busy += f" / {cores['postgres']:.2f}" if cores.get("postgres") is not None else " / -"
+        busy += f" / {cores['client']:.2f}" if cores.get("client") is not None else " / ?"
+        pg = "-" if r.get("postgres_cpu_ms") is None else _ms(r["postgres_cpu_ms"])
         rows.append(f"| {r['database']} | {r['workers']} | {r['games']} ({r['moves']}) | "
-                    f"{r['moves_per_s']:.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {cpu} | "
-                    f"{lost} | {_load(r['load_before'])} -> {_load(r['load_after'])} |")
+                    f"{r['moves_per_s']:.0f} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | "
+                    f"{_ms(r['server_cpu_ms'])} | {pg} | {_ms(r.get('client_cpu_ms'))} | "
+                    f"{busy} | {lost} | {_load(r['load_before'])} -> "
+                    f"{_load(r['load_after'])} |")
     first = results[0]
     return "\n".join([
         "## Web server load",
         "",
-        f"`{command}`: `nugar serve` (uvicorn, rate limit off) on 127.0.0.1; each game is "
-        "played by two players over kept-alive HTTP/1.1 connections, picking random legal "
-        "moves from each answer, and watched by one websocket spectator; rule sets "
-        f"{', '.join(RULES)} in turn; games still running after {MAX_MOVES} moves are "
-        f"resigned; {first['concurrency']} games at once. The no-op row is a FastAPI "
-        "endpoint that reads a move's body and answers at once, served the same way: the "
-        "ceiling of the HTTP stack with this client. The clients run on the same machine "
+        f"`{command}`: `nugar serve` (uvicorn with {_stack()}, rate limit off) on "
+        "127.0.0.1; each game is played by two players over kept-alive HTTP/1.1 "
+        "connections, picking random legal moves from each answer, and watched by one "
+        f"websocket spectator; rule sets {', '.join(RULES)} in turn; games still running "
+        f"after {MAX_MOVES} moves are resigned; {first['concurrency']} games at once. SQLite "
+        "is a file in WAL mode with `synchronous=FULL` (every acknowledged move is synced to "
+        "disk); the private PostgreSQL server the script starts runs with `fsync=off` (like "
+        "the tests'). The no-op row is a FastAPI endpoint that reads a move's body and "
+        "answers at once, served the same way: the ceiling of the HTTP stack with this "
+        "client. The client (one process, on uvloop when installed) runs on the same machine "
         f"({first['cpus']} CPUs), so the figures are a floor rather than the server's "
-        "capacity. Load is the 1/5/15-minute load average before and after each row.",
+        "capacity. Load is the 1/5/15-minute load average before and after each row. "
+        f"Measured {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC.",
         "",
         "| database | workers | games (moves) | moves/s | p50 ms | p99 ms | server CPU ms "
-        "per move | moves lost or doubled | load |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "per move | PostgreSQL CPU ms per move | client CPU ms per move | cores busy: "
+        "server / PostgreSQL / client | moves lost or doubled | load |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *rows,
         "",
         "Moves lost or doubled: the moves played, the stored game, the spectator's events "
-        "and the stored journal compared move by move for every game. Server CPU per move: "
-        "the user and system time of the server's processes (all workers; PostgreSQL's own "
-        "processes are not counted) over the timed part, divided by the moves: on a shared "
-        "machine it is steadier than the rates.",
+        "and the stored journal compared move by move for every game. CPU per move: the "
+        "user and system time over the timed part, divided by the moves, of the server's "
+        "processes (all workers), of PostgreSQL's (the server and its backends), and of the "
+        "client; on a shared machine they are steadier than the rates. Cores busy: each "
+        "one's CPU seconds per second of the timed part (each worker on its own).",
+        "",
+        *[line for t in _targets(results) for line in (t, "")],
+        "Where a move's CPU goes, and the figures before each change: the section \"Web "
+        "server: where a move's CPU goes\" below. To run it again:",
+        "",
+        "```",
+        "python benchmarks/load_server.py --games 200 --concurrency 32 --workers 2 "
+        "--write-docs",
+        "```",
         "",
     ])
 
@@ -495,10 +644,10 @@ def main(argv: list[str] | None = None) -> int:
         import uvicorn
 
         sys.path.insert(0, str(ROOT / "src"))
-        from nugar.server.http_timeouts import timed_h11
+        from nugar.server.http_timeouts import timed_protocol
 
         uvicorn.run(noop_app(), host=HOST, port=args.serve_noop, log_level="warning",
-                    http=timed_h11(10.0), limit_concurrency=1000)
+                    http=timed_protocol(10.0), limit_concurrency=1000)
         return 0
     if not 1 <= args.games <= 5000 or not 1 <= args.concurrency <= 256:
         parser.error("--games must be 1..5000 and --concurrency 1..256")
@@ -517,7 +666,9 @@ def main(argv: list[str] | None = None) -> int:
         results.append(r)
         print(f"{r['database']}, {r['workers']} worker(s): {r['moves_per_s']:.0f} moves/s, "
               f"p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, server CPU "
-              f"{r['server_cpu_ms'] or 0:.2f} ms/move, load "
+              f"{r['server_cpu_ms'] or 0:.2f} ms/move, client CPU "
+              f"{r['client_cpu_ms'] or 0:.2f} ms/move, postgres CPU "
+              f"{r['postgres_cpu_ms'] or 0:.2f} ms/move, cores {r['cores']}, load "
               f"{_load(r['load_before'])}", file=sys.stderr)
 
     if args.only in (None, "sqlite"):

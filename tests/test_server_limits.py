@@ -73,10 +73,13 @@ class _NeverReads:
         self.closed: tuple[int, str] | None = None
         self.query_params: dict[str, str] = {}
 
-    async def send_json(self, msg: dict[str, Any]) -> None:
+    async def send_text(self, text: str) -> None:  # events go out as prepared text
         self.sent += 1
         if self.sent > 1:
             await asyncio.Event().wait()  # the client's buffers are full: blocks forever
+
+    async def send_json(self, msg: dict[str, Any]) -> None:
+        await self.send_text(str(msg))
 
     async def receive_text(self) -> str:
         await asyncio.Event().wait()

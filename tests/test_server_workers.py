@@ -439,3 +439,52 @@ def test_the_lobby_and_clocks_span_workers(pg_url: str, tmp_path: Path) -> None:
             "created", "move", "move", "flag"]
     finally:
         store.close()
+
+
+def test_one_transaction_writes_many_games_and_refuses_only_the_stale_one(pg_url: str) -> None:
+    """The writer's PostgreSQL statements for a whole transaction (one update of every game
+    row, its version checked, one insert of the journal entries, one announcement each):
+    the stale change is refused, the others are written and announced, clocks and all."""
+    from concurrent.futures import Future
+
+    import psycopg
+
+    from nugar.server.store import CHANNEL, GameRow, StoredEvent, VersionConflict
+
+    store = Store(pg_url)
+    rows = []
+    for i in range(4):
+        row = GameRow(id=f"batch{i}{random.randrange(10**9)}", rules="dara", mode="friend",
+                      ai_level=None, ai_seat=None, key_hash_1="a", key_hash_2="b", moves=[],
+                      ending=None, offers={}, result=None, reason=None, version=1)
+        store.create(row, StoredEvent(1, "created", {"rules": "dara"}))
+        rows.append(row)
+    changes = []
+    for i, row in enumerate(rows):
+        before = 1 if i != 2 else 5  # the third expects a version the game is not at
+        new = GameRow(**{**row.__dict__, "moves": ["c3"], "version": before + 1,
+                         "clock": {"left": [60.0, 60.0]} if i == 1 else None,
+                         "deadline": 1.5e9 if i == 1 else None,
+                         "offers": {"draw": 1} if i == 3 else {}})
+        changes.append((new, StoredEvent(before + 1, "move", {"player": 1, "moves": ["c3"]}),
+                        Future()))
+    with psycopg.connect(store.listen_url(), autocommit=True) as listener:
+        listener.execute(f"LISTEN {CHANNEL}")
+        store._write_batch(list(changes))
+        heard = [n.payload for n in listener.notifies(timeout=2, stop_after=3)]
+    outcomes = [f.exception(timeout=5) for _r, _e, f in changes]
+    assert [o is None for o in outcomes] == [True, True, False, True]
+    assert isinstance(outcomes[2], VersionConflict)
+    for i, row in enumerate(rows):
+        loaded = store.load(row.id)
+        assert loaded is not None
+        assert (loaded.version, loaded.moves) == ((2, ["c3"]) if i != 2 else (1, []))
+        versions = [e.version for e in store.events_since(row.id, 0, 10)]
+        assert versions == ([1, 2] if i != 2 else [1])
+    one = store.load(rows[1].id)
+    assert one is not None and one.clock == {"left": [60.0, 60.0]} and one.deadline == 1.5e9
+    three = store.load(rows[3].id)
+    assert three is not None and three.offers == {"draw": 1}
+    assert sorted(p.split(" ", 2)[0] for p in heard) == sorted(
+        rows[i].id for i in (0, 1, 3))
+    store.close()

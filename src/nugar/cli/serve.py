@@ -118,7 +118,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         db_url=args.db, ai_time=args.ai_time, rate=args.rate or None, warm_up=True,
         public_url=public_url, api_docs=args.api_docs, body_timeout=args.body_timeout,
         ai_workers=args.ai_workers, ai_table=args.ai_table, ai_queue=args.ai_queue,
-        expire_days=args.expire_days or None)
+        expire_days=args.expire_days or None, tune_gc=True)
     served = dict(host=args.host, port=args.port, log_level="warning",
                   h11_max_incomplete_event_size=16_384, ws_max_size=65536,
                   # an update is a few kB: compressing every message costs more CPU than the
@@ -137,9 +137,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     shown = app.state.store.engine.url.render_as_string(hide_password=True)
     print(f"nugar: serving on {default_public_url(args.host, args.port)}/ as {public_url}/ "
           f"(database: {shown})", file=sys.stderr)
-    from ..server.http_timeouts import timed_h11
+    from ..server.http_timeouts import timed_protocol
 
-    uvicorn.run(app, http=timed_h11(args.header_timeout), **served)
+    # uvloop and httptools (the server's dependencies) when installed: loop="auto" picks
+    # uvloop itself; the HTTP protocol is ours, with the header timeout
+    uvicorn.run(app, http=timed_protocol(args.header_timeout), **served)
     return EXIT_OK
 
 
@@ -151,6 +153,7 @@ def serve_workers(args: argparse.Namespace, options: dict[str, Any], served: dic
 
     import uvicorn
 
+    from ..server.http_timeouts import protocol_path
     from ..server.store import Store
     from ..server.worker import ENV, options_env
 
@@ -165,7 +168,7 @@ def serve_workers(args: argparse.Namespace, options: dict[str, Any], served: dic
           f"{options['public_url']}/ with {args.workers} workers (database: {shown})",
           file=sys.stderr)
     uvicorn.run("nugar.server.worker:app_from_env", factory=True, workers=args.workers,
-                http="nugar.server.http_timeouts:TimedH11", **served)
+                http=protocol_path(), **served)
     return EXIT_OK
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .middleware import replaying
 from .session import ApiError
+from .wire import text_of
 
 if TYPE_CHECKING:
     from .middleware import ASGIApp, Receive, Scope, Send
@@ -88,9 +89,8 @@ class MoveLane:
             retry = getattr(exc, "retry_after", None)
             if retry is not None:
                 extra.append((b"retry-after", str(retry).encode()))
-        # the same encoding as FastAPI's JSONResponse
-        out = json.dumps(answer, ensure_ascii=False, allow_nan=False, indent=None,
-                         separators=(",", ":")).encode("utf-8")
+        # the same encoding as FastAPI's JSONResponse; an update comes encoded (:mod:`.wire`)
+        out = text_of(answer).encode("utf-8")
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-length", str(len(out)).encode()),
                                 (b"content-type", b"application/json"), *extra]})

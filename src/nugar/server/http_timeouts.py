@@ -1,9 +1,17 @@
-"""uvicorn's HTTP/1.1 protocol (h11) with a bound on the time a request's headers take.
+"""uvicorn's HTTP/1.1 protocols with a bound on the time a request's headers take.
 
 uvicorn times out an idle keep-alive connection but not one that sends its headers a byte at
 a time (or never): :func:`timed_h11` returns a protocol class that closes a connection whose
 next request line and headers have not all arrived ``header_timeout`` seconds after the
 connection opened or the request's first byte came.
+
+uvicorn has two HTTP/1.1 parsers: h11 (pure Python, always there) and httptools (a C parser,
+installed with the server's dependencies), which costs a fraction of h11's CPU per request.
+:func:`timed_protocol` gives the httptools one when it is installed, else h11; both have the
+same header timeout, and both bound a request's line and headers to
+:data:`MAX_HEAD_BYTES` (h11 through uvicorn's ``h11_max_incomplete_event_size``; httptools,
+which has no such bound of its own, here): a longer head gets ``400`` and the connection is
+closed, so a client cannot make the server hold an endless head.
 """
 
 from __future__ import annotations
@@ -13,6 +21,14 @@ from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+#: the longest request line and headers accepted, in bytes
+MAX_HEAD_BYTES = 16_384
+
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # httptools is not installed: h11 only
+    HttpToolsProtocol = None  # type: ignore[assignment,misc]
 
 
 class _Coalescing:
@@ -107,3 +123,100 @@ class TimedH11(_TimedH11):
     """The protocol class that ``nugar serve --workers`` names to uvicorn by its import path
     (a class made by :func:`timed_h11` cannot be sent to a worker process); each worker sets
     its ``header_timeout`` before serving (:mod:`.worker`)."""
+
+
+class HeadTooLong(ValueError):
+    """A request's line and headers are longer than :data:`MAX_HEAD_BYTES`."""
+
+
+if HttpToolsProtocol is not None:
+    class _TimedHttpTools(HttpToolsProtocol):
+        """uvicorn's httptools protocol with the header timeout and head bound of the h11
+        one: the timer runs from the connection's opening, or a request's first byte, until
+        the request's headers are complete."""
+
+        header_timeout = 10.0
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._header_timer: asyncio.TimerHandle | None = None
+            self._head_bytes = 0
+
+        def _start_timer(self) -> None:
+            if self._header_timer is None:
+                self._header_timer = self.loop.call_later(self.header_timeout,
+                                                          self._headers_too_slow)
+
+        def _stop_timer(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _headers_too_slow(self) -> None:
+            self._header_timer = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(_Coalescing(transport, self.loop))  # type: ignore[arg-type]
+            self._start_timer()
+
+        def handle_websocket_upgrade(self) -> None:
+            coalescing = self.transport
+            if isinstance(coalescing, _Coalescing):
+                coalescing.flush()
+                self.transport = coalescing.inner
+            super().handle_websocket_upgrade()
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._head_bytes = 0
+            self._start_timer()
+
+        def _count(self, size: int) -> None:
+            self._head_bytes += size
+            if self._head_bytes > MAX_HEAD_BYTES:
+                # the parser turns this into an error, and uvicorn answers 400 and closes
+                raise HeadTooLong(f"request head over {MAX_HEAD_BYTES} bytes")
+
+        def on_url(self, url: bytes) -> None:
+            self._count(len(url))
+            super().on_url(url)
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            self._count(len(name) + len(value) + 4)
+            super().on_header(name, value)
+
+        def on_headers_complete(self) -> None:
+            self._stop_timer()
+            super().on_headers_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._stop_timer()
+            super().connection_lost(exc)
+
+    class TimedHttpTools(_TimedHttpTools):
+        """The httptools counterpart of :class:`TimedH11` for ``nugar serve --workers``."""
+
+
+def timed_protocol(header_timeout: float) -> type[asyncio.Protocol]:
+    """The HTTP protocol class ``nugar serve`` runs: httptools when it is installed, else
+    h11, allowing ``header_timeout`` seconds for a request's headers."""
+    if HttpToolsProtocol is None:
+        return timed_h11(header_timeout)
+    return type("TimedHttpTools", (_TimedHttpTools,), {"header_timeout": header_timeout})
+
+
+def protocol_path() -> str:
+    """The import path of the protocol class of ``nugar serve --workers`` (:mod:`.worker`
+    sets its header timeout)."""
+    if HttpToolsProtocol is None:
+        return "nugar.server.http_timeouts:TimedH11"
+    return "nugar.server.http_timeouts:TimedHttpTools"
+
+
+def set_header_timeout(seconds: float) -> None:
+    """The header timeout of the classes :func:`protocol_path` names (in a worker)."""
+    TimedH11.header_timeout = seconds
+    if HttpToolsProtocol is not None:
+        TimedHttpTools.header_timeout = seconds

@@ -48,6 +48,14 @@ def parse(payload: str) -> tuple[str, int, StoredEvent | None] | None:
     return parts[0], version, event
 
 
+def _head(payload: str) -> tuple[str, int]:
+    """The game id and version an announcement names, without reading its event (version 0
+    when malformed: never behind)."""
+    game_id, _, rest = payload.partition(" ")
+    version = rest.split(" ", 1)[0]
+    return game_id, int(version) if version.isdigit() else 0
+
+
 async def listen_forever(hub: Hub, url: str, ready: asyncio.Event | None = None, *,
                          lobby: Callable[[], None] | None = None) -> None:
     """Listen on :data:`~.store.CHANNEL` at the PostgreSQL database ``url`` (a libpq address)
@@ -72,6 +80,8 @@ async def listen_forever(hub: Hub, url: str, ready: asyncio.Event | None = None,
                         if lobby is not None:
                             lobby()
                         continue
+                    if not hub.behind(*_head(note.payload)):
+                        continue  # its own change, or a game this process does not hold
                     heard = parse(note.payload)
                     if heard is not None:
                         hub.heard(*heard)

@@ -16,6 +16,7 @@ row and file labels drawn around the board are hidden from screen readers.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
@@ -61,7 +62,7 @@ def svg(game: Game, last_move: Move | Sequence[Move] | None = None,
 
 def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) -> str:
     rows, cols, grid, hands = board.rows, board.cols, board.grid, board.hands
-    margin, band = 26, 30
+    margin, band = _MARGIN, _BAND
     width = margin + cols * SQUARE + 10
     height = band + rows * SQUARE + margin + band
     moved_to: set[str] = set()
@@ -81,31 +82,20 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
            f'aria-label="{escape(game.rules.game)} board, {rows} by {cols}; {in_hand}">',
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#f3e3c3" rx="8"/>']
 
-    def hand_row(player: int, y: float) -> str:
-        count = hands[player - 1]
-        parts = [f'<g class="hand" data-player="{player}" aria-hidden="true">',
-                 f'<text x="{margin}" y="{y + 5:.0f}" font-size="13" fill="#333">'
-                 f'{game.player_name(player)} in hand: {count}</text>']
-        shown = min(count, 12)
-        for i in range(shown):
-            cx = margin + 130 + i * 14
-            parts.append(f'<circle cx="{cx}" cy="{y:.0f}" r="6" fill="{_PIECE_FILL[player]}" '
-                         f'stroke="{_PIECE_EDGE[player]}"/>')
-        parts.append("</g>")
-        return "".join(parts)
-
-    out.append(hand_row(2, band / 2 + 2))
-    top = band
-    for r in reversed(range(rows)):  # the top row first: the order a screen reader reads
-        y = top + (rows - 1 - r) * SQUARE
-        out.append(f'<text x="{margin / 2:.0f}" y="{y + SQUARE / 2 + 5:.0f}" font-size="13" '
-                   f'text-anchor="middle" fill="#5a4630" aria-hidden="true">{r + 1}</text>')
-        out.append(f'<g role="row" aria-rowindex="{rows - r}">')
-        for c in range(cols):
-            x = margin + c * SQUARE
-            name = square_name(c, r)
+    names = (game.player_name(1), game.player_name(2))
+    out.append(_hand_row(2, band / 2 + 2, hands[1], names[1]))
+    what = {1: f"{names[0]} piece", 2: f"{names[1]} piece"}
+    marked = moved_from | moved_to | captured | lit
+    rows_drawn, files = _grid_layout(rows, cols)
+    for (head, cells), row in zip(rows_drawn, reversed(grid), strict=True):
+        out.append(head)
+        for c, name, x, y, fill in cells:
+            owner = row[c]
+            if name not in marked:  # most squares: the plain look
+                out.append(_square(name, x, y, "sq", fill, what.get(owner, "empty"), owner,
+                                   False, False))
+                continue
             classes = ["sq"]
-            fill = "#e8cfa0" if (r + c) % 2 == 0 else "#dfc18e"
             if name in moved_from:
                 classes.append("from")
                 fill = "#f1e08a"
@@ -114,36 +104,94 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
                 fill = "#f6e27a"
             if name in lit:
                 classes.append("lit")
-            owner = grid[r][c]
-            what = f"{game.player_name(owner)} piece" if owner in (1, 2) else "empty"
-            out.append(f'<g class="{" ".join(classes)}" data-square="{name}" role="gridcell" '
-                       f'tabindex="-1" aria-label="{name}, {what}">'
-                       f'<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}" '
-                       f'fill="{fill}" stroke="#8a6d45" stroke-width="1"/>')
-            cx, cy = x + SQUARE / 2, y + SQUARE / 2
-            if owner in (1, 2):
-                out.append(f'<circle class="piece p{owner}" cx="{cx:.0f}" cy="{cy:.0f}" '
-                           f'r="{SQUARE * 0.36:.1f}" fill="{_PIECE_FILL[owner]}" '
-                           f'stroke="{_PIECE_EDGE[owner]}" stroke-width="2"/>')
-            if name in captured:
-                d = SQUARE * 0.22
-                out.append(f'<path class="captured" d="M{cx - d:.0f},{cy - d:.0f} '
-                           f'L{cx + d:.0f},{cy + d:.0f} M{cx + d:.0f},{cy - d:.0f} '
-                           f'L{cx - d:.0f},{cy + d:.0f}" stroke="#c0392b" stroke-width="4" '
-                           'stroke-linecap="round"/>')
-            if name in lit:
-                out.append(f'<circle class="dot" cx="{cx:.0f}" cy="{cy:.0f}" r="7" '
-                           'fill="#2e86de" fill-opacity="0.6"/>')
-            out.append("</g>")
+            out.append(_square(name, x, y, " ".join(classes), fill, what.get(owner, "empty"),
+                               owner, name in captured, name in lit))
         out.append("</g>")
-    base = top + rows * SQUARE
-    for c in range(cols):
-        lx = margin + c * SQUARE + SQUARE / 2
-        out.append(f'<text x="{lx:.0f}" y="{base + 17:.0f}" font-size="13" '
-                   f'text-anchor="middle" fill="#5a4630" aria-hidden="true">{FILES[c]}</text>')
-    out.append(hand_row(1, base + margin + band / 2 - 2))
+    out.append(files)
+    out.append(_hand_row(1, band + rows * SQUARE + margin + band / 2 - 2, hands[0], names[0]))
     out.append("</svg>")
     return "".join(out)
+
+
+_MARGIN, _BAND = 26, 30  # a grid board's margin (row labels) and bands (pieces in hand)
+
+
+@functools.lru_cache(maxsize=64)
+def _grid_layout(rows: int, cols: int
+                 ) -> tuple[list[tuple[str, list[tuple[int, str, int, int, str]]]], str]:
+    """What a grid board of ``rows`` by ``cols`` always draws: per row, top row first, its
+    label and row group's opening, and its squares ``(column, name, x, y, plain
+    fill)``; then the file labels under the board."""
+    margin, top = _MARGIN, _BAND
+    drawn = []
+    for r in reversed(range(rows)):  # the top row first: the order a screen reader reads
+        y = top + (rows - 1 - r) * SQUARE
+        head = (f'<text x="{margin / 2:.0f}" y="{y + SQUARE / 2 + 5:.0f}" font-size="13" '
+                f'text-anchor="middle" fill="#5a4630" aria-hidden="true">{r + 1}</text>'
+                f'<g role="row" aria-rowindex="{rows - r}">')
+        cells = [(c, square_name(c, r), margin + c * SQUARE, y,
+                  "#e8cfa0" if (r + c) % 2 == 0 else "#dfc18e") for c in range(cols)]
+        drawn.append((head, cells))
+    base = top + rows * SQUARE
+    files = "".join(f'<text x="{margin + c * SQUARE + SQUARE / 2:.0f}" y="{base + 17:.0f}" '
+                    f'font-size="13" text-anchor="middle" fill="#5a4630" '
+                    f'aria-hidden="true">{FILES[c]}</text>' for c in range(cols))
+    return drawn, files
+
+
+@functools.lru_cache(maxsize=1024)
+def _hand_row(player: int, y: float, count: int, name: str) -> str:
+    """The pieces ``player`` (called ``name``) has in hand, drawn above or below the board."""
+    margin = _MARGIN
+    parts = [f'<g class="hand" data-player="{player}" aria-hidden="true">',
+             f'<text x="{margin}" y="{y + 5:.0f}" font-size="13" fill="#333">'
+             f'{name} in hand: {count}</text>']
+    for i in range(min(count, 12)):
+        cx = margin + 130 + i * 14
+        parts.append(f'<circle cx="{cx}" cy="{y:.0f}" r="6" fill="{_PIECE_FILL[player]}" '
+                     f'stroke="{_PIECE_EDGE[player]}"/>')
+    parts.append("</g>")
+    return "".join(parts)
+
+
+@functools.lru_cache(maxsize=4096)
+def _square(name: str, x: int, y: int, classes: str, fill: str, what: str, owner: int,
+            captured: bool, lit: bool) -> str:
+    """One square of a grid board; a board has few squares and each few looks, so they are
+    drawn once and remembered (at most 4096 of them)."""
+    out = [f'<g class="{classes}" data-square="{name}" role="gridcell" '
+           f'tabindex="-1" aria-label="{name}, {what}">'
+           f'<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}" '
+           f'fill="{fill}" stroke="#8a6d45" stroke-width="1"/>']
+    cx, cy = x + SQUARE / 2, y + SQUARE / 2
+    if owner in (1, 2):
+        out.append(f'<circle class="piece p{owner}" cx="{cx:.0f}" cy="{cy:.0f}" '
+                   f'r="{SQUARE * 0.36:.1f}" fill="{_PIECE_FILL[owner]}" '
+                   f'stroke="{_PIECE_EDGE[owner]}" stroke-width="2"/>')
+    if captured:
+        d = SQUARE * 0.22
+        out.append(f'<path class="captured" d="M{cx - d:.0f},{cy - d:.0f} '
+                   f'L{cx + d:.0f},{cy + d:.0f} M{cx + d:.0f},{cy - d:.0f} '
+                   f'L{cx - d:.0f},{cy + d:.0f}" stroke="#c0392b" stroke-width="4" '
+                   'stroke-linecap="round"/>')
+    if lit:
+        out.append(f'<circle class="dot" cx="{cx:.0f}" cy="{cy:.0f}" r="7" '
+                   'fill="#2e86de" fill-opacity="0.6"/>')
+    out.append("</g>")
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _hole(player: int, k: int, cell: int, classes: str, label: str, count: int, x: float,
+          y: float) -> str:
+    """One hole of a sowing board, remembered like :func:`_square`."""
+    ring = "#f6e27a" if "last" in classes.split() else "#5e3a17"
+    return (f'<g class="{classes}" data-player="{player}" data-hole="{k}" '
+            f'data-cell="{cell}" role="gridcell" tabindex="-1" aria-label="{label}">'
+            f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{HOLE * 0.4:.0f}" '
+            f'fill="#6b4220" stroke="{ring}" stroke-width="3"/>'
+            f'<text class="count" x="{x:.0f}" y="{y + 7:.0f}" font-size="20" '
+            f'text-anchor="middle" fill="#fff4dc">{count}</text></g>')
 
 
 def _pits_svg(game: Game, board: PitBoard, marks: list[Move], lit: set[str]) -> str:
@@ -171,14 +219,8 @@ def _pits_svg(game: Game, board: PitBoard, marks: list[Move], lit: set[str]) -> 
             classes.append("last")
         if player == game.to_move and str(k) in lit:
             classes.append("lit")
-        ring = "#f6e27a" if "last" in classes else "#5e3a17"
         label = f"{game.player_name(player)} hole {k}, {_seeds(count)}"
-        return (f'<g class="{" ".join(classes)}" data-player="{player}" data-hole="{k}" '
-                f'data-cell="{cell}" role="gridcell" tabindex="-1" aria-label="{label}">'
-                f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{HOLE * 0.4:.0f}" '
-                f'fill="#6b4220" stroke="{ring}" stroke-width="3"/>'
-                f'<text class="count" x="{x:.0f}" y="{y + 7:.0f}" font-size="20" '
-                f'text-anchor="middle" fill="#fff4dc">{count}</text></g>')
+        return _hole(player, k, cell, " ".join(classes), label, count, x, y)
 
     top_y = pad + 18 + HOLE / 2
     bottom_y = top_y + HOLE

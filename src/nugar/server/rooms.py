@@ -57,6 +57,7 @@ from .session import (
     stored_outcome,
 )
 from .store import CorruptRow, GameRow, Store, StoredEvent, VersionConflict, hash_key
+from .wire import Encoded, event_message
 
 log = logging.getLogger("nugar.server")
 
@@ -270,8 +271,16 @@ class Room:
             "board": board_data(game),
             "svg": svg(game, last_move=last_turn),
         }
+        texts = self.row.moves  # the stored texts of the moves: str() of each
+        if len(texts) == len(moves):  # a turn's text joins them (spares str() of every move)
+            joiner, start, turn_texts = game.descriptor.turn_joiner, 0, []
+            for _p, ms in turns:
+                turn_texts.append(joiner.join(texts[start:start + len(ms)]))
+                start += len(ms)
+        else:
+            turn_texts = game.turns()
         out["turns"] = [{"player": p, "text": t, "n": len(ms)} for (p, ms), t in
-                        zip(turns, game.turns(), strict=True)]
+                        zip(turns, turn_texts, strict=True)]
         out["moves"] = self.row.moves  # the stored texts of the game's moves (never changed)
         ends, total = [], 0
         for _p, ms in turns:
@@ -392,7 +401,7 @@ class Hub:
                 stored = await asyncio.to_thread(self.store.version, game_id)
                 room.known = max(room.known, stored or 0)
             if room.stale:
-                await self.refresh(room)
+                await self.refresh(room, if_stale=True)
             return room
         async with self._load_lock:
             room = self.rooms.get(game_id)
@@ -415,10 +424,15 @@ class Hub:
                 raise ApiError(409, "corrupt_game",
                                f"the stored game {game_id} cannot be rebuilt: {exc}") from None
 
-    async def refresh(self, room: Room) -> bool:
+    async def refresh(self, room: Room, *, if_stale: bool = False) -> bool:
         """Bring ``room`` to the stored game if another process changed it, and pass the
-        events it missed to its listeners; ``True`` if the room changed."""
+        events it missed to its listeners; ``True`` if the room changed. ``if_stale``: only
+        if the room is still behind a version heard of once the lock is had (a change of
+        this process, committed meanwhile, may have brought it there: its own announcement
+        can arrive before the change's commit is seen here), without asking the store."""
         async with room.session.lock:
+            if if_stale and not room.stale:
+                return False
             return await self._refresh_locked(room)
 
     async def _refresh_locked(self, room: Room) -> bool:
@@ -440,10 +454,10 @@ class Hub:
             missed = await asyncio.to_thread(self.store.events_since, row.id, base,
                                              MAX_CATCH_UP, row.version)
             if missed and missed[0].version == base + 1 and missed[-1].version == row.version:
-                update = room.update(base, moves_from_events(len(row.moves), missed))
+                update = Encoded(room.update(base, moves_from_events(len(row.moves), missed)))
                 for e in missed:
-                    room.announce({"type": e.type, "v": e.version, "data": e.data,
-                                   "update": update if e is missed[-1] else None})
+                    room.announce(event_message(e.type, e.version, e.data,
+                                                update if e is missed[-1] else None))
             else:
                 room.announce({"type": "sync", "v": row.version, "data": {},
                                "state": room.state()})
@@ -488,12 +502,18 @@ class Hub:
         session.reset(game, room.row.offers)
         room._view = None
         if room.listeners:
-            update = room.update(base, len(old_moves))
+            update = Encoded(room.update(base, len(old_moves)))
             for e in events:
                 assert e is not None
-                room.announce({"type": e.type, "v": e.version, "data": e.data,
-                               "update": update if e is events[-1] else None})
+                room.announce(event_message(e.type, e.version, e.data,
+                                            update if e is events[-1] else None))
         return True
+
+    def behind(self, game_id: str, version: int) -> bool:
+        """Whether this process holds the game at an older version than ``version`` (an
+        announcement of anything else needs no reading)."""
+        room = self.rooms.get(game_id)
+        return room is not None and version > room.row.version
 
     def heard(self, game_id: str, version: int, event: StoredEvent | None = None) -> None:
         """Another process (or this one) stored ``version`` of a game (``event``: the change,
@@ -513,7 +533,7 @@ class Hub:
     async def _follow(self, room: Room) -> None:
         try:
             while room.stale and room.listeners and not room.session.closed:
-                await self.refresh(room)
+                await self.refresh(room, if_stale=True)
         except Exception:
             log.exception("following game %s failed", room.row.id)
 
@@ -708,8 +728,9 @@ class Hub:
         limit = min(len(old.moves), len(moves))
         while same < limit and old.moves[same] == moves[same]:
             same += 1
-        update = room.update(old.version, same, old_turns)
-        room.announce({"type": etype, "v": ev.version, "data": data, "update": update})
+        # encoded once: the answer and every listener's event share the text
+        update = Encoded(room.update(old.version, same, old_turns))
+        room.announce(event_message(etype, ev.version, data, update))
         return update
 
     async def _act(self, game_id: str,

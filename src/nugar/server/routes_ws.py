@@ -21,6 +21,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from .rooms import Hub, Listener, Room
 from .routes_api import HubDep
 from .session import ApiError
+from .wire import text_of
 
 log = logging.getLogger("nugar.server")
 
@@ -72,7 +73,8 @@ class GameSocket:
                     self.last_sent = max(self.last_sent, msg["v"])
                 elif msg["type"] != "sync" and msg["v"] <= self.last_sent:
                     continue  # already sent (a live event raced a catch-up)
-                await self.websocket.send_json(msg)
+                # an event's text was made once for every listener (:mod:`.wire`)
+                await self.websocket.send_text(text_of(msg))
                 self.last_sent = max(self.last_sent, msg["v"])
 
     async def reply(self, msg: dict[str, Any]) -> None:

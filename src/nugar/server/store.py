@@ -18,6 +18,7 @@ moves); on PostgreSQL each change also sends ``NOTIFY nugar_events, '<game id> <
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -41,16 +42,13 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
-    bindparam,
     create_engine,
     event,
     insert,
     inspect,
     select,
     text,
-    update,
 )
-from sqlalchemy.engine import Connection
 from sqlalchemy.pool import StaticPool
 
 log = logging.getLogger("nugar.server")
@@ -200,6 +198,7 @@ class Store:
             _add_clock_columns(self.engine)
         self._queue: queue.SimpleQueue[tuple[GameRow, StoredEvent, Future[None]] | None] = \
             queue.SimpleQueue()
+        self._sql = _WriterSql(self.engine.dialect.paramstyle)
         self._writer: threading.Thread | None = None
         self._writer_lock = threading.Lock()
 
@@ -281,8 +280,7 @@ class Store:
         batch.sort(key=lambda item: item[0].id)
         results: list[BaseException | None] = []
         try:
-            with self.engine.begin() as conn:
-                results = self._write_all(conn, [(row, ev) for row, ev, _ in batch])
+            results = self._transaction([(row, ev) for row, ev, _ in batch])
         except Exception as exc:  # the whole transaction failed: try each change alone
             if len(batch) > 1:
                 for item in batch:
@@ -297,35 +295,70 @@ class Store:
             else:
                 done.set_exception(result)
 
-    def _write_all(self, conn: Connection, changes: list[tuple[GameRow, StoredEvent]]
+    def _transaction(self, changes: list[tuple[GameRow, StoredEvent]]
+                     ) -> list[BaseException | None]:
+        """:meth:`_write_all` in one transaction on a pooled connection of the database's
+        own driver (the DBAPI: the writer's statements are fixed, and SQLAlchemy's layers
+        cost more CPU than the database spends on them); committed, or rolled back and the
+        error raised."""
+        conn = self.engine.raw_connection()
+        try:
+            cursor = conn.cursor()
+            try:
+                results = self._write_all(cursor, changes)
+            finally:
+                cursor.close()
+            conn.commit()
+            return results
+        except BaseException:
+            with contextlib.suppress(Exception):  # a lost connection cannot roll back
+                conn.rollback()
+            raise
+        finally:
+            conn.close()  # back to the pool
+
+    def _write_all(self, cursor: Any, changes: list[tuple[GameRow, StoredEvent]]
                    ) -> list[BaseException | None]:
         """The changes inside the writer's transaction: for each, ``None`` when written, the
         :class:`VersionConflict` (nothing written) when the stored version moved. Each game
-        row is updated on its own (its version checked); the journal entries of the written
-        ones are inserted together."""
+        row is updated only if its stored version is the one before the change; the journal
+        entries of the written ones are inserted together. On PostgreSQL, where every
+        statement is a round trip to the server, the rows are updated in one statement, the
+        entries inserted in another and announced in a third."""
         now = int(time.time())
+        sql = self._sql
+        params = [(json.dumps(row.moves), _dump_opt(row.ending), json.dumps(row.offers),
+                   row.result, row.reason, ev.version, now, _dump_opt(row.clock),
+                   row.deadline, row.id, ev.version - 1) for row, ev in changes]
+        written: list[bool] = []
+        if self.shared and len({row.id for row, _ev in changes}) == len(changes) > 1:
+            cursor.execute(sql.update_many, (json.dumps([dict(zip(_UPDATE_FIELDS, values,
+                                                                  strict=True))
+                                                         for values in params]),))
+            done = {r[0] for r in cursor.fetchall()}
+            written = [row.id in done for row, _ev in changes]
+        else:
+            for values in params:
+                cursor.execute(sql.update, values)
+                written.append(cursor.rowcount == 1)
         results: list[BaseException | None] = []
-        events: list[dict[str, Any]] = []
-        for row, new_event in changes:
-            done = conn.execute(_UPDATE, {
-                "b_moves": json.dumps(row.moves), "b_ending": _dump_opt(row.ending),
-                "b_offers": json.dumps(row.offers), "b_result": row.result,
-                "b_reason": row.reason, "b_version": new_event.version, "b_updated": now,
-                "b_id": row.id, "b_before": new_event.version - 1,
-                "b_clock": _dump_opt(row.clock), "b_deadline": row.deadline})
-            if done.rowcount != 1:
+        events: list[tuple[str, int, str, str, int]] = []
+        for (row, new_event), ok in zip(changes, written, strict=True):
+            if not ok:
                 results.append(VersionConflict(f"game {row.id}: stored version is not "
                                                f"{new_event.version - 1}; refusing to write"))
                 continue
             results.append(None)
-            events.append({"game_id": row.id, "version": new_event.version,
-                           "type": new_event.type, "data": json.dumps(new_event.data),
-                           "created": now})
+            events.append((row.id, new_event.version, new_event.type,
+                           json.dumps(new_event.data), now))
         if events:
-            conn.execute(_INSERT_EVENT, events)
             if self.shared:
-                for e in events:
-                    conn.execute(_NOTIFY, {"channel": CHANNEL, "payload": _payload(e)})
+                cursor.execute(sql.insert_events, (json.dumps([
+                    dict(zip(_EVENT_FIELDS, e, strict=True)) for e in events]),))
+                cursor.execute(sql.notify, (CHANNEL, json.dumps([_payload(*e[:4])
+                                                                 for e in events])))
+            else:
+                cursor.executemany(sql.insert_event, events)
         return results
 
     # --- reading ----------------------------------------------------------------------------
@@ -416,29 +449,62 @@ def _add_clock_columns(engine: Engine) -> None:
                 conn.execute(text(f"ALTER TABLE nugar_games ADD COLUMN {name} {sql_type}"))
 
 
-#: the statements of the writer thread, built once
-_UPDATE = (update(games_table)
-           .where(games_table.c.id == bindparam("b_id"))
-           .where(games_table.c.version == bindparam("b_before"))
-           .values(moves=bindparam("b_moves"), ending=bindparam("b_ending"),
-                   offers=bindparam("b_offers"), result=bindparam("b_result"),
-                   reason=bindparam("b_reason"), version=bindparam("b_version"),
-                   updated=bindparam("b_updated"), clock=bindparam("b_clock"),
-                   deadline=bindparam("b_deadline")))
-_INSERT_EVENT = insert(events_table)
-_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+#: the writer's values of a game row's update, and of a journal entry, in order
+_UPDATE_FIELDS = ("moves", "ending", "offers", "result", "reason", "version", "updated",
+                  "clock", "deadline", "id", "before")
+_EVENT_FIELDS = ("game_id", "version", "type", "data", "created")
+
+
+class _WriterSql:
+    """The writer thread's statements in the driver's parameter style (``?`` for SQLite's,
+    ``%s`` for psycopg)."""
+
+    def __init__(self, paramstyle: str) -> None:
+        mark = "?" if paramstyle == "qmark" else "%s"
+
+        def sql(text: str) -> str:
+            return text.replace("?", mark)
+
+        self.update = sql(
+            "UPDATE nugar_games SET moves = ?, ending = ?, offers = ?, result = ?, "
+            "reason = ?, version = ?, updated = ?, clock = ?, deadline = ? "
+            "WHERE id = ? AND version = ?")
+        self.insert_event = sql(
+            "INSERT INTO nugar_events (game_id, version, type, data, created) "
+            "VALUES (?, ?, ?, ?, ?)")
+        # PostgreSQL only: a whole transaction's rows, entries and announcements in one
+        # statement each, their values in one JSON text (which the server parses faster
+        # than the driver writes arrays); the rows are locked in id order first, as the
+        # one-by-one updates do, so two processes' transactions never wait in a circle
+        self.update_many = sql(
+            "WITH v AS (SELECT * FROM json_to_recordset(?::json) AS v(moves text, "
+            "ending text, offers text, result text, reason text, version int, updated int, "
+            "clock text, deadline float8, id text, before int)), "
+            "locked AS (SELECT g.id FROM nugar_games AS g JOIN v ON g.id = v.id "
+            "ORDER BY g.id FOR UPDATE OF g) "
+            "UPDATE nugar_games AS g SET moves = v.moves, ending = v.ending, "
+            "offers = v.offers, result = v.result, reason = v.reason, version = v.version, "
+            "updated = v.updated, clock = v.clock, deadline = v.deadline "
+            "FROM v JOIN locked ON locked.id = v.id "
+            "WHERE g.id = v.id AND g.version = v.before RETURNING g.id")
+        self.insert_events = sql(
+            "INSERT INTO nugar_events (game_id, version, type, data, created) "
+            "SELECT * FROM json_to_recordset(?::json) AS v(game_id text, version int, "
+            "type text, data text, created int)")
+        self.notify = sql("SELECT pg_notify(?, p) FROM json_array_elements_text(?::json) AS p")
 
 
 #: the longest announcement payload sent with its event (PostgreSQL allows 8000 bytes)
 MAX_PAYLOAD = 7000
 
 
-def _payload(event: dict[str, Any]) -> str:
+def _payload(game_id: str, version: int, etype: str, data: str) -> str:
     """``"<game id> <version> <type> <data as JSON>"``, or only ``"<game id> <version>"``
     when that is too long: a listener that gets the event needs not read it back."""
-    short = f"{event['game_id']} {event['version']}"
-    full = f"{short} {event['type']} {event['data']}"
-    return full if len(full.encode("utf-8")) <= MAX_PAYLOAD else short
+    short = f"{game_id} {version}"
+    full = f"{short} {etype} {data}"
+    return full if len(full) <= MAX_PAYLOAD // 4 or len(full.encode("utf-8")) <= MAX_PAYLOAD \
+        else short
 
 
 def _dump_opt(value: dict[str, Any] | None) -> str | None:

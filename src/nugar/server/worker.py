@@ -27,11 +27,11 @@ def options_env(options: dict[str, Any], header_timeout: float) -> str:
 def app_from_env() -> FastAPI:
     """The application of this worker, from :data:`ENV` (uvicorn calls it: ``factory``)."""
     from .app import create_app
-    from .http_timeouts import TimedH11
+    from .http_timeouts import set_header_timeout
 
     text = os.environ.get(ENV)
     if not text:
         raise RuntimeError(f"{ENV} is not set: workers are started by `nugar serve --workers`")
     opts = json.loads(text)
-    TimedH11.header_timeout = float(opts["header_timeout"])
+    set_header_timeout(float(opts["header_timeout"]))
     return create_app(**opts["app"], create_tables=False)
