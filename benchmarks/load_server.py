@@ -342,18 +342,7 @@ def cpu_seconds(pid: int) -> float:
     """CPU time (user + system) the process ``pid`` and every process under it have used so
     far, in seconds (Linux ``/proc``; 0 elsewhere). On a machine others share, the server's
     CPU time per move is steadier than its moves per second."""
-    total = 0.0
-    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-    todo = [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / tick
-            todo += [int(c) for c in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
+    return sum(cpu_by_process(pid).values())
 
 
 @contextmanager

@@ -114,6 +114,16 @@ def _games(fam: int, params: Any, start: Any, games: int) -> int:
 
 
 @numba.njit
+def _sides(s: Any, pits: int) -> tuple[int, int, int, int]:
+    """The two words of a position (first player's, second's) and the mover's and the
+    opponent's among them."""
+    a = W.pack(s, HEADER, pits)
+    b = W.pack(s, HEADER + pits + 1, pits)
+    mine, theirs = (a, b) if s[ST_TO_MOVE] == 1 else (b, a)
+    return a, b, mine, theirs
+
+
+@numba.njit
 def _w_pack(params: Any, states: Any, acts: Any, reps: int) -> int:
     pits = params[S.P_PITS]
     t = 0
@@ -134,9 +144,7 @@ def _w_choices(params: Any, states: Any, acts: Any, reps: int) -> int:
     for _ in range(reps):
         for i in range(states.shape[0]):
             s = states[i]
-            a = W.pack(s, HEADER, pits)
-            b = W.pack(s, HEADER + pits + 1, pits)
-            mine, theirs = (a, b) if s[ST_TO_MOVE] == 1 else (b, a)
+            a, b, mine, theirs = _sides(s, pits)
             if duty:
                 t ^= W.duty_choices(mine, theirs, pits, skip, single, s[ext + S.F_FIRST_DONE])
             else:
@@ -153,10 +161,7 @@ def _w_sow(params: Any, states: Any, acts: Any, reps: int) -> int:
     t = 0
     for _ in range(reps):
         for i in range(states.shape[0]):
-            s = states[i]
-            a = W.pack(s, HEADER, pits)
-            b = W.pack(s, HEADER + pits + 1, pits)
-            mine, theirs = (a, b) if s[ST_TO_MOVE] == 1 else (b, a)
+            a, b, mine, theirs = _sides(states[i], pits)
             m, th, last = W.sow(mine, theirs, acts[i], pits, skip, single)
             t ^= m ^ th ^ last ^ a ^ b
     return t
