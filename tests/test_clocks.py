@@ -177,6 +177,13 @@ class FakeTime:
         return self.now
 
 
+async def open_both(hub: Hub, gid: str, keys: dict[str, str]) -> None:
+    """Both players open their links of a game by link (what their pages do first): only
+    then do its timers run."""
+    for key in keys.values():
+        await hub.open_seat(gid, key)
+
+
 def test_the_server_stamps_moves_and_a_request_lets_the_flag_fall(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     now = FakeTime(monkeypatch)
@@ -187,6 +194,7 @@ def test_the_server_stamps_moves_and_a_request_lets_the_flag_fall(
         room, keys = await hub.create("dara", "friend", None, None,
                                       TimeControl.parse("1+2"))
         gid = room.row.id
+        await open_both(hub, gid, keys)
         state = room.state()
         assert state["clock"]["left"] == [60.0, 60.0] and state["clock"]["running"] is None
         now.now += 20  # the first move is not charged (its own timer allows 30 s)
@@ -232,6 +240,7 @@ def test_a_failed_write_leaves_the_clocks_and_another_server_s_stamp_is_read_bac
     async def run() -> None:
         room, keys = await hub.create("dara", "friend", None, None, TimeControl.parse("1+2"))
         gid = room.row.id
+        await open_both(hub, gid, keys)
         await hub.move(gid, keys["1"], "c3")
         stored = room.row.clock
         now.now += 10
@@ -245,15 +254,16 @@ def test_a_failed_write_leaves_the_clocks_and_another_server_s_stamp_is_read_bac
         # the other server plays the move 5 s later: 15 s charged, 2 s added
         now.now += 5
         await other.move(gid, keys["2"], "d4")
-        hub.heard(gid, 3)  # what PostgreSQL's announcement does
+        hub.heard(gid, 5)  # what PostgreSQL's announcement does
         state = (await hub.room(gid)).state()
-        assert state["v"] == 3 and state["clock"]["left"] == [60.0, 47.0]
+        assert state["v"] == 5 and state["clock"]["left"] == [60.0, 47.0]
         assert state["clock"]["running"] == 1
         # the first player's minute runs out: both servers notice; one flag is stored
         now.now += 61
         await asyncio.gather(hub.room(gid), other.room(gid))
         journal = store.events_since(gid, 0, 100)
-        assert [e.type for e in journal] == ["created", "move", "move", "flag"]
+        assert [e.type for e in journal] == ["created", "opened", "opened", "move", "move",
+                                             "flag"]
         for h in (hub, other):
             assert (await h.room(gid, fresh=True)).state()["result"] == "0-1"
         await hub.close()
@@ -272,6 +282,8 @@ def test_the_watcher_flags_a_silent_player_and_clocks_survive_a_restart(
     async def first() -> tuple[str, str, str]:
         a, ka = await hub.create("kalah", "friend", None, None, TimeControl.parse("0.5+0"))
         b, kb = await hub.create("kalah", "friend", None, None, TimeControl.parse("0.5+0"))
+        await open_both(hub, a.row.id, ka)
+        await open_both(hub, b.row.id, kb)
         await hub.move(a.row.id, ka["1"], "1")
         await hub.move(a.row.id, ka["2"], "2")  # both made their first move: no abort
         await hub.move(b.row.id, kb["1"], "1")
@@ -441,6 +453,7 @@ def test_a_forced_pass_is_played_by_the_server_with_no_time_used(
     async def run() -> None:
         room, keys = await hub.create(BLOCKING, "friend", None, None, TimeControl.parse("1+2"))
         gid = room.row.id
+        await open_both(hub, gid, keys)
         for i, move in enumerate(TO_BLOCK):
             now.now += 1
             await hub.move(gid, keys[str(i % 2 + 1)], move)
@@ -521,6 +534,8 @@ def test_a_player_who_never_moves_aborts_the_game_and_it_stays_aborted(
     async def first() -> tuple[str, str, str]:
         a, ka = await hub.create("dara", "friend", None, None, TimeControl.parse("5+3"))
         b, kb = await hub.create("dara", "friend", None, None, TimeControl.parse("5+3"))
+        await open_both(hub, a.row.id, ka)
+        await open_both(hub, b.row.id, kb)
         assert a.state()["clock"]["first"] == 1 and a.state()["clock"]["first_left"] == 30.0
         now.now += 20
         await hub.offer(a.row.id, ka["2"], "draw", "offer")  # an offer does not reset it
@@ -600,6 +615,8 @@ def test_the_record_of_an_aborted_game_claims_no_result(client: object) -> None:
     made = client.post("/api/games", json={"rules": "kalah", "mode": "friend",
                                            "clock": "0.02+0"})  # 1.2 s for the first move
     gid = made.json()["id"]
+    for key in made.json()["keys"].values():  # both pages open: the timer starts
+        assert client.post(f"/api/games/{gid}/open", json={"key": key}).status_code == 200
     real_time.sleep(1.3)
     state = client.get(f"/api/games/{gid}").json()
     assert state["over"] and state["reason"] == "aborted" and state["result"] == "*"
