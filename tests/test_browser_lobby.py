@@ -1,7 +1,8 @@
 """Clocks and the lobby in the browser (playwright on Debian's chromium, with the fixtures of
 ``test_browser.py``): a timed game whose flag falls, one by link that waits for the friend to
-open his link and is then aborted because its first move never came, a challenge accepted from a second browser context (listed live, and by its link), and
-clocks that survive a server restart."""
+open his link and is then aborted because its first move never came, a challenge accepted
+from a second browser context (listed live, and by its link), and clocks that survive a
+server restart."""
 
 from __future__ import annotations
 

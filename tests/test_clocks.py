@@ -785,3 +785,29 @@ def test_games_with_everybody_present_keep_their_timers(
 
     asyncio.run(run())
     store.close()
+
+
+def test_a_link_game_whose_friend_never_comes_is_closed_by_the_idle_expiry(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No timer runs while a timed game by link waits for its second player, so no flag or
+    abort ever ends it; the idle expiry (``--expire-days``) does, like any game left alone."""
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub = Hub(store, expire_days=30, clock=now)
+
+    async def run() -> None:
+        room, keys = await hub.create("dara", "friend", None, None, TimeControl.parse("5+3"))
+        gid = room.row.id
+        await hub.open_seat(gid, keys["1"])
+        now.now += 30 * 86400 - 1
+        assert await check_clocks(hub) == [] and await hub.expire_idle() == []
+        now.now += 2
+        assert await hub.expire_idle() == [gid]
+        row = store.load(gid)
+        assert row is not None and row.ending == {"termination": "adjudication",
+                                                  "winner": None}
+        assert row.deadline is None
+        await hub.close()
+
+    asyncio.run(run())
+    store.close()
