@@ -1,7 +1,8 @@
 """Clocks and the lobby in the browser (playwright on Debian's chromium, with the fixtures of
-``test_browser.py``): a timed game whose flag falls, one aborted because its first move never
-came, a challenge accepted from a second browser context (listed live, and by its link), and
-clocks that survive a server restart."""
+``test_browser.py``): a timed game whose flag falls, one by link that waits for the friend to
+open his link and is then aborted because its first move never came, a challenge accepted
+from a second browser context (listed live, and by its link), and clocks that survive a
+server restart."""
 
 from __future__ import annotations
 
@@ -73,7 +74,21 @@ def test_a_first_move_never_made_aborts_the_game(server: str, browser: Browser,
                                                     "clock": "0.05+0"}).json()  # 3 s to move
     page = new_page(browser)
     page.goto(f"{server}/g/{made['id']}#seat=1&key={made['keys']['1']}")
+    # a game by link: nothing runs until the friend opens his link, however long he takes
+    page.wait_for_selector("#clocks .waiting:not([hidden])")
+    assert page.text_content("#clocks .waiting") == (
+        "Waiting for your opponent (White) to open the link: no clock runs until both "
+        "players are here")
+    assert page.is_hidden("#clocks .first-move")
+    page.screenshot(path=str(shots / "clock-waiting.png"))
+    page.wait_for_timeout(3500)  # longer than the 3 s first-move timer
+    assert page.is_hidden("#result") and httpx.get(
+        f"{server}/api/games/{made['id']}").json()["over"] is False
+    friend = new_page(browser)
+    friend.goto(f"{server}/g/{made['id']}#seat=2&key={made['keys']['2']}")
+    # the friend came: the first player's timer starts now, on both pages
     page.wait_for_selector("#clocks .first-move:not([hidden])")
+    assert page.is_hidden("#clocks .waiting")
     waiting = page.text_content("#clocks .first-move") or ""
     assert waiting.startswith("Black must make a first move within 00:0")
     assert waiting.endswith(", or the game is aborted")
@@ -85,7 +100,7 @@ def test_a_first_move_never_made_aborts_the_game(server: str, browser: Browser,
     assert page.is_hidden("#clocks .first-move") and page.is_hidden("#move-input")
     record = httpx.get(f"{server}/api/games/{made['id']}/record").text
     assert '[Result "*"]' in record and '[Aborted "Black did not move"]' in record
-    assert PAGE_ERRORS[page] == []
+    assert PAGE_ERRORS[page] == [] and PAGE_ERRORS[friend] == []
 
 
 def test_a_lobby_challenge_accepted_from_a_second_browser(server: str,

@@ -177,6 +177,13 @@ class FakeTime:
         return self.now
 
 
+async def open_both(hub: Hub, gid: str, keys: dict[str, str]) -> None:
+    """Both players open their links of a game by link (what their pages do first): only
+    then do its timers run."""
+    for key in keys.values():
+        await hub.open_seat(gid, key)
+
+
 def test_the_server_stamps_moves_and_a_request_lets_the_flag_fall(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     now = FakeTime(monkeypatch)
@@ -187,6 +194,7 @@ def test_the_server_stamps_moves_and_a_request_lets_the_flag_fall(
         room, keys = await hub.create("dara", "friend", None, None,
                                       TimeControl.parse("1+2"))
         gid = room.row.id
+        await open_both(hub, gid, keys)
         state = room.state()
         assert state["clock"]["left"] == [60.0, 60.0] and state["clock"]["running"] is None
         now.now += 20  # the first move is not charged (its own timer allows 30 s)
@@ -232,6 +240,7 @@ def test_a_failed_write_leaves_the_clocks_and_another_server_s_stamp_is_read_bac
     async def run() -> None:
         room, keys = await hub.create("dara", "friend", None, None, TimeControl.parse("1+2"))
         gid = room.row.id
+        await open_both(hub, gid, keys)
         await hub.move(gid, keys["1"], "c3")
         stored = room.row.clock
         now.now += 10
@@ -245,15 +254,16 @@ def test_a_failed_write_leaves_the_clocks_and_another_server_s_stamp_is_read_bac
         # the other server plays the move 5 s later: 15 s charged, 2 s added
         now.now += 5
         await other.move(gid, keys["2"], "d4")
-        hub.heard(gid, 3)  # what PostgreSQL's announcement does
+        hub.heard(gid, 5)  # what PostgreSQL's announcement does
         state = (await hub.room(gid)).state()
-        assert state["v"] == 3 and state["clock"]["left"] == [60.0, 47.0]
+        assert state["v"] == 5 and state["clock"]["left"] == [60.0, 47.0]
         assert state["clock"]["running"] == 1
         # the first player's minute runs out: both servers notice; one flag is stored
         now.now += 61
         await asyncio.gather(hub.room(gid), other.room(gid))
         journal = store.events_since(gid, 0, 100)
-        assert [e.type for e in journal] == ["created", "move", "move", "flag"]
+        assert [e.type for e in journal] == ["created", "opened", "opened", "move", "move",
+                                             "flag"]
         for h in (hub, other):
             assert (await h.room(gid, fresh=True)).state()["result"] == "0-1"
         await hub.close()
@@ -272,6 +282,8 @@ def test_the_watcher_flags_a_silent_player_and_clocks_survive_a_restart(
     async def first() -> tuple[str, str, str]:
         a, ka = await hub.create("kalah", "friend", None, None, TimeControl.parse("0.5+0"))
         b, kb = await hub.create("kalah", "friend", None, None, TimeControl.parse("0.5+0"))
+        await open_both(hub, a.row.id, ka)
+        await open_both(hub, b.row.id, kb)
         await hub.move(a.row.id, ka["1"], "1")
         await hub.move(a.row.id, ka["2"], "2")  # both made their first move: no abort
         await hub.move(b.row.id, kb["1"], "1")
@@ -441,6 +453,7 @@ def test_a_forced_pass_is_played_by_the_server_with_no_time_used(
     async def run() -> None:
         room, keys = await hub.create(BLOCKING, "friend", None, None, TimeControl.parse("1+2"))
         gid = room.row.id
+        await open_both(hub, gid, keys)
         for i, move in enumerate(TO_BLOCK):
             now.now += 1
             await hub.move(gid, keys[str(i % 2 + 1)], move)
@@ -521,6 +534,8 @@ def test_a_player_who_never_moves_aborts_the_game_and_it_stays_aborted(
     async def first() -> tuple[str, str, str]:
         a, ka = await hub.create("dara", "friend", None, None, TimeControl.parse("5+3"))
         b, kb = await hub.create("dara", "friend", None, None, TimeControl.parse("5+3"))
+        await open_both(hub, a.row.id, ka)
+        await open_both(hub, b.row.id, kb)
         assert a.state()["clock"]["first"] == 1 and a.state()["clock"]["first_left"] == 30.0
         now.now += 20
         await hub.offer(a.row.id, ka["2"], "draw", "offer")  # an offer does not reset it
@@ -600,6 +615,8 @@ def test_the_record_of_an_aborted_game_claims_no_result(client: object) -> None:
     made = client.post("/api/games", json={"rules": "kalah", "mode": "friend",
                                            "clock": "0.02+0"})  # 1.2 s for the first move
     gid = made.json()["id"]
+    for key in made.json()["keys"].values():  # both pages open: the timer starts
+        assert client.post(f"/api/games/{gid}/open", json={"key": key}).status_code == 200
     real_time.sleep(1.3)
     state = client.get(f"/api/games/{gid}").json()
     assert state["over"] and state["reason"] == "aborted" and state["result"] == "*"
@@ -608,3 +625,189 @@ def test_the_record_of_an_aborted_game_claims_no_result(client: object) -> None:
     seat = made.json()["keys"]["1"]
     again = client.post(f"/api/games/{gid}/rematch", json={"key": seat})
     assert again.status_code == 200, again.text  # an aborted game may be played again
+
+
+# --- a game by link waits for both players to open their links -----------------------------------
+
+
+def test_seat_timer_arithmetic() -> None:
+    clock = Clock.new(TimeControl("fischer", 300.0, 3.0), now=100.0, awaiting=1,
+                      seen=(False, False))
+    assert not clock.ready and clock.deadline() is None and clock.abort_due(1e9) is None
+    assert clock.view(500.0)["waiting"] == [1, 2] and clock.view(500.0)["first_left"] is None
+    assert clock.see([1], 200.0) and not clock.ready and clock.deadline() is None
+    assert not clock.see([1], 250.0)  # seen once: nothing new
+    clock.settle(2, 300.0, moved=True)  # the first player moves before his friend came
+    clock.wait_for(2, 300.0)
+    assert clock.deadline() is None and clock.remaining(2, 1e6) == 300.0
+    assert clock.fallen(1e9) is None and clock.abort_due(1e9) is None
+    assert clock.see([2], 1000.0) and clock.ready
+    assert clock.deadline() == 1030.0 and clock.view(1010.0)["first_left"] == 20.0
+    assert clock.view(1010.0)["waiting"] == []
+    clock.settle(1, 1010.0, moved=True)  # his first move: 10 s charged (since he came)
+    assert clock.left == [300.0, 293.0]
+    assert Clock.from_json(clock.to_json()) == clock
+    old = Clock.from_json({"control": "1+0", "left": [60, 60], "running": None, "since": 5,
+                           "started": False, "awaiting": 1, "opened": 5})
+    assert old is not None and old.ready and old.deadline() == 35.0  # stored before seats
+
+
+def test_a_link_game_waits_for_its_late_second_player(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The creator opens his link at once; his friend opens his much later (in game b, not
+    at all): nothing is aborted meanwhile, and the first-move timer starts when both seats
+    are open; a seat opened again writes nothing."""
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub = Hub(store, clock=now)
+
+    async def run() -> None:
+        a, ka = await hub.create("dara", "friend", None, None, TimeControl.parse("5+3"))
+        b, kb = await hub.create("dara", "friend", None, None, TimeControl.parse("0.05+0"))
+        gid = a.row.id
+        listener = Listener()
+        a.listeners.add(listener)
+        state = await hub.open_seat(gid, ka["1"])
+        clock = state["clock"]
+        assert clock["waiting"] == [2] and clock["first"] == 1 and clock["first_left"] is None
+        heard = listener.queue.get_nowait()
+        assert heard["type"] == "opened" and heard["data"] == {"seats": [1]}
+        assert heard["update"]["clock"]["waiting"] == [2]
+        await hub.open_seat(gid, ka["1"])  # the page reloaded: no second write
+        assert a.row.version == 2 and listener.queue.empty()
+        now.now += 100  # the creator copies the link and waits
+        assert await check_clocks(hub) == [] and not a.state()["over"]
+        await hub.move(gid, ka["1"], "c3")  # he may move first; nothing runs yet
+        now.now += 3600
+        assert await check_clocks(hub) == [] and not a.state()["over"]
+        assert store.due_clocks(now.now + 1e6, 10) == []
+        assert a.state()["clock"]["left"] == [300.0, 300.0]
+        state = await hub.open_seat(gid, ka["2"])  # an hour late: his 30 s start now
+        assert state["clock"]["waiting"] == [] and state["clock"]["first"] == 2
+        assert state["clock"]["first_left"] == 30.0
+        now.now += 29.9
+        assert await check_clocks(hub) == []
+        await hub.move(gid, ka["2"], "d4")
+        assert a.state()["clock"]["left"] == [300.0, 300.0 - 29.9 + 3]
+        assert [e.type for e in store.events_since(gid, 0, 100)] == [
+            "created", "opened", "move", "opened", "move"]
+        # b: nobody comes for a day, then both do; the 3 s first-move timer starts then
+        now.now += 86400  # (a's first player lost on time meanwhile)
+        assert await check_clocks(hub) == [gid] and not b.state()["over"]
+        await hub.open_seat(b.row.id, kb["2"])
+        await hub.open_seat(b.row.id, kb["1"])
+        assert b.state()["clock"]["first_left"] == 3.0
+        now.now += 3
+        assert await check_clocks(hub) == [b.row.id] and b.state()["aborted"] == 1
+        with pytest.raises(ApiError) as refused:
+            await hub.open_seat(gid, "not a key")
+        assert refused.value.status == 403 and refused.value.code == "bad_key"
+        await hub.close()
+
+    asyncio.run(run())
+    store.close()
+
+
+def test_an_opened_seat_survives_a_restart_and_another_server_s_write(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub = Hub(store, clock=now)
+
+    async def first() -> tuple[str, dict[str, str]]:
+        room, keys = await hub.create("kalah", "friend", None, None, TimeControl.parse("1+0"))
+        await hub.open_seat(room.row.id, keys["1"])
+        return room.row.id, keys
+
+    gid, keys = asyncio.run(first())
+    store.close()
+    now.now += 600  # a restart ten minutes later: still waiting for the second player
+    store = Store(db_url)
+    hub, other = Hub(store, clock=now), Hub(store, clock=now)
+
+    async def second() -> None:
+        room = await hub.room(gid)
+        assert room.state()["clock"]["waiting"] == [2] and not room.state()["over"]
+        assert await check_clocks(hub) == []
+        await other.room(gid)  # the other server holds the game too
+        await hub.open_seat(gid, keys["2"])  # ... and does not hear this write
+        now.now += 10
+        # the second player's page reloads on the other server: its stale room would note
+        # the seat again; the version compare-and-set refuses that write, the room is
+        # brought to the stored game and nothing more is written: both seats are open,
+        # the timer runs from 10 s ago
+        state = await other.open_seat(gid, keys["2"])
+        assert state["clock"]["waiting"] == [] and state["clock"]["first_left"] == 20.0
+        assert [e.type for e in store.events_since(gid, 0, 100)] == [
+            "created", "opened", "opened"]
+        now.now += 20
+        assert await check_clocks(other) == [gid]
+        assert (await hub.room(gid, fresh=True)).state()["aborted"] == 1
+        await hub.close()
+        await other.close()
+
+    asyncio.run(second())
+    store.close()
+
+
+def test_games_with_everybody_present_keep_their_timers(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hot-seat, against the computer, from the lobby (both players there when it is
+    accepted): the first-move timer runs from the creation, as before; the rematch of a game
+    by link waits for the player who did not ask for it."""
+    from nugar.server.rematch import rematch
+    from nugar.server.store import hash_key
+    from test_session import FakeComputer
+
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub = Hub(store, FakeComputer(), clock=now)
+
+    async def run() -> None:
+        hot, hot_keys = await hub.create("dara", "hotseat", None, None, TimeControl.parse("5+3"))
+        ai, _ = await hub.create("dara", "ai", 1, 1, TimeControl.parse("5+3"))
+        lobby, _ = await hub.create("dara", "friend", None, None, TimeControl.parse("5+3"),
+                                    seat_hash=(2, hash_key("challenge key")))
+        rooms = (hot, ai, lobby)
+        for room in rooms:
+            clock = room.state()["clock"]
+            assert clock["waiting"] == [] and clock["first"] == 1
+            assert clock["first_left"] == 30.0
+        now.now += 30
+        assert sorted(await check_clocks(hub)) == sorted(r.row.id for r in rooms)
+        assert all(r.state()["aborted"] == 1 for r in rooms)
+        # rematches: hot-seat as before; the lobby's game waits for the player who left
+        again = await rematch(hub, hot.row.id, hot_keys["0"])
+        assert again["state"]["clock"]["waiting"] == []
+        again = await rematch(hub, lobby.row.id, "challenge key")  # seat 2 asks: now 1
+        assert again["seat"] == 1 and again["state"]["clock"]["waiting"] == [2]
+        await hub.close()
+
+    asyncio.run(run())
+    store.close()
+
+
+def test_a_link_game_whose_friend_never_comes_is_closed_by_the_idle_expiry(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No timer runs while a timed game by link waits for its second player, so no flag or
+    abort ever ends it; the idle expiry (``--expire-days``) does, like any game left alone."""
+    now = FakeTime(monkeypatch)
+    store = Store(db_url)
+    hub = Hub(store, expire_days=30, clock=now)
+
+    async def run() -> None:
+        room, keys = await hub.create("dara", "friend", None, None, TimeControl.parse("5+3"))
+        gid = room.row.id
+        await hub.open_seat(gid, keys["1"])
+        now.now += 30 * 86400 - 1
+        assert await check_clocks(hub) == [] and await hub.expire_idle() == []
+        now.now += 2
+        assert await hub.expire_idle() == [gid]
+        row = store.load(gid)
+        assert row is not None and row.ending == {"termination": "adjudication",
+                                                  "winner": None}
+        assert row.deadline is None
+        await hub.close()
+
+    asyncio.run(run())
+    store.close()

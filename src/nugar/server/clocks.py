@@ -24,6 +24,15 @@ turn's days in a correspondence game) from when it became his turn *aborts* the 
 result, no winner (the event ``abort``, :meth:`Clock.abort_due`). The computer's seat has no
 such timer. Until his first move a player cannot lose on time: the abort comes first.
 
+A game between two people played by link waits for both: each human seat is *seen* once a
+request carrying its secret arrives (the page announces its seat when it opens,
+``POST /api/games/{id}/open``; a move counts too), and until both seats are seen
+(:attr:`Clock.ready`) no timer and no clock runs, so nothing can abort or flag the game.
+The first-move timer of a player therefore starts at the later of his turn starting and
+the game becoming ready (:meth:`Clock.see`). Seats of the computer, of a hot-seat game
+and of a lobby game (both players are there when the challenge is accepted) are seen from
+the start.
+
 A flag falls when the running clock reaches zero (a first move is overdue likewise): noticed
 by any request on the game (:func:`flag_if_due`, called when a room is fetched) or, for a
 game nobody asks about, by :func:`watch_clocks`, which asks the store for games past their
@@ -153,7 +162,8 @@ class Clock:
     for the running clock, at ``since``; ``running`` is the player whose clock runs (``None``
     before the first move and once the game is over). ``played[p - 1]``: whether player ``p``
     has made his first move; ``awaiting``: the player whose first move the first-move timer
-    waits for (``None`` when none), since ``opened``.
+    waits for (``None`` when none), since ``opened``; ``seen[p - 1]``: whether player
+    ``p``'s seat has been opened (nothing runs until both have been: :attr:`ready`).
     """
 
     control: TimeControl
@@ -164,16 +174,23 @@ class Clock:
     played: list[bool] = field(default_factory=lambda: [False, False])
     awaiting: int | None = None
     opened: float = 0.0
+    seen: list[bool] = field(default_factory=lambda: [True, True])
 
     @classmethod
-    def new(cls, control: TimeControl, now: float = 0.0, awaiting: int | None = None
-            ) -> Clock:
+    def new(cls, control: TimeControl, now: float = 0.0, awaiting: int | None = None,
+            seen: Sequence[bool] = (True, True)) -> Clock:
         """Full clocks at ``now``; ``awaiting``: the player whose first move is timed from
-        ``now`` (the first player, unless he is the computer)."""
+        ``now`` (the first player, unless he is the computer); ``seen``: which seats count
+        as opened already (a game by link: neither, until its players open their links)."""
         return cls(control, [control.base, control.base], since=now, awaiting=awaiting,
-                   opened=now)
+                   opened=now, seen=[bool(x) for x in seen])
 
     # --- reading ----------------------------------------------------------------------------
+    @property
+    def ready(self) -> bool:
+        """Whether both seats have been opened: before, no timer and no clock runs."""
+        return self.seen[0] and self.seen[1]
+
     @property
     def first_limit(self) -> float:
         """Seconds a player has for his first move: :data:`FIRST_MOVE`, or the whole clock
@@ -185,19 +202,22 @@ class Clock:
     def remaining(self, player: int, now: float) -> float:
         """Player ``player``'s time left at ``now`` (never below zero)."""
         left = self.left[player - 1]
-        if self.running == player:
+        if self.running == player and self.ready:
             left -= max(0.0, now - self.since)
         return max(0.0, left)
 
     def first_remaining(self, now: float) -> float | None:
-        """Seconds left at ``now`` for the awaited first move; ``None`` when none is awaited."""
-        if self.awaiting is None:
+        """Seconds left at ``now`` for the awaited first move; ``None`` when none is awaited
+        or the timer has not started (a seat not opened yet)."""
+        if self.awaiting is None or not self.ready:
             return None
         return max(0.0, self.opened + self.first_limit - now)
 
     def deadline(self) -> float | None:
         """When the next flag falls or the awaited first move is overdue (seconds since the
-        epoch); ``None`` when neither can happen."""
+        epoch); ``None`` when neither can happen (a seat not opened yet: nothing runs)."""
+        if not self.ready:
+            return None
         times = []
         if self.running is not None and self.running != self.awaiting:
             times.append(self.since + self.left[self.running - 1])
@@ -208,7 +228,7 @@ class Clock:
     def fallen(self, now: float) -> int | None:
         """The player whose flag has fallen at ``now``, if any (never one whose first move
         is awaited: his game is aborted instead)."""
-        if (self.running is not None and self.running != self.awaiting
+        if (self.running is not None and self.running != self.awaiting and self.ready
                 and self.remaining(self.running, now) <= 0.0):
             return self.running
         return None
@@ -222,13 +242,15 @@ class Clock:
         """What a client shows: the control, both players' time left at ``now`` (seconds),
         the player whose clock runs, the server's time (it counts down from there) and, while
         a first move is awaited, whose (``first``) and the seconds left for it
-        (``first_left``)."""
+        (``first_left``; ``None`` until the timer starts); ``waiting``: the players whose
+        seat has not been opened yet (while it is not empty, nothing runs)."""
         first_left = self.first_remaining(now)
         return {"control": self.control.text, "kind": self.control.kind,
                 "describe": self.control.describe(),
                 "left": [round(self.remaining(1, now), 3), round(self.remaining(2, now), 3)],
                 "running": self.running, "now": round(now, 3), "first": self.awaiting,
-                "first_left": None if first_left is None else round(first_left, 3)}
+                "first_left": None if first_left is None else round(first_left, 3),
+                "waiting": [p for p in (1, 2) if not self.seen[p - 1]]}
 
     # --- changes ----------------------------------------------------------------------------
     def settle(self, to_move: int | None, now: float, moved: bool,
@@ -240,9 +262,10 @@ class Clock:
         in this change; no time of theirs ran); then the clock of ``to_move`` (``None``: the
         game is over) runs. Until the first move (``moved``) no clock runs. A clock that
         went below zero stays at zero: a move stamped after the deadline is only possible
-        when it was received before it (the flag is checked first)."""
+        when it was received before it (the flag is checked first). Before both seats are
+        opened (:attr:`ready`) no time is charged."""
         prev = self.running
-        if prev is not None:
+        if prev is not None and self.ready:
             spent = max(0.0, now - self.since)
             self.left[prev - 1] = max(0.0, self.left[prev - 1] - spent)
         if not self.started:
@@ -267,18 +290,36 @@ class Clock:
             self.awaiting = player
             self.opened = now
 
+    def see(self, seats: Sequence[int], now: float) -> bool:
+        """Note at ``now`` that the seats ``seats`` (1, 2) have been opened; ``True`` if one
+        was not yet. When that makes the game :attr:`ready`, the awaited first move is timed
+        from ``now`` and the running clock (only ever the clock of a player before his first
+        move) starts from ``now``."""
+        was = self.ready
+        changed = False
+        for p in seats:
+            if p in (1, 2) and not self.seen[p - 1]:
+                self.seen[p - 1] = True
+                changed = True
+        if self.ready and not was:
+            self.opened = now
+            self.since = now
+        return changed
+
     # --- storage ----------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         return {"control": self.control.text, "left": [round(x, 3) for x in self.left],
                 "running": self.running, "since": round(self.since, 3),
                 "started": self.started, "played": list(self.played),
-                "awaiting": self.awaiting, "opened": round(self.opened, 3)}
+                "awaiting": self.awaiting, "opened": round(self.opened, 3),
+                "seen": list(self.seen)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> Clock | None:
         """The clock stored as :meth:`to_json`; ``None`` for a game without one. A stored
         clock that does not read raises ``ValueError`` (the game is then refused as
-        corrupt). A clock stored before first moves were timed reads with none awaited."""
+        corrupt). A clock stored before first moves were timed reads with none awaited; one
+        stored before seats were noted reads with both seats opened."""
         if data is None:
             return None
         control = TimeControl.parse(str(data["control"]))
@@ -289,12 +330,13 @@ class Clock:
         awaiting = data.get("awaiting")
         started = bool(data.get("started"))
         played = [bool(x) for x in data.get("played", [started, started])]
+        seen = [bool(x) for x in data.get("seen", [True, True])]
         if len(left) != 2 or not all(math.isfinite(x) and x >= 0 for x in left) \
                 or running not in (None, 1, 2) or awaiting not in (None, 1, 2) \
-                or len(played) != 2:
+                or len(played) != 2 or len(seen) != 2:
             raise ValueError(f"the stored clock {data!r} does not read")
         return cls(control, left, running, float(data["since"]), started, played, awaiting,
-                   float(data.get("opened", 0.0)))
+                   float(data.get("opened", 0.0)), seen)
 
 
 # --- a fallen flag -----------------------------------------------------------------------------

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from .rooms import Hub
 
 
-def _swapped(row: GameRow, new_id: str, now: float) -> GameRow:
+def _swapped(row: GameRow, new_id: str, now: float, asker: int) -> GameRow:
+    """The rematch of ``row`` asked for by the seat ``asker`` (0: hot-seat)."""
     new = GameRow(id=new_id, rules=row.rules, mode=row.mode, ai_level=row.ai_level,
                   ai_seat=None if row.ai_seat is None else 3 - row.ai_seat,
                   key_hash_1=row.key_hash_2, key_hash_2=row.key_hash_1, moves=[],
@@ -36,7 +37,11 @@ def _swapped(row: GameRow, new_id: str, now: float) -> GameRow:
     old_clock = Clock.from_json(row.clock)
     if old_clock is not None:  # the same time control, both clocks full again
         first = new.ai_seat != 1  # the first player's first move is timed, unless the AI's
-        clock = Clock.new(old_clock.control, now, 1 if first else None)
+        # between two people (by link or from the lobby) the opponent may have left: the
+        # rematch waits for him to open it; the asker is there (his new seat is 3 - asker)
+        seen = ((True, True) if new.mode != "friend" or asker == 0
+                else (asker == 2, asker == 1))
+        clock = Clock.new(old_clock.control, now, 1 if first else None, seen=seen)
         new.clock, new.deadline = clock.to_json(), clock.deadline()
     return new
 
@@ -56,7 +61,7 @@ async def rematch(hub: Hub, game_id: str, key: str) -> dict[str, Any]:
     row = room.row
     new_id = rematch_id(row.id, len(row.moves))
     if await asyncio.to_thread(hub.store.load, new_id) is None:
-        new_row = _swapped(row, new_id, hub.clock())
+        new_row = _swapped(row, new_id, hub.clock(), seat)
         created: dict[str, Any] = {"rules": new_row.rules, "mode": new_row.mode,
                                    "rematch_of": row.id}
         if new_row.clock is not None:

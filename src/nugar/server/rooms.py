@@ -168,6 +168,15 @@ class Room:
                 self.listeners.discard(listener)
 
     # --- reading ----------------------------------------------------------------------------
+    def unseen(self, seat: int | None) -> list[int] | None:
+        """The seats a request opening ``seat`` (:meth:`seat_of`) shows to be open that the
+        clock does not know yet (``None``: none; a game without a clock needs none)."""
+        clock = self.clock
+        if clock is None or seat is None or clock.ready:
+            return None
+        seats = [p for p in ((1, 2) if seat == 0 else (seat,)) if not clock.seen[p - 1]]
+        return seats or None
+
     def seat_of(self, key: str | None) -> int | None:
         """The seat a secret opens: 1, 2, 0 for a hot-seat key (both seats), else ``None``."""
         if not key or len(key) > 200:
@@ -299,11 +308,15 @@ def _time_first_moves(clock: Clock, session: GameSession, etype: str, data: dict
     """Note on ``clock`` who has made his first move after the change ``etype`` (a move: its
     player and the forced passes after it; an undo or takeback: read from the game again),
     and time the first move of ``to_move`` if he has not made it (unless he is the
-    computer)."""
+    computer). A move opens its player's seat, as does the change ``opened`` (its
+    ``seats``): the timers start once both seats are open (:meth:`Clock.see`)."""
     if etype == "move":
         for p in (data.get("player"), *data.get("passed", [])):
             if p in (1, 2):
                 clock.played[p - 1] = True
+        clock.see([data.get("player", 0)], now)
+    elif etype == "opened":
+        clock.see(data.get("seats", []), now)
     elif etype in ("undo", "takeback"):
         movers = {p for p, _ in session.game.turn_list()}
         clock.played = [1 in movers, 2 in movers]
@@ -657,8 +670,12 @@ class Hub:
                       reason=None, version=1)
         created: dict[str, Any] = {"rules": row.rules, "mode": mode}
         if time_control is not None:  # the first player's first move is timed from now
+            # a game by link waits for both players to open their links; the lobby's game
+            # (seat_hash) is made when both are there
+            by_link = mode == "friend" and seat_hash is None
             clock = Clock.new(time_control, self.clock(),
-                              None if game.to_move == ai_seat else game.to_move)
+                              None if game.to_move == ai_seat else game.to_move,
+                              seen=(not by_link, not by_link))
             row.clock, row.deadline = clock.to_json(), clock.deadline()
             created["clock"] = time_control.text
         first = StoredEvent(1, "created", created)
@@ -767,6 +784,23 @@ class Hub:
 
     async def resign(self, game_id: str, key: str | None) -> dict[str, Any]:
         return await self._act(game_id, lambda room: room.session.resign(room.seat_of(key)))
+
+    async def open_seat(self, game_id: str, key: str | None) -> dict[str, Any]:
+        """A page opened the seat ``key`` opens: the first time (in a timed game whose
+        seats are not both open yet), stored and announced as the change ``opened``
+        (``{seats}``), which starts the first-move timer once both seats are open
+        (:mod:`.clocks`); later, nothing is written. Answers the game's full state."""
+        room = await self.room(game_id, fresh=True)
+        if room.seat_of(key) is None:
+            raise ApiError(403, "bad_key", "this secret does not open a seat of this game")
+
+        async def note(r: Room) -> dict[str, Any]:
+            await r.session.note_open(lambda: r.unseen(r.seat_of(key)))
+            return r.state()
+
+        if room.unseen(room.seat_of(key)) is None:
+            return room.state()
+        return await self._act(game_id, note)
 
     async def hint(self, game_id: str, key: str | None) -> dict[str, Any]:
         room = await self.room(game_id)

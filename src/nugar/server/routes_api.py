@@ -194,6 +194,13 @@ async def api_position(game_id: str, ply: int, hub: HubDep) -> dict[str, Any]:
     return {"ply": ply, "svg": svg(game, last_move=last), "board": board_data(game)}
 
 
+@router.post("/games/{game_id}/open", summary="Say that a seat's page is open (a timed game "
+             "by link waits for both seats before any timer runs); answers the state",
+             response_model=dict[str, Any])
+async def api_open(game_id: str, body: KeyBody, hub: HubDep) -> JSONResponse:
+    return answer(await hub.open_seat(game_id, body.key))
+
+
 @router.post("/games/{game_id}/move", summary="Play a move or a whole turn; answers what "
              "changed (an update: see GET /api/games/{game_id})",
             response_model=dict[str, Any])

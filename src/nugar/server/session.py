@@ -713,6 +713,20 @@ class GameSession:
                                          "winner": None})
             return True
 
+    async def note_open(self, unseen: Callable[[], list[int] | None]) -> bool:
+        """Store and announce (event ``opened``, ``{seats}``) that the seats ``unseen()``,
+        asked under the lock, have been opened (:meth:`.rooms.Hub.open_seat`); ``False``
+        (nothing done) if there are none or the game is over."""
+        async with self.lock:
+            self._check_current()
+            if self.over:
+                return False
+            seats = unseen()
+            if not seats:
+                return False
+            await self._commit("opened", {"seats": seats})
+            return True
+
     # --- the computer -------------------------------------------------------------------------
     async def hint(self, seat: int | None) -> dict[str, Any]:
         """A suggested move for the player to move, from an agent as strong as the opponent

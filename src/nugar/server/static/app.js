@@ -893,7 +893,7 @@ async function showState(state) {
   try {
     if (fresh) {
       ui.state = state;
-      if (window.nugarClock) window.nugarClock.show(state);
+      if (window.nugarClock) window.nugarClock.show(state, ui.key === null ? null : ui.seat);
       learnNames(state);
       ui.selected = null;
       refuse("");
@@ -976,7 +976,14 @@ async function showGame(id) {
     $("share-watch").value = share.watch;
   }
   try {
-    await applyState(await api("GET", `/api/games/${id}`));
+    let opened = null;
+    if (ui.key !== null) {
+      // say that this seat's page is open (a timed game by link waits for both players
+      // before its timers run); the answer is the state. A refusal (a key this game does
+      // not know) leaves the plain state to read.
+      opened = await api("POST", `/api/games/${id}/open`, { key: ui.key }).catch(() => null);
+    }
+    await applyState(opened || await api("GET", `/api/games/${id}`));
   } catch (e) {
     if (/^no game with id/.test(e.message)) {
       // gone (or never there): say so instead of a board and buttons for nothing

@@ -10,7 +10,8 @@
     ["1d", "1 day per move"], ["3d", "3 days per move"], ["7d", "7 days per move"],
     ["custom", "other..."],
   ];
-  const tick = { clock: null, at: 0, timer: null, game: null, poked: false, names: null };
+  const tick = { clock: null, at: 0, timer: null, game: null, poked: false, names: null,
+    seat: null };
 
   // --- home page: the time control of a new game or challenge --------------------------------
   function addChoice() {
@@ -74,6 +75,23 @@
     return Math.max(0, t);
   }
 
+  // the players whose seat nobody has opened yet: a game by link waits for both players to
+  // open their links before any timer or clock runs
+  function waiting() {
+    const c = tick.clock;
+    return c && Array.isArray(c.waiting) ? c.waiting : [];
+  }
+
+  function waitingText() {
+    const w = waiting();
+    if (w.length === 0) return "";
+    const rest = ": no clock runs until both players are here";
+    if (w.length === 2) return `Waiting for both players to open their links${rest}`;
+    const who = tick.names[w[0] - 1];
+    if (tick.seat === 3 - w[0]) return `Waiting for your opponent (${who}) to open the link${rest}`;
+    return `Waiting for ${who} to open the link${rest}`;
+  }
+
   // seconds left for the awaited first move (the server aborts the game at zero), or null
   function firstLeft() {
     const c = tick.clock;
@@ -85,6 +103,9 @@
     const box = document.getElementById("clocks");
     if (!box || !tick.clock) return;
     const first = box.querySelector(".first-move");
+    const note = box.querySelector(".waiting");
+    note.textContent = waitingText();
+    note.hidden = note.textContent === "";
     const wait = firstLeft();
     first.hidden = wait === null;
     if (wait !== null) {
@@ -113,9 +134,11 @@
     }
   }
 
-  function show(state) {
+  // seat: the seat this page holds (1, 2; 0 for both; null for a spectator)
+  function show(state, seat) {
     const box = document.getElementById("clocks");
     if (!box) return;
+    tick.seat = seat === undefined ? null : seat;
     if (!state || !state.clock) { box.hidden = true; stop(); return; }
     tick.clock = state.clock;
     tick.at = performance.now();
@@ -130,6 +153,11 @@
       first.setAttribute("role", "timer");
       first.hidden = true;
       box.appendChild(first);
+      const note = document.createElement("p");
+      note.className = "info waiting";
+      note.setAttribute("role", "status");
+      note.hidden = true;
+      box.appendChild(note);
       for (const p of [1, 2]) {
         const row = document.createElement("div");
         row.className = "clock";
@@ -152,7 +180,7 @@
     }
     box.hidden = false;
     draw();
-    const ticking = state.clock.running || state.clock.first;
+    const ticking = (state.clock.running || state.clock.first) && waiting().length === 0;
     if (ticking && tick.timer === null) tick.timer = setInterval(draw, 100);
     if (!ticking) stop();
   }
