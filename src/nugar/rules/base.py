@@ -228,7 +228,7 @@ class Game(ABC):
         if self._imposed is not None:
             return []
         n = self._kernel.legal_actions(self._params, self._state, self._buf)
-        return [int(a) for a in self._buf[:n]]
+        return self._buf[:n].tolist()  # type: ignore[no-any-return]
 
     def action_to_move(self, action: int) -> Move:
         """The move of an action code (``InvalidMoveError`` for a code that has none)."""
