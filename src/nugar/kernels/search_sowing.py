@@ -74,10 +74,8 @@ def _evaluate_cells(params: IntArray, state: IntArray, weights: IntArray) -> int
                 bonus_opp += 1
             if c > threat_opp:
                 threat_opp = c
-    store_diff = state[mine + pits] - state[theirs + pits]
-    return int(weights[W_STORE] * store_diff + weights[W_SIDE] * (side_me - side_opp)
-               + weights[W_BONUS] * (bonus_me - bonus_opp)
-               + weights[W_THREAT_OWN] * threat_me - weights[W_THREAT_OPP] * threat_opp)
+    return _score(weights, state[mine + pits] - state[theirs + pits], side_me - side_opp,
+                  bonus_me - bonus_opp, threat_me, threat_opp)
 
 
 @kernel_noalloc
@@ -95,8 +93,15 @@ def _evaluate_words(params: IntArray, state: IntArray, weights: IntArray) -> int
     _, bonus_opp, best_opp = _words.rate_all(theirs, mine, pits, skip, single)
     threat_me = best_me - 1 if best_me > 0 else 0
     threat_opp = best_opp - 1 if best_opp > 0 else 0
-    store_diff = _words.cell(mine, pits) - _words.cell(theirs, pits)
-    side_diff = _words.side_seeds(mine, pits) - _words.side_seeds(theirs, pits)
+    return _score(weights, _words.cell(mine, pits) - _words.cell(theirs, pits),
+                  _words.side_seeds(mine, pits) - _words.side_seeds(theirs, pits),
+                  popcount(bonus_me) - popcount(bonus_opp), threat_me, threat_opp)
+
+
+@kernel_noalloc
+def _score(weights: IntArray, store_diff: int, side_diff: int, bonus_diff: int,
+           threat_me: int, threat_opp: int) -> int:
+    """The weighted sum of the module notes, from the features of either way of counting."""
     return int(weights[W_STORE] * store_diff + weights[W_SIDE] * side_diff
-               + weights[W_BONUS] * (popcount(bonus_me) - popcount(bonus_opp))
+               + weights[W_BONUS] * bonus_diff
                + weights[W_THREAT_OWN] * threat_me - weights[W_THREAT_OPP] * threat_opp)

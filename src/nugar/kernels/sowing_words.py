@@ -100,17 +100,29 @@ def cell(word: int, i: int) -> int:
 def side_seeds(word: int, pits: int) -> int:
     """The seeds in a side's holes (its store left out): the bytes added up by halves (no
     byte sum reaches 128, so no carry leaves its byte)."""
-    s = word & ((1 << (8 * pits)) - 1)
+    s = word & holes_of(pits)
     s += s >> 32
     s += s >> 16
     s += s >> 8
     return s & 0xFF
 
 
+@kernel_inline
+def holes_of(pits: int) -> int:
+    """The mask of a side's hole bytes (its store left out)."""
+    return (1 << (8 * pits)) - 1
+
+
+@kernel_inline
+def zero_bytes(x: int) -> int:
+    """The top bit of every zero byte among bytes 0..6 of ``x`` (byte 7 below 0x80)."""
+    return ~(((x & LOW7) + LOW7) | x) & HIGH
+
+
 @kernel_noalloc
 def nonempty(word: int, pits: int) -> int:
     """The top bit of every byte of a non-empty hole (the store left out)."""
-    return (((word & LOW7) + LOW7) | word) & HIGH & ((1 << (8 * pits)) - 1)
+    return (((word & LOW7) + LOW7) | word) & HIGH & holes_of(pits)
 
 
 @kernel_noalloc
@@ -201,11 +213,10 @@ def capture_values(mine: int, theirs: int, pits: int, single: int) -> int:
     """For each own hole ``t``: the seeds a step ending there without going round the board
     captures (its own seed and the facing hole's; ``single`` when that is empty), 0 if ``t``
     is not empty. One byte a hole; no loop."""
-    holes = (1 << (8 * pits)) - 1
-    m = mine & holes
-    empty = (~(((m & LOW7) + LOW7) | m) & HIGH & holes) >> 7
+    holes = holes_of(pits)
+    empty = (zero_bytes(mine & holes) & holes) >> 7
     facing = byte_reverse((theirs & holes) << (8 * (8 - pits))) & holes  # byte t: the hole facing t
-    some = ((((facing & LOW7) + LOW7) | facing) & HIGH) >> 7
+    some = nonempty(facing, pits) >> 7
     gains = facing + ONES7 if single == 1 else (facing + ONES7) & (some * 0xFF)
     return gains & (empty * 0xFF)
 
@@ -225,19 +236,18 @@ def rate_all(mine: int, theirs: int, pits: int, skip: int,
     there. A step going round the board (its last seed back on the own side, or whole laps)
     is then rated alone by :func:`rate`."""
     values = capture_values(mine, theirs, pits, single)
-    holes = (1 << (8 * pits)) - 1
+    holes = holes_of(pits)
     n = mine & holes
     live = nonempty(n, pits)
     ends = n + (INDEX & holes)
     passes = (((ends + (128 - pits) * ONES7) & HIGH) >> 7) & holes
     at_store = ends ^ (pits * ONES7)
-    bonus = ~(((at_store & LOW7) + LOW7) | at_store) & live
+    bonus = zero_bytes(at_store) & live
     targets = nonempty(values, pits)
     while targets != 0:
         t = lowest_square(targets) >> 3
         targets &= targets - 1
-        there = ends ^ (t * ONES7)
-        landing = ~(((there & LOW7) + LOW7) | there) & live
+        landing = zero_bytes(ends ^ (t * ONES7)) & live
         passes += (landing >> 7) * ((values >> (8 * t)) & 0xFF)
     ratings = (passes + ONES7) & ((live >> 7) * 0xFF)
     rounds = (ends + (127 - 2 * pits) * ONES7) & live  # steps going round the board
@@ -261,8 +271,7 @@ def duty_choices(mine: int, theirs: int, pits: int, skip: int, single: int,
     a bonus step if one does. Returned as the top bit of each chosen hole's byte: the zero
     bytes of the ratings XOR the best rating in every byte."""
     ratings, bonus, best = rate_all(mine, theirs, pits, skip, single)
-    x = ratings ^ (best * ONES7)
-    chosen = ~(((x & LOW7) + LOW7) | x) & HIGH & ((1 << (8 * pits)) - 1)
+    chosen = zero_bytes(ratings ^ (best * ONES7)) & holes_of(pits)
     top = bonus & chosen
     if top != 0 and first_done != 0:
         while top & (top - 1):
@@ -279,7 +288,7 @@ def _walk(w1: int, w2: int, to_move: int, outcome: int, reason: int, first_done:
                                               int]:
     """:func:`play_random`'s loop over the game's variables (inlined, so that the usual
     six holes are a constant to the compiler). Returns them with the plies played."""
-    holes = (1 << (8 * pits)) - 1
+    holes = holes_of(pits)
     x = rng.seed_state(seed)
     plies = 0
     while outcome == OUTCOME_RUNNING and plies < max_plies:
