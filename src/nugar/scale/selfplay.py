@@ -37,6 +37,7 @@ plays only the games that are missing (``resume``). The columns (``ROW_SCHEMA``)
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -113,27 +114,20 @@ def game_seed(seed: int, index: int) -> int:
     return random.Random(f"nugar-selfplay:{seed}:{index}").randrange(1 << 62)
 
 
-_cache: dict[str, Any] = {}
-
-
+@functools.cache
 def _agent(spec: str) -> Agent:
+    """The agent of ``spec``, made once per process (its table is reused game after game)."""
     from ..ai.agents import make_agent
 
-    agent = _cache.get("agent:" + spec)
-    if agent is None:
-        agent = make_agent(spec)
-        _cache["agent:" + spec] = agent
-    return agent
+    return make_agent(spec)
 
 
+@functools.cache
 def _encoder(rules: str) -> Any:
+    """The observation encoder of ``rules``, made once per process."""
     from ..envs.encoding import Encoder
 
-    enc = _cache.get("encoder:" + rules)
-    if enc is None:
-        enc = Encoder(rules)
-        _cache["encoder:" + rules] = enc
-    return enc
+    return Encoder(rules)
 
 
 def play_selfplay_game(job: SelfPlayJob) -> SelfPlayGame:
