@@ -94,3 +94,19 @@ def test_script_runs_end_to_end(capsys: pytest.CaptureFixture[str]) -> None:
     assert "nugar / OpenSpiel = " in out
     assert "| `dracala` |" in out
     assert "load average (1, 5, 15 min) after:" in out
+
+
+def test_node_counts_are_those_of_a_fixed_depth_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nugar.ai import Limits, make_agent
+
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))  # the script imports bench_ai beside it
+    spec = importlib.util.spec_from_file_location("node_counts", SCRIPT.parent / "node_counts.py")
+    assert spec is not None and spec.loader is not None
+    counts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(counts)
+    rules = "kalah(pits=4,seeds=3)"
+    expected = [make_agent("alphabeta").analyse(counts.position(rules, 4, seed),
+                                                Limits(depth=3)).nodes
+                for seed in (100, 101, 102)]
+    assert counts.nodes(rules, 3) == sum(expected) and min(expected) > 0
+    assert counts.nodes(rules, 4) > counts.nodes(rules, 3)  # a deeper search, a bigger tree
