@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import secrets
 import sys
 import threading
@@ -1092,3 +1093,35 @@ def test_a_response_leaves_in_one_write() -> None:
         assert t.get_extra_info("peername") == "info peername"  # the rest is the socket's
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("rules", ["dara", "dala", "kalah", "dracala"])
+def test_turns_kept_as_the_game_grows_match_a_replay(client: TestClient, rules: str) -> None:
+    """The server keeps a game's turns as it grows (only the turns a change touches are made
+    again); after every move and undo, the merged updates, a fresh state and the turns of the
+    stored moves replayed from scratch agree (multi-move turns, takebacks, moves again)."""
+    rng = random.Random(rules)
+    made = create(client, rules=rules, mode="hotseat")
+    gid, key = made["id"], made["keys"]["0"]
+    state = client.get(f"/api/games/{gid}").json()
+    turns, moves = state["turns"], state["moves"]
+    for step in range(90):
+        if state["over"]:
+            break
+        if step % 7 == 6 and state["ply"] > 0:
+            answer = client.post(f"/api/games/{gid}/undo", json={"key": key}).json()
+        else:
+            answer = move(client, gid, key, rng.choice(state["legal"])).json()
+        assert answer["base"] == state["v"], answer
+        turns = turns[:answer["turns_from"]] + answer["new_turns"]
+        moves = moves[:answer["moves_from"]] + answer["new_moves"]
+        state = client.get(f"/api/games/{gid}").json()
+        replay = nugar.new_game(rules)
+        for text in state["moves"]:
+            replay.play(text)
+        expected = [{"player": p, "text": replay.descriptor.join_turn(ms), "n": len(ms)}
+                    for p, ms in replay.turn_list()]
+        assert state["turns"] == turns == expected
+        assert state["moves"] == moves and state["ply"] == len(moves)
+        assert state["legal"] == [str(m) for m in replay.legal_moves()]
+        assert state["last_move"] == (moves[-1] if moves else None)

@@ -760,3 +760,23 @@ class TestTextAndRecords:
         b.undo()
         assert a.key == b.key
         assert a.key == K.compute_key(a.params, a.state)
+
+
+@pytest.mark.parametrize("rules", ["kalah", "dracala", "dara", "dala"])
+def test_extend_turns_grows_the_turn_list_move_by_move(rules: str) -> None:
+    """``extend_turns`` kept up move by move gives ``turn_list`` at every ply, and names the
+    first turn it changed (a bonus sowing or a capture extends the last turn, not a new one)."""
+    import random
+    rng = random.Random(rules)
+    game = nugar.new_game(rules)
+    kept: list[tuple[int, list[Move]]] = []
+    done = 0
+    while not game.is_over and game.ply < 120:
+        before = [(p, list(ms)) for p, ms in kept]
+        game.push(rng.choice(game.legal_moves()))
+        first = game.extend_turns(kept, done)
+        done = game.ply
+        assert kept == game.turn_list()
+        assert kept[:first] == before[:first] and first in (len(before) - 1, len(before))
+    with pytest.raises(ValueError, match="number of moves played"):
+        game.extend_turns([], game.ply + 1)

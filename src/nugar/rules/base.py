@@ -466,13 +466,32 @@ class Game(ABC):
     def turn_list(self) -> list[tuple[int, list[Move]]]:
         """The game so far as turns: ``(player, moves)`` pairs."""
         out: list[tuple[int, list[Move]]] = []
-        for mover, move in zip(self._movers, self._moves, strict=True):
-            if (out and out[-1][0] == mover
-                    and self.descriptor.continues_turn(out[-1][1][-1], move)):
-                out[-1][1].append(move)
-            else:
-                out.append((mover, [move]))
+        self.extend_turns(out, 0)
         return out
+
+    @property
+    def ply(self) -> int:
+        """How many moves have been played (``len(move_stack)`` without the copy)."""
+        return len(self._moves)
+
+    def extend_turns(self, turns: list[tuple[int, list[Move]]], done: int) -> int:
+        """Bring ``turns``, the :meth:`turn_list` of this game's first ``done`` moves, up to
+        the whole game, in place (a caller that keeps the turns of a game as it grows spares
+        going over every turn again); returns the index of the first turn changed or added.
+        ``done`` must not exceed the moves played, and those moves must be the ones
+        ``turns`` was made from (after a move is taken back, start again from ``[]``)."""
+        if not 0 <= done <= len(self._moves):
+            raise ValueError(f"done is a number of moves played, 0 to {len(self._moves)}, "
+                             f"not {done!r}")
+        first = len(turns)
+        continues = self.descriptor.continues_turn
+        for mover, move in zip(self._movers[done:], self._moves[done:], strict=True):
+            if turns and turns[-1][0] == mover and continues(turns[-1][1][-1], move):
+                first = min(first, len(turns) - 1)
+                turns[-1][1].append(move)
+            else:
+                turns.append((mover, [move]))
+        return first
 
     def turn_captures(self) -> list[int]:
         """What each turn of :meth:`turn_list` captured: pieces taken (alignment); a family

@@ -27,6 +27,7 @@ whole history; the full state (:meth:`Room.state`) is the update from version 0.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import dataclasses
 import functools
 import hmac
@@ -39,7 +40,7 @@ from typing import Any
 
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE, LEVEL_RANGE_TEXT
 from ..errors import RulesError
-from ..rules import Game, new_game, parse_rules
+from ..rules import Game, Move, new_game, parse_rules
 from .clocks import Clock, TimeControl, flag_if_due
 from .render import board_data, svg
 from .session import (
@@ -117,7 +118,15 @@ class Room:
         self.known = row.version
         #: the full state of ``row.version``, computed once per version (:meth:`state`)
         self._view: dict[str, Any] | None = None
+        #: the game's turns kept as it grows (:meth:`_turns_now`): the turns, each turn's
+        #: ``{player, text, n}`` and the number of moves after it, for the stored move texts
+        #: ``_turns_of`` (a new game, or moves taken back, starts them again)
+        self._turns: list[tuple[int, list[Move]]] = []
+        self._turn_views: list[dict[str, Any]] = []
         self._turn_ends: list[int] = []
+        self._turns_of: list[str] = []
+        #: the text of each action code met (the rule set's moves do not change)
+        self._action_texts: dict[int, str] = {}
         #: a task following the versions other processes stored (:meth:`Hub.heard`)
         self.following: asyncio.Task[None] | None = None
         #: events of newer versions heard with their announcement (version -> event)
@@ -225,13 +234,12 @@ class Room:
         if old_turns is not None:
             new_turns = full["turns"]
             limit = min(len(old_turns), len(new_turns))
-            while turns_from < limit and old_turns[turns_from] == new_turns[turns_from]:
-                turns_from += 1
-        else:
-            ends = self._turn_ends
-            while turns_from < len(ends) and ends[turns_from] < moves_from:
-                turns_from += 1  # a turn that ended before moves_from cannot have changed
-        out = {k: v for k, v in full.items() if k not in STATIC and k not in ("moves", "turns")}
+            while turns_from < limit and (old_turns[turns_from] is new_turns[turns_from]
+                                          or old_turns[turns_from] == new_turns[turns_from]):
+                turns_from += 1  # the turns a change did not touch are the same objects
+        else:  # a turn that ended before moves_from cannot have changed
+            turns_from = bisect.bisect_left(self._turn_ends, moves_from)
+        out = {k: v for k, v in full.items() if k not in NOT_IN_UPDATES}
         out.update(base=base, moves_from=moves_from, new_moves=full["moves"][moves_from:],
                    turns_from=turns_from, new_turns=full["turns"][turns_from:])
         return out
@@ -242,10 +250,10 @@ class Room:
         outcome = game.outcome
         aborted = session.aborted
         over = outcome is not None or aborted is not None
-        moves = game.move_stack
-        turns = game.turn_list()
+        ply = game.ply
+        turns = self._turns_now(game)
         last_turn = turns[-1][1] if turns else []
-        legal = [] if over else [str(m) for m in game.legal_moves()]
+        legal = [] if over else self._legal_texts(game)
         out: dict[str, Any] = {
             "id": self.row.id,
             "v": self.row.version,
@@ -268,39 +276,63 @@ class Room:
             "aborted": aborted,  # the player who did not make his first move in time
             "score": list(game.score),
             "legal": legal,
-            "last_move": str(moves[-1]) if moves else None,
+            "last_move": str(last_turn[-1]) if last_turn else None,
             "last_turn": [str(m) for m in last_turn],
             "last_mover": turns[-1][0] if turns else None,
             "offers": session.offers,
             # the rematch offered after the game (:mod:`.rematch`), if one was
             "rematch": (rematch_id(self.row.id, len(self.row.moves))
                         if "rematch" in session.offers else None),
-            "ply": len(moves),
+            "ply": ply,
             "clock": None if self.clock is None else self.clock.view(self.now()),
             "board": board_data(game),
             "svg": svg(game, last_move=last_turn),
         }
-        texts = self.row.moves  # the stored texts of the moves: str() of each
-        if len(texts) == len(moves):  # a turn's text joins them (spares str() of every move)
-            joiner, start, turn_texts = game.descriptor.turn_joiner, 0, []
-            for _p, ms in turns:
-                turn_texts.append(joiner.join(texts[start:start + len(ms)]))
-                start += len(ms)
-        else:
-            turn_texts = game.turns()
-        out["turns"] = [{"player": p, "text": t, "n": len(ms)} for (p, ms), t in
-                        zip(turns, turn_texts, strict=True)]
+        out["turns"] = list(self._turn_views)  # a copy: a view is never changed after
         out["moves"] = self.row.moves  # the stored texts of the game's moves (never changed)
-        ends, total = [], 0
-        for _p, ms in turns:
-            total += len(ms)
-            ends.append(total)
-        self._turn_ends = ends  # the number of moves after each turn (for updates)
         return out
+
+    def _legal_texts(self, game: Game) -> list[str]:
+        """The texts of the legal moves, each action's text made once per room."""
+        known = self._action_texts
+        out = []
+        for action in game.legal_actions():
+            text = known.get(action)
+            if text is None:
+                text = known[action] = str(game.action_to_move(action))
+            out.append(text)
+        return out
+
+    def _turns_now(self, game: Game) -> list[tuple[int, list[Move]]]:
+        """The game's turns, with ``_turn_views`` and ``_turn_ends`` brought up to date: only
+        the turns a change touched are made again when the stored moves extend those of the
+        last call (the usual move), all of them otherwise."""
+        texts = self.row.moves  # the stored texts of the moves: str() of each
+        exact = len(texts) == game.ply  # a turn's text joins the stored texts when they agree
+        done = len(self._turns_of)
+        if not (exact and done <= len(texts) and texts[:done] == self._turns_of):
+            self._turns, self._turn_views, self._turn_ends, done = [], [], [], 0
+        turns = self._turns
+        first = game.extend_turns(turns, done)
+        views, ends = self._turn_views, self._turn_ends
+        del views[first:], ends[first:]
+        start = ends[-1] if ends else 0
+        joiner = game.descriptor.turn_joiner
+        for player, ms in turns[first:]:
+            end = start + len(ms)
+            text = (joiner.join(texts[start:end]) if exact
+                    else game.descriptor.join_turn(ms))
+            views.append({"player": player, "text": text, "n": len(ms)})
+            ends.append(end)
+            start = end
+        self._turns_of = list(texts) if exact else []
+        return turns
 
 
 #: the fields of a state that never change in a game (not repeated in updates)
 STATIC = frozenset({"id", "rules", "game", "family", "players", "mode", "ai_level", "ai_seat"})
+#: what an update leaves out: the fields that never change and the whole history
+NOT_IN_UPDATES = STATIC | {"moves", "turns"}
 
 
 def _time_first_moves(clock: Clock, session: GameSession, etype: str, data: dict[str, Any],
