@@ -18,7 +18,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from .middleware import replaying
+from .middleware import BODY, replaying
 from .session import ApiError
 from .wire import text_of
 
@@ -48,6 +48,14 @@ def plain_move(body: bytes) -> tuple[str, str, int | None] | None:
     return key, move, v
 
 
+def _json_body(scope: Scope) -> bool:
+    """Whether the request declares a JSON body (its first ``content-type`` header)."""
+    for name, value in scope.get("headers") or ():
+        if name == b"content-type":
+            return bool(value.startswith(b"application/json"))
+    return False
+
+
 class MoveLane:
     """See the module's text."""
 
@@ -59,20 +67,20 @@ class MoveLane:
             await self.app(scope, receive, send)
             return
         found = MOVE_PATH.fullmatch(scope.get("path", ""))
-        headers = dict(scope.get("headers") or [])
-        if found is None or not headers.get(b"content-type", b"").startswith(
-                b"application/json"):
+        if found is None or not _json_body(scope):
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went
-            chunks.append(message.get("body", b""))
-            more = message.get("more_body", False)
-        body = b"".join(chunks)
+        body: bytes | None = scope.get(BODY)  # the guard in front has read it whole
+        if body is None:
+            chunks: list[bytes] = []
+            more = True
+            while more:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return  # the client went
+                chunks.append(message.get("body", b""))
+                more = message.get("more_body", False)
+            body = b"".join(chunks)
         parsed = plain_move(body)
         if parsed is None:
             await self.app(scope, replaying(body, receive), send)

@@ -33,6 +33,10 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
+#: the scope key under which :class:`Guard` leaves the request body it has read whole
+BODY = "nugar.body"
+
+
 def replaying(body: bytes, receive: Receive) -> Receive:
     """A ``receive`` for the app behind a middleware that has already read the whole request
     body: it hands ``body`` over once, then defers to the client's ``receive``."""
@@ -137,7 +141,9 @@ class Guard:
         if not complete:
             await _send_json(send, 413, too_big)
             return
-        await self.app(scope, replaying(b"".join(chunks), receive), send)
+        body = b"".join(chunks)
+        scope[BODY] = body  # read once: the fast lane behind takes it from here
+        await self.app(scope, replaying(body, receive), send)
 
     async def _read_body(self, receive: Receive, chunks: list[bytes]) -> bool | None:
         """Read the body into ``chunks``: ``True`` once whole, ``False`` when it is over
@@ -172,6 +178,17 @@ DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.j
 DOCS_PATHS = ("/docs", "/docs/oauth2-redirect", "/redoc")
 
 
+def _security_headers(policy: str) -> tuple[tuple[bytes, bytes], ...]:
+    return ((b"content-security-policy", policy.encode()),
+            (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"no-referrer"),
+            (b"x-frame-options", b"DENY"))
+
+
+_HEADERS = _security_headers(CSP)
+_DOCS_HEADERS = _security_headers(DOCS_CSP)
+
+
 class SecurityHeaders:
     """Adds ``Content-Security-Policy`` (:data:`CSP`), ``X-Content-Type-Options: nosniff``,
     ``Referrer-Policy: no-referrer`` and ``X-Frame-Options: DENY`` to every HTTP response.
@@ -185,11 +202,8 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        policy = DOCS_CSP if self.docs and scope.get("path") in DOCS_PATHS else CSP
-        extra = [(b"content-security-policy", policy.encode()),
-                 (b"x-content-type-options", b"nosniff"),
-                 (b"referrer-policy", b"no-referrer"),
-                 (b"x-frame-options", b"DENY")]
+        extra = (_DOCS_HEADERS if self.docs and scope.get("path") in DOCS_PATHS
+                 else _HEADERS)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -731,7 +731,7 @@ class Hub:
         outcome = game.outcome
         aborted = session.aborted
         played = data.get("moves") if etype == "move" else None
-        if isinstance(played, list) and len(game.move_stack) == len(old.moves) + len(played):
+        if isinstance(played, list) and game.ply == len(old.moves) + len(played):
             moves = old.moves + played  # the usual change: no need to write out every move
         else:
             moves = [str(m) for m in game.move_stack]

@@ -408,7 +408,7 @@ class GameSession:
     def _snapshot(self) -> tuple[list[str], dict[str, Any] | None, dict[str, int]]:
         owner = getattr(self, "stored_moves", None)  # unset while __init__ runs
         moves = owner() if owner is not None else None
-        if moves is None or len(moves) != len(self.game.move_stack):
+        if moves is None or len(moves) != self.game.ply:
             moves = [str(m) for m in self.game.move_stack]
         return moves, self.ending, dict(self.offers)
 
@@ -507,9 +507,9 @@ class GameSession:
                 raise ApiError(409, "not_your_turn",
                                f"it is {game.player_name(mover)}'s turn, not "
                                f"{game.player_name(seat)}'s")
-            if len(game.move_stack) >= MAX_MOVES:
+            if game.ply >= MAX_MOVES:
                 raise ApiError(409, "too_long", f"a game may hold at most {MAX_MOVES} moves")
-            before = len(game.move_stack)
+            before = game.ply
             try:
                 game.play(text)
             except InvalidMoveError as exc:
