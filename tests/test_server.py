@@ -561,8 +561,10 @@ def test_a_room_behind_another_writer_is_reloaded_and_waiting_requests_retried(
 
 def test_idle_games_expire_as_adjudicated_draws(db_url: str, monkeypatch: pytest.MonkeyPatch
                                                 ) -> None:
-    """With a fake clock (the hub's and the store's): an unfinished game untouched for
-    ``expire_days`` is closed, announced, stored and forgotten; others are left alone."""
+    """With a fake clock (the hub's and the store's): an unfinished game both players have
+    moved in, untouched for ``expire_days``, is closed as a draw, announced, stored and
+    forgotten; one in which the second player never moved is aborted; others are left
+    alone."""
     import types
 
     from nugar.server import store as store_module
@@ -579,11 +581,14 @@ def test_idle_games_expire_as_adjudicated_draws(db_url: str, monkeypatch: pytest
         b, kb = await hub.create("dara", "friend", None, None)
         c, kc = await hub.create("dara", "hotseat", None, None)
         await hub.move(a.row.id, ka["1"], "c3")
+        await hub.move(a.row.id, ka["2"], "d4")
         await hub.resign(c.row.id, kc["0"])
         watcher = Listener()
         a.listeners.add(watcher)
         now[0] += 20 * day
         await hub.move(b.row.id, kb["1"], "c3")
+        b_watcher = Listener()
+        b.listeners.add(b_watcher)
         now[0] += 10 * day - 1
         assert await hub.expire_idle() == []  # a: idle one second short of 30 days
         now[0] += 2
@@ -592,22 +597,84 @@ def test_idle_games_expire_as_adjudicated_draws(db_url: str, monkeypatch: pytest
         heard = watcher.queue.get_nowait()
         assert heard["type"] == "expired" and heard["update"]["reason"] == "adjudication"
         stored = store.load(a.row.id)
-        assert stored is not None and stored.moves == ["c3"]
+        assert stored is not None and stored.moves == ["c3", "d4"]
         assert stored.ending == {"termination": "adjudication", "winner": None}
-        assert stored.result is not None and store.events_since(a.row.id, 2, 9)[0].type == (
+        assert stored.result is not None and store.events_since(a.row.id, 3, 9)[0].type == (
             "expired")
         reloaded = await hub.room(a.row.id)  # rebuilt from the store: over, as a draw
         assert reloaded.state()["over"] and reloaded.state()["winner"] is None
         with pytest.raises(Exception, match="over"):
-            await hub.move(a.row.id, ka["2"], "d4")
+            await hub.move(a.row.id, ka["1"], "a1")
         now[0] += 20 * day
         assert await hub.expire_idle() == [b.row.id]  # c was over already: never expired
+        # b: the second player never moved: no draw, an abort that names him
+        heard = b_watcher.queue.get_nowait()
+        assert heard["type"] == "abort" and heard["data"] == {
+            "player": 2, "termination": "aborted", "winner": None, "expired": True}
+        assert heard["update"]["result"] == "*" and heard["update"]["aborted"] == 2
+        stored = store.load(b.row.id)
+        assert stored is not None and stored.result == "*" and stored.reason == "aborted"
+        assert stored.ending == {"termination": "aborted", "player": 2}
         hub.expire_days = None
         now[0] += 1000 * day
         assert await hub.expire_idle() == []
 
     asyncio.run(run())
     store.close()
+
+
+def test_games_never_started_are_aborted_by_the_expiry_and_stay_so_after_restarts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app's start-up expiry on an SQLite file (the clock faked): a game by link whose
+    friend never came, one whose second player never moved, a hot-seat game and one against
+    the computer with no move are aborted (``*``, the player whose first move was due);
+    a game both players moved in is a draw; all of it read back by the next start."""
+    import types
+
+    from nugar.server import store as store_module
+
+    day = 86400.0
+    now = [1_800_000_000.0]
+    monkeypatch.setattr(store_module, "time", types.SimpleNamespace(time=lambda: now[0]))
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+
+    def app() -> Any:
+        made = create_app(url, ai_time=0.05, rate=None, expire_days=30)
+        made.state.hub.clock = lambda: now[0]
+        return made
+
+    with TestClient(app()) as c:
+        never = create(c, rules="dara", mode="friend")  # the friend never opens his link
+        half = create(c, rules="dara", mode="friend")
+        both = create(c, rules="dara", mode="friend")
+        hot = create(c, rules="kalah", mode="hotseat")
+        ai = create(c, rules="kalah", mode="ai", level=1, seat=1)  # the person is first
+        assert c.post(f"/api/games/{never['id']}/open",
+                      json={"key": never["keys"]["1"]}).status_code == 200
+        assert move(c, half["id"], half["keys"]["1"], "c3").status_code == 200
+        for key, text in (("1", "c3"), ("2", "d4")):
+            assert move(c, both["id"], both["keys"][key], text).status_code == 200
+    now[0] += 30 * day + 1
+    expected = {never["id"]: 1, half["id"]: 2, hot["id"]: 1, ai["id"]: 1}
+    for _restart in range(2):  # the first start expires them, the second reads them back
+        with TestClient(app()) as c:
+            for gid, player in expected.items():
+                state = c.get(f"/api/games/{gid}").json()
+                assert state["over"] and state["result"] == "*" and state["winner"] is None
+                assert state["reason"] == "aborted" and state["aborted"] == player
+                name = state["players"][player - 1]
+                record = c.get(f"/api/games/{gid}/record").text
+                assert '[Result "*"]' in record and f'[Aborted "{name} did not move"]' in record
+            drawn = c.get(f"/api/games/{both['id']}").json()
+            assert drawn["reason"] == "adjudication" and drawn["result"] == "1/2-1/2"
+            refused = move(c, half["id"], half["keys"]["2"], "d4")
+            assert refused.status_code == 409 and refused.json()["error"] == "game_over"
+            store = c.app.state.store  # type: ignore[attr-defined]
+            journal = store.events_since(half["id"], 0, 9)
+            assert [e.type for e in journal] == ["created", "move", "abort"]
+            assert journal[-1].data == {"player": 2, "termination": "aborted",
+                                        "winner": None, "expired": True}
+            assert store.load(never["id"]).ending == {"termination": "aborted", "player": 1}
 
 
 # --- limits -------------------------------------------------------------------------------------
