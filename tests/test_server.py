@@ -836,6 +836,55 @@ def test_websocket_bad_frames_close_only_that_socket(client: TestClient) -> None
     assert move(client, gid, made["keys"]["0"], "1").status_code == 200
 
 
+def test_a_seat_named_on_the_websocket_is_opened_as_by_post_open(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``{"type": "open", "key": K}`` on a game's socket marks the seat opened, stored and
+    announced as the event ``opened``: the second seat starts the first-move timer (the
+    clock faked, so the abort it leads to needs no waiting); a wrong key is refused with
+    an error message and marks nothing; a seat opened again writes nothing."""
+    import types
+
+    from nugar.server import store as store_module
+
+    now = [1_800_000_000.0]
+    monkeypatch.setattr(store_module, "time", types.SimpleNamespace(time=lambda: now[0]))
+    app = create_app(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.05, rate=None)
+    app.state.hub.clock = lambda: now[0]
+    with TestClient(app) as c:
+        made = create(c, rules="dara", mode="friend", clock="5+3")
+        gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
+        assert c.post(f"/api/games/{gid}/open", json={"key": k1}).status_code == 200
+        with c.websocket_connect(f"/ws/games/{gid}?since=2") as ws:
+            assert ws.receive_json() == {"type": "uptodate", "v": 2}
+            ws.send_text(json.dumps({"type": "open", "key": "not the key"}))
+            refused = ws.receive_json()
+            assert refused["type"] == "error" and refused["error"] == "bad_key"
+            assert "does not open a seat" in refused["detail"]
+            ws.send_text(json.dumps({"type": "open", "key": 2}))
+            assert ws.receive_json()["error"] == "bad_message"
+            waiting = c.get(f"/api/games/{gid}").json()
+            assert waiting["v"] == 2 and waiting["clock"]["waiting"] == [2]
+            now[0] += 100  # the friend opens his link late: his timer starts now
+            ws.send_text(json.dumps({"type": "open", "key": k2}))
+            got = {m["type"]: m for m in (ws.receive_json(), ws.receive_json())}
+            assert got["seat"] == {"type": "seat", "seat": 2, "v": 3}
+            opened = got["opened"]
+            assert opened["v"] == 3 and opened["data"] == {"seats": [2]}
+            clock = opened["update"]["clock"]
+            assert clock["waiting"] == [] and clock["first"] == 1
+            assert clock["first_left"] == 30.0
+            ws.send_text(json.dumps({"type": "open", "key": k2}))  # again: nothing written
+            assert ws.receive_json() == {"type": "seat", "seat": 2, "v": 3}
+            ws.send_text(json.dumps({"type": "ping"}))
+            assert ws.receive_json() == {"type": "pong", "v": 3}
+        store = app.state.store
+        assert [e.type for e in store.events_since(gid, 0, 9)] == ["created", "opened",
+                                                                   "opened"]
+        now[0] += 30  # the first player did not move in his 30 s: aborted
+        state = c.get(f"/api/games/{gid}").json()
+        assert state["reason"] == "aborted" and state["aborted"] == 1
+
+
 def test_websocket_for_unknown_game_says_so(client: TestClient) -> None:
     with client.websocket_connect("/ws/games/nope1234") as ws:
         msg = ws.receive_json()
