@@ -8,7 +8,9 @@ temporary folder.
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from weakref import WeakKeyDictionary
@@ -389,3 +391,35 @@ def test_game_screens_for_the_docs(server: str, browser: Browser, shots: Path) -
     assert len(moves_text(page)) == turns - 2
     page.goto(server + "/rules")
     assert "Rules of the games" in (page.text_content("h1") or "")
+
+
+def test_the_page_names_its_seat_on_the_websocket(server: str, browser: Browser) -> None:
+    """A seat's page sends ``{"type": "open", key}`` on its game's socket: with its ``POST
+    .../open`` refused (routed away here), the socket alone marks the seat opened, and the
+    second seat then starts the first-move timer; a spectator's page sends no key."""
+    made = httpx.post(f"{server}/api/games", json={"rules": "dara", "mode": "friend",
+                                                   "clock": "5+3"}).json()
+    gid, keys = made["id"], made["keys"]
+    assert httpx.post(f"{server}/api/games/{gid}/open",
+                      json={"key": keys["1"]}).status_code == 200
+    pages, sent = [], []
+    for fragment in (f"#seat=2&key={keys['2']}", "#watch"):
+        page = new_page(browser)
+        frames: list[str] = []
+        page.on("websocket", lambda ws, frames=frames: ws.on(
+            "framesent", lambda payload, frames=frames: frames.append(str(payload))))
+        page.route("**/api/games/*/open", lambda route: route.abort())
+        page.goto(f"{server}/g/{gid}{fragment}")
+        page.wait_for_function("() => document.body.dataset.v !== undefined")
+        pages.append(page)
+        sent.append(frames)
+    deadline = time.monotonic() + 20
+    while httpx.get(f"{server}/api/games/{gid}").json()["clock"]["waiting"]:
+        assert time.monotonic() < deadline, "the seat was not opened by the socket"
+        time.sleep(0.05)
+    state = httpx.get(f"{server}/api/games/{gid}").json()
+    assert state["clock"]["first"] == 1 and 0 < state["clock"]["first_left"] <= 30
+    assert {"type": "open", "key": keys["2"]} in [json.loads(f) for f in sent[0]]
+    assert not any('"key"' in f for f in sent[1])  # the spectator's page names no seat
+    for page in pages:
+        assert not PAGE_ERRORS[page]

@@ -790,7 +790,9 @@ def test_games_with_everybody_present_keep_their_timers(
 def test_a_link_game_whose_friend_never_comes_is_closed_by_the_idle_expiry(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """No timer runs while a timed game by link waits for its second player, so no flag or
-    abort ever ends it; the idle expiry (``--expire-days``) does, like any game left alone."""
+    timer's abort ever ends it; the idle expiry (``--expire-days``) does: since nobody
+    moved, it aborts the game (naming the first player, whose first move was due) rather
+    than calling it a draw."""
     now = FakeTime(monkeypatch)
     store = Store(db_url)
     hub = Hub(store, expire_days=30, clock=now)
@@ -804,9 +806,9 @@ def test_a_link_game_whose_friend_never_comes_is_closed_by_the_idle_expiry(
         now.now += 2
         assert await hub.expire_idle() == [gid]
         row = store.load(gid)
-        assert row is not None and row.ending == {"termination": "adjudication",
-                                                  "winner": None}
-        assert row.deadline is None
+        assert row is not None and row.ending == {"termination": "aborted", "player": 1}
+        assert row.result == "*" and row.reason == "aborted" and row.deadline is None
+        assert store.events_since(gid, 0, 9)[-1].type == "abort"
         await hub.close()
 
     asyncio.run(run())

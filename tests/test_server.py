@@ -562,8 +562,10 @@ def test_a_room_behind_another_writer_is_reloaded_and_waiting_requests_retried(
 
 def test_idle_games_expire_as_adjudicated_draws(db_url: str, monkeypatch: pytest.MonkeyPatch
                                                 ) -> None:
-    """With a fake clock (the hub's and the store's): an unfinished game untouched for
-    ``expire_days`` is closed, announced, stored and forgotten; others are left alone."""
+    """With a fake clock (the hub's and the store's): an unfinished game both players have
+    moved in, untouched for ``expire_days``, is closed as a draw, announced, stored and
+    forgotten; one in which the second player never moved is aborted; others are left
+    alone."""
     import types
 
     from nugar.server import store as store_module
@@ -580,11 +582,14 @@ def test_idle_games_expire_as_adjudicated_draws(db_url: str, monkeypatch: pytest
         b, kb = await hub.create("dara", "friend", None, None)
         c, kc = await hub.create("dara", "hotseat", None, None)
         await hub.move(a.row.id, ka["1"], "c3")
+        await hub.move(a.row.id, ka["2"], "d4")
         await hub.resign(c.row.id, kc["0"])
         watcher = Listener()
         a.listeners.add(watcher)
         now[0] += 20 * day
         await hub.move(b.row.id, kb["1"], "c3")
+        b_watcher = Listener()
+        b.listeners.add(b_watcher)
         now[0] += 10 * day - 1
         assert await hub.expire_idle() == []  # a: idle one second short of 30 days
         now[0] += 2
@@ -593,22 +598,84 @@ def test_idle_games_expire_as_adjudicated_draws(db_url: str, monkeypatch: pytest
         heard = watcher.queue.get_nowait()
         assert heard["type"] == "expired" and heard["update"]["reason"] == "adjudication"
         stored = store.load(a.row.id)
-        assert stored is not None and stored.moves == ["c3"]
+        assert stored is not None and stored.moves == ["c3", "d4"]
         assert stored.ending == {"termination": "adjudication", "winner": None}
-        assert stored.result is not None and store.events_since(a.row.id, 2, 9)[0].type == (
+        assert stored.result is not None and store.events_since(a.row.id, 3, 9)[0].type == (
             "expired")
         reloaded = await hub.room(a.row.id)  # rebuilt from the store: over, as a draw
         assert reloaded.state()["over"] and reloaded.state()["winner"] is None
         with pytest.raises(Exception, match="over"):
-            await hub.move(a.row.id, ka["2"], "d4")
+            await hub.move(a.row.id, ka["1"], "a1")
         now[0] += 20 * day
         assert await hub.expire_idle() == [b.row.id]  # c was over already: never expired
+        # b: the second player never moved: no draw, an abort that names him
+        heard = b_watcher.queue.get_nowait()
+        assert heard["type"] == "abort" and heard["data"] == {
+            "player": 2, "termination": "aborted", "winner": None, "expired": True}
+        assert heard["update"]["result"] == "*" and heard["update"]["aborted"] == 2
+        stored = store.load(b.row.id)
+        assert stored is not None and stored.result == "*" and stored.reason == "aborted"
+        assert stored.ending == {"termination": "aborted", "player": 2}
         hub.expire_days = None
         now[0] += 1000 * day
         assert await hub.expire_idle() == []
 
     asyncio.run(run())
     store.close()
+
+
+def test_games_never_started_are_aborted_by_the_expiry_and_stay_so_after_restarts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app's start-up expiry on an SQLite file (the clock faked): a game by link whose
+    friend never came, one whose second player never moved, a hot-seat game and one against
+    the computer with no move are aborted (``*``, the player whose first move was due);
+    a game both players moved in is a draw; all of it read back by the next start."""
+    import types
+
+    from nugar.server import store as store_module
+
+    day = 86400.0
+    now = [1_800_000_000.0]
+    monkeypatch.setattr(store_module, "time", types.SimpleNamespace(time=lambda: now[0]))
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+
+    def app() -> Any:
+        made = create_app(url, ai_time=0.05, rate=None, expire_days=30)
+        made.state.hub.clock = lambda: now[0]
+        return made
+
+    with TestClient(app()) as c:
+        never = create(c, rules="dara", mode="friend")  # the friend never opens his link
+        half = create(c, rules="dara", mode="friend")
+        both = create(c, rules="dara", mode="friend")
+        hot = create(c, rules="kalah", mode="hotseat")
+        ai = create(c, rules="kalah", mode="ai", level=1, seat=1)  # the person is first
+        assert c.post(f"/api/games/{never['id']}/open",
+                      json={"key": never["keys"]["1"]}).status_code == 200
+        assert move(c, half["id"], half["keys"]["1"], "c3").status_code == 200
+        for key, text in (("1", "c3"), ("2", "d4")):
+            assert move(c, both["id"], both["keys"][key], text).status_code == 200
+    now[0] += 30 * day + 1
+    expected = {never["id"]: 1, half["id"]: 2, hot["id"]: 1, ai["id"]: 1}
+    for _restart in range(2):  # the first start expires them, the second reads them back
+        with TestClient(app()) as c:
+            for gid, player in expected.items():
+                state = c.get(f"/api/games/{gid}").json()
+                assert state["over"] and state["result"] == "*" and state["winner"] is None
+                assert state["reason"] == "aborted" and state["aborted"] == player
+                name = state["players"][player - 1]
+                record = c.get(f"/api/games/{gid}/record").text
+                assert '[Result "*"]' in record and f'[Aborted "{name} did not move"]' in record
+            drawn = c.get(f"/api/games/{both['id']}").json()
+            assert drawn["reason"] == "adjudication" and drawn["result"] == "1/2-1/2"
+            refused = move(c, half["id"], half["keys"]["2"], "d4")
+            assert refused.status_code == 409 and refused.json()["error"] == "game_over"
+            store = c.app.state.store  # type: ignore[attr-defined]
+            journal = store.events_since(half["id"], 0, 9)
+            assert [e.type for e in journal] == ["created", "move", "abort"]
+            assert journal[-1].data == {"player": 2, "termination": "aborted",
+                                        "winner": None, "expired": True}
+            assert store.load(never["id"]).ending == {"termination": "aborted", "player": 1}
 
 
 # --- limits -------------------------------------------------------------------------------------
@@ -768,6 +835,55 @@ def test_websocket_bad_frames_close_only_that_socket(client: TestClient) -> None
             while True:
                 ws.receive_json()
     assert move(client, gid, made["keys"]["0"], "1").status_code == 200
+
+
+def test_a_seat_named_on_the_websocket_is_opened_as_by_post_open(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``{"type": "open", "key": K}`` on a game's socket marks the seat opened, stored and
+    announced as the event ``opened``: the second seat starts the first-move timer (the
+    clock faked, so the abort it leads to needs no waiting); a wrong key is refused with
+    an error message and marks nothing; a seat opened again writes nothing."""
+    import types
+
+    from nugar.server import store as store_module
+
+    now = [1_800_000_000.0]
+    monkeypatch.setattr(store_module, "time", types.SimpleNamespace(time=lambda: now[0]))
+    app = create_app(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.05, rate=None)
+    app.state.hub.clock = lambda: now[0]
+    with TestClient(app) as c:
+        made = create(c, rules="dara", mode="friend", clock="5+3")
+        gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
+        assert c.post(f"/api/games/{gid}/open", json={"key": k1}).status_code == 200
+        with c.websocket_connect(f"/ws/games/{gid}?since=2") as ws:
+            assert ws.receive_json() == {"type": "uptodate", "v": 2}
+            ws.send_text(json.dumps({"type": "open", "key": "not the key"}))
+            refused = ws.receive_json()
+            assert refused["type"] == "error" and refused["error"] == "bad_key"
+            assert "does not open a seat" in refused["detail"]
+            ws.send_text(json.dumps({"type": "open", "key": 2}))
+            assert ws.receive_json()["error"] == "bad_message"
+            waiting = c.get(f"/api/games/{gid}").json()
+            assert waiting["v"] == 2 and waiting["clock"]["waiting"] == [2]
+            now[0] += 100  # the friend opens his link late: his timer starts now
+            ws.send_text(json.dumps({"type": "open", "key": k2}))
+            got = {m["type"]: m for m in (ws.receive_json(), ws.receive_json())}
+            assert got["seat"] == {"type": "seat", "seat": 2, "v": 3}
+            opened = got["opened"]
+            assert opened["v"] == 3 and opened["data"] == {"seats": [2]}
+            clock = opened["update"]["clock"]
+            assert clock["waiting"] == [] and clock["first"] == 1
+            assert clock["first_left"] == 30.0
+            ws.send_text(json.dumps({"type": "open", "key": k2}))  # again: nothing written
+            assert ws.receive_json() == {"type": "seat", "seat": 2, "v": 3}
+            ws.send_text(json.dumps({"type": "ping"}))
+            assert ws.receive_json() == {"type": "pong", "v": 3}
+        store = app.state.store
+        assert [e.type for e in store.events_since(gid, 0, 9)] == ["created", "opened",
+                                                                   "opened"]
+        now[0] += 30  # the first player did not move in his 30 s: aborted
+        state = c.get(f"/api/games/{gid}").json()
+        assert state["reason"] == "aborted" and state["aborted"] == 1
 
 
 def test_websocket_for_unknown_game_says_so(client: TestClient) -> None:

@@ -68,7 +68,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "(default 10)")
     parser.add_argument("--expire-days", type=float, default=30.0, metavar="DAYS",
                         help="unfinished games without a move for this many days are closed "
-                        "as adjudicated draws; 0 keeps them forever (default 30)")
+                        "(aborted if a player never moved, else adjudicated draws); 0 keeps "
+                        "them forever (default 30)")
     parser.set_defaults(func=cmd_serve)
     return parser
 

@@ -96,10 +96,11 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     received within ``body_timeout`` seconds gets 408. The AI thinks in one
     :class:`~.session.AiPool` of ``ai_workers`` agents with ``ai_table`` MB tables each and at
     most ``ai_queue`` hints waiting (then ``503 ai_busy``). Unfinished games without a change
-    for ``expire_days`` days are closed as adjudicated draws (checked at start and hourly;
-    ``None``: never). Every ``clock_every`` seconds the clocks of games nobody asks about
-    are checked (:func:`~.clocks.watch_clocks`). On PostgreSQL the app listens to the
-    changes other processes store (:mod:`.listen`), so several processes can serve the same
+    for ``expire_days`` days are closed (checked at start and hourly; ``None``: never): as
+    adjudicated draws, or aborted when a player never made his first move. Every
+    ``clock_every`` seconds the clocks of games nobody asks about are checked
+    (:func:`~.clocks.watch_clocks`). On PostgreSQL the app listens to the changes other
+    processes store (:mod:`.listen`), so several processes can serve the same
     games; ``create_tables=False`` leaves the tables to whoever started them (``nugar serve
     --workers``). ``tune_gc`` (``nugar serve``): once started, every object made so far is
     left out of Python's cyclic garbage collections (``gc.freeze``), which then walk far

@@ -608,9 +608,11 @@ class Hub:
                 log.exception("cannot resume game %s", gid)
 
     async def expire_idle(self) -> list[str]:
-        """Close every unfinished game without a change for ``expire_days`` (an adjudicated
-        draw, announced and stored as the event ``expired``) and forget its room; returns
-        their ids. A game that cannot be rebuilt is left as it is (it is refused anyway)."""
+        """Close every unfinished game without a change for ``expire_days`` and forget its
+        room; returns their ids. A game in which a player never made his first move is
+        aborted (no result, the event ``abort``, :meth:`GameSession.expire`), any other one
+        is an adjudicated draw (the event ``expired``); either is stored and announced. A
+        game that cannot be rebuilt is left as it is (it is refused anyway)."""
         if self.expire_days is None:
             return []
         cutoff = self.clock() - self.expire_days * 86400
@@ -626,7 +628,10 @@ class Hub:
                 await room.session.close()
                 if self.rooms.get(gid) is room:
                     del self.rooms[gid]
-                log.info("game %s expired after %s idle days", gid, self.expire_days)
+                aborted = room.session.aborted
+                log.info("game %s expired after %s idle days: %s", gid, self.expire_days,
+                         "a draw" if aborted is None else f"aborted, player {aborted} never "
+                         "moved")
                 closed.append(gid)
         return closed
 

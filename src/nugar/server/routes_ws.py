@@ -1,10 +1,16 @@
 """The web app's websocket: ``/ws/games/{id}?since=V`` sends a game's events as they happen.
 
 On connecting, the client gets what it missed (:meth:`~.rooms.Hub.catch_up`); then every
-event of the game, in order, each once. It may send ``{"type": "sync", "since": V}`` and
-``{"type": "ping"}``; more than 20 messages a second, or one over 1000 characters, closes the
-socket. A client that falls :data:`~.rooms.LISTENER_QUEUE` events behind is closed with code
-:data:`RESYNC_CLOSE` and reconnects with ``?since=`` (the last version it has).
+event of the game, in order, each once. It may send ``{"type": "sync", "since": V}``,
+``{"type": "ping"}`` and ``{"type": "open", "key": K}``: a player names his seat by its
+secret, which marks the seat opened exactly as ``POST /api/games/{id}/open`` does (the event
+``opened``, the first time in a timed game by link: :meth:`~.rooms.Hub.open_seat`) and is
+answered ``{"type": "seat", "seat": S, "v": V}`` (a key that opens no seat: an ``error``
+message, nothing marked, the socket stays a spectator's). The key travels in a message, not
+in the address, so that it never lands in an access log. More than 20 messages a second, or
+one over 1000 characters, closes the socket. A client that falls
+:data:`~.rooms.LISTENER_QUEUE` events behind is closed with code :data:`RESYNC_CLOSE` and
+reconnects with ``?since=`` (the last version it has).
 """
 
 from __future__ import annotations
@@ -146,6 +152,26 @@ class GameSocket:
                                                             s if isinstance(s, int) else None))
             elif msg.get("type") == "ping":
                 await self.reply({"type": "pong", "v": self.room.row.version})
+            elif msg.get("type") == "open":
+                await self.open_seat(msg.get("key"))
             else:
                 await self.reply({"type": "error", "error": "bad_message",
-                                  "detail": "message types are sync and ping"})
+                                  "detail": "message types are sync, ping and open"})
+
+    async def open_seat(self, key: Any) -> None:
+        """The client names its seat by its secret: the seat is marked opened as by ``POST
+        /api/games/{id}/open`` (:meth:`~.rooms.Hub.open_seat`: stored and announced as the
+        event ``opened`` the first time, which this socket gets too, as a listener) and the
+        client is told which seat it holds; a refusal (a key that opens no seat) is an
+        ``error`` message and changes nothing."""
+        if not isinstance(key, str) or not key:
+            await self.reply({"type": "error", "error": "bad_message",
+                              "detail": 'open names a seat by its secret: {"type": "open", '
+                                        '"key": "..."}'})
+            return
+        try:
+            state = await self.hub.open_seat(self.room.row.id, key)
+        except ApiError as exc:
+            await self.reply({"type": "error", "error": exc.code, "detail": exc.detail})
+            return
+        await self.reply({"type": "seat", "seat": self.room.seat_of(key), "v": state["v"]})

@@ -11,7 +11,8 @@ Nothing here imports FastAPI: the tests drive sessions directly, with a fake com
 
 A stored game is its rule set, its move texts and its imposed ending (:func:`ending_of`),
 which :func:`restore` applies again after the moves. A game *aborted* because a player did
-not make his first move in time (:mod:`.clocks`) has no result at all, so it is no ending of
+not make his first move in time (:mod:`.clocks`), or never made it before the game was left
+idle for good (:meth:`GameSession.expire`), has no result at all, so it is no ending of
 the game's rules: the session alone holds it (``GameSession.aborted``, the player who did not
 move) and it is stored as the ending ``{"termination": "aborted", "player": p}``, which
 :func:`restore` leaves off the game and :func:`aborted_by` reads.
@@ -666,16 +667,36 @@ class GameSession:
             self.offers = {**self.offers, "rematch": seat}
             return await self._commit("rematch", {"game": game_id, "by": seat})
 
+    def missing_first_move(self) -> int | None:
+        """The player an abort of this game names, if some player has not made his first
+        move (a pass counts as a move): the player to move when he has not moved yet (his
+        first move was due), else the other one (who never got to move); ``None`` once both
+        players have moved. Every mode alike: the computer's seat too."""
+        movers = {p for p, _ in self.game.turn_list()}
+        if 1 in movers and 2 in movers:
+            return None
+        to_move = self.game.to_move
+        return to_move if to_move not in movers else 3 - to_move
+
     async def expire(self, version: int, current: Callable[[], int]) -> bool:
-        """Close a game nobody played for too long: an adjudicated draw (event ``expired``).
+        """Close a game nobody played for too long. A game in which some player never made
+        his first move (:meth:`missing_first_move`) never got going: it is *aborted* as the
+        first-move timer aborts one (no result, the event ``abort`` with ``expired: true``);
+        a game both players have moved in is an adjudicated draw (the event ``expired``).
         ``current()`` is the stored version under the lock; if it is no longer ``version``
         (someone acted meanwhile) or the game is over, nothing is done and ``False`` is
         returned."""
         async with self.lock:
             if self.closed or current() != version or self.over:
                 return False
-            self.game.adjudicate(None)
             self.offers = {}
+            player = self.missing_first_move()
+            if player is not None:
+                self.aborted = player
+                await self._commit("abort", {"player": player, "termination": ABORTED,
+                                             "winner": None, "expired": True})
+                return True
+            self.game.adjudicate(None)
             await self._commit("expired", {"termination": "adjudication", "winner": None})
             return True
 

@@ -921,7 +921,14 @@ function connect() {
   const since = base ? base.v : 0;
   const ws = new WebSocket(`${proto}://${location.host}/ws/games/${ui.id}?since=${since}`);
   ui.ws = ws;
-  ws.onopen = () => { ui.wsRetry = 0; $("conn").textContent = "live"; connectionBack(); };
+  ws.onopen = () => {
+    ui.wsRetry = 0;
+    $("conn").textContent = "live";
+    // name this page's seat on the socket (as POST .../open does): the server marks it
+    // opened, and again after a reconnect; the key goes in a message, never in the address
+    if (ui.key !== null) ws.send(JSON.stringify({ type: "open", key: ui.key }));
+    connectionBack();
+  };
   ws.onmessage = (ev) => {
     let msg;
     try { msg = JSON.parse(ev.data); } catch (e) { return; }
