@@ -47,7 +47,8 @@ def view_of(game: nugar.Game, lit: bool) -> tuple[dict[str, Any], str]:
     view: dict[str, Any] = {
         "game": game.rules.game, "players": [game.player_name(1), game.player_name(2)],
         "board": board_data(game), "last_turn": [str(m) for m in last],
-        "last_mover": turns[-1][0] if turns else None, "to_move": game.to_move}
+        "last_mover": turns[-1][0] if turns else None, "to_move": game.to_move,
+        "over": game.is_over}  # not read by the drawing: for the test's own counts
     highlight: list[str] = []
     if lit and not game.is_over:
         for m in game.legal_moves():
@@ -103,6 +104,8 @@ def test_js_drawing_equals_render_svg_on_every_rule_set(board_page: Page) -> Non
     # what the cases hold: finished games, turns of several moves, marks and lit cells
     assert sum(nugar.new_game(c[0]).rules.family == "sowing" for c in cases) > 500
     assert sum(len(c[1]["last_turn"]) > 1 for c in cases) > 100
+    finished = {c[0] for c in cases if c[1]["over"]}
+    assert finished == set(RULE_SETS + EXTRA)  # every rule set's end drawn too
     assert sum("highlight" in c[1] for c in cases) > 300
     drawn = drawn_in_browser(board_page, [view for _r, view, _t in cases])
     wrong = [(rules, view["last_turn"]) for (rules, view, text), js in
