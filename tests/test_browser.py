@@ -239,6 +239,7 @@ def test_reload_mid_game_and_continue(server: str, browser: Browser, shots: Path
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => document.getElementById('status').textContent.includes('turn 3')")
     assert page.locator("#board .piece").count() == 3
+    assert page.locator('#board [data-square="b1"].last').count() == 1  # turn 3 marked
     page.keyboard.press("Home")
     page.wait_for_function("() => document.getElementById('status').textContent.includes('turn 0')")
     assert page.locator("#board .piece").count() == 0
@@ -360,6 +361,8 @@ def test_replay_a_pasted_record(server: str, browser: Browser, shots: Path) -> N
     assert page.locator("#board .piece").count() == 4
     page.click("#nav-prev")
     page.wait_for_function("() => document.querySelectorAll('#board .piece').length === 3")
+    # the page draws the position from its board data, the last turn (a1) marked
+    assert page.locator('#board [data-square="a1"].last').count() == 1
     page.screenshot(path=str(shots / "replay.png"))
     page.goto(server + "/replay")
     page.fill("#record-text", '[Rules "dara"]\n\n1. z9 *')

@@ -795,7 +795,8 @@ def test_spectator_sees_moves_live_and_reconnect_catches_up(client: TestClient) 
         ev = ws.receive_json()
         assert ev["type"] == "move" and ev["v"] == 2 and ev["data"]["moves"] == ["c3"]
         assert ev["update"]["to_move"] == 2 and ev["update"]["new_moves"] == ["c3"]
-        assert ev["update"]["base"] == 1 and "svg" in ev["update"]
+        assert ev["update"]["base"] == 1 and ev["update"]["board"]["hands"] == [11, 12]
+        assert "svg" not in ev["update"]  # the page draws the board data itself
     move(client, gid, k2, "d4")
     move(client, gid, k1, "a1")
     with client.websocket_connect(f"/ws/games/{gid}?since=2") as ws:
@@ -907,6 +908,7 @@ def test_record_download_and_replay(client: TestClient) -> None:
     first = client.post("/api/replay", json={"record": text, "turn": 1}).json()["position"]
     assert first["turn"] == 1 and first["ply"] == 2 and "<svg" in first["svg"]
     assert first["board"]["stores"] == [1, 0]
+    assert first["last_turn"] == ["3", "1"] and first["last_mover"] == 1  # what the page marks
     r = client.post("/api/replay", json={"record": text, "turn": 3})
     assert r.status_code == 422 and r.json()["error"] == "bad_turn"
     r = client.post("/api/replay", json={"record": '[Rules "kalah"]\n\n1. 9 *'})
@@ -934,6 +936,45 @@ def test_rules_pages(client: TestClient, tmp_path: Path, monkeypatch: pytest.Mon
     # an unknown game: a page saying so (404), not the game page with its buttons
     r = client.get("/g/abc")
     assert r.status_code == 404 and "No such game" in r.text and "app.js" not in r.text
+
+
+def test_states_carry_no_svg_and_the_svg_endpoint_draws_the_game(client: TestClient) -> None:
+    """Moves are answered, and events sent, with the board data and no picture (the page draws
+    it); ``GET /api/games/{id}/svg`` answers ``render.svg`` of the game, or of a ply of it."""
+    made = create(client, rules="kalah(pits=4,seeds=2)", mode="friend")
+    gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
+    assert "svg" not in made["state"]
+    with client.websocket_connect(f"/ws/games/{gid}") as ws:
+        assert "svg" not in ws.receive_json()["state"]
+        answers = [move(client, gid, k1, "3-1").json(), move(client, gid, k2, "4")]
+        events = [ws.receive_json(), ws.receive_json()]
+    assert answers[1].status_code == 200
+    for update in (answers[0], answers[1].json(), *(e["update"] for e in events)):
+        assert "svg" not in update and "board" in update and "last_turn" in update
+    assert client.get(f"/api/games/{gid}?since=1").json().keys().isdisjoint({"svg"})
+    game = nugar.new_game("kalah(pits=4,seeds=2)")
+    for text in ("3", "1", "4"):
+        game.play(text)
+    r = client.get(f"/api/games/{gid}/svg")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    turns = game.turn_list()
+    assert r.text == svg(game, last_move=turns[-1][1])
+    assert 'class="hole last" data-player="2" data-hole="4"' in r.text
+    first = nugar.new_game("kalah(pits=4,seeds=2)")
+    first.play("3")
+    first.play("1")
+    at2 = client.get(f"/api/games/{gid}/svg", params={"ply": 2}).text
+    assert at2 == svg(first, last_move=first.move_stack)  # the turn 3-1 marked, both holes
+    assert at2.count('class="hole last"') == 2
+    assert client.get(f"/api/games/{gid}/svg", params={"ply": 0}).text == svg(
+        nugar.new_game("kalah(pits=4,seeds=2)"))
+    pos = client.get(f"/api/games/{gid}/position", params={"ply": 2}).json()
+    assert pos["last_turn"] == ["3", "1"] and pos["last_mover"] == 1 and pos["svg"] == at2
+    for bad in ("4", "-1"):
+        r = client.get(f"/api/games/{gid}/svg", params={"ply": bad})
+        assert r.status_code == 422 and r.json()["error"] == "bad_ply"
+    r = client.get("/api/games/nope1234/svg")
+    assert r.status_code == 404 and r.json()["error"] == "unknown_game"
 
 
 def test_svg_marks_squares_pieces_and_last_move() -> None:
@@ -1153,8 +1194,7 @@ def test_moves_heard_with_their_events_are_played_without_reading_the_store(
         reads.clear()
         assert watched.row.moves == fresh.row.moves and watched.row.version == 3
         assert watched.row.result == fresh.row.result and watched.row.offers == fresh.row.offers
-        assert {k: v for k, v in watched.state().items() if k != "svg"} == {
-            k: v for k, v in fresh.state().items() if k != "svg"}
+        assert watched.state() == fresh.state()
         got = [listener.queue.get_nowait() for _ in range(listener.queue.qsize())]
         assert [(m["type"], m["v"]) for m in got] == [("move", 2), ("move", 3)]
         assert got[-1]["update"]["base"] == 1 and got[-1]["update"]["new_moves"] == ["2", "1"]

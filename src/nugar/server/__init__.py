@@ -5,7 +5,8 @@
 ``nugar serve`` runs it (``nugar.cli.serve``). Each game is played by a session that knows
 nothing of HTTP (``session.py``), held by one room that stores its changes in order and
 announces them (``rooms.py``, through SQLAlchemy in ``store.py``); boards are drawn by
-``render.svg``. This package imports FastAPI only when ``create_app`` is called.
+``render.svg`` and, in the page, from the board data by ``static/board.js`` (the same
+markup). This package imports FastAPI only when ``create_app`` is called.
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """Board pictures as SVG text, and the board as plain data for the browser.
 
-``svg(game, last_move=..., highlight=...)`` is a pure function of the game: the web UI shows
-it, the docs and notebooks can embed it. Every square carries ``data-square="c3"`` and every
+``svg(game, last_move=..., highlight=...)`` is a pure function of the game: the docs and
+notebooks can embed it, and ``GET /api/games/{id}/svg`` serves it. The web page draws the
+same markup itself from ``board_data`` (``static/board.js``: states and updates carry no
+SVG); ``tests/test_board_js.py`` checks that the two are equal, so a change here is made
+there too. Every square carries ``data-square="c3"`` and every
 hole ``data-player``/``data-hole``, so the browser can make them clickable without knowing the
 layout. Alignment boards put the first player's side (row 1) at the bottom; sowing boards put
 the first player's holes at the bottom, numbered from his left, with his store on the right.

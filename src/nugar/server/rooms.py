@@ -42,7 +42,7 @@ from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE, LEVEL_RANGE_TEXT
 from ..errors import RulesError
 from ..rules import Game, Move, new_game, parse_rules
 from .clocks import Clock, TimeControl, flag_if_due
-from .render import board_data, svg
+from .render import board_data
 from .session import (
     ABORTED,
     AHEAD,
@@ -220,7 +220,7 @@ class Room:
                old_turns: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """What changed since version ``base``, whose moves agree with the current ones on
         the first ``moves_from``: the status fields of :meth:`state` (version, whose turn,
-        result, score, legal moves, offers, board and its drawing), ``new_moves`` (the moves
+        result, score, legal moves, offers, board), ``new_moves`` (the moves
         from ``moves_from`` on) and ``new_turns`` (the turns from ``turns_from`` on: the turn
         holding move ``moves_from`` is sent again, since it may have grown). A client at a
         version from ``base`` up to ``v`` merges it; one below ``base`` asks
@@ -285,8 +285,7 @@ class Room:
                         if "rematch" in session.offers else None),
             "ply": ply,
             "clock": None if self.clock is None else self.clock.view(self.now()),
-            "board": board_data(game),
-            "svg": svg(game, last_move=last_turn),
+            "board": board_data(game),  # the page draws it (static/board.js): no SVG here
         }
         out["turns"] = list(self._turn_views)  # a copy: a view is never changed after
         out["moves"] = self.row.moves  # the stored texts of the game's moves (never changed)

@@ -11,12 +11,12 @@ import asyncio
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
-from ..rules import PRESETS, new_game, parse_rules
+from ..rules import PRESETS, Game, Move, new_game, parse_rules
 from ..rules.family import preset_json
 from ..rules.options import MAX_RULES_TEXT, format_value
 from .clocks import ClockError, TimeControl
@@ -183,15 +183,47 @@ async def api_state(game_id: str, hub: HubDep, since: int | None = None) -> JSON
     return answer(await hub.changes(game_id, since))
 
 
-@router.get("/games/{game_id}/position", summary="The board after the first `ply` moves")
-async def api_position(game_id: str, ply: int, hub: HubDep) -> dict[str, Any]:
+async def _game_at(hub: Hub, game_id: str, ply: int | None) -> Game:
+    """The game ``game_id`` after its first ``ply`` moves (``None``: all of them); 422
+    ``bad_ply`` for a ply outside the game."""
     room = await hub.room(game_id, fresh=True)
     moves = room.row.moves
+    if ply is None or ply == len(moves):
+        return room.session.game
     if not 0 <= ply <= len(moves):
         raise ApiError(422, "bad_ply", f"ply must be between 0 and {len(moves)}, not {ply}")
-    game = await asyncio.to_thread(restore, room.row.rules, moves[:ply], None)
-    last = game.move_stack[-1] if game.move_stack else None
-    return {"ply": ply, "svg": svg(game, last_move=last), "board": board_data(game)}
+    return await asyncio.to_thread(restore, room.row.rules, moves[:ply], None)
+
+
+def _last_turn(game: Game) -> tuple[list[Move], int | None]:
+    """The moves of the game's last turn (the ones a drawing marks) and who played them."""
+    turns = game.turn_list()
+    return (list(turns[-1][1]), turns[-1][0]) if turns else ([], None)
+
+
+@router.get("/games/{game_id}/position", summary="The board after the first `ply` moves")
+async def api_position(game_id: str, ply: int, hub: HubDep) -> dict[str, Any]:
+    """The board data after ``ply`` moves, the moves of the last turn up to there and who
+    played them (what the page draws, as a state's ``board``, ``last_turn`` and
+    ``last_mover``), and its SVG picture."""
+    game = await _game_at(hub, game_id, ply)
+    last, mover = _last_turn(game)
+    return {"ply": ply, "board": board_data(game), "last_turn": [str(m) for m in last],
+            "last_mover": mover, "svg": svg(game, last_move=last)}
+
+
+@router.get("/games/{game_id}/svg", summary="The board as an SVG picture (now, or after the "
+            "first `ply` moves)", response_class=Response, responses={
+                200: {"description": "The picture", "content": {"image/svg+xml": {
+                    "schema": {"type": "string"}}}},
+                "4XX": {"description": "Refused", "content": {"application/json": {
+                    "schema": {"$ref": "#/components/schemas/ErrorBody"}}}}})
+async def api_svg(game_id: str, hub: HubDep, ply: int | None = None) -> Response:
+    """What ``render.svg`` draws of the game (its last turn marked), for clients that do not
+    draw the board data themselves: the page draws it in the browser (``static/board.js``),
+    so the states and updates carry no picture."""
+    game = await _game_at(hub, game_id, ply)
+    return Response(svg(game, last_move=_last_turn(game)[0]), media_type="image/svg+xml")
 
 
 @router.post("/games/{game_id}/open", summary="Say that a seat's page is open (a timed game "
@@ -301,7 +333,7 @@ def _replay(body: ReplayBody) -> dict[str, Any]:
     for _, moves in turn_list[:turn]:
         for m in moves:
             view.play(m)
-    last = turn_list[turn - 1][1] if turn else None
+    mover, last = turn_list[turn - 1] if turn else (None, [])
     outcome = game.outcome
     return {"rules": game.rules.text, "game": game.rules.game, "family": game.rules.family,
             "players": [game.player_name(1), game.player_name(2)],
@@ -309,6 +341,7 @@ def _replay(body: ReplayBody) -> dict[str, Any]:
             "turns": [{"player": player, "text": text, "n": len(moves)}
                       for (player, moves), text in zip(turn_list, game.turns(), strict=True)],
             "position": {"turn": turn, "ply": len(view.move_stack), "board": board_data(view),
+                         "last_turn": [str(m) for m in last], "last_mover": mover,
                          "svg": svg(view, last_move=last)},
             "result": None if outcome is None else outcome.result,
             "reason": None if outcome is None else outcome.reason,

@@ -1,5 +1,6 @@
 // nugar browser client: plain JS, no build step. The server is the authority on every rule;
-// this page only offers the moves the server lists as legal and draws what it sends.
+// this page only offers the moves the server lists as legal, and draws the board from the data
+// it sends (board.js).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -587,6 +588,19 @@ function renderMoves(turns, current) {
   if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
 }
 
+// The board's picture, drawn here from the board data (board.js: the same markup as the
+// server's render.svg); `view` is a state, or a position with the game's name and players
+// added. Remembered per object: a state is drawn once however often it is compared or shown.
+const DRAWN = new WeakMap();
+function boardSvg(view) {
+  let text = DRAWN.get(view);
+  if (text === undefined) {
+    text = window.nugarBoard.svg(view);
+    DRAWN.set(view, text);
+  }
+  return text;
+}
+
 function turnCount() {
   if (ui.replay) return ui.replay.turns.length;
   return ui.state && ui.state.turns ? ui.state.turns.length : 0;
@@ -611,7 +625,9 @@ async function goTo(index) {
       }
       replay.drawn[index] = pos;
     }
-    if (ui.replay === replay && ui.view === index) $("board").innerHTML = pos.svg;
+    if (ui.replay === replay && ui.view === index) {
+      $("board").innerHTML = boardSvg({ game: replay.game, players: replay.players, ...pos });
+    }
     return;
   }
   if (index === total) {
@@ -625,7 +641,7 @@ async function goTo(index) {
   try {
     const pos = await api("GET", `/api/games/${ui.id}/position?ply=${ply}`);
     if (ui.view !== index) return;
-    $("board").innerHTML = pos.svg;
+    $("board").innerHTML = boardSvg({ game: ui.state.game, players: ui.state.players, ...pos });
     $("board").classList.add("viewing");
     renderMoves(ui.state.turns, index);
     $("status").textContent = `Viewing after turn ${index} of ${total}`;
@@ -648,7 +664,7 @@ function render() {
   $("board").classList.remove("viewing");
   if (!ui.animating) {
     const focused = $("board").contains(document.activeElement);
-    $("board").innerHTML = s.svg;
+    $("board").innerHTML = boardSvg(s);
     if (focused) ui.boardFocused = true;  // the new picture's cell gets the focus back
   }
   $("title").textContent = `${s.game}`;
@@ -889,7 +905,7 @@ function applyState(state) {
 
 async function showState(state) {
   const prev = ui.state;
-  const fresh = !(prev && (state.v < prev.v || (state.v === prev.v && prev.svg === state.svg)));
+  const fresh = !(prev && (state.v < prev.v || (state.v === prev.v && boardSvg(prev) === boardSvg(state))));
   try {
     if (fresh) {
       ui.state = state;
