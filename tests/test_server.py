@@ -1108,6 +1108,36 @@ def test_a_plain_move_takes_the_short_way_with_the_same_answers(client: TestClie
             assert play({**body, "extra": 1}) == got
 
 
+def test_a_state_read_takes_the_short_way_with_the_same_answers(client: TestClient) -> None:
+    """``GET /api/games/{id}`` with no query or a plain ``?since=V`` is answered by the fast
+    lane, any other query by the route: the same answers either way, refusals included."""
+    from nugar.server.fastlane import SINCE, STATE_PATH
+
+    assert STATE_PATH.fullmatch("/api/games/abc123") and not STATE_PATH.fullmatch(
+        "/api/games/abc/move")
+    for plain in (b"", b"since=0", b"since=12"):
+        assert SINCE.fullmatch(plain), plain
+    for other in (b"since=007", b"since=", b"since=-1", b"since=1&x=2", b"x=1",
+                  b"since=1234567890"):
+        assert not SINCE.fullmatch(other), other
+    made = create(client, rules="dara", mode="hotseat")
+    gid, key = made["id"], made["keys"]["0"]
+    for text in ("c3", "d4", "e3"):
+        assert move(client, gid, key, text).status_code == 200
+    whole = client.get(f"/api/games/{gid}")
+    assert whole.status_code == 200 and whole.json()["moves"] == ["c3", "d4", "e3"]
+    assert whole.headers["content-type"] == "application/json"
+    short = client.get(f"/api/games/{gid}?since=2")
+    routed = client.get(f"/api/games/{gid}?since=02")  # the route reads it as 2 too
+    assert short.status_code == routed.status_code == 200
+    assert short.content == routed.content and short.json()["new_moves"] == ["d4", "e3"]
+    missing = client.get("/api/games/nosuchgame")
+    routed_missing = client.get("/api/games/nosuchgame?since=01")
+    assert missing.status_code == routed_missing.status_code == 404
+    assert missing.json() == routed_missing.json() and missing.json()["error"] == "unknown_game"
+    assert client.get(f"/api/games/{gid}?since=x").status_code == 422  # the route's refusal
+
+
 def test_a_follower_passes_on_exactly_the_versions_it_loaded(db_url: str) -> None:
     """Another process writes between a follower's read of the game and its read of the
     journal: the follower's listener still gets the events one by one (not a resync), and

@@ -346,13 +346,13 @@ class Game(ABC):
         mover = self.to_move
         for i, m in enumerate(moves):
             try:
-                self._check_legal(m, whole=move if len(moves) > 1 else None,
-                                  mover=mover if i > 0 else None)
+                action = self._check_legal(m, whole=move if len(moves) > 1 else None,
+                                           mover=mover if i > 0 else None)
             except IllegalMoveError:
                 while len(self._moves) > start:
                     self.undo()
                 raise
-            self.push_action(self.move_to_action(m))
+            self.push_action(action)
 
     def explain(self, move: str | Move) -> str | None:
         """``None`` if the single ``move`` may be played now, else why not in one sentence
@@ -378,7 +378,9 @@ class Game(ABC):
             return None
         return self._why_illegal(parsed) or f"{parsed} is not legal here"
 
-    def _check_legal(self, move: Move, whole: str | Move | None, mover: int | None) -> None:
+    def _check_legal(self, move: Move, whole: str | Move | None, mover: int | None) -> int:
+        """The action code of ``move`` when it may be played now, else ``IllegalMoveError``
+        (legal: its code is among the legal ones and stands for exactly this move)."""
         outcome = self.outcome
         if outcome is not None:
             raise IllegalMoveError(f"{move} cannot be played: the game is over ({outcome})")
@@ -387,11 +389,13 @@ class Game(ABC):
             raise IllegalMoveError(
                 f"turn {whole!r} cannot continue with {move}: {self.player_name(mover)}'s turn "
                 f"ended with {self._moves[-1]}{f', as {why}' if why else ''}")
-        if move not in self.legal_moves():
+        action = self.move_to_action(move)
+        if action not in self.legal_actions() or self._codec.to_move(action) != move:
             where = f" (in turn {whole!r})" if whole is not None else ""
             why = self._why_illegal(move)
             raise IllegalMoveError(f"{move} is not legal here{where}{f': {why}' if why else ''}; "
                                    f"{self._legal_text()}")
+        return action
 
     def _legal_text(self) -> str:
         """What may be played now, for error messages."""

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -27,7 +28,7 @@ from .clocks import WATCH_EVERY, watch_clocks
 from .fastlane import MoveLane
 from .listen import listen_forever
 from .lobby import Lobby
-from .middleware import ASGIApp, Guard, SecurityHeaders, add_error_handlers
+from .middleware import ASGIApp, Guard, Receive, Scope, SecurityHeaders, Send, add_error_handlers
 from .rooms import EXPIRE_DAYS, Hub
 from .session import Agents, AiPool
 from .store import Store
@@ -42,16 +43,23 @@ GC_YOUNG = 10_000
 
 
 class _App(FastAPI):
-    """FastAPI with the server's own middleware (:attr:`front`) put around the whole stack
-    FastAPI builds, instead of inside its error and telemetry layers: a move answered by the
-    fast lane then costs none of them (a request that goes on to the routes still passes
-    through them all)."""
+    """FastAPI with the server's own middleware (:attr:`front`) put around the whole
+    application, FastAPI's own entry included (its telemetry check, its error layers and
+    routing): a move answered by the fast lane then costs none of them, and a request that
+    goes on to the routes passes through them all as before."""
 
     front: Callable[[ASGIApp], ASGIApp] | None = None
+    _fronted: ASGIApp | None = None
 
-    def build_middleware_stack(self) -> Any:
-        inner = super().build_middleware_stack()
-        return inner if self.front is None else self.front(inner)
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.front is None or scope["type"] == "lifespan":
+            await super().__call__(scope, receive, send)
+            return
+        fronted = self._fronted
+        if fronted is None:
+            fronted = self._fronted = self.front(functools.partial(FastAPI.__call__, self))
+        scope["app"] = self  # what Starlette sets further in; the fast lane needs it first
+        await fronted(scope, receive, send)
 
 
 async def _freeze_after_warm_up(engine: Warmup, hub: Hub) -> None:

@@ -10,6 +10,10 @@ answers the same JSON (an update, or ``{"error", "detail"}`` with the same statu
 else (another path or method, another content type, a body that is not such an object) goes
 on to the FastAPI route unchanged, which validates it and refuses it as it always did; the
 route also documents the call in the OpenAPI schema.
+
+The lane also answers ``GET /api/games/{id}`` with no query or a plain ``?since=V`` (the
+state a page loads, and what a client that missed versions asks for) through the same
+:meth:`~.rooms.Hub.changes` as its route; any other query goes on to the route.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ if TYPE_CHECKING:
     from .rooms import Hub
 
 MOVE_PATH = re.compile(r"/api/games/([A-Za-z0-9]{1,32})/move")
+STATE_PATH = re.compile(r"/api/games/([A-Za-z0-9]{1,32})")
+#: the queries the lane answers itself: none, or ``since`` a whole number written plainly
+SINCE = re.compile(rb"(?:since=(0|[1-9][0-9]{0,8}))?")
 
 
 def plain_move(body: bytes) -> tuple[str, str, int | None] | None:
@@ -64,7 +71,10 @@ class MoveLane:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST":
-            await self.app(scope, receive, send)
+            if scope["type"] == "http" and scope.get("method") == "GET":
+                await self._state(scope, receive, send)
+            else:
+                await self.app(scope, receive, send)
             return
         found = MOVE_PATH.fullmatch(scope.get("path", ""))
         if found is None or not _json_body(scope):
@@ -97,9 +107,31 @@ class MoveLane:
             retry = getattr(exc, "retry_after", None)
             if retry is not None:
                 extra.append((b"retry-after", str(retry).encode()))
-        # the same encoding as FastAPI's JSONResponse; an update comes encoded (:mod:`.wire`)
-        out = text_of(answer).encode("utf-8")
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-length", str(len(out)).encode()),
-                                (b"content-type", b"application/json"), *extra]})
-        await send({"type": "http.response.body", "body": out})
+        await _answer(send, status, answer, extra)
+
+    async def _state(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """``GET /api/games/{id}[?since=V]`` answered here, or handed on to the route."""
+        found = STATE_PATH.fullmatch(scope.get("path", ""))
+        query = SINCE.fullmatch(scope.get("query_string", b"")) if found else None
+        if found is None or query is None:
+            await self.app(scope, receive, send)
+            return
+        hub: Hub = scope["app"].state.hub
+        since = None if query.group(1) is None else int(query.group(1))
+        try:
+            answer = await hub.changes(found.group(1), since)
+        except ApiError as exc:
+            await _answer(send, exc.status, {"error": exc.code, "detail": exc.detail}, [])
+            return
+        await _answer(send, 200, answer, [])
+
+
+async def _answer(send: Send, status: int, answer: dict[str, Any],
+                  extra: list[tuple[bytes, bytes]]) -> None:
+    """Send ``answer`` as the JSON response (FastAPI's encoding; an update comes encoded,
+    :mod:`.wire`)."""
+    out = text_of(answer).encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-length", str(len(out)).encode()),
+                            (b"content-type", b"application/json"), *extra]})
+    await send({"type": "http.response.body", "body": out})

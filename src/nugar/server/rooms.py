@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import copy
 import dataclasses
 import functools
 import hmac
@@ -125,6 +126,8 @@ class Room:
         self._turn_views: list[dict[str, Any]] = []
         self._turn_ends: list[int] = []
         self._turns_of: list[str] = []
+        #: the rule set's text, game, family and player names (:meth:`_compute_state`)
+        self._named: tuple[str, str, str, tuple[str, str]] | None = None
         #: the text of each action code met (the rule set's moves do not change)
         self._action_texts: dict[int, str] = {}
         #: a task following the versions other processes stored (:meth:`Hub.heard`)
@@ -254,14 +257,18 @@ class Room:
         turns = self._turns_now(game)
         last_turn = turns[-1][1] if turns else []
         legal = [] if over else self._legal_texts(game)
+        named = self._named
+        if named is None:  # what names the game never changes
+            named = self._named = (game.rules.text, game.rules.game, game.rules.family,
+                                   (game.player_name(1), game.player_name(2)))
         out: dict[str, Any] = {
             "id": self.row.id,
             "v": self.row.version,
             "base": 0,
-            "rules": game.rules.text,
-            "game": game.rules.game,
-            "family": game.rules.family,
-            "players": [game.player_name(1), game.player_name(2)],
+            "rules": named[0],
+            "game": named[1],
+            "family": named[2],
+            "players": list(named[3]),
             "mode": session.mode,
             "ai_level": session.ai_level,
             "ai_seat": session.ai_seat,
@@ -739,13 +746,13 @@ class Hub:
             moves = old.moves + played  # the usual change: no need to write out every move
         else:
             moves = [str(m) for m in game.move_stack]
-        row = dataclasses.replace(
-            old, moves=moves, ending=session.ending, offers=dict(session.offers),
-            result="*" if aborted is not None else (
-                None if outcome is None else outcome.result),
-            reason=ABORTED if aborted is not None else (
-                None if outcome is None else str(outcome.reason)),
-            version=old.version + 1)
+        row = copy.copy(old)  # the old row stays as it was until the write succeeds
+        row.moves, row.ending, row.offers = moves, session.ending, dict(session.offers)
+        row.result = "*" if aborted is not None else (
+            None if outcome is None else outcome.result)
+        row.reason = ABORTED if aborted is not None else (
+            None if outcome is None else str(outcome.reason))
+        row.version = old.version + 1
         clock = room.clock
         if clock is not None:  # the server stamps the change on a copy of the clocks
             over = outcome is not None or aborted is not None
