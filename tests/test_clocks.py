@@ -244,11 +244,10 @@ def test_a_failed_write_leaves_the_clocks_and_another_server_s_stamp_is_read_bac
         await hub.move(gid, keys["1"], "c3")
         stored = room.row.clock
         now.now += 10
-        real = store.submit
-        store.submit = fail  # type: ignore[method-assign]
+        store.write = lambda row, ev: asyncio.wrap_future(fail(row, ev))  # type: ignore[method-assign]
         with pytest.raises(ApiError) as refused:
             await hub.move(gid, keys["2"], "d4")
-        store.submit = real  # type: ignore[method-assign]
+        del store.write  # the class's own again
         assert refused.value.code == "storage_failed"
         assert room.clock is not None and room.clock.to_json() == stored == room.row.clock
         # the other server plays the move 5 s later: 15 s charged, 2 s added

@@ -502,7 +502,8 @@ def test_a_move_refused_by_a_failed_write_is_never_stored_later(db_url: str) -> 
             room = await app.state.hub.room(gid)
             watcher = Listener()
             room.listeners.add(watcher)
-            store.submit = submit_failing_once  # type: ignore[method-assign]
+            store.write = lambda row, ev: asyncio.wrap_future(  # type: ignore[method-assign]
+                submit_failing_once(row, ev))
             a = asyncio.create_task(c.post(url, json={"key": key, "move": "d4"}))
             await asyncio.sleep(0.1)
             b = asyncio.create_task(c.post(url, json={"key": key, "move": "e4"}))
@@ -542,7 +543,8 @@ def test_a_room_behind_another_writer_is_reloaded_and_waiting_requests_retried(
         room, keys = await one.create("dara", "friend", None, None)
         gid = room.row.id
         await other.move(gid, keys["1"], "c3")  # ``one`` does not know of it
-        store.submit = slow_submit  # type: ignore[method-assign]
+        store.write = lambda row, ev: asyncio.wrap_future(  # type: ignore[method-assign]
+            slow_submit(row, ev))
         a = asyncio.create_task(one.move(gid, keys["1"], "d4"))
         await asyncio.sleep(0.05)
         b = asyncio.create_task(one.move(gid, keys["2"], "e4"))
@@ -1311,3 +1313,36 @@ def test_turns_kept_as_the_game_grows_match_a_replay(client: TestClient, rules: 
         assert state["moves"] == moves and state["ply"] == len(moves)
         assert state["legal"] == [str(m) for m in replay.legal_moves()]
         assert state["last_move"] == (moves[-1] if moves else None)
+
+
+def test_store_write_settles_each_waiter_on_its_loop(db_url: str) -> None:
+    """``Store.write`` (the event loop's way to the writer thread): a written change
+    resolves, a change on a stale version fails with ``VersionConflict`` and writes nothing,
+    and a waiter cancelled meanwhile does not stop its write."""
+    import dataclasses
+
+    from nugar.server.store import VersionConflict
+
+    store = Store(db_url)
+    row = GameRow(id="w1", rules="dara", mode="hotseat", ai_level=None, ai_seat=None,
+                  key_hash_1="h", key_hash_2="h", moves=[], ending=None, offers={},
+                  result=None, reason=None, version=1)
+    store.create(row, StoredEvent(1, "created", {}))
+
+    def at(version: int, moves: list[str]) -> tuple[GameRow, StoredEvent]:
+        new = dataclasses.replace(row, moves=moves, version=version)
+        return new, StoredEvent(version, "move", {"moves": moves[-1:]})
+
+    async def run() -> None:
+        await store.write(*at(2, ["c3"]))
+        with pytest.raises(VersionConflict):
+            await store.write(*at(2, ["d4"]))  # version 2 is taken
+        waiter = store.write(*at(3, ["c3", "d4"]))
+        waiter.cancel()
+        await asyncio.sleep(0.3)
+
+    asyncio.run(run())
+    stored = store.load("w1")
+    assert stored is not None and stored.version == 3 and stored.moves == ["c3", "d4"]
+    assert [e.version for e in store.events_since("w1", 0, 10, 3)] == [1, 2, 3]
+    store.close()

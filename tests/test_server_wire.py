@@ -83,7 +83,8 @@ def test_hearing_its_own_change_before_its_commit_costs_no_read(db_url: str) -> 
             loads.append(game_id)
             return real_load(game_id)
 
-        store.submit = announced_first  # type: ignore[method-assign,assignment]
+        store.write = lambda row, ev: asyncio.wrap_future(  # type: ignore[method-assign]
+            announced_first(row, ev))
         store.load = counted_load  # type: ignore[method-assign]
         for move, key in (("c3", "1"), ("d4", "2"), ("e4", "1")):
             await hub.move(gid, keys[key], move)

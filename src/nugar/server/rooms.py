@@ -766,7 +766,7 @@ class Hub:
             row.clock, row.deadline = clock.to_json(), clock.deadline()
         ev = StoredEvent(row.version, etype, data)
         try:
-            await asyncio.wrap_future(self.store.submit(row, ev))
+            await self.store.write(row, ev)
         except VersionConflict as exc:
             # another process stored this game meanwhile: nothing was written; the session
             # rolls back, the caller refreshes the room and decides the request again
@@ -784,10 +784,13 @@ class Hub:
         room.row = row
         room.clock = clock
         room.known = max(room.known, row.version)
-        same = 0
-        limit = min(len(old.moves), len(moves))
-        while same < limit and old.moves[same] == moves[same]:
-            same += 1
+        if moves[:len(old.moves)] == old.moves:
+            same = len(old.moves)  # moves were added (the same objects: a quick compare)
+        else:
+            same = 0
+            limit = min(len(old.moves), len(moves))
+            while same < limit and old.moves[same] == moves[same]:
+                same += 1
         # encoded once: the answer and every listener's event share the text
         update = Encoded(room.update(old.version, same, old_turns))
         room.announce(event_message(etype, ev.version, data, update))

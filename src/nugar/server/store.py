@@ -18,6 +18,7 @@ moves); on PostgreSQL each change also sends ``NOTIFY nugar_events, '<game id> <
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
@@ -131,6 +132,21 @@ def default_db_url() -> str:
     return f"sqlite:///{folder / 'games.sqlite3'}"
 
 
+#: what a change's waiter is given: a thread-safe future, or an event loop's own
+_Done = Future[None] | asyncio.Future[None]
+
+
+def _settle(settled: list[tuple[asyncio.Future[None], BaseException | None]]) -> None:
+    """In an event loop's thread: the outcome of each of its changes a batch wrote."""
+    for done, result in settled:
+        if done.done():  # its waiter was cancelled (the write happened all the same)
+            continue
+        if result is None:
+            done.set_result(None)
+        else:
+            done.set_exception(result)
+
+
 @dataclass
 class GameRow:
     """One stored game, as read from the database."""
@@ -196,7 +212,7 @@ class Store:
         if create:
             metadata.create_all(self.engine)
             _add_clock_columns(self.engine)
-        self._queue: queue.SimpleQueue[tuple[GameRow, StoredEvent, Future[None]] | None] = \
+        self._queue: queue.SimpleQueue[tuple[GameRow, StoredEvent, _Done] | None] = \
             queue.SimpleQueue()
         self._sql = _WriterSql(self.engine.dialect.paramstyle)
         self._writer: threading.Thread | None = None
@@ -244,6 +260,19 @@ class Store:
         (its exception: :class:`VersionConflict`, or what the database said). ``row`` must
         not be changed until then."""
         done: Future[None] = Future()
+        self._enqueue(row, new_event, done)
+        return done
+
+    def write(self, row: GameRow, new_event: StoredEvent) -> asyncio.Future[None]:
+        """:meth:`submit` for a caller on an event loop: the loop's own future, which the
+        writer settles with one call into the loop for all of a batch's changes made on it
+        (rather than a thread-safe future and its bridge for each). Cancelling it does not
+        stop the write."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._enqueue(row, new_event, done)
+        return done
+
+    def _enqueue(self, row: GameRow, new_event: StoredEvent, done: _Done) -> None:
         if self._writer is None:
             with self._writer_lock:
                 if self._writer is None:
@@ -251,7 +280,6 @@ class Store:
                                                     name="nugar-store-writer")
                     self._writer.start()
         self._queue.put((row, new_event, done))
-        return done
 
     def _write_forever(self) -> None:
         """The writer thread: takes every change waiting (up to :data:`MAX_BATCH`) and
@@ -275,7 +303,7 @@ class Store:
             if stop:
                 return
 
-    def _write_batch(self, batch: list[tuple[GameRow, StoredEvent, Future[None]]]) -> None:
+    def _write_batch(self, batch: list[tuple[GameRow, StoredEvent, _Done]]) -> None:
         # games in id order: two processes' batches lock their rows in the same order
         batch.sort(key=lambda item: item[0].id)
         results: list[BaseException | None] = []
@@ -287,13 +315,20 @@ class Store:
                     self._write_batch([item])
                 return
             results = [exc]
+        on_loops: dict[asyncio.AbstractEventLoop,
+                       list[tuple[asyncio.Future[None], BaseException | None]]] = {}
         for (_row, _ev, done), result in zip(batch, results, strict=True):
-            if done.done():  # its waiter was cancelled (the write happened all the same)
+            if isinstance(done, asyncio.Future):  # settled in its loop's thread, below
+                on_loops.setdefault(done.get_loop(), []).append((done, result))
+            elif done.done():  # its waiter was cancelled (the write happened all the same)
                 continue
-            if result is None:
+            elif result is None:
                 done.set_result(None)
             else:
                 done.set_exception(result)
+        for loop, settled in on_loops.items():
+            with contextlib.suppress(RuntimeError):  # a loop closed meanwhile: no one waits
+                loop.call_soon_threadsafe(_settle, settled)
 
     def _transaction(self, changes: list[tuple[GameRow, StoredEvent]]
                      ) -> list[BaseException | None]:
