@@ -890,9 +890,17 @@ def test_a_seat_named_on_the_websocket_is_opened_as_by_post_open(
 
 
 def test_websocket_for_unknown_game_says_so(client: TestClient) -> None:
-    with client.websocket_connect("/ws/games/nope1234") as ws:
-        msg = ws.receive_json()
-        assert msg["type"] == "error" and msg["error"] == "unknown_game"
+    """The same refusal from the fast lane (a plain id) and from FastAPI's route (an id the
+    lane does not take: too long for a game's id)."""
+    from starlette.websockets import WebSocketDisconnect
+
+    for gid in ("nope1234", "n" * 40):
+        with client.websocket_connect(f"/ws/games/{gid}") as ws:
+            msg = ws.receive_json()
+            assert msg["type"] == "error" and msg["error"] == "unknown_game"
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert closed.value.code == 4404
 
 
 # --- records, pages, rendering ------------------------------------------------------------------

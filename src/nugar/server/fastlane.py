@@ -13,7 +13,9 @@ route also documents the call in the OpenAPI schema.
 
 The lane also answers ``GET /api/games/{id}`` with no query or a plain ``?since=V`` (the
 state a page loads, and what a client that missed versions asks for) through the same
-:meth:`~.rooms.Hub.changes` as its route; any other query goes on to the route.
+:meth:`~.rooms.Hub.changes` as its route; any other query goes on to the route. And it opens
+a game's websocket (``/ws/games/{id}`` with a plain id) with the route's own function, without
+FastAPI's routing and dependency solving on every connection.
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from starlette.websockets import WebSocket
+
 from .middleware import BODY, replaying
+from .routes_ws import ws_game
 from .session import ApiError
 from .wire import text_of
 
@@ -32,6 +37,7 @@ if TYPE_CHECKING:
 
 MOVE_PATH = re.compile(r"/api/games/([A-Za-z0-9]{1,32})/move")
 STATE_PATH = re.compile(r"/api/games/([A-Za-z0-9]{1,32})")
+SOCKET_PATH = re.compile(r"/ws/games/([A-Za-z0-9]{1,32})")
 #: the queries the lane answers itself: none, or ``since`` a whole number written plainly
 SINCE = re.compile(rb"(?:since=(0|[1-9][0-9]{0,8}))?")
 
@@ -73,6 +79,10 @@ class MoveLane:
         if scope["type"] != "http" or scope.get("method") != "POST":
             if scope["type"] == "http" and scope.get("method") == "GET":
                 await self._state(scope, receive, send)
+            elif scope["type"] == "websocket" and (
+                    found := SOCKET_PATH.fullmatch(scope.get("path", ""))) is not None:
+                await ws_game(WebSocket(scope, receive, send), found.group(1),
+                              scope["app"].state.hub)
             else:
                 await self.app(scope, receive, send)
             return

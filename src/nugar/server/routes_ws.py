@@ -42,6 +42,8 @@ router = APIRouter()
 
 @router.websocket("/ws/games/{game_id}")
 async def ws_game(websocket: WebSocket, game_id: str, hub: HubDep) -> None:
+    """A game's websocket (the module's text); the fast lane (:mod:`.fastlane`) calls it
+    directly for a plain game id, FastAPI's routing for anything else."""
     await websocket.accept()
     try:
         room = await hub.room(game_id)
