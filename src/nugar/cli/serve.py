@@ -120,7 +120,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         public_url=public_url, api_docs=args.api_docs, body_timeout=args.body_timeout,
         ai_workers=args.ai_workers, ai_table=args.ai_table, ai_queue=args.ai_queue,
         expire_days=args.expire_days or None, tune_gc=True)
-    served = dict(host=args.host, port=args.port, log_level="warning",
+    # the log level drops uvicorn's access lines anyway; off, it does not build them either
+    # (the client's address and the quoted path, for every request)
+    served = dict(host=args.host, port=args.port, log_level="warning", access_log=False,
                   h11_max_incomplete_event_size=16_384, ws_max_size=65536,
                   # an update is a few kB: compressing every message costs more CPU than the
                   # bytes it saves are worth
