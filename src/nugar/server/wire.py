@@ -14,9 +14,13 @@ import json
 from typing import Any
 
 
+#: the encoder of :func:`dumps`, made once (``json.dumps`` with settings makes one a call)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
 def dumps(value: Any) -> str:
     """The server's JSON: compact, UTF-8 as it is, no NaN (what FastAPI's answers use)."""
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
 class Encoded(dict[str, Any]):
