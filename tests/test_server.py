@@ -1354,3 +1354,22 @@ def test_store_write_settles_each_waiter_on_its_loop(db_url: str) -> None:
     assert stored is not None and stored.version == 3 and stored.moves == ["c3", "d4"]
     assert [e.version for e in store.events_since("w1", 0, 10, 3)] == [1, 2, 3]
     store.close()
+
+
+def test_remembered_secrets_still_open_only_their_seat(client: TestClient) -> None:
+    """A room remembers the secrets that opened a seat (no hashing on every move), bounded;
+    a secret of the other seat, a near miss and an unknown one are refused as before."""
+    from nugar.server.rooms import KNOWN_KEYS
+
+    made = create(client, rules="dara", mode="friend")
+    gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
+    assert move(client, gid, k1, "c3").status_code == 200
+    assert move(client, gid, k1, "d4").json()["error"] == "not_your_turn"
+    assert move(client, gid, k2, "d4").status_code == 200
+    near = k1[:-1] + ("A" if k1[-1] != "A" else "B")
+    for wrong in (near, "x" * 24, k1 + "x"):
+        r = move(client, gid, wrong, "e3")
+        assert r.status_code == 403 and r.json()["error"] == "bad_key", wrong
+    assert move(client, gid, k1, "e3").status_code == 200
+    room = client.app.state.hub.rooms[gid]  # type: ignore[attr-defined]
+    assert set(room._seats) == {k1, k2} and len(room._seats) <= KNOWN_KEYS

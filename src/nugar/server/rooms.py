@@ -69,6 +69,8 @@ EXPIRE_DAYS = 30.0
 MAX_CATCH_UP = 500
 #: most events waiting for one websocket listener; one more drops it (it resyncs on reconnect)
 LISTENER_QUEUE = 64
+#: secrets a room remembers as opening a seat (a game has at most three: two seats, hot-seat)
+KNOWN_KEYS = 4
 #: times a change is decided again when another process stored the game meanwhile
 STALE_TRIES = 5
 
@@ -126,6 +128,8 @@ class Room:
         self._turn_views: list[dict[str, Any]] = []
         self._turn_ends: list[int] = []
         self._turns_of: list[str] = []
+        #: secrets known to open a seat, and the seat (:meth:`seat_of`)
+        self._seats: dict[str, int] = {}
         #: the rule set's text, game, family and player names (:meth:`_compute_state`)
         self._named: tuple[str, str, str, tuple[str, str]] | None = None
         #: the text of each action code met (the rule set's moves do not change)
@@ -167,6 +171,8 @@ class Room:
                 game = restore(row.rules, row.moves, row.ending)
         else:
             game = restore(row.rules, row.moves, row.ending)
+        if (row.key_hash_1, row.key_hash_2) != (self.row.key_hash_1, self.row.key_hash_2):
+            self._seats.clear()  # never so far: a game's secrets are made with it
         self.row = row  # first: the session reads the stored moves from it
         self.clock = clock
         session.reset(game, row.offers, aborted)
@@ -190,9 +196,23 @@ class Room:
         return seats or None
 
     def seat_of(self, key: str | None) -> int | None:
-        """The seat a secret opens: 1, 2, 0 for a hot-seat key (both seats), else ``None``."""
+        """The seat a secret opens: 1, 2, 0 for a hot-seat key (both seats), else ``None``.
+        The secrets that opened a seat are remembered (at most :data:`KNOWN_KEYS`), so a
+        player's every move does not hash his secret again; any other key is hashed and
+        compared as always."""
         if not key or len(key) > 200:
             return None
+        seat = self._seats.get(key)
+        if seat is not None:
+            return seat
+        seat = self._seat_by_hash(key)
+        if seat is not None:
+            if len(self._seats) >= KNOWN_KEYS:
+                self._seats.clear()
+            self._seats[key] = seat
+        return seat
+
+    def _seat_by_hash(self, key: str) -> int | None:
         digest = hash_key(key)
         one = self.row.key_hash_1 or ""
         two = self.row.key_hash_2 or ""
@@ -596,6 +616,8 @@ class Hub:
 
     def _evict(self) -> None:
         """Forget idle rooms beyond ``max_rooms`` (they are reloaded from the store on use)."""
+        if len(self.rooms) <= self.max_rooms:
+            return
         for gid in list(self.rooms):
             if len(self.rooms) <= self.max_rooms:
                 break

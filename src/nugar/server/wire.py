@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-
 #: the encoder of :func:`dumps`, made once (``json.dumps`` with settings makes one a call)
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
