@@ -780,3 +780,25 @@ def test_extend_turns_grows_the_turn_list_move_by_move(rules: str) -> None:
         assert kept[:first] == before[:first] and first in (len(before) - 1, len(before))
     with pytest.raises(ValueError, match="number of moves played"):
         game.extend_turns([], game.ply + 1)
+
+
+def test_the_game_api_kernels_keep_the_gil_and_the_searches_let_it_go() -> None:
+    """The game API calls quick twins that keep the GIL (no switch between threads for a
+    microsecond of work); the kernels the searches and simulators call still release it."""
+    from nugar.kernels import alignment as KA
+    from nugar.kernels import jit
+    from nugar.kernels import search_core as C
+
+    if jit.enabled():  # interpreted (NUMBA_DISABLE_JIT=1), there is no GIL to keep or not
+        for module in (K, KA):
+            for name in ("legal_actions", "apply_action"):
+                held = getattr(module, f"{name}_held")
+                assert held.targetoptions["nogil"] is False, (module.__name__, name)
+                assert getattr(module, name).targetoptions["nogil"] is True
+        assert KA.note_position_held.targetoptions["nogil"] is False
+        search = [k for k in jit.KERNELS if k.py_func.__module__ == C.__name__]
+        assert search and all(k.targetoptions["nogil"] for k in search)
+    game = nugar.new_game("dara")
+    before = game.legal_actions()
+    game.play("c3")
+    assert game.legal_actions() != before and game.ply == 1

@@ -387,6 +387,17 @@ def kernel_noalloc(func: F) -> F:
     return _make(func, {"nopython": True, "nogil": True, "_nrt": False})
 
 
+def kernel_held(func: F) -> F:
+    """Like :func:`kernel_noalloc`, but keeping the GIL: for the quick kernels the game API
+    calls once per move (move generation, a move's application). Every other kernel lets
+    the GIL go while it runs, so that searches run beside other threads; for a kernel of a
+    microsecond, letting it go and taking it back costs more than the kernel whenever another
+    thread wants it (a server's database writer), as both threads are woken and switched
+    each time. Such a kernel is a thin twin of the releasing one (its own function, so the
+    two are cached apart), which the search and the simulators keep calling."""
+    return _make(func, {"nopython": True, "nogil": False, "_nrt": False})
+
+
 def kernel_inline(func: F) -> F:
     """Like :func:`kernel_noalloc`, and inlined into its callers by numba itself (its
     ``inline="always"`` option), for a small kernel called in the innermost loop of

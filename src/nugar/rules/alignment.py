@@ -452,11 +452,11 @@ class AlignmentGame(Game):
 
     def _apply_action(self, action: int) -> None:
         self._stack.append((self._state.copy(), self._history_count))
-        K.apply_action(self._params, self._state, action)
+        K.apply_action_held(self._params, self._state, action)
         if self._history_count + 1 >= self._history.shape[0]:
             self._history = np.concatenate([self._history, np.empty_like(self._history)])
-        self._history_count = int(
-            K.note_position(self._params, self._state, self._history, self._history_count))
+        self._history_count = int(K.note_position_held(self._params, self._state,
+                                                       self._history, self._history_count))
 
     def _restore(self) -> None:
         self._state, self._history_count = self._stack.pop()

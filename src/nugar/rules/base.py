@@ -227,7 +227,7 @@ class Game(ABC):
         """Action codes of the legal moves now (empty when the game is over)."""
         if self._imposed is not None:
             return []
-        n = self._kernel.legal_actions(self._params, self._state, self._buf)
+        n = self._kernel.legal_actions_held(self._params, self._state, self._buf)
         return self._buf[:n].tolist()  # type: ignore[no-any-return]
 
     def action_to_move(self, action: int) -> Move:

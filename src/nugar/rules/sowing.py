@@ -216,7 +216,7 @@ class SowingGame(Game):
     # --- what the base class needs ---------------------------------------------------------
     def _apply_action(self, action: int) -> None:
         self._stack.append(self._state.copy())
-        K.apply_action(self._params, self._state, action)
+        K.apply_action_held(self._params, self._state, action)
         self._captures.append(int(self._state[self._captures_at]))
 
     def _restore(self) -> None:
