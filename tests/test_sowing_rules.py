@@ -786,16 +786,17 @@ def test_the_game_api_kernels_keep_the_gil_and_the_searches_let_it_go() -> None:
     """The game API calls quick twins that keep the GIL (no switch between threads for a
     microsecond of work); the kernels the searches and simulators call still release it."""
     from nugar.kernels import alignment as KA
+    from nugar.kernels import dispatch as D
     from nugar.kernels import jit
     from nugar.kernels import search_core as C
 
     if jit.enabled():  # interpreted (NUMBA_DISABLE_JIT=1), there is no GIL to keep or not
+        for held, plain in ((D.fam_legal_held, D.fam_legal), (D.fam_apply_held, D.fam_apply),
+                            (KA.note_position_held, KA.note_position)):
+            assert held.targetoptions["nogil"] is False, held
+            assert plain.targetoptions["nogil"] is True, plain
         for module in (K, KA):
-            for name in ("legal_actions", "apply_action"):
-                held = getattr(module, f"{name}_held")
-                assert held.targetoptions["nogil"] is False, (module.__name__, name)
-                assert getattr(module, name).targetoptions["nogil"] is True
-        assert KA.note_position_held.targetoptions["nogil"] is False
+            assert module.legal_actions.targetoptions["nogil"] is True
         search = [k for k in jit.KERNELS if k.py_func.__module__ == C.__name__]
         assert search and all(k.targetoptions["nogil"] for k in search)
     game = nugar.new_game("dara")

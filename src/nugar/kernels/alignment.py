@@ -765,21 +765,10 @@ def note_position(params: IntArray, state: IntArray, history: IntArray, count: i
     return count + 1
 
 
-# --- the game API's twins, keeping the GIL (``jit.kernel_held``) -----------------------------
-@kernel_held
-def legal_actions_held(params: IntArray, state: IntArray, out: IntArray) -> int:
-    """:func:`legal_actions`, keeping the GIL (for the game API: one call per decision)."""
-    return legal_actions(params, state, out)
-
-
-@kernel_held
-def apply_action_held(params: IntArray, state: IntArray, action: int) -> None:
-    """:func:`apply_action`, keeping the GIL (for the game API: one call per move)."""
-    apply_action(params, state, action)
-
 
 @kernel_held
 def note_position_held(params: IntArray, state: IntArray, history: IntArray,
                        count: int) -> int:
-    """:func:`note_position`, keeping the GIL (for the game API: one call per move)."""
+    """:func:`note_position`, keeping the GIL (``jit.kernel_held``: the game API calls it
+    once per move; :func:`~.dispatch.fam_legal_held` has the others)."""
     return note_position(params, state, history, count)

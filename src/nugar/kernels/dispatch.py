@@ -23,7 +23,7 @@ from . import rng
 from . import sowing as _sow
 from . import sowing_words as _words
 from .common import OUTCOME_RUNNING, ST_OUTCOME
-from .jit import kernel, kernel_noalloc
+from .jit import kernel, kernel_held, kernel_noalloc
 
 IntArray = npt.NDArray[np.int64]
 
@@ -63,6 +63,21 @@ def fam_apply(fam: int, params: IntArray, state: IntArray, action: int) -> None:
         _sow.apply_action(params, state, action)
     else:
         _align.apply_action(params, state, action)
+
+
+# --- the game API's twins, keeping the GIL (``jit.kernel_held``) ------------------------------
+@kernel_held
+def fam_legal_held(fam: int, params: IntArray, state: IntArray, out: IntArray) -> int:
+    """:func:`fam_legal`, keeping the GIL: the game API asks for the legal moves a few times
+    per decision, a microsecond each (the searches call the family's kernel, which lets the
+    GIL go while a search runs)."""
+    return int(fam_legal(fam, params, state, out))
+
+
+@kernel_held
+def fam_apply_held(fam: int, params: IntArray, state: IntArray, action: int) -> None:
+    """:func:`fam_apply`, keeping the GIL (the game API: one call per move)."""
+    fam_apply(fam, params, state, action)
 
 
 @kernel_noalloc

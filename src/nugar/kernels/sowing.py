@@ -38,7 +38,7 @@ from .common import (
     ST_REASON,
     ST_TO_MOVE,
 )
-from .jit import kernel, kernel_held, kernel_noalloc
+from .jit import kernel, kernel_noalloc
 
 IntArray = npt.NDArray[np.int64]
 
@@ -403,15 +403,3 @@ def apply_action(params: IntArray, state: IntArray, action: int) -> None:
     if state[ST_OUTCOME] != OUTCOME_RUNNING:
         state[ST_KEY] = compute_key(params, state)
 
-
-# --- the game API's twins, keeping the GIL (``jit.kernel_held``) -----------------------------
-@kernel_held
-def legal_actions_held(params: IntArray, state: IntArray, out: IntArray) -> int:
-    """:func:`legal_actions`, keeping the GIL (for the game API: one call per decision)."""
-    return legal_actions(params, state, out)
-
-
-@kernel_held
-def apply_action_held(params: IntArray, state: IntArray, action: int) -> None:
-    """:func:`apply_action`, keeping the GIL (for the game API: one call per move)."""
-    apply_action(params, state, action)

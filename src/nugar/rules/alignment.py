@@ -28,7 +28,7 @@ from ..kernels.common import (
     ST_REASON,
     ST_TO_MOVE,
 )
-from ..kernels.dispatch import FAM_ALIGNMENT
+from ..kernels.dispatch import FAM_ALIGNMENT, fam_apply_held
 from ..notation import FILES, parse_square, square_name
 from .base import (
     FamilyDescriptor,
@@ -452,7 +452,7 @@ class AlignmentGame(Game):
 
     def _apply_action(self, action: int) -> None:
         self._stack.append((self._state.copy(), self._history_count))
-        K.apply_action_held(self._params, self._state, action)
+        fam_apply_held(self._fam, self._params, self._state, action)
         if self._history_count + 1 >= self._history.shape[0]:
             self._history = np.concatenate([self._history, np.empty_like(self._history)])
         self._history_count = int(K.note_position_held(self._params, self._state,

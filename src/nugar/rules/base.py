@@ -29,6 +29,7 @@ from ..kernels.common import (
     ST_REASON,
     ST_TO_MOVE,
 )
+from ..kernels.dispatch import fam_legal_held
 from .boards import Board
 from .codec import ActionCodec
 from .moves import Move, Outcome, Termination
@@ -161,6 +162,7 @@ class Game(ABC):
         self.rules = rule_set
         parts = self.descriptor.parts
         self._params: IntArray = parts.params(rule_set.options)
+        self._fam: int = parts.code  # the family's code for the kernels' switches
         self._codec: ActionCodec = parts.codec(rule_set)
         self._buf: IntArray = np.empty(self._codec.size, dtype=np.int64)
         self._moves: list[Move] = []
@@ -227,7 +229,7 @@ class Game(ABC):
         """Action codes of the legal moves now (empty when the game is over)."""
         if self._imposed is not None:
             return []
-        n = self._kernel.legal_actions_held(self._params, self._state, self._buf)
+        n = fam_legal_held(self._fam, self._params, self._state, self._buf)
         return self._buf[:n].tolist()  # type: ignore[no-any-return]
 
     def action_to_move(self, action: int) -> Move:
@@ -701,6 +703,7 @@ class Game(ABC):
         parts = self.descriptor.parts
         self._params = parts.params(self.rules.options)
         self._codec = parts.codec(self.rules)
+        self._fam = parts.code
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.rules.text!r} turns={self.turns()!r}>"

@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import InvalidMoveError, NugarError
 from ..kernels import sowing as K
 from ..kernels.common import HEADER, ST_TO_MOVE
-from ..kernels.dispatch import FAM_SOWING
+from ..kernels.dispatch import FAM_SOWING, fam_apply_held
 from .base import (
     FamilyDescriptor,
     FamilyParts,
@@ -216,7 +216,7 @@ class SowingGame(Game):
     # --- what the base class needs ---------------------------------------------------------
     def _apply_action(self, action: int) -> None:
         self._stack.append(self._state.copy())
-        K.apply_action_held(self._params, self._state, action)
+        fam_apply_held(self._fam, self._params, self._state, action)
         self._captures.append(int(self._state[self._captures_at]))
 
     def _restore(self) -> None:

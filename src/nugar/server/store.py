@@ -136,15 +136,20 @@ def default_db_url() -> str:
 _Done = Future[None] | asyncio.Future[None]
 
 
+def _settle_one(done: _Done, result: BaseException | None) -> None:
+    """Give a change's waiter its outcome (in the future's own thread for a loop's)."""
+    if done.done():  # its waiter was cancelled (the write happened all the same)
+        return
+    if result is None:
+        done.set_result(None)
+    else:
+        done.set_exception(result)
+
+
 def _settle(settled: list[tuple[asyncio.Future[None], BaseException | None]]) -> None:
     """In an event loop's thread: the outcome of each of its changes a batch wrote."""
     for done, result in settled:
-        if done.done():  # its waiter was cancelled (the write happened all the same)
-            continue
-        if result is None:
-            done.set_result(None)
-        else:
-            done.set_exception(result)
+        _settle_one(done, result)
 
 
 @dataclass
@@ -320,12 +325,8 @@ class Store:
         for (_row, _ev, done), result in zip(batch, results, strict=True):
             if isinstance(done, asyncio.Future):  # settled in its loop's thread, below
                 on_loops.setdefault(done.get_loop(), []).append((done, result))
-            elif done.done():  # its waiter was cancelled (the write happened all the same)
-                continue
-            elif result is None:
-                done.set_result(None)
             else:
-                done.set_exception(result)
+                _settle_one(done, result)
         for loop, settled in on_loops.items():
             with contextlib.suppress(RuntimeError):  # a loop closed meanwhile: no one waits
                 loop.call_soon_threadsafe(_settle, settled)
