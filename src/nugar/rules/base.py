@@ -29,7 +29,6 @@ from ..kernels.common import (
     ST_REASON,
     ST_TO_MOVE,
 )
-from ..kernels.dispatch import fam_legal_held
 from .boards import Board
 from .codec import ActionCodec
 from .moves import Move, Outcome, Termination
@@ -163,6 +162,7 @@ class Game(ABC):
         parts = self.descriptor.parts
         self._params: IntArray = parts.params(rule_set.options)
         self._fam: int = parts.code  # the family's code for the kernels' switches
+        self._legal_kernel = _legal_kernel()
         self._codec: ActionCodec = parts.codec(rule_set)
         self._buf: IntArray = np.empty(self._codec.size, dtype=np.int64)
         self._moves: list[Move] = []
@@ -229,7 +229,7 @@ class Game(ABC):
         """Action codes of the legal moves now (empty when the game is over)."""
         if self._imposed is not None:
             return []
-        n = fam_legal_held(self._fam, self._params, self._state, self._buf)
+        n = self._legal_kernel(self._fam, self._params, self._state, self._buf)
         return self._buf[:n].tolist()  # type: ignore[no-any-return]
 
     def action_to_move(self, action: int) -> Move:
@@ -694,9 +694,10 @@ class Game(ABC):
         return self.copy()
 
     def __getstate__(self) -> dict[str, Any]:
-        """What a pickle keeps: the rules' shared params and action table are made again
-        from the rule set when it is read."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_params", "_codec")}
+        """What a pickle keeps: the rules' shared params and action table (and the compiled
+        kernel) are made again from the rule set when it is read."""
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("_params", "_codec", "_legal_kernel")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -704,9 +705,18 @@ class Game(ABC):
         self._params = parts.params(self.rules.options)
         self._codec = parts.codec(self.rules)
         self._fam = parts.code
+        self._legal_kernel = _legal_kernel()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.rules.text!r} turns={self.turns()!r}>"
+
+
+def _legal_kernel() -> Any:
+    """The kernel the game API asks for legal moves with (``dispatch.fam_legal_held``),
+    imported when the first game is made: importing the rules loads no compiler."""
+    from ..kernels.dispatch import fam_legal_held
+
+    return fam_legal_held
 
 
 _RESULT_WINNERS: dict[str, int | None] = {"1-0": 1, "0-1": 2, "1/2-1/2": None}
