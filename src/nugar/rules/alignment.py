@@ -686,7 +686,7 @@ def _board(game: Game) -> GridBoard:
     assert isinstance(game, AlignmentGame)
     rows, cols = game.rows, game.cols
     owners = game._owners()
-    grid = tuple(tuple(owners[r * cols + c] for c in range(cols)) for r in range(rows))
+    grid = tuple(tuple(owners[r * cols:(r + 1) * cols]) for r in range(rows))
     return GridBoard(rows, cols, grid, game.in_hand, game.on_board)
 
 

@@ -233,8 +233,8 @@ class SowingGame(Game):
         """Seeds in each player's holes, each from his own hole 1: (first's, second's)."""
         p = self.pits
         s = self._state
-        return (tuple(int(v) for v in s[HEADER:HEADER + p]),
-                tuple(int(v) for v in s[HEADER + p + 1:HEADER + 2 * p + 1]))
+        return (tuple(s[HEADER:HEADER + p].tolist()),
+                tuple(s[HEADER + p + 1:HEADER + 2 * p + 1].tolist()))
 
     @property
     def stores(self) -> tuple[int, int]:
