@@ -6,6 +6,7 @@ Plain data, shared by every family (no kernels, no game objects).
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -57,6 +58,12 @@ class Move:
     @classmethod
     def parse(cls, text: str) -> Move:
         """Parse the text of one move (not a whole turn) of either family."""
+        if cls is Move and isinstance(text, str) and len(text) <= 16:
+            return _parse_cached(text)  # a move is immutable: the same text, the same move
+        return cls._parse(text)
+
+    @classmethod
+    def _parse(cls, text: str) -> Move:
         t = normalize(text) if isinstance(text, str) else ""
         m = _MOVE_RE.match(t)
         if not m:
@@ -159,3 +166,10 @@ class Outcome:
 
     def __str__(self) -> str:
         return f"{self.result} ({self.termination})"
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_cached(text: str) -> Move:
+    """:meth:`Move.parse` of a short text, remembered (a game's moves are a few hundred
+    texts; a refusal is not remembered, as ``lru_cache`` keeps no exceptions)."""
+    return Move._parse(text)
