@@ -92,12 +92,13 @@ class AlphaBetaAgent(Agent):
     :class:`AlphaBetaOptions`): ``depth`` in decisions, ``time`` in seconds, ``nodes``
     searched, ``table`` the transposition table in MB (default 256), ``share`` the fraction
     of the time limit actually used (weaker levels), ``w`` the evaluation weights separated
-    by ``/`` (for tuning; see docs/ai.md; weights left out at the end are 0), ``noise`` the most each leaf evaluation is moved
-    at random, in hundredths of a piece or seed (weaker levels: the offsets are drawn anew
-    for each game, ``seed`` fixes them), ``contempt`` what a draw costs the agent, in the
-    same unit (it plays on for a win unless it is behind by more than that), ``blunder``
-    the chance, at each decision with a choice, of playing a random other legal move
-    instead of the searched one (weaker levels).
+    by ``/`` (for tuning; see docs/ai.md; weights left out at the end are 0), ``noise``
+    the most each leaf evaluation is moved at random, in hundredths of a piece or seed
+    (weaker levels: the offsets are drawn anew for each game, ``seed`` fixes them),
+    ``contempt`` what a draw costs the agent, in the same unit (it plays on for a win
+    unless it is behind by more than that), ``blunder`` the chance, at each decision with
+    a choice, of playing a random other legal move instead of the searched one (weaker
+    levels).
     """
 
     def __init__(self, options: AlphaBetaOptions | None = None, /, **changes: Any) -> None:

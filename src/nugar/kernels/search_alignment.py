@@ -20,7 +20,8 @@ each player it adds up (weights ``W_*``, tuned by self-play, see ``docs/ai.md``)
   there), for the player to move and for the opponent;
 * blocked pieces: pieces with no empty neighbour, own minus the opponent's.
 
-The last three kinds of terms have weight 0 in the presets unless tuning showed a gain.
+The last three kinds of terms have weight 0 in a preset unless tuning showed a gain at
+level 8 (both presets' are tuned; see ``docs/scaling.md``).
 """
 
 from __future__ import annotations
@@ -72,9 +73,13 @@ N_WEIGHTS = 16
 N_COUNTS = 9
 
 #: tuned weights (docs/ai.md has how they were chosen)
-DARA_WEIGHTS = np.array([100, 5, 3, 45, 30, 30, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+#: Dara's: fitted to depth-5 self-play; 59% at level 8 against the weights before
+#: (100/5/3/45/30/30/8, new terms 0) over 400 games
+DARA_WEIGHTS = np.array([100, 52, 11, 39, 16, 37, 2, 20, 24, 20, 15, 38, 39, 11, 9, 4],
                         dtype=np.int64)
-DALA_WEIGHTS = np.array([100, 5, 3, 45, 30, 40, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+#: Dala's: fitted to depth-5 self-play (docs/scaling.md, "A tuned evaluation"); 64% at
+#: level 8 against the weights before (100/5/3/45/30/40/4, new terms 0) over 400 games
+DALA_WEIGHTS = np.array([100, 55, -10, 81, 35, 59, 4, 6, 67, 101, 76, 129, 164, 51, 24, -12],
                         dtype=np.int64)
 
 

@@ -104,11 +104,10 @@ def replayed_features(rules: str, games: npt.NDArray[Any],
     from .features import evaluation_features
 
     out: list[Any] = []
-    game = None
+    game = nugar.new_game(rules)
     for i in range(len(games)):
-        if i == 0 or games[i] != games[i - 1]:
+        if i > 0 and games[i] != games[i - 1]:
             game = nugar.new_game(rules)
-        assert game is not None
         out.append(evaluation_features(game))
         game.push_action(int(actions[i]))
     return np.array(out, dtype=np.float64)
