@@ -539,6 +539,47 @@ def test_bitboard_evaluation_counts_as_the_square_walk(rules: str) -> None:
     assert checked > 100
 
 
+def test_alignment_square_classes_open_twos_and_blocked_pieces() -> None:
+    """The terms added to the alignment evaluation, counted by hand on a Dala board (6 x 6,
+    square ``r * 6 + c``): own pieces on a corner (a1), the edge (b1), the ring (b2) and the
+    centre (c3); the opponent on a2 blocks a1 in; c1 and b3 would complete a three."""
+    from nugar.kernels import search_alignment as ev
+
+    params = nugar.new_game("dala").params
+    own = (1 << 0) | (1 << 1) | (1 << 7) | (1 << 14)
+    other = 1 << 6
+    counts = ev._features_one_word(params, own, other)
+    assert len(counts) == ev.N_COUNTS
+    # edge, ring, centre, open twos, blocked
+    assert counts[4:] == (1, 1, 1, 2, 1)
+    assert [ev._square_class(params, sq) for sq in (0, 1, 7, 14, 21, 35)] == [0, 1, 2, 3, 3, 0]
+    assert ev.DARA_WEIGHTS.shape == ev.DALA_WEIGHTS.shape == (ev.N_WEIGHTS,)
+
+
+def test_a_short_weight_list_ends_in_zeros() -> None:
+    """``w=`` with the 7 weights of older specs searches as the same 7 followed by zeros;
+    a list longer than the evaluation's is refused in one line."""
+    import random
+
+    from nugar.kernels import search_alignment as ev
+
+    game = nugar.new_game("dara")
+    rng = random.Random(3)
+    for _ in range(10):
+        game.push_action(rng.choice(game.legal_actions()))
+    short = "100/5/3/45/30/30/8"
+    padded = short + "/0" * (ev.N_WEIGHTS - 7)
+    full = short + "/50/50/50" + "/0" * (ev.N_WEIGHTS - 10)  # drop-phase piece-square terms
+    a = make_agent(f"alphabeta:depth=3,w={short}").analyse(game)
+    b = make_agent(f"alphabeta:depth=3,w={padded}").analyse(game)
+    assert (a.move, a.score, a.nodes) == (b.move, b.score, b.nodes)
+    c = make_agent(f"alphabeta:depth=3,w={full}").analyse(game)
+    assert c.nodes != b.nodes or c.score != b.score or c.move != b.move
+    too_long = "/".join(["1"] * (ev.N_WEIGHTS + 1))
+    with pytest.raises(ValueError, match=f"at most {ev.N_WEIGHTS} weights"):
+        make_agent(f"alphabeta:depth=1,w={too_long}").analyse(game)
+
+
 def test_popcount() -> None:
     from nugar.kernels.search_alignment import popcount
 

@@ -230,14 +230,24 @@ def test_logistic_fit_recovers_known_weights() -> None:
 
 
 def test_tune_on_selfplay_data(tmp_path: Path) -> None:
-    from nugar.scale.tune import load, main, tune
+    import pyarrow.parquet as pq
+
+    from nugar.kernels.search_alignment import N_WEIGHTS
+    from nugar.scale.tune import load, main, replayed_features, tune
 
     S.run_selfplay("alphabeta:depth=1,noise=50", "dara", 30, tmp_path / "d", opening=4, seed=1)
     data = load([tmp_path / "d"])
-    assert data.profile == "dara" and data.features.shape[1] == 7
+    assert data.profile == "dara" and data.features.shape[1] == N_WEIGHTS
     assert data.features.shape[0] == data.results.shape[0] > 500
+    # replaying the decisions finds the stored features again (how older data, with fewer
+    # features, is read)
+    table = pq.read_table(tmp_path / "d" / "rows" / "game-000003.parquet")
+    stored = np.array(table.column("features").to_pylist(), dtype=np.float64)
+    again = replayed_features("dara", table.column("game").to_numpy(),
+                              table.column("action").to_numpy())
+    assert stored.shape[0] > 10 and np.array_equal(again, stored)
     result = tune(data)
-    assert result.tuned[0] == 100 and len(result.tuned) == 7
+    assert result.tuned[0] == 100 and len(result.tuned) == N_WEIGHTS
     assert result.positions + result.holdout_positions == data.features.shape[0]
     out = tmp_path / "w.json"
     assert main([str(tmp_path / "d"), "--output", str(out)]) == 0

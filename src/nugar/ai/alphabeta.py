@@ -92,12 +92,13 @@ class AlphaBetaAgent(Agent):
     :class:`AlphaBetaOptions`): ``depth`` in decisions, ``time`` in seconds, ``nodes``
     searched, ``table`` the transposition table in MB (default 256), ``share`` the fraction
     of the time limit actually used (weaker levels), ``w`` the evaluation weights separated
-    by ``/`` (for tuning; see docs/ai.md), ``noise`` the most each leaf evaluation is moved
-    at random, in hundredths of a piece or seed (weaker levels: the offsets are drawn anew
-    for each game, ``seed`` fixes them), ``contempt`` what a draw costs the agent, in the
-    same unit (it plays on for a win unless it is behind by more than that), ``blunder``
-    the chance, at each decision with a choice, of playing a random other legal move
-    instead of the searched one (weaker levels).
+    by ``/`` (for tuning; see docs/ai.md; weights left out at the end are 0), ``noise``
+    the most each leaf evaluation is moved at random, in hundredths of a piece or seed
+    (weaker levels: the offsets are drawn anew for each game, ``seed`` fixes them),
+    ``contempt`` what a draw costs the agent, in the same unit (it plays on for a win
+    unless it is behind by more than that), ``blunder`` the chance, at each decision with
+    a choice, of playing a random other legal move instead of the searched one (weaker
+    levels).
     """
 
     def __init__(self, options: AlphaBetaOptions | None = None, /, **changes: Any) -> None:
@@ -143,11 +144,16 @@ class AlphaBetaAgent(Agent):
             lim = Limits(time=DEFAULT_TIME)
         if opts.share != 1.0 and lim.time is not None:
             lim = Limits(lim.time * opts.share, lim.depth, lim.nodes)
-        fam = kernels_for(game, self.weights)
         expected = default_weights(game.rules).shape[0]
+        weights = self.weights
+        if weights is not None and weights.shape[0] < expected:
+            # weights left out at the end are 0 (the terms added later, in older specs)
+            weights = np.concatenate([weights, np.zeros(expected - weights.shape[0],
+                                                        dtype=np.int64)])
+        fam = kernels_for(game, weights)
         if fam.weights.shape[0] != expected:
-            raise ValueError(f"{self.spec}: {game.rules.game} evaluation takes {expected} "
-                             f"weights, not {fam.weights.shape[0]}")
+            raise ValueError(f"{self.spec}: {game.rules.game} evaluation takes at most "
+                             f"{expected} weights, not {fam.weights.shape[0]}")
         buf = self._buffers_for(game, fam.n_actions)
         state = game_state(game)
         legal = game.legal_actions()

@@ -11,7 +11,17 @@ each player it adds up (weights ``W_*``, tuned by self-play, see ``docs/ai.md``)
 * bulls: pieces standing in a three that can step to a square forming another three, so they
   shuttle between two threes and capture every turn (the Dala "bull");
 * protected pieces: pieces standing in a three, which cannot be taken where
-  ``protect_threes`` is on.
+  ``protect_threes`` is on;
+* where pieces stand (piece-square terms by class of square): own pieces minus the
+  opponent's on the edge (not a corner), on the ring next to the edge and in the centre
+  (two or more squares from every edge; corners are the reference), counted apart while
+  pieces are still to be dropped and once they all are on the board;
+* open twos: empty squares where one more own piece would make a three (however it gets
+  there), for the player to move and for the opponent;
+* blocked pieces: pieces with no empty neighbour, own minus the opponent's.
+
+The last three kinds of terms have weight 0 in a preset unless tuning showed a gain at
+level 8 (both presets' are tuned; see ``docs/scaling.md``).
 """
 
 from __future__ import annotations
@@ -48,11 +58,29 @@ W_THREAT_ME = 3
 W_THREAT_OPP = 4
 W_BULL = 5
 W_PROTECTED = 6
-N_WEIGHTS = 7
+#: piece-square terms (edge, ring, centre) while pieces are in hand, then on the board
+W_DROP_EDGE = 7
+W_DROP_RING = 8
+W_DROP_CENTRE = 9
+W_MOVE_EDGE = 10
+W_MOVE_RING = 11
+W_MOVE_CENTRE = 12
+W_OPEN_ME = 13
+W_OPEN_OPP = 14
+W_BLOCKED = 15
+N_WEIGHTS = 16
+#: how many numbers :func:`_features` and :func:`_features_one_word` return
+N_COUNTS = 9
 
 #: tuned weights (docs/ai.md has how they were chosen)
-DARA_WEIGHTS = np.array([100, 5, 3, 45, 30, 30, 8], dtype=np.int64)
-DALA_WEIGHTS = np.array([100, 5, 3, 45, 30, 40, 4], dtype=np.int64)
+#: Dara's: fitted to depth-5 self-play; 59% at level 8 against the weights before
+#: (100/5/3/45/30/30/8, new terms 0) over 400 games
+DARA_WEIGHTS = np.array([100, 52, 11, 39, 16, 37, 2, 20, 24, 20, 15, 38, 39, 11, 9, 4],
+                        dtype=np.int64)
+#: Dala's: fitted to depth-5 self-play (docs/scaling.md, "A tuned evaluation"); 64% at
+#: level 8 against the weights before (100/5/3/45/30/40/4, new terms 0) over 400 games
+DALA_WEIGHTS = np.array([100, 55, -10, 81, 35, 59, 4, 6, 67, 101, 76, 129, 164, 51, 24, -12],
+                        dtype=np.int64)
 
 
 @kernel_noalloc
@@ -112,9 +140,25 @@ def _would_form(params: IntArray, runs: IntArray, target: int, origin: int) -> b
 
 
 @kernel_noalloc
+def _square_class(params: IntArray, sq: int) -> int:
+    """0 for a corner, 1 for the rest of the edge, 2 for the ring next to it, 3 deeper in."""
+    rows = params[P_ROWS]
+    cols = params[P_COLS]
+    r = sq // cols
+    c = sq % cols
+    dr = min(r, rows - 1 - r)
+    dc = min(c, cols - 1 - c)
+    d = min(dr, dc)
+    if d == 0:
+        return 0 if dr == 0 and dc == 0 else 1
+    return 2 if d == 1 else 3
+
+
+@kernel_noalloc
 def _features(params: IntArray, state: IntArray, player: int,
-              runs: IntArray) -> tuple[int, int, int, int]:
-    """Mobility, threats, bulls and pieces standing in a three of ``player``."""
+              runs: IntArray) -> tuple[int, int, int, int, int, int, int, int, int]:
+    """Mobility, threats, bulls, pieces standing in a three, pieces on the edge, the ring
+    and the centre, open twos and blocked pieces of ``player``."""
     n = params[P_N]
     nb = params[P_OFF_NB]
     w = params[P_W]
@@ -132,28 +176,47 @@ def _features(params: IntArray, state: IntArray, player: int,
     threats = 0
     bulls = 0
     protected = 0
+    edge = 0
+    ring = 0
+    centre = 0
+    open_twos = 0
+    blocked = 0
     for sq in range(n):
         if runs[0, sq] == 0:
+            if occupied[sq] == 0 and _would_form(params, runs, sq, -1):
+                open_twos += 1
             continue
+        cls = _square_class(params, sq)
+        if cls == 1:
+            edge += 1
+        elif cls == 2:
+            ring += 1
+        elif cls == 3:
+            centre += 1
         standing = (runs[0, sq] + runs[1, sq] == 4) or (runs[2, sq] + runs[3, sq] == 4)
         if standing:
             protected += 1
+        steps = 0
         for d in range(4):
             t = params[nb + 4 * sq + d]
             if t < 0:
                 continue
             if occupied[t]:
                 continue
-            mobility += 1
+            steps += 1
             if _would_form(params, runs, t, sq):
                 threats += 1
                 if standing:
                     bulls += 1
-    return mobility, threats, bulls, protected
+        mobility += steps
+        if steps == 0:
+            blocked += 1
+    return mobility, threats, bulls, protected, edge, ring, centre, open_twos, blocked
 
 
 @kernel_noalloc
-def _features_one_word(params: IntArray, own: int, other: int) -> tuple[int, int, int, int]:
+def _features_one_word(params: IntArray, own: int, other: int
+                       ) -> tuple[int, int, int, int, int, int, int, int, int]:
     """:func:`_features` on a board of one word, every square at once with shifts.
 
     For each square the masks ``l1, l2, l3`` say that the next 1, 2, 3 squares to its left
@@ -161,7 +224,9 @@ def _features_one_word(params: IntArray, own: int, other: int) -> tuple[int, int
     two", and so on. A square whose own neighbours along a row add up to exactly two
     (``h2``) completes a three there; a step forms a three on an empty square when the
     neighbours that stay (the moving piece does not count) add up to two along its row or
-    column. Pieces on ``h2 | v2`` stand in a three themselves."""
+    column. Pieces on ``h2 | v2`` stand in a three themselves, empty squares there are open
+    twos. The classes of squares come from the masks of squares with a neighbour on both
+    sides along a row (``nlc << 1 & nlc``) and along a column."""
     cols = params[P_COLS]
     nlc = params[P_NOT_LAST_COL]
     bt = params[P_BELOW_TOP]
@@ -202,7 +267,17 @@ def _features_one_word(params: IntArray, own: int, other: int) -> tuple[int, int
                  + popcount(from_r & ((standing >> 1) & nlc))
                  + popcount(from_d & ((standing & bt) << cols))
                  + popcount(from_u & (standing >> cols)))
-    return mobility, threats, bulls, popcount(standing)
+    # classes of squares: inner1 has a neighbour on every side, inner2 only such neighbours
+    both_h = nlc & (nlc << 1)
+    both_v = bt & (bt << cols)
+    inner1 = both_h & both_v
+    inner2 = inner1 & (inner1 << 1) & (inner1 >> 1) & (inner1 << cols) & (inner1 >> cols)
+    edge = full & ~inner1 & (both_h | both_v)
+    next_to_empty = ((empty & nlc) << 1) | ((empty >> 1) & nlc) | ((empty & bt) << cols) | (
+        empty >> cols)
+    return (mobility, threats, bulls, popcount(standing), popcount(own & edge),
+            popcount(own & inner1 & ~inner2), popcount(own & inner2),
+            popcount(empty & (h2 | v2)), popcount(own & ~next_to_empty))
 
 
 @kernel
@@ -226,20 +301,29 @@ def evaluate_with(params: IntArray, state: IntArray, weights: IntArray,
     if params[P_W] == 1:
         own = state[ST_BOARD + me - 1]
         other = state[ST_BOARD + opp - 1]
-        mob_me, threat_me, bull_me, prot_me = _features_one_word(params, own, other)
-        mob_opp, threat_opp, bull_opp, prot_opp = _features_one_word(params, other, own)
+        (mob_me, threat_me, bull_me, prot_me, edge_me, ring_me, centre_me, open_me,
+         blocked_me) = _features_one_word(params, own, other)
+        (mob_opp, threat_opp, bull_opp, prot_opp, edge_opp, ring_opp, centre_opp, open_opp,
+         blocked_opp) = _features_one_word(params, other, own)
     else:
-        mob_me, threat_me, bull_me, prot_me = _features(params, state, me, runs)
-        mob_opp, threat_opp, bull_opp, prot_opp = _features(params, state, opp, runs)
+        (mob_me, threat_me, bull_me, prot_me, edge_me, ring_me, centre_me, open_me,
+         blocked_me) = _features(params, state, me, runs)
+        (mob_opp, threat_opp, bull_opp, prot_opp, edge_opp, ring_opp, centre_opp, open_opp,
+         blocked_opp) = _features(params, state, opp, runs)
     hand_me = state[ST_HAND1 + me - 1]
     hand_opp = state[ST_HAND1 + opp - 1]
     material = (state[ST_ON1 + me - 1] + hand_me) - (state[ST_ON1 + opp - 1] + hand_opp)
     score = (weights[W_MATERIAL] * material + weights[W_HAND] * (hand_me - hand_opp)
              + weights[W_MOBILITY] * (mob_me - mob_opp)
              + weights[W_THREAT_ME] * threat_me - weights[W_THREAT_OPP] * threat_opp
-             + weights[W_BULL] * (bull_me - bull_opp))
+             + weights[W_BULL] * (bull_me - bull_opp)
+             + weights[W_OPEN_ME] * open_me - weights[W_OPEN_OPP] * open_opp
+             + weights[W_BLOCKED] * (blocked_me - blocked_opp))
     if params[P_PROTECT] != 0:
         score += weights[W_PROTECTED] * (prot_me - prot_opp)
+    pst = W_DROP_EDGE if hand_me + hand_opp > 0 else W_MOVE_EDGE
+    score += (weights[pst] * (edge_me - edge_opp) + weights[pst + 1] * (ring_me - ring_opp)
+              + weights[pst + 2] * (centre_me - centre_opp))
     return int(score)
 
 

@@ -17,6 +17,10 @@ so that the material weight is 100 again: the unit of a weight stays a hundredth
 search prefers. The old weights get the same treatment (their best scale ``K`` fitted), so
 the two cross-entropies, on games held out from the fit, compare fairly.
 
+Data written before the evaluation gained terms stores fewer features than it now has: then
+the features are computed again, by replaying each game's decisions (the ``action`` column)
+from the start and asking :mod:`nugar.scale.features` at every position.
+
 A feature that is zero in every position (an option switched off in the preset) keeps its old
 weight. Only the positions where the agent searched (not the random opening) at the start
 of a turn (the only ones the search evaluates statically) are used.
@@ -59,6 +63,7 @@ def load(folders: Sequence[str | Path]) -> Data:
     import pyarrow.dataset as ds
 
     from ..rules import parse_rules
+    from .features import default_weights
 
     feats, results, games = [], [], []
     profile = rules_text = ""
@@ -69,12 +74,16 @@ def load(folders: Sequence[str | Path]) -> Data:
         if profile and rules.ai_profile != profile:
             raise ValueError(f"{folder} holds {rules.ai_profile} data, not {profile}")
         profile, rules_text = rules.ai_profile, rules.text
+        columns = ["game", "ply", "player", "searched", "features", "result", "action"]
         table = ds.dataset(Path(folder) / "rows", format="parquet").to_table(
-            columns=["game", "ply", "player", "searched", "features", "result"]).sort_by(
-            [("game", "ascending"), ("ply", "ascending")])
+            columns=columns).sort_by([("game", "ascending"), ("ply", "ascending")])
         keep = _turn_starts(table) & np.asarray(
             table.column("searched").to_numpy(zero_copy_only=False), bool)
-        f = np.array(table.column("features").to_pylist(), dtype=np.float64)[keep]
+        f = np.array(table.column("features").to_pylist(), dtype=np.float64)
+        if f.ndim != 2 or f.shape[1] != default_weights(rules).shape[0]:
+            f = replayed_features(rules.text, table.column("game").to_numpy(),
+                                  table.column("action").to_numpy())
+        f = f[keep]
         feats.append(f)
         results.append(table.column("result").to_numpy()[keep].astype(np.float64))
         g = table.column("game").to_numpy()[keep].astype(np.int64)
@@ -84,6 +93,24 @@ def load(folders: Sequence[str | Path]) -> Data:
         raise ValueError("no data folders given")
     return Data(profile, rules_text, np.concatenate(feats), np.concatenate(results),
                 np.concatenate(games))
+
+
+def replayed_features(rules: str, games: npt.NDArray[Any],
+                      actions: npt.NDArray[Any]) -> FloatArray:
+    """The current evaluation's features before each decision of rows sorted by game and
+    ply, found by replaying every game's ``actions`` from its start."""
+    import nugar
+
+    from .features import evaluation_features
+
+    out: list[Any] = []
+    game = nugar.new_game(rules)
+    for i in range(len(games)):
+        if i > 0 and games[i] != games[i - 1]:
+            game = nugar.new_game(rules)
+        out.append(evaluation_features(game))
+        game.push_action(int(actions[i]))
+    return np.array(out, dtype=np.float64)
 
 
 def _turn_starts(table: Any) -> npt.NDArray[np.bool_]:
