@@ -507,3 +507,41 @@ def test_the_server_s_agents_search_with_the_table_size_asked_for() -> None:
     assert "table=16" in agent.agent_for(new_game("kalah")).spec
     weak = Agents(table=16).agent(2).agent_for(new_game("kalah"))  # no table: unchanged
     assert weak.spec == "greedy:noise=0.73"
+
+
+class Scripted(Agent):
+    """Plays the given moves in order (the computer's side of a scripted game)."""
+
+    spec = "scripted"
+
+    def __init__(self, moves: list[str]) -> None:
+        self.moves = list(moves)
+
+    def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
+        move = Move.parse(self.moves.pop(0))
+        return Analysis(move, 0.0, 1, 1, [move])
+
+
+def test_the_computer_s_move_carries_the_forced_pass_that_follows_it() -> None:
+    """With ``auto_pass`` (a timed game), the computer's move that leaves the person only a
+    pass is stored with that pass, as one change: ``{player, moves, ai, passed}``."""
+    async def go() -> None:
+        agent = Scripted(["d1", "a1", "a1-b1"])  # the first player's part of the blocking line
+        s, journal = make("dara(rows=1,cols=5,pieces=2,loss_at=0)", "ai", ai_seat=1,
+                          computer=FakeComputer(agent))
+        s.auto_pass = True
+        s.schedule_ai()
+        for move in ("e1", "c1"):
+            await s.wait_ai()
+            await s.move(2, move)
+        await s.wait_ai()
+        ai_events = [d for t, d in journal.events if t == "move" and d.get("ai")]
+        assert ai_events[:3] == [{"player": 1, "moves": ["d1"], "ai": True},
+                                 {"player": 1, "moves": ["a1"], "ai": True},
+                                 {"player": 1, "moves": ["a1-b1", "pass"], "ai": True,
+                                  "passed": [2]}]
+        # (then the script is spent: the computer falls back to a legal move of its own)
+        assert [str(m) for m in s.game.move_stack][:6] == ["d1", "e1", "a1", "c1", "a1-b1",
+                                                           "pass"]
+
+    run(go)

@@ -453,7 +453,7 @@ class Game(ABC):
         """
         if player not in (1, 2):
             raise IllegalMoveError(f"player must be 1 or 2, not {player!r}")
-        if player not in self._movers:
+        if not self.has_moved(player):
             raise IllegalMoveError(f"nothing to take back: {self.player_name(player)} has not "
                                    "moved yet")
         self._imposed = None
@@ -463,6 +463,10 @@ class Game(ABC):
             undone[:0] = self.undo_turn()
             if mover == player:
                 return undone
+
+    def has_moved(self, player: int) -> bool:
+        """Whether ``player`` (1 or 2) has made a move in this game (a pass counts)."""
+        return player in self._movers
 
     @property
     def move_stack(self) -> list[Move]:

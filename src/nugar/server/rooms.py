@@ -45,7 +45,6 @@ from ..rules import Game, Move, new_game, parse_rules
 from .clocks import Clock, TimeControl, flag_if_due
 from .render import board_data
 from .session import (
-    ABORTED,
     AHEAD,
     MODES,
     Agents,
@@ -272,7 +271,7 @@ class Room:
         game = session.game
         outcome = game.outcome
         aborted = session.aborted
-        over = outcome is not None or aborted is not None
+        over = session.over
         ply = game.ply
         turns = self._turns_now(game)
         last_turn = turns[-1][1] if turns else []
@@ -295,11 +294,9 @@ class Room:
             "to_move": None if over else game.to_move,
             "over": over,
             # an aborted game has no result (``*``) and no winner
-            "result": "*" if aborted is not None else (
-                None if outcome is None else outcome.result),
+            "result": session.result,
             "winner": None if outcome is None else outcome.winner,
-            "reason": ABORTED if aborted is not None else (
-                None if outcome is None else outcome.reason),
+            "reason": session.reason,
             "aborted": aborted,  # the player who did not make his first move in time
             "score": list(game.score),
             "legal": legal,
@@ -376,8 +373,7 @@ def _time_first_moves(clock: Clock, session: GameSession, etype: str, data: dict
     elif etype == "opened":
         clock.see(data.get("seats", []), now)
     elif etype in ("undo", "takeback"):
-        movers = {p for p, _ in session.game.turn_list()}
-        clock.played = [1 in movers, 2 in movers]
+        clock.played = [session.game.has_moved(1), session.game.has_moved(2)]
     waiting = (to_move if to_move is not None and to_move != session.ai_seat
                and not clock.played[to_move - 1] else None)
     clock.wait_for(waiting, now)
@@ -761,8 +757,6 @@ class Hub:
         old_turns = old_view["turns"] if old_view and old_view["v"] == old.version else None
         session = room.session
         game = session.game
-        outcome = game.outcome
-        aborted = session.aborted
         played = data.get("moves") if etype == "move" else None
         if isinstance(played, list) and game.ply == len(old.moves) + len(played):
             moves = old.moves + played  # the usual change: no need to write out every move
@@ -770,15 +764,10 @@ class Hub:
             moves = [str(m) for m in game.move_stack]
         row = copy.copy(old)  # the old row stays as it was until the write succeeds
         row.moves, row.ending, row.offers = moves, session.ending, dict(session.offers)
-        row.result = "*" if aborted is not None else (
-            None if outcome is None else outcome.result)
-        row.reason = ABORTED if aborted is not None else (
-            None if outcome is None else str(outcome.reason))
-        row.version = old.version + 1
+        row.result, row.reason, row.version = session.result, session.reason, old.version + 1
         clock = room.clock
         if clock is not None:  # the server stamps the change on a copy of the clocks
-            over = outcome is not None or aborted is not None
-            to_move = None if over else game.to_move
+            to_move = None if session.over else game.to_move
             now = self.clock()
             passed = data.get("passed", []) if etype == "move" else []
             clock = dataclasses.replace(clock, left=list(clock.left),

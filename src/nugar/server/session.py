@@ -396,6 +396,24 @@ class GameSession:
         return self.aborted is not None or self.game.outcome is not None
 
     @property
+    def result(self) -> str | None:
+        """The result as shown and stored: ``1-0``, ``0-1``, ``1/2-1/2``, ``*`` for an aborted
+        game (none), ``None`` while the game runs."""
+        if self.aborted is not None:
+            return "*"
+        outcome = self.game.outcome
+        return None if outcome is None else outcome.result
+
+    @property
+    def reason(self) -> str | None:
+        """Why the game ended (a ``Termination`` word, or :data:`ABORTED`); ``None`` while
+        it runs."""
+        if self.aborted is not None:
+            return ABORTED
+        outcome = self.game.outcome
+        return None if outcome is None else str(outcome.reason)
+
+    @property
     def busy(self) -> bool:
         """Whether a change is under way or the computer is thinking."""
         return self.lock.locked() or (self.ai_task is not None and not self.ai_task.done())
@@ -519,27 +537,32 @@ class GameSession:
                 raise ApiError(409, "illegal_move", str(exc)) from None
             except ValueError as exc:  # any other refusal by the engine names its reason
                 raise ApiError(422, "invalid_move", str(exc)) from None
-            passed = self._forced_passes()
-            played = [str(m) for m in game.move_stack[before:]]
+            data = self._move_data(mover, before)
             self.offers = {}
-            data: dict[str, Any] = {"player": mover, "moves": played}
-            if passed:
-                data["passed"] = passed
             state = await self._commit("move", data)
         self.schedule_ai()
         return state
+
+    def _move_data(self, mover: int, before: int, **extra: Any) -> dict[str, Any]:
+        """The event data of a move of ``mover`` just played (the game's moves from ``before``
+        on), after the forced passes that follow it (:meth:`_forced_passes`), which are
+        moves of the same change: ``{player, moves, **extra, passed?}``."""
+        passed = self._forced_passes()
+        data: dict[str, Any] = {"player": mover,
+                                "moves": [str(m) for m in self.game.move_stack[before:]],
+                                **extra}
+        if passed:
+            data["passed"] = passed
+        return data
 
     def _forced_passes(self) -> list[int]:
         """With ``auto_pass``: while the player to move has no legal move but a pass, play it
         for him; returns the players who passed (the move list holds their passes)."""
         passed: list[int] = []
         game = self.game
-        while self.auto_pass and game.outcome is None and len(passed) < 2:
-            legal = game.legal_moves()
-            if len(legal) != 1 or legal[0].kind != "pass":
-                break
+        while len(passed) < 2 and self._forced():
             passed.append(game.to_move)
-            game.play(legal[0])
+            game.play(Move.pass_())
         return passed
 
     def _forced(self) -> bool:
@@ -672,11 +695,11 @@ class GameSession:
         move (a pass counts as a move): the player to move when he has not moved yet (his
         first move was due), else the other one (who never got to move); ``None`` once both
         players have moved. Every mode alike: the computer's seat too."""
-        movers = {p for p, _ in self.game.turn_list()}
-        if 1 in movers and 2 in movers:
+        game = self.game
+        if game.has_moved(1) and game.has_moved(2):
             return None
-        to_move = self.game.to_move
-        return to_move if to_move not in movers else 3 - to_move
+        to_move = game.to_move
+        return 3 - to_move if game.has_moved(to_move) else to_move
 
     async def expire(self, version: int, current: Callable[[], int]) -> bool:
         """Close a game nobody played for too long. A game in which some player never made
@@ -692,9 +715,7 @@ class GameSession:
             self.offers = {}
             player = self.missing_first_move()
             if player is not None:
-                self.aborted = player
-                await self._commit("abort", {"player": player, "termination": ABORTED,
-                                             "winner": None, "expired": True})
+                await self._abort(player, expired=True)
                 return True
             self.game.adjudicate(None)
             await self._commit("expired", {"termination": "adjudication", "winner": None})
@@ -728,11 +749,16 @@ class GameSession:
             player = overdue()
             if player is None:
                 return False
-            self.aborted = player
-            self.offers = {}
-            await self._commit("abort", {"player": player, "termination": ABORTED,
-                                         "winner": None})
+            await self._abort(player)
             return True
+
+    async def _abort(self, player: int, **extra: Any) -> None:
+        """Abort the game, naming ``player`` (who did not make his first move): no result,
+        stored and announced as the event ``abort``. Called with the lock held."""
+        self.aborted = player
+        self.offers = {}
+        await self._commit("abort", {"player": player, "termination": ABORTED,
+                                     "winner": None, **extra})
 
     async def note_open(self, unseen: Callable[[], list[int] | None]) -> bool:
         """Store and announce (event ``opened``, ``{seats}``) that the seats ``unseen()``,
@@ -815,6 +841,7 @@ class GameSession:
                         move = random.choice(game.legal_moves())
                         log.error("AI level %s: %d moves refused, playing the random legal "
                                   "move %s", level, refused, move)
+                    before = game.ply
                     try:
                         game.play(move)
                     except ValueError as exc:
@@ -823,12 +850,7 @@ class GameSession:
                                   "try %d of %d", level, move, exc, refused, AI_TRIES)
                         continue
                     refused = 0
-                    data: dict[str, Any] = {"player": mover, "moves": [str(move)], "ai": True}
-                    passed = self._forced_passes()
-                    if passed:  # the forced passes after it are moves of this change too
-                        data.update(moves=[str(move)] + [str(m) for m in
-                                                         game.move_stack[-len(passed):]],
-                                    passed=passed)
+                    data = self._move_data(mover, before, ai=True)
                     try:
                         await self._commit("move", data)
                     except ApiError as exc:
