@@ -2,14 +2,15 @@
 
 ``POST /api/games/{id}/move`` is most of a busy server's traffic, and FastAPI's routing,
 dependency solving and body model cost more CPU than deciding and storing the move. The
-:class:`MoveLane` middleware (inside the size and rate guard, so every bound still applies)
-answers a move whose body is plainly well formed itself: a JSON object with a text ``move``
-(at most 64 characters), an optional text ``key`` (at most 200) and an optional whole ``v``
-(1 or more), and nothing else. It calls the same :meth:`~.rooms.Hub.move` as the route and
-answers the same JSON (an update, or ``{"error", "detail"}`` with the same status). Anything
-else (another path or method, another content type, a body that is not such an object) goes
-on to the FastAPI route unchanged, which validates it and refuses it as it always did; the
-route also documents the call in the OpenAPI schema.
+:class:`MoveLane` middleware (inside the size and rate guard, so every bound still applies;
+it takes the body the guard read) answers a move whose body is plainly well formed itself: a
+JSON object with a text ``move`` (at most 64 characters), an optional text ``key`` (at most
+200) and an optional whole ``v`` (1 or more), and nothing else. It calls the same
+:meth:`~.rooms.Hub.move` as the route and answers the same JSON (an update, or ``{"error",
+"detail"}`` with the same status). Anything else (another path or method, another content
+type, a body that is not such an object) goes on to the FastAPI route unchanged, which
+validates it and refuses it as it always did; the route also documents the call in the
+OpenAPI schema.
 
 The lane also answers ``GET /api/games/{id}`` with no query or a plain ``?since=V`` (the
 state a page loads, and what a client that missed versions asks for) through the same
@@ -91,16 +92,9 @@ class MoveLane:
             await self.app(scope, receive, send)
             return
         body: bytes | None = scope.get(BODY)  # the guard in front has read it whole
-        if body is None:
-            chunks: list[bytes] = []
-            more = True
-            while more:
-                message = await receive()
-                if message["type"] != "http.request":
-                    return  # the client went
-                chunks.append(message.get("body", b""))
-                more = message.get("more_body", False)
-            body = b"".join(chunks)
+        if body is None:  # no guard in front: the route reads the body itself
+            await self.app(scope, receive, send)
+            return
         parsed = plain_move(body)
         if parsed is None:
             await self.app(scope, replaying(body, receive), send)
