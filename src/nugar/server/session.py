@@ -726,30 +726,33 @@ class GameSession:
         flag has fallen: a loss, or a draw when the opponent could not win
         (``Game.time_out``), stored and announced as the event ``flag``. ``False`` (nothing
         done) if the game is over or no flag has fallen."""
-        async with self.lock:
-            if self.closed or self.over:
-                return False
-            player = fallen()
-            if player is None:
-                return False
-            outcome = self.game.time_out(player)
-            self.offers = {}
-            await self._commit("flag", {"player": player, "termination": "time",
-                                        "winner": outcome.winner})
-            return True
+        return await self._end_if(fallen, self._flag)
+
+    async def _flag(self, player: int) -> None:
+        """End the game on ``player``'s time (the event ``flag``). Called with the lock held."""
+        outcome = self.game.time_out(player)
+        self.offers = {}
+        await self._commit("flag", {"player": player, "termination": "time",
+                                    "winner": outcome.winner})
 
     async def abort(self, overdue: Callable[[], int | None]) -> bool:
         """Abort the game if ``overdue()``, asked under the lock, names a player whose first
         move is overdue (:mod:`.clocks`): no result, no winner, stored and announced as the
         event ``abort``. ``False`` (nothing done) if the game is over or no move is
         overdue."""
+        return await self._end_if(overdue, self._abort)
+
+    async def _end_if(self, due: Callable[[], int | None],
+                      end: Callable[[int], Awaitable[None]]) -> bool:
+        """Under the lock: ``end(player)`` if the game runs and ``due()`` names a player;
+        ``True`` if it did."""
         async with self.lock:
             if self.closed or self.over:
                 return False
-            player = overdue()
+            player = due()
             if player is None:
                 return False
-            await self._abort(player)
+            await end(player)
             return True
 
     async def _abort(self, player: int, **extra: Any) -> None:
