@@ -110,3 +110,18 @@ def test_node_counts_are_those_of_a_fixed_depth_search(monkeypatch: pytest.Monke
                 for seed in (100, 101, 102)]
     assert counts.nodes(rules, 3) == sum(expected) and min(expected) > 0
     assert counts.nodes(rules, 4) > counts.nodes(rules, 3)  # a deeper search, a bigger tree
+
+
+def test_hub_benchmark_plays_every_move_it_counts() -> None:
+    """``bench_hub.py`` plays its games through the hub (the same number of moves for the
+    same seed) and times them."""
+    import asyncio
+
+    spec = importlib.util.spec_from_file_location("bench_hub", SCRIPT.parent / "bench_hub.py")
+    assert spec is not None and spec.loader is not None
+    hub = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hub)
+    moves, cpu, wall = asyncio.run(hub.play_all(3, 5))
+    again, _cpu, _wall = asyncio.run(hub.play_all(3, 5))
+    assert 3 <= moves <= 3 * hub.MAX_MOVES and again == moves
+    assert cpu > 0 and wall > 0
