@@ -556,6 +556,52 @@ def test_alignment_square_classes_open_twos_and_blocked_pieces() -> None:
     assert ev.DARA_WEIGHTS.shape == ev.DALA_WEIGHTS.shape == (ev.N_WEIGHTS,)
 
 
+def test_alignment_phase_terms() -> None:
+    """The terms by phase, on a Dara board (counted by hand): X a2 b2 c1, O d2 e1 f1 and
+    e3 f3 d4. X to move threatens c1-c2 (a2 b2 c2); O has five steps that form a three:
+    d2-d1 (d1 e1 f1), d4-d3 and d2-d3 (d3 e3 f3), e3-d3 (d2 d3 d4), d2-e2 (e1 e2 e3). Once
+    all pieces are on the board the player to move has a capture ready and the opponent
+    two or more threats; while pieces are in hand the drop-phase weights repeat mobility,
+    threats and bulls and the others count nothing."""
+    from nugar.kernels import search_alignment as ev
+    from nugar.scale.features import evaluation_features
+
+    diagram = """
+        . . . . . .
+        . . . O . .
+        . . . . O O
+        X X . O . .
+        . . X . O O"""
+    moving = evaluation_features(AlignmentGame.from_diagram("dara", diagram))
+    assert moving[ev.W_THREAT_ME] == 1 and moving[ev.W_THREAT_OPP] == -5
+    assert moving[ev.W_CAPTURE_NOW] == 1
+    assert moving[ev.W_OPP_THREAT] == moving[ev.W_OPP_THREATS] == -1
+    assert list(moving[ev.W_DROP_MOBILITY:ev.W_DROP_BULL + 1]) == [0, 0, 0, 0]
+    dropping = evaluation_features(AlignmentGame.from_diagram("dara", diagram, in_hand=(2, 1)))
+    assert list(dropping[ev.W_DROP_MOBILITY:ev.W_DROP_BULL + 1]) == [
+        dropping[ev.W_MOBILITY], 1, -5, dropping[ev.W_BULL]]
+    assert list(dropping[ev.W_CAPTURE_NOW:ev.W_OPP_THREATS + 1]) == [0, 0, 0]
+    # O to move: one threat of X against him, none of his own counted as X's
+    other = evaluation_features(AlignmentGame.from_diagram("dara", diagram, to_move=2))
+    assert other[ev.W_CAPTURE_NOW] == 1 and other[ev.W_OPP_THREAT] == -1
+    assert other[ev.W_OPP_THREATS] == 0
+
+
+def test_the_shipped_weights_are_the_recorded_fits() -> None:
+    """The presets' alignment weights are the fits kept as data (with the script's settings)
+    in ``ai/data/tuned_weights.json``; a fit of fewer terms ends in zeros."""
+    from importlib import resources
+
+    from nugar.kernels import search_alignment as ev
+
+    doc = json.loads(resources.files("nugar.ai").joinpath("data/tuned_weights.json")
+                     .read_text(encoding="utf-8"))
+    for profile, shipped in (("dara", ev.DARA_WEIGHTS), ("dala", ev.DALA_WEIGHTS)):
+        tuned = doc[profile]["tuned"]
+        assert list(shipped) == tuned + [0] * (ev.N_WEIGHTS - len(tuned)), profile
+        assert doc[profile]["tuned_loss"] < doc[profile]["old_loss"]
+
+
 def test_a_short_weight_list_ends_in_zeros() -> None:
     """``w=`` with the 7 weights of older specs searches as the same 7 followed by zeros;
     a list longer than the evaluation's is refused in one line."""

@@ -18,10 +18,14 @@ each player it adds up (weights ``W_*``, tuned by self-play, see ``docs/ai.md``)
   pieces are still to be dropped and once they all are on the board;
 * open twos: empty squares where one more own piece would make a three (however it gets
   there), for the player to move and for the opponent;
-* blocked pieces: pieces with no empty neighbour, own minus the opponent's.
+* blocked pieces: pieces with no empty neighbour, own minus the opponent's;
+* by phase: while pieces are in hand, extra weights for mobility, threats and bulls (no step
+  can be made yet); once all are on the board, a bonus when the player to move has a threat
+  at all (he captures this turn) and penalties when the opponent has one, and two or more.
 
-The last three kinds of terms have weight 0 in a preset unless tuning showed a gain at
-level 8 (both presets' are tuned; see ``docs/scaling.md``).
+The kinds of terms after the protected pieces have weight 0 in a preset unless tuning showed
+a gain at level 8 (see ``docs/scaling.md``); a weight list of an older, shorter spec ends in
+zeros and so evaluates as it did.
 """
 
 from __future__ import annotations
@@ -68,18 +72,31 @@ W_MOVE_CENTRE = 12
 W_OPEN_ME = 13
 W_OPEN_OPP = 14
 W_BLOCKED = 15
-N_WEIGHTS = 16
+#: added to the mobility, threat and bull weights while pieces are in hand (a player cannot
+#: step yet, so what steps could do counts for less)
+W_DROP_MOBILITY = 16
+W_DROP_THREAT_ME = 17
+W_DROP_THREAT_OPP = 18
+W_DROP_BULL = 19
+#: once all pieces are on the board: the player to move has a step forming a three (he
+#: captures at once), the opponent has one, the opponent has two or more (one block is not
+#: enough); a count of threats alone prices the first one like the third
+W_CAPTURE_NOW = 20
+W_OPP_THREAT = 21
+W_OPP_THREATS = 22
+N_WEIGHTS = 23
 #: how many numbers :func:`_features` and :func:`_features_one_word` return
 N_COUNTS = 9
 
 #: tuned weights (docs/ai.md has how they were chosen)
-#: Dara's: fitted to depth-5 self-play; 59% at level 8 against the weights before
-#: (100/5/3/45/30/30/8, new terms 0) over 400 games
-DARA_WEIGHTS = np.array([100, 52, 11, 39, 16, 37, 2, 20, 24, 20, 15, 38, 39, 11, 9, 4],
+#: Dara's: fitted to depth-5 self-play with all 23 terms (docs/scaling.md)
+DARA_WEIGHTS = np.array([100, 48, 3, 27, 10, 45, 4, 18, 23, 20, 14, 35, 35, 11, 7, 1,
+                         8, -19, -4, -45, 106, 43, 29],
                         dtype=np.int64)
 #: Dala's: fitted to depth-5 self-play (docs/scaling.md, "A tuned evaluation"); 64% at
 #: level 8 against the weights before (100/5/3/45/30/40/4, new terms 0) over 400 games
-DALA_WEIGHTS = np.array([100, 55, -10, 81, 35, 59, 4, 6, 67, 101, 76, 129, 164, 51, 24, -12],
+DALA_WEIGHTS = np.array([100, 55, -10, 81, 35, 59, 4, 6, 67, 101, 76, 129, 164, 51, 24, -12,
+                         0, 0, 0, 0, 0, 0, 0],
                         dtype=np.int64)
 
 
@@ -321,7 +338,20 @@ def evaluate_with(params: IntArray, state: IntArray, weights: IntArray,
              + weights[W_BLOCKED] * (blocked_me - blocked_opp))
     if params[P_PROTECT] != 0:
         score += weights[W_PROTECTED] * (prot_me - prot_opp)
-    pst = W_DROP_EDGE if hand_me + hand_opp > 0 else W_MOVE_EDGE
+    if hand_me + hand_opp > 0:
+        pst = W_DROP_EDGE
+        score += (weights[W_DROP_MOBILITY] * (mob_me - mob_opp)
+                  + weights[W_DROP_THREAT_ME] * threat_me
+                  - weights[W_DROP_THREAT_OPP] * threat_opp
+                  + weights[W_DROP_BULL] * (bull_me - bull_opp))
+    else:
+        pst = W_MOVE_EDGE
+        if threat_me > 0:
+            score += weights[W_CAPTURE_NOW]
+        if threat_opp > 0:
+            score -= weights[W_OPP_THREAT]
+        if threat_opp > 1:
+            score -= weights[W_OPP_THREATS]
     score += (weights[pst] * (edge_me - edge_opp) + weights[pst + 1] * (ring_me - ring_opp)
               + weights[pst + 2] * (centre_me - centre_opp))
     return int(score)
