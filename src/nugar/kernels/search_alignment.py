@@ -89,14 +89,14 @@ N_WEIGHTS = 23
 N_COUNTS = 9
 
 #: tuned weights (docs/ai.md has how they were chosen)
-#: Dara's: fitted to depth-5 self-play with all 23 terms (docs/scaling.md)
+#: Dara's: fitted to depth-5 self-play with all 23 terms (docs/scaling.md); 64% at level 8
+#: against the hand-set weights (100/5/3/45/30/30/8, the rest 0) over 400 games
 DARA_WEIGHTS = np.array([100, 48, 3, 27, 10, 45, 4, 18, 23, 20, 14, 35, 35, 11, 7, 1,
                          8, -19, -4, -45, 106, 43, 29],
                         dtype=np.int64)
-#: Dala's: fitted to depth-5 self-play (docs/scaling.md, "A tuned evaluation"); 64% at
-#: level 8 against the weights before (100/5/3/45/30/40/4, new terms 0) over 400 games
-DALA_WEIGHTS = np.array([100, 55, -10, 81, 35, 59, 4, 6, 67, 101, 76, 129, 164, 51, 24, -12,
-                         0, 0, 0, 0, 0, 0, 0],
+#: Dala's: the same (114,050 positions); 65% at level 8 against 100/5/3/45/30/40/4
+DALA_WEIGHTS = np.array([100, 58, -24, 40, 37, 84, 4, 15, 85, 123, 117, 183, 230, 61, 25, -7,
+                         12, 51, 17, -54, 232, 114, 23],
                         dtype=np.int64)
 
 
