@@ -9,6 +9,8 @@ Run (each part on its own; everything is single-threaded):
     python benchmarks/bench_solver.py compare --rules 'kalah(pits=5,seeds=4)' --db-seeds 0 12 16
     python benchmarks/bench_solver.py egdb --pits 6 --db-seeds 20 --workers 2   # on disk
     python benchmarks/bench_solver.py first-turns --rules kalah --memory 2048    # every opening
+    python benchmarks/bench_solver.py perfect-play --rules kalah --games 10 \
+        --opponents random level:5 perfect              # the perfect player's time per move
 
 ``kalah`` solves every board from pits 1, seeds 1 upwards under ``empty_capture=none`` and
 ``=single``; a board that does not finish within ``--limit`` CPU seconds ends its row (more
@@ -248,10 +250,72 @@ def run_growth(args: argparse.Namespace) -> None:
                   flush=True)
 
 
+def run_perfect_play(args: argparse.Namespace) -> None:
+    """Whole games of the perfect player against each of ``--opponents`` (agent specs; a
+    seeded opponent gets the game number as its seed), a fresh player each game as a
+    person starting one would get, alternating who begins. Every decision of the perfect
+    player is timed (wall clock, the book, the databases on disk in ``--db-dir`` or the
+    data directory). Checks that it never ends below the start's value for its side."""
+    from pathlib import Path
+
+    from nugar import new_game
+    from nugar.ai import make_agent
+    from nugar.ai.base import Limits
+    from nugar.ai.book import lookup
+    from nugar.ai.perfect import PerfectAgent
+    from nugar.rules.sowing import SowingGame
+    from nugar.solver import egdb as E
+
+    if args.db_dir:
+        os.environ[E.DATA_ENV] = args.db_dir
+    rules = parse_rules(args.rules)
+    reach = E.levels_on_disk(rules, Path(args.db_dir) if args.db_dir else None)
+    value = PerfectAgent(memory=args.memory).analyse(new_game(rules)).score
+    print(f"Machine: {machine()}; {args.rules}, databases on disk to {reach} seeds, table "
+          f"{args.memory} MB; start value {value:+g} for the first player; load at start "
+          f"{load()}.\n")
+    print("| opponent | games | decisions | from the book | mean s | 95th pct s | max s | "
+          "seeds on board at max | lowest margin - value | load |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    assert value is not None
+    for spec in args.opponents or ["random"]:
+        times: list[float] = []
+        book = 0
+        worst = (0.0, 0)
+        lowest = 10**9
+        for g in range(args.games):
+            me = 1 + g % 2
+            agent = PerfectAgent(memory=args.memory)
+            other = make_agent(f"{spec}{',' if ':' in spec else ':'}seed={g}"
+                               if spec.split(":")[0] in ("random", "greedy") else spec)
+            game = new_game(rules)
+            assert isinstance(game, SowingGame)
+            while not game.is_over:
+                if game.to_move == me:
+                    t0 = time.perf_counter()
+                    a = agent.analyse(game, Limits())
+                    dt = time.perf_counter() - t0
+                    times.append(dt)
+                    book += lookup(rules.text, game.params, game.state) is not None
+                    if dt > worst[0]:
+                        worst = (dt, sum(map(sum, game.holes)))
+                    game.push(a.move)
+                else:
+                    game.push(other.analyse(game, Limits()).move)
+            s1, s2 = game.score
+            margin = (s1 - s2) if me == 1 else (s2 - s1)
+            lowest = min(lowest, margin - (int(value) if me == 1 else -int(value)))
+        times.sort()
+        p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
+        print(f"| {spec} | {args.games} | {len(times)} | {book} | "
+              f"{sum(times) / len(times):.3f} | {p95:.3f} | {worst[0]:.2f} | {worst[1]} | "
+              f"{lowest:+d} | {load()} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=("speed", "dracala", "kalah", "db", "compare",
-                                         "egdb", "first-turns", "growth"))
+                                         "egdb", "first-turns", "growth", "perfect-play"))
     parser.add_argument("--memory", type=int, default=1024, help="table size in MB")
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per Kalah board")
     parser.add_argument("--min-pits", type=int, default=1)
@@ -268,10 +332,13 @@ def main() -> None:
     parser.add_argument("--db-dir", default=None, help="egdb, first-turns: databases on disk")
     parser.add_argument("--seeds-on-board", type=int, nargs="+", default=None,
                         help="growth part: seeds left on the board")
+    parser.add_argument("--games", type=int, default=10, help="perfect-play: games an opponent")
+    parser.add_argument("--opponents", nargs="+", default=None,
+                        help="perfect-play: opponents' agent specs (default random)")
     args = parser.parse_args()
     {"speed": run_speed, "dracala": run_dracala, "kalah": run_kalah, "db": run_db,
      "compare": run_compare, "egdb": run_egdb, "first-turns": run_first_turns,
-     "growth": run_growth}[args.part](args)
+     "growth": run_growth, "perfect-play": run_perfect_play}[args.part](args)
 
 
 if __name__ == "__main__":

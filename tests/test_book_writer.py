@@ -32,7 +32,7 @@ def test_book_is_written_to_the_given_path_only(tmp_path: Path) -> None:
     assert main(["--output", str(out), "--rules", SMALL, "--depth", "2", "--memory", "8"]) == 0
     assert package_files() == before  # nothing written into the package
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert data["format"] == FORMAT and data["depth"] == 2
+    assert data["format"] == FORMAT and data["depth"] == {SMALL: 2}
     games = opening_positions(SMALL, 2)
     assert [e["position"] for e in data["entries"]] == \
         [position_text(g.params, g.state) for g in games]
@@ -67,4 +67,4 @@ def test_module_entry_point_writes_relative_to_the_current_directory(tmp_path: P
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "wrote mine.json" in run.stderr
-    assert json.loads((tmp_path / "mine.json").read_text(encoding="utf-8"))["depth"] == 0
+    assert json.loads((tmp_path / "mine.json").read_text(encoding="utf-8"))["depth"] == {SMALL: 0}

@@ -227,7 +227,8 @@ def test_cli_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_shipped_book_is_consistent() -> None:
-    from nugar.ai.book import BOOK_DEPTH, BOOK_RULES, load, opening_positions, position_text
+    from nugar.ai.book import BOOK_DEPTHS, BOOK_RULES, load, opening_positions, position_text
+    from nugar.solver import kernels as S
 
     book = load()
     assert {rules for rules, _ in book} == set(BOOK_RULES)
@@ -240,24 +241,126 @@ def test_shipped_book_is_consistent() -> None:
             assert action in game.legal_actions()
             game.push_action(action)
         assert game.outcome is not None and list(game.score) == entry["final"]
-        # the book holds exactly the positions up to BOOK_DEPTH decisions in
+        # the book holds exactly the positions up to its depth for the rule set
         positions = opening_positions(rules)
         assert {(rules, position_text(g.params, g.state)) for g in positions} == \
             {key for key in book if key[0] == rules}
+        swindle = game.rules.misere  # Dracala's level 8 swindles; Kalah's entries have none
+        inner = {position_text(g.params, g.state)
+                 for g in opening_positions(rules, BOOK_DEPTHS[rules] - 1)}
         for g in positions:  # each stored line and swindle step is legal where it is stored
-            e = book[(rules, position_text(g.params, g.state))]
+            text = position_text(g.params, g.state)
+            e = book[(rules, text)]
             line = g.copy()
             for action in e["pv"]:
                 assert action in line.legal_actions()
                 line.push_action(action)
-            assert e["swindle"] in g.legal_actions() and e["length"] >= len(e["pv"])
-        assert max(len(g.move_stack) for g in positions) == BOOK_DEPTH
+            assert e["length"] >= len(e["pv"])
+            assert ("swindle" in e) == swindle
+            if swindle:
+                assert e["swindle"] in g.legal_actions()
+            # short of the last decision: the value of every step, agreeing with the
+            # entries of the children (negated where the turn passes) and with the value
+            assert ("steps" in e) == (text in inner)
+            if "steps" not in e:
+                continue
+            assert [a for a, _ in e["steps"]] == g.legal_actions()
+            for action, value in e["steps"]:
+                child = g.copy()
+                child.push_action(action)
+                if child.outcome is not None:
+                    v = int(S.terminal_value(child.params, child.state))
+                else:
+                    v = book[(rules, position_text(child.params, child.state))]["value"]
+                assert value == (v if child.to_move == g.to_move else -v)
+            assert max(v for _, v in e["steps"]) == e["value"]
+            assert dict(e["steps"])[e["pv"][0]] == e["value"]
+        assert max(len(g.move_stack) for g in positions) == BOOK_DEPTHS[rules]
     # the stored best first step of Dracala really keeps the stored value (about 2 s)
     game = new_game("dracala")
     entry = book[("dracala", "6,6,6,6,6,6|0|6,6,6,6,6,6|0|1|0|0")]
     game.push_action(entry["best"][0])
     after = Solver("dracala", max_memory_mb=64).solve(game)
     assert after.to_move == 2 and after.value == -entry["value"]
+
+
+def test_book_holds_the_published_kalah_6_4_values() -> None:
+    # standard Kalah(6, 4) (empty_capture=none): the first player wins by 8 starting with
+    # hole 3 (a bonus step) and then 6; every first step's value as in docs/solving.md
+    from nugar.ai.book import load
+
+    start = load()[("kalah", "4,4,4,4,4,4|0|4,4,4,4,4,4|0|1|0|0")]
+    assert start["value"] == 8 and start["final"] == [28, 20] and start["best"] == [2]
+    assert start["pv"][:2] == [2, 5]
+    assert [v for _, v in start["steps"]] == [-14, -10, 8, -2, -8, 4]
+
+
+def test_perfect_agent_plays_the_kalah_book_without_databases() -> None:
+    # no endgame database in this test's data directory: a solve of these positions would
+    # take minutes, so an answer within a millisecond comes from the book
+    from nugar.ai.book import load, opening_positions, position_text
+
+    book = load()
+    agent = PerfectAgent(memory=2)
+    positions = opening_positions("kalah")
+    rng = random.Random(8)
+    for game in [positions[0], *rng.sample(positions, 20)]:
+        e = book[("kalah", position_text(game.params, game.state))]
+        a = agent.analyse(game, Limits(time=0.001))
+        assert a.move.hole - 1 == e["pv"][0] and a.nodes == 0 and a.score == e["value"]
+        assert a.depth == e["length"]
+
+
+def test_swindler_uses_a_kalah_entry_only_where_it_wins(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    # a book entry without a swindle step (Kalah's) serves perfect:swindle=1 in a won
+    # position only; elsewhere the swindler solves for itself. The entries below name a
+    # deliberately bad step, so the step played shows where it came from.
+    from nugar.ai import book as B
+
+    rules = "kalah(pits=3,seeds=2)"
+    game = new_game(rules)
+    assert isinstance(game, SowingGame)
+    text = B.position_text(game.params, game.state)
+    best = Solver(rules, max_memory_mb=4).solve(game).pv[0].hole - 1
+    bad = next(a for a in game.legal_actions() if a != best)
+    for result, from_book in (("win", True), ("loss", False)):
+        entry = {"rules": rules, "position": text, "value": 0, "result": result,
+                 "length": 1, "pv": [bad]}
+        monkeypatch.setattr(B, "load", lambda entry=entry: {(rules, text): entry})
+        played = PerfectAgent(memory=4, swindle=1).analyse(game).move.hole - 1
+        assert played == (bad if from_book else best)
+        assert PerfectAgent(memory=4).analyse(game).move.hole - 1 == bad  # plain: the book
+
+
+def test_analyse_exact_answers_kalah_6_4_from_the_book(capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    assert solve_main(["kalah", "--steps", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["book"] is True and out["nodes"] == 0 and out["value"] == 8
+    assert [(r["step"], r["value"], r["bonus"]) for r in out["steps"]] == \
+        [(1, -14, False), (2, -10, False), (3, 8, True), (4, -2, False), (5, -8, False),
+         (6, 4, False)]
+    assert solve_main(["kalah", "3", "--steps"]) == 0  # after the bonus step: still the book
+    text = capsys.readouterr().out
+    assert "from the opening book" in text and "hole 6: win by 8" in text
+    # --no-book solves instead (Dracala's start: half a second), to the book's values
+    assert solve_main(["dracala", "--steps", "--json"]) == 0
+    booked = json.loads(capsys.readouterr().out)
+    assert solve_main(["dracala", "--steps", "--json", "--no-book"]) == 0
+    solved = json.loads(capsys.readouterr().out)
+    assert booked["book"] and not solved["book"] and solved["nodes"] > 0
+    assert [r["value"] for r in booked["steps"]] == [r["value"] for r in solved["steps"]]
+
+
+def test_move_order_keeps_small_searches_small() -> None:
+    # the order (table step, bonus steps, captures, then the hole nearest the store) decides
+    # the size of the search, not its value: before the last tie-break was added these
+    # took 866,297 and 8,291,326 positions
+    kalah = Solver("kalah(pits=5,seeds=3)", max_memory_mb=64, db_seeds=0, disk_db=False).solve()
+    assert kalah.value == 6 and kalah.nodes < 200_000
+    dracala = Solver("dracala", max_memory_mb=64).solve()
+    assert dracala.nodes < 1_000_000
 
 
 def test_book_entries_agree_with_a_fresh_solver() -> None:

@@ -2,18 +2,21 @@
 the perfect player (``perfect.py``) looks positions up in it.
 
 The perfect player (``perfect``, level 8 of Dracala) solves each position it is asked about,
-but near the start of Dracala that is slow: the starting position takes about 8 million
+but near the start that is slow. In Dracala the starting position takes about 8 million
 positions and 10 CPU seconds, the positions one step in up to 2 CPU seconds, two steps in up
 to half a second, and only from about four decisions in does a fresh solve take a tenth of
-a second or less. So the book holds every position of the Dracala presets reachable in at
-most ``BOOK_DEPTH`` decisions (the game not over), each with its exact value, the first
-``PV_KEPT`` steps of a principal variation and that line's length, and the step the swindle
-plays there (``perfect:swindle=1``); the starting positions keep the whole line and also
-list every optimal first step and the final score. With it the perfect
-player answers the opening at once and plays perfectly from the first move even under a
-time limit of a fraction of a second. Positions are written out in plain text
-(:func:`position_text`), not by hash key, so the file stays readable and independent of the
-solver's key tables.
+a second or less. In standard Kalah(6, 4) (the ``kalah`` preset) even the endgame databases
+on disk leave the start at over a minute. So the book holds every position of these rule
+sets reachable in at most ``BOOK_DEPTHS[rules]`` decisions (the game not over), each with
+its exact value, the first ``PV_KEPT`` steps of a principal variation and that line's
+length, and in Dracala the step the swindle plays there (``perfect:swindle=1``); the
+starting positions keep the whole line and also list every optimal first step and the final
+score. A position short of the last decision also lists the exact value of each of its
+legal steps (``steps``; its children are in the book too), which ``nugar analyse --exact``
+shows at once. With it the perfect player answers the opening at once and plays perfectly
+from the first move even under a time limit of a fraction of a second. Positions are
+written out in plain text (:func:`position_text`), not by hash key, so the file stays
+readable and independent of the solver's key tables.
 
 ``book_writer.py`` builds the file (``python -m nugar.ai.book_writer --output PATH``).
 """
@@ -31,11 +34,20 @@ from ..kernels import sowing as K
 from ..kernels.common import HEADER, ST_TO_MOVE
 from ..rules.sowing import SowingGame
 
-BOOK_RULES = ("dracala", "dracala(leftovers=last_capturer)")
-FORMAT = 2
-
-#: the book holds the positions up to this many decisions into the game
+#: the book holds the positions of Dracala up to this many decisions into the game
 BOOK_DEPTH = 4
+
+#: the book holds the positions of standard Kalah(6, 4) up to this many decisions in: beyond
+#: them a solve with the endgame databases on disk takes about a second or less
+#: (docs/solving.md, "Perfect play of Kalah(6, 4)")
+KALAH_BOOK_DEPTH = 3
+
+#: the rule sets of the shipped book, each with the decisions from the start it covers
+BOOK_DEPTHS: dict[str, int] = {"dracala": BOOK_DEPTH,
+                               "dracala(leftovers=last_capturer)": BOOK_DEPTH,
+                               "kalah": KALAH_BOOK_DEPTH}
+BOOK_RULES = tuple(BOOK_DEPTHS)
+FORMAT = 3
 
 #: steps of the principal variation kept for a position other than the start (``length``
 #: is the whole line's)
@@ -73,9 +85,23 @@ def lookup(rules_text: str, params: np.ndarray[Any, Any], state: np.ndarray[Any,
     return load().get((rules_text, position_text(params, state)))
 
 
-def opening_positions(rules_text: str, depth: int = BOOK_DEPTH) -> list[SowingGame]:
+def step_values(rules_text: str, params: np.ndarray[Any, Any], state: np.ndarray[Any, Any]
+                ) -> list[tuple[int, int]] | None:
+    """``(action, value)`` for every legal step of a position the book holds with the values
+    of all its steps (every position short of the book's last decision), the value for the
+    player to move if he plays that step; ``None`` when the book cannot tell."""
+    entry = lookup(rules_text, params, state)
+    if entry is None or "steps" not in entry:
+        return None
+    return [(int(a), int(v)) for a, v in entry["steps"]]
+
+
+def opening_positions(rules_text: str, depth: int | None = None) -> list[SowingGame]:
     """Every position of ``rules_text`` reachable from the start in at most ``depth``
-    decisions with the game not over, each once, nearest the start first."""
+    decisions (default: the book's depth for it, ``BOOK_DEPTH`` for a rule set not in the
+    book) with the game not over, each once, nearest the start first."""
+    if depth is None:
+        depth = BOOK_DEPTHS.get(rules_text, BOOK_DEPTH)
     from .. import new_game
 
     start = new_game(rules_text)

@@ -5,10 +5,12 @@ Rebuild the shipped book from a checkout with::
 
     python -m nugar.ai.book_writer --output src/nugar/ai/data/book.json
 
-(under a CPU minute per rule set here). ``--output PATH`` is required: the script writes only
-there, never into the installed package. ``--rules TEXT`` (repeatable; default the Dracala
-presets ``BOOK_RULES``) and ``--depth N`` (default ``BOOK_DEPTH``) make a different book, e.g.
-a small one to try the script; the shipped file must be made with the defaults.
+(under a CPU minute for each Dracala preset here; the ``kalah`` part needs the endgame
+databases on disk, ``nugar solve kalah --build-db 26``, and then takes minutes:
+docs/solving.md). ``--output PATH`` is required: the script writes only there, never into
+the installed package. ``--rules TEXT`` (repeatable; default ``BOOK_RULES``) and ``--depth
+N`` (default each rule set's ``BOOK_DEPTHS``) make a different book, e.g. a small one to try
+the script; the shipped file must be made with the defaults.
 """
 
 from __future__ import annotations
@@ -24,37 +26,61 @@ from typing import Any
 from ..errors import NugarError
 from ..rules.family import family_of
 from ..rules.options import parse_rules
-from .book import BOOK_DEPTH, BOOK_RULES, FORMAT, PV_KEPT, opening_positions, position_text
+from .book import (
+    BOOK_DEPTH,
+    BOOK_DEPTHS,
+    BOOK_RULES,
+    FORMAT,
+    PV_KEPT,
+    opening_positions,
+    position_text,
+)
 from .perfect import PerfectAgent
 
 
-def build(rules_list: tuple[str, ...] = BOOK_RULES, depth: int = BOOK_DEPTH,
+def build(rules_list: tuple[str, ...] = BOOK_RULES, depth: int | None = None,
           memory_mb: int = 1024) -> dict[str, Any]:
-    """Solve the opening positions of each rule set and return the book as a JSON object."""
+    """Solve the opening positions of each rule set (to ``depth`` decisions, or each one's
+    ``BOOK_DEPTHS``) and return the book as a JSON object. Kalah rule sets use the endgame
+    databases on disk where they are built (``nugar solve RULES --build-db K``)."""
     entries = []
+    depths: dict[str, int] = {}
     for text in rules_list:
         rules = parse_rules(text)
-        agent = PerfectAgent(memory=memory_mb, swindle=1)
+        # the swindle is level 8 of Dracala; Kalah's perfect player plays without it
+        swindle = rules.misere
+        agent = PerfectAgent(memory=memory_mb, swindle=int(swindle))
         started = time.process_time()
-        positions = opening_positions(text, depth)
+        rules_depth = BOOK_DEPTHS.get(text, BOOK_DEPTH) if depth is None else depth
+        depths[rules.text] = rules_depth
+        positions = opening_positions(text, rules_depth)
+        inner = {position_text(g.params, g.state)
+                 for g in opening_positions(text, rules_depth - 1)} if rules_depth else set()
+        solver = None
         for i, game in enumerate(positions):
-            s, swindle = agent.decide(game)
+            s, step = agent.decide(game)
+            solver = agent.solver_for(game)
             pv = [m.hole - 1 for m in s.pv]
+            text_of = position_text(game.params, game.state)
             entry: dict[str, Any] = {
-                "rules": rules.text, "position": position_text(game.params, game.state),
+                "rules": rules.text, "position": text_of,
                 "value": s.value, "result": s.result, "length": len(pv),
-                "pv": pv if i == 0 else pv[:PV_KEPT], "swindle": swindle}
+                "pv": pv if i == 0 else pv[:PV_KEPT]}
+            if swindle:
+                entry["swindle"] = step
+            if text_of in inner:  # every child is in the book: the value of each step
+                entry["steps"] = [[a, v] for a, v, _ in solver.step_values(game.state)]
             if i == 0:  # the starting position: every optimal first step, the final score
-                solver = agent.solver_for(game)
                 entry.update(best=solver.best_actions(game.state, s.value), margin=s.margin,
                              final=list(s.final), nodes=s.nodes,
-                             cpu_seconds=round(s.cpu_seconds, 1))
+                             cpu_seconds=round(s.cpu_seconds, 1), db_seeds=solver.db_reach)
                 print(f"{text}: {s}; optimal first steps {[a + 1 for a in entry['best']]}; "
-                      f"{s.nodes:,} nodes, {s.cpu_seconds:.1f} CPU s", file=sys.stderr)
+                      f"{s.nodes:,} nodes, {s.cpu_seconds:.1f} CPU s, endgame databases to "
+                      f"{solver.db_reach} seeds", file=sys.stderr)
             entries.append(entry)
-        print(f"{text}: {len(positions)} positions up to {depth} decisions in, "
+        print(f"{text}: {len(positions)} positions up to {rules_depth} decisions in, "
               f"{time.process_time() - started:.1f} CPU s", file=sys.stderr)
-    return {"format": FORMAT, "made": time.strftime("%Y-%m-%d"), "depth": depth,
+    return {"format": FORMAT, "made": time.strftime("%Y-%m-%d"), "depth": depths,
             "entries": entries}
 
 
@@ -70,14 +96,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     book and write it to ``PATH`` (see the module's docstring)."""
     parser = argparse.ArgumentParser(
         prog="python -m nugar.ai.book_writer",
-        description="Solve the opening positions of Dracala and write the book as JSON.")
+        description="Solve the opening positions of Dracala and Kalah and write the book "
+                    "as JSON.")
     parser.add_argument("--output", "-o", required=True, type=Path, metavar="PATH",
                         help="the file to write (the shipped one is "
                              "src/nugar/ai/data/book.json in a checkout)")
     parser.add_argument("--rules", action="append", metavar="TEXT",
                         help=f"a sowing rule set to include (repeatable; default {BOOK_RULES})")
-    parser.add_argument("--depth", type=int, default=BOOK_DEPTH, metavar="N",
-                        help=f"decisions from the start to include (default {BOOK_DEPTH})")
+    parser.add_argument("--depth", type=int, default=None, metavar="N",
+                        help="decisions from the start to include (default: each rule set's "
+                             f"depth in the shipped book, {BOOK_DEPTH} for others)")
     parser.add_argument("--memory", type=int, default=1024, metavar="MB",
                         help="the solver's table size in MB (default 1024)")
     args = parser.parse_args(argv)
@@ -90,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not solvable:
             parser.error(f"--rules {text!r} is not a sowing game; the book holds Kalah and "
                          "Dracala rule sets only")
-    if not 0 <= args.depth <= 8:
+    if args.depth is not None and not 0 <= args.depth <= 8:
         parser.error(f"--depth must be 0..8, got {args.depth}")
     if args.memory < 1:
         parser.error(f"--memory must be at least 1 MB, got {args.memory}")

@@ -2,9 +2,9 @@
 
 It keeps one :class:`~nugar.solver.core.Solver` per rule set for its whole life, so the
 table filled while solving one move answers most of the next (positions along a game are
-the subtrees already searched). The opening positions of the Dracala presets, the slow
-ones (10 CPU seconds for the start, up to 2 for the next ones), come from the shipped book
-(``book.py``: every position up to four decisions in). The score it reports is the
+the subtrees already searched). The opening positions of the Dracala presets and of
+standard Kalah(6, 4), the slow ones, come from the shipped book (``book.py``: every
+position up to four decisions in, three in Kalah). The score it reports is the
 solver's exact value for the player to move (``docs/solving.md``): in Kalah the final
 margin; under misère rules (``misere=on``, Dracala) ``result * (2T + 1) + misère margin``,
 so any win scores above every draw and loss.
@@ -90,8 +90,11 @@ class PerfectAgent(Agent):
         start = time.perf_counter()
         assert isinstance(game, SowingGame)  # check_solvable passed
         entry = lookup(game.rules.text, game.params, game.state)
+        if entry is not None and self.swindle and "swindle" not in entry \
+                and entry["result"] != "win":
+            entry = None  # a Kalah entry has no swindle step; only a won position needs none
         if entry is not None:  # an opening position solved ahead of time
-            step = entry["swindle"] if self.swindle else entry["pv"][0]
+            step = entry["swindle"] if self.swindle and "swindle" in entry else entry["pv"][0]
             return Analysis(move=Move.sow(step + 1), score=float(entry["value"]),
                             depth=entry["length"], nodes=0,
                             pv=_line_from(step, [Move.sow(a + 1) for a in entry["pv"]]),
@@ -181,8 +184,9 @@ class PerfectAgent(Agent):
 
 
 #: the reach of the endgame databases on disk recommended for perfect play of a 6-hole Kalah
-#: board at about a second a move (docs/solving.md, "Kalah(6, 4) solved")
-RECOMMENDED_DB_SEEDS = 22
+#: board at about a second a move, with the opening book (docs/solving.md, "Perfect play of
+#: Kalah(6, 4)"): 2.5 GB, about 40 minutes to build on two cores
+RECOMMENDED_DB_SEEDS = 26
 
 #: boards with fewer seeds than this play perfectly fast enough without databases on disk
 DB_NEEDED_FROM = 40

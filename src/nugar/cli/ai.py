@@ -98,7 +98,10 @@ def register(subparsers: Any) -> None:
     _add_limits(p)
     p.add_argument("--json", action="store_true", help="print the analysis as JSON")
     p.add_argument("--exact", action="store_true",
-                   help="Kalah, Dracala: the exact value of every legal step (the solver)")
+                   help="Kalah, Dracala: the exact value of every legal step (the solver; "
+                        "the opening book where it has them)")
+    p.add_argument("--no-book", action="store_true",
+                   help="with --exact: solve even where the opening book has the values")
     p.set_defaults(func=cmd_analyse)
 
 

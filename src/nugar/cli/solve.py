@@ -41,6 +41,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         "of every position with at most K seeds on the board, then stop")
     p.add_argument("--steps", action="store_true",
                    help="the exact value of every legal step instead of one line of play")
+    p.add_argument("--no-book", action="store_true",
+                   help="with --steps: solve even where the shipped opening book has the "
+                        "values (to check it, or to time the solver)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="processes building the database (default 2), or solving the "
                         "steps of --steps (default 1; each gets 1/N of --memory)")
@@ -250,8 +253,13 @@ def analyse_steps(args: argparse.Namespace) -> int:
     workers = getattr(args, "workers", 1) or 1
     if not 1 <= workers <= 256:
         raise CliError(f"--workers must be 1..256, not {workers}")
+    from ..ai.book import step_values as book_steps
+
+    known = None if getattr(args, "no_book", False) else \
+        book_steps(rules.text, solver.params, state)
     try:
-        values = solver.step_values(state, workers=workers, deadline=deadline)
+        values = [(a, v, 0) for a, v in known] if known is not None else \
+            solver.step_values(state, workers=workers, deadline=deadline)
     except SolveAborted as exc:
         raise CliError(str(exc), EXIT_FAILED) from None
     nodes = 0
@@ -272,7 +280,7 @@ def analyse_steps(args: argparse.Namespace) -> int:
 
         print(json.dumps({"rules": rules.text, "to_move": me, "steps": rows, "value": best,
                           "nodes": nodes, "seconds": round(seconds, 3),
-                          "db_seeds": solver.db_reach}))
+                          "db_seeds": solver.db_reach, "book": known is not None}))
         return EXIT_OK
     from ..rules.family import family_of
 
@@ -284,8 +292,11 @@ def analyse_steps(args: argparse.Namespace) -> int:
         extra = ", bonus step" if r["bonus"] else ""
         print(f"  hole {r['step']}: {r['result']} by {abs(r['margin'])} "
               f"({r['margin']:+d}{extra}){mark}")
-    print(f"{nodes:,} positions in {seconds:.2f} s; endgame database reach "
-          f"{solver.db_reach} seeds")
+    if known is not None:
+        print(f"from the opening book (solved ahead of time) in {seconds:.2f} s")
+    else:
+        print(f"{nodes:,} positions in {seconds:.2f} s; endgame database reach "
+              f"{solver.db_reach} seeds")
     return EXIT_OK
 
 
