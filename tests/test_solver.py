@@ -559,3 +559,37 @@ def test_the_solver_imports_nothing_of_the_agents() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120).stdout
     assert out.strip() == "[]"
+
+
+def test_book_answers_do_not_wait_for_the_solver(monkeypatch: pytest.MonkeyPatch) -> None:
+    # opening the solver checks the databases on disk (about a second for Kalah's); the
+    # book's answers come at once and the solver opens in the background meanwhile
+    import threading
+
+    release = threading.Event()
+    opened: list[int] = []
+    real = Solver
+
+    def held(*args: object, **kwargs: object) -> Solver:
+        release.wait(30)
+        opened.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("nugar.ai.perfect.Solver", held)
+    agent = PerfectAgent(memory=2)
+    game = new_game("dracala")
+    answer = agent.analyse(game)  # from the book while the solver is still held
+    assert answer.nodes == 0 and opened == []
+    release.set()
+    solver = agent.solver_for(game)  # the first solve waits for the opening, once
+    assert opened == [1] and isinstance(solver, real) and agent.solver_for(game) is solver
+
+
+def test_first_guess_changes_the_work_not_the_value() -> None:
+    solver = Solver("kalah(pits=4,seeds=4)", max_memory_mb=8)
+    values = []
+    for guess in (-40, -3, 0, 2, 9, 40):
+        solver.clear()
+        values.append(solver.value(solver.start_state, guess=guess))
+    assert values == [2] * 6
+    assert Solver("kalah(pits=4,seeds=4)", max_memory_mb=8).solve(guess=30).margin == 2

@@ -12,6 +12,7 @@ so any win scores above every draw and loss.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -73,8 +74,20 @@ class PerfectAgent(Agent):
         self.swindle = bool(self.options.swindle)
         self._solvers: dict[str, Solver] = {}
         self._model: Agent | None = None
+        #: the last exact value this agent learned (book or solve) and its player to move:
+        #: the first guess of the next solve (the game's value changes only by the
+        #: opponent's mistakes, so it is usually close; a wrong guess only costs time)
+        self._last: tuple[str, int, int] | None = None
+        #: the solver being opened in the background while the book answers (below)
+        self._opening: threading.Thread | None = None
 
     def solver_for(self, game: Game) -> Solver:
+        if self._opening is not None:
+            self._opening.join()
+            self._opening = None
+        return self._open(game)
+
+    def _open(self, game: Game) -> Solver:
         text = game.rules.text
         solver = self._solvers.get(text)
         if solver is None:
@@ -83,10 +96,26 @@ class PerfectAgent(Agent):
             self._solvers = {text: solver}  # one table at a time bounds the memory
         return solver
 
+    def _open_in_background(self, game: Game) -> None:
+        """Open the solver for ``game``'s rules in a thread, if it is not open: opening
+        checks the endgame databases on disk (a checksum of every file, about a second for
+        the 2.5 GB of Kalah's to 26 seeds), which the book's answers need not wait for;
+        the first solve joins the thread."""
+        if self._opening is not None or game.rules.text in self._solvers:
+            return
+
+        def work() -> None:
+            try:
+                self._open(game)
+            except Exception:  # the first solve opens it again and reports the error
+                pass
+
+        self._opening = threading.Thread(target=work, name="nugar-perfect-open", daemon=True)
+        self._opening.start()
+
     def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
         check_playable(game)
         check_solvable(game.rules)
-        solver = self.solver_for(game)
         start = time.perf_counter()
         assert isinstance(game, SowingGame)  # check_solvable passed
         entry = lookup(game.rules.text, game.params, game.state)
@@ -95,11 +124,14 @@ class PerfectAgent(Agent):
             entry = None  # a Kalah entry has no swindle step; only a won position needs none
         if entry is not None:  # an opening position solved ahead of time
             step = entry["swindle"] if self.swindle and "swindle" in entry else entry["pv"][0]
+            self._last = (game.rules.text, game.to_move, int(entry["value"]))
+            self._open_in_background(game)
             return Analysis(move=Move.sow(step + 1), score=float(entry["value"]),
                             depth=entry["length"], nodes=0,
                             pv=_line_from(step, [Move.sow(a + 1) for a in entry["pv"]]),
                             seconds=time.perf_counter() - start)
         time_limit = None if limits is None else limits.time
+        solver = self.solver_for(game)
         try:
             solution, step = self.decide(game, time_limit)
         except SolveAborted:
@@ -116,7 +148,11 @@ class PerfectAgent(Agent):
         position is not solved within ``time_limit`` seconds."""
         start = time.perf_counter()
         solver = self.solver_for(game)
-        solution = solver.solve(game, time_limit=time_limit)
+        guess = 0
+        if self._last is not None and self._last[0] == game.rules.text:
+            guess = self._last[2] if self._last[1] == game.to_move else -self._last[2]
+        solution = solver.solve(game, time_limit=time_limit, guess=guess)
+        self._last = (game.rules.text, game.to_move, solution.value)
         if not solution.pv:
             raise SolverError("the position has no legal step to play")
         best = solution.pv[0].hole - 1
