@@ -227,7 +227,15 @@ def test_cli_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_shipped_book_is_consistent() -> None:
-    from nugar.ai.book import BOOK_DEPTHS, BOOK_RULES, load, opening_positions, position_text
+    from nugar.ai.book import (
+        BOOK_DEPTHS,
+        BOOK_RULES,
+        BOOK_SEEDS,
+        line_positions,
+        load,
+        opening_positions,
+        position_text,
+    )
     from nugar.solver import kernels as S
 
     book = load()
@@ -241,8 +249,20 @@ def test_shipped_book_is_consistent() -> None:
             assert action in game.legal_actions()
             game.push_action(action)
         assert game.outcome is not None and list(game.score) == entry["final"]
-        # the book holds exactly the positions up to its depth for the rule set
+        # the book holds exactly the positions up to its depth for the rule set, and those
+        # the perfect player meets following the book's steps down to BOOK_SEEDS seeds
         positions = opening_positions(rules)
+        depth_max = max(len(g.move_stack) for g in positions)
+
+        def step(g: SowingGame, rules: str = rules) -> int:
+            key = (rules, position_text(g.params, g.state))
+            assert key in book, f"the book lacks {key} on the perfect player's lines"
+            return int(book[key]["pv"][0])
+
+        seeds = BOOK_SEEDS.get(rules, 0)
+        texts = {position_text(g.params, g.state) for g in positions}
+        lines = line_positions(rules, seeds, step) if seeds else []
+        positions += [g for g in lines if position_text(g.params, g.state) not in texts]
         assert {(rules, position_text(g.params, g.state)) for g in positions} == \
             {key for key in book if key[0] == rules}
         swindle = game.rules.misere  # Dracala's level 8 swindles; Kalah's entries have none
@@ -275,7 +295,7 @@ def test_shipped_book_is_consistent() -> None:
                 assert value == (v if child.to_move == g.to_move else -v)
             assert max(v for _, v in e["steps"]) == e["value"]
             assert dict(e["steps"])[e["pv"][0]] == e["value"]
-        assert max(len(g.move_stack) for g in positions) == BOOK_DEPTHS[rules]
+        assert depth_max == BOOK_DEPTHS[rules]
     # the stored best first step of Dracala really keeps the stored value (about 2 s)
     game = new_game("dracala")
     entry = book[("dracala", "6,6,6,6,6,6|0|6,6,6,6,6,6|0|1|0|0")]
@@ -583,6 +603,8 @@ def test_book_answers_do_not_wait_for_the_solver(monkeypatch: pytest.MonkeyPatch
     release.set()
     solver = agent.solver_for(game)  # the first solve waits for the opening, once
     assert opened == [1] and isinstance(solver, real) and agent.solver_for(game) is solver
+    # the opening thread also ran the search for one node (loading the compiled search)
+    assert int(solver.stats[0]) == 1
 
 
 def test_first_guess_changes_the_work_not_the_value() -> None:

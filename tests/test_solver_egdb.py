@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import random
 import re
 from pathlib import Path
@@ -171,6 +172,37 @@ def test_damaged_file_is_detected_never_used_and_rebuilt(tmp_path: Path, damage:
     reports = E.build(rules, 8, root=tmp_path, workers=1)
     assert reports[6].status.startswith("rebuilt") and reports[7].status == "kept"
     assert E.level_path(directory, 6).read_bytes() == good
+
+
+def test_opening_checks_every_level_once_in_threads(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # DiskDB checks the level files in threads, the biggest first; each checksum once, the
+    # damaged level still found and neither it nor the levels above used
+    import threading
+
+    rules = parse_rules("kalah(pits=3,seeds=2)")
+    E.build(rules, 8, root=tmp_path, workers=1)
+    directory = E.db_directory(rules, tmp_path)
+    damage_flip(E.level_path(directory, 6))
+    monkeypatch.setattr(E, "_VERIFIED", {})
+    seen: list[tuple[str, str]] = []
+    crc = E._file_crc
+
+    def counted(path: Path, count: int) -> str:
+        seen.append((path.name, threading.current_thread().name))
+        return crc(path, count)
+
+    monkeypatch.setattr(E, "_file_crc", counted)
+    disk = E.DiskDB(rules, root=tmp_path)
+    assert disk.levels == 5 and disk.problems == [(6, "is corrupted (checksum mismatch)")]
+    disk.close()
+    names = sorted(name for name, _ in seen)
+    assert names == [E.level_path(directory, n).name for n in range(9)]
+    if (os.cpu_count() or 1) >= 2:
+        assert seen[0][0] == E.level_path(directory, 8).name  # the biggest first
+        assert {thread for _, thread in seen} <= {f"nugar-egdb_{i}" for i in range(4)}
+    E.DiskDB(rules, root=tmp_path).close()
+    assert len(seen) == 9  # remembered: no second checksum
 
 
 def test_database_of_other_options_is_refused(tmp_path: Path) -> None:

@@ -13,8 +13,13 @@ length, and in Dracala the step the swindle plays there (``perfect:swindle=1``);
 starting positions keep the whole line and also list every optimal first step and the final
 score. A position short of the last decision also lists the exact value of each of its
 legal steps (``steps``; its children are in the book too), which ``nugar analyse --exact``
-shows at once. With it the perfect player answers the opening at once and plays perfectly
-from the first move even under a time limit of a fraction of a second. Positions are
+shows at once. In Kalah(6, 4) a fresh solve with the databases on disk can still take a
+second or more while 43 seeds or more are on the board, which is more than three decisions
+deep on some lines; so the book also holds every position at which the perfect player,
+following the book's own steps, can be asked for a move while at least ``BOOK_SEEDS[rules]``
+seeds are on the board, whatever the opponent plays (:func:`line_positions`; value, line and
+length, no ``steps``). With it the perfect player answers the opening at once and plays
+perfectly from the first move even under a time limit of a fraction of a second. Positions are
 written out in plain text (:func:`position_text`), not by hash key, so the file stays
 readable and independent of the solver's key tables.
 
@@ -24,6 +29,7 @@ readable and independent of the solver's key tables.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -37,9 +43,8 @@ from ..rules.sowing import SowingGame
 #: the book holds the positions of Dracala up to this many decisions into the game
 BOOK_DEPTH = 4
 
-#: the book holds the positions of standard Kalah(6, 4) up to this many decisions in: beyond
-#: them a solve with the endgame databases on disk takes about a second or less
-#: (docs/solving.md, "Perfect play of Kalah(6, 4)")
+#: the book holds the positions of standard Kalah(6, 4) up to this many decisions in, and
+#: beyond them those of the perfect player's lines (``BOOK_SEEDS``)
 KALAH_BOOK_DEPTH = 3
 
 #: the rule sets of the shipped book, each with the decisions from the start it covers
@@ -47,6 +52,13 @@ BOOK_DEPTHS: dict[str, int] = {"dracala": BOOK_DEPTH,
                                "dracala(leftovers=last_capturer)": BOOK_DEPTH,
                                "kalah": KALAH_BOOK_DEPTH}
 BOOK_RULES = tuple(BOOK_DEPTHS)
+
+#: beyond ``BOOK_DEPTHS``, the book of these rule sets also holds every position at which the
+#: perfect player, following the book's own steps, can be asked for a move while at least
+#: this many seeds are on the board (the opponent playing anything): the fresh solves of more
+#: than half a second were at 43 to 46 seeds; 42 leaves a margin (510 positions, 46 CPU s;
+#: docs/solving.md, "Perfect play of Kalah(6, 4)")
+BOOK_SEEDS: dict[str, int] = {"kalah": 42}
 FORMAT = 3
 
 #: steps of the principal variation kept for a position other than the start (``length``
@@ -123,3 +135,47 @@ def opening_positions(rules_text: str, depth: int | None = None) -> list[SowingG
         found += following
         frontier = following
     return found
+
+
+def seeds_on_board(game: SowingGame) -> int:
+    """Seeds in the holes, stores left out."""
+    return sum(map(sum, game.holes))
+
+
+def line_positions(rules_text: str, min_seeds: int, step: Callable[[SowingGame], int]
+                   ) -> list[SowingGame]:
+    """Every position at which a player who always plays ``step(position)`` (an action) is to
+    move, with at least ``min_seeds`` seeds on the board, reachable from the start whichever
+    side that player takes and whatever the opponent plays; each once, in the order found
+    (breadth first, the first player's lines first). ``step`` is called once for each
+    position returned, in that order, before any position beyond it is looked at (the book
+    writer solves it there)."""
+    from .. import new_game
+
+    start = new_game(rules_text)
+    assert isinstance(start, SowingGame)
+    found: dict[str, SowingGame] = {}
+    chosen: dict[str, int] = {}
+    for me in (1, 2):
+        seen: set[str] = set()
+        frontier = [start]
+        while frontier:
+            following: list[SowingGame] = []
+            for game in frontier:
+                text = position_text(game.params, game.state)
+                if text in seen or game.is_over or seeds_on_board(game) < min_seeds:
+                    continue
+                seen.add(text)
+                actions = game.legal_actions()
+                if game.to_move == me:
+                    if text not in chosen:
+                        found[text] = game
+                        chosen[text] = step(game)
+                    actions = [chosen[text]]
+                for action in actions:
+                    child = game.copy()
+                    child.push_action(action)
+                    assert isinstance(child, SowingGame)
+                    following.append(child)
+            frontier = following
+    return list(found.values())

@@ -8,8 +8,9 @@ Rebuild the shipped book from a checkout with::
 (under a CPU minute for each Dracala preset here; the ``kalah`` part needs the endgame
 databases on disk, ``nugar solve kalah --build-db 26``, and then takes minutes:
 docs/solving.md). ``--output PATH`` is required: the script writes only there, never into
-the installed package. ``--rules TEXT`` (repeatable; default ``BOOK_RULES``) and ``--depth
-N`` (default each rule set's ``BOOK_DEPTHS``) make a different book, e.g. a small one to try
+the installed package. ``--rules TEXT`` (repeatable; default ``BOOK_RULES``), ``--depth
+N`` (default each rule set's ``BOOK_DEPTHS``) and ``--seeds N`` (default each rule set's
+``BOOK_SEEDS``) make a different book, e.g. a small one to try
 the script; the shipped file must be made with the defaults.
 """
 
@@ -26,12 +27,15 @@ from typing import Any
 from ..errors import NugarError
 from ..rules.family import family_of
 from ..rules.options import parse_rules
+from ..rules.sowing import SowingGame
 from .book import (
     BOOK_DEPTH,
     BOOK_DEPTHS,
     BOOK_RULES,
+    BOOK_SEEDS,
     FORMAT,
     PV_KEPT,
+    line_positions,
     opening_positions,
     position_text,
 )
@@ -39,12 +43,15 @@ from .perfect import PerfectAgent
 
 
 def build(rules_list: tuple[str, ...] = BOOK_RULES, depth: int | None = None,
-          memory_mb: int = 1024) -> dict[str, Any]:
+          memory_mb: int = 1024, seeds: int | None = None) -> dict[str, Any]:
     """Solve the opening positions of each rule set (to ``depth`` decisions, or each one's
-    ``BOOK_DEPTHS``) and return the book as a JSON object. Kalah rule sets use the endgame
-    databases on disk where they are built (``nugar solve RULES --build-db K``)."""
-    entries = []
+    ``BOOK_DEPTHS``), then the positions on the perfect player's lines with at least
+    ``seeds`` seeds on the board (default each one's ``BOOK_SEEDS``, none if absent; 0:
+    none), and return the book as a JSON object. Kalah rule sets use the endgame databases
+    on disk where they are built (``nugar solve RULES --build-db K``)."""
+    entries: list[dict[str, Any]] = []
     depths: dict[str, int] = {}
+    line_seeds: dict[str, int] = {}
     for text in rules_list:
         rules = parse_rules(text)
         # the swindle is level 8 of Dracala; Kalah's perfect player plays without it
@@ -80,8 +87,47 @@ def build(rules_list: tuple[str, ...] = BOOK_RULES, depth: int | None = None,
             entries.append(entry)
         print(f"{text}: {len(positions)} positions up to {rules_depth} decisions in, "
               f"{time.process_time() - started:.1f} CPU s", file=sys.stderr)
+        rules_seeds = BOOK_SEEDS.get(text, 0) if seeds is None else seeds
+        if rules_seeds > 0:
+            line_seeds[rules.text] = rules_seeds
+            entries += _line_entries(agent, text, rules_seeds, entries, swindle)
     return {"format": FORMAT, "made": time.strftime("%Y-%m-%d"), "depth": depths,
-            "entries": entries}
+            "seeds": line_seeds, "entries": entries}
+
+
+def _line_entries(agent: PerfectAgent, text: str, min_seeds: int,
+                  known: list[dict[str, Any]], swindle: bool) -> list[dict[str, Any]]:
+    """The entries of the positions the perfect player meets, following the book's steps,
+    with at least ``min_seeds`` seeds on the board (``book.line_positions``) that ``known``
+    (this rule set's entries so far) lacks, each solved as it is reached."""
+    rules_text = parse_rules(text).text
+    steps = {e["position"]: (e["swindle"] if swindle else e["pv"][0])
+             for e in known if e["rules"] == rules_text}
+    added: list[dict[str, Any]] = []
+    started = time.process_time()
+
+    def step(game: SowingGame) -> int:
+        position = position_text(game.params, game.state)
+        if position in steps:
+            return int(steps[position])
+        s, chosen = agent.decide(game)
+        pv = [m.hole - 1 for m in s.pv]
+        entry: dict[str, Any] = {"rules": rules_text, "position": position, "value": s.value,
+                                 "result": s.result, "length": len(pv), "pv": pv[:PV_KEPT]}
+        if swindle:
+            entry["swindle"] = chosen
+        added.append(entry)
+        steps[position] = chosen
+        if len(added) % 100 == 0:
+            print(f"{text}: {len(added)} positions on the perfect player's lines, "
+                  f"{time.process_time() - started:.1f} CPU s", file=sys.stderr)
+        return chosen
+
+    line_positions(text, min_seeds, step)
+    print(f"{text}: {len(added)} more positions on the perfect player's lines with at least "
+          f"{min_seeds} seeds on the board, {time.process_time() - started:.1f} CPU s",
+          file=sys.stderr)
+    return added
 
 
 def dumps(book: dict[str, Any]) -> str:
@@ -106,6 +152,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--depth", type=int, default=None, metavar="N",
                         help="decisions from the start to include (default: each rule set's "
                              f"depth in the shipped book, {BOOK_DEPTH} for others)")
+    parser.add_argument("--seeds", type=int, default=None, metavar="N",
+                        help="also the positions the perfect player meets, following the "
+                             "book's steps, with at least N seeds on the board (default: "
+                             f"each rule set's in the shipped book, {BOOK_SEEDS}; 0: none)")
     parser.add_argument("--memory", type=int, default=1024, metavar="MB",
                         help="the solver's table size in MB (default 1024)")
     args = parser.parse_args(argv)
@@ -120,12 +170,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "Dracala rule sets only")
     if args.depth is not None and not 0 <= args.depth <= 8:
         parser.error(f"--depth must be 0..8, got {args.depth}")
+    if args.seeds is not None and args.seeds < 0:
+        parser.error(f"--seeds must be 0 or more, got {args.seeds}")
     if args.memory < 1:
         parser.error(f"--memory must be at least 1 MB, got {args.memory}")
     target: Path = args.output
     if target.is_dir() or not target.parent.is_dir():
         parser.error(f"--output {str(target)!r} must be a file in an existing directory")
-    book = build(rules_list, args.depth, args.memory)
+    book = build(rules_list, args.depth, args.memory, args.seeds)
     try:
         target.write_text(dumps(book), encoding="utf-8")
     except OSError as exc:

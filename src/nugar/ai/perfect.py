@@ -4,7 +4,8 @@ It keeps one :class:`~nugar.solver.core.Solver` per rule set for its whole life,
 table filled while solving one move answers most of the next (positions along a game are
 the subtrees already searched). The opening positions of the Dracala presets and of
 standard Kalah(6, 4), the slow ones, come from the shipped book (``book.py``: every
-position up to four decisions in, three in Kalah). The score it reports is the
+position up to four decisions in, three in Kalah and then the perfect player's own lines
+while 42 seeds or more are on the board). The score it reports is the
 solver's exact value for the player to move (``docs/solving.md``): in Kalah the final
 margin; under misère rules (``misere=on``, Dracala) ``result * (2T + 1) + misère margin``,
 so any win scores above every draw and loss.
@@ -98,15 +99,24 @@ class PerfectAgent(Agent):
 
     def _open_in_background(self, game: Game) -> None:
         """Open the solver for ``game``'s rules in a thread, if it is not open: opening
-        checks the endgame databases on disk (a checksum of every file, about a second for
-        the 2.5 GB of Kalah's to 26 seeds), which the book's answers need not wait for;
-        the first solve joins the thread."""
+        checks the endgame databases on disk (a checksum of every file, about half a second
+        for the 2.5 GB of Kalah's to 26 seeds on two cores) and loads the compiled search,
+        which the book's answers need not wait for; the first solve joins the thread."""
         if self._opening is not None or game.rules.text in self._solvers:
             return
 
+        state = game.state.copy()
+
         def work() -> None:
             try:
-                self._open(game)
+                solver = self._open(game)
+                # one node of search loads the compiled search from numba's cache (0.1 to
+                # 0.4 s in a fresh process), which the first solve would otherwise wait
+                # for; not where the search would first build a database in memory
+                if solver.disk is not None or solver.db_seeds <= 0:
+                    solver.search(state, -1, 0, node_limit=int(solver.stats[0]) + 1)
+            except SolveAborted:
+                pass
             except Exception:  # the first solve opens it again and reports the error
                 pass
 

@@ -486,6 +486,27 @@ def build(rules: RuleSet, seeds: int, *, root: Path | None = None, workers: int 
 
 # --- reading --------------------------------------------------------------------------------
 
+def check_levels(rules: RuleSet, directory: Path, upto: int = MAX_DB_SEEDS) -> None:
+    """Check every level file of ``directory`` up to ``upto`` seeds at once, the biggest
+    first, in as many threads as there are cores (at most 4): zlib's checksum runs outside
+    Python's lock, so opening the databases to 26 seeds (2.5 GB) takes half the time on two
+    cores. The answers are remembered (:func:`check_level` then returns at once)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    sizes = []
+    for n in range(upto + 1):
+        try:
+            sizes.append((level_path(directory, n).stat().st_size, n))
+        except OSError:
+            continue
+    workers = min(4, os.cpu_count() or 1, len(sizes))
+    if workers < 2:
+        return
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="nugar-egdb") as pool:
+        list(pool.map(lambda n: check_level(rules, directory, n),
+                      [n for _, n in sorted(sizes, reverse=True)]))
+
+
 class DiskDB:
     """The sound levels ``0..levels`` of ``rules``' database on disk, mapped for the search
     (``table``, ``base``, ``binom``). Levels above the first missing or unsound one are
@@ -499,6 +520,7 @@ class DiskDB:
         self.pits = int(getattr(rules.options, "pits"))  # noqa: B009
         self.problems: list[tuple[int, str]] = []
         start = time.perf_counter()
+        check_levels(rules, self.directory, upto)
         top = -1
         for n in range(upto + 1):
             why = check_level(rules, self.directory, n)
