@@ -176,8 +176,8 @@ def test_damaged_file_is_detected_never_used_and_rebuilt(tmp_path: Path, damage:
 
 def test_opening_checks_every_level_once_in_threads(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    # DiskDB checks the level files in threads, the biggest first; each checksum once, the
-    # damaged level still found and neither it nor the levels above used
+    # DiskDB checks the level files in threads; each checksum once, the damaged level
+    # still found and neither it nor the levels above used
     import threading
 
     rules = parse_rules("kalah(pits=3,seeds=2)")
@@ -198,8 +198,7 @@ def test_opening_checks_every_level_once_in_threads(tmp_path: Path,
     disk.close()
     names = sorted(name for name, _ in seen)
     assert names == [E.level_path(directory, n).name for n in range(9)]
-    if (os.cpu_count() or 1) >= 2:
-        assert seen[0][0] == E.level_path(directory, 8).name  # the biggest first
+    if (os.cpu_count() or 1) >= 2:  # in the pool's threads (which starts first is a race)
         assert {thread for _, thread in seen} <= {f"nugar-egdb_{i}" for i in range(4)}
     E.DiskDB(rules, root=tmp_path).close()
     assert len(seen) == 9  # remembered: no second checksum
