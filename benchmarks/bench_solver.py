@@ -261,7 +261,7 @@ def run_perfect_play(args: argparse.Namespace) -> None:
     from nugar import new_game
     from nugar.ai import make_agent
     from nugar.ai.base import Limits
-    from nugar.ai.book import lookup
+    from nugar.ai.book import BOOK_DEPTHS, BOOK_SEEDS, lookup, seeds_on_board
     from nugar.ai.perfect import PerfectAgent
     from nugar.rules.sowing import SowingGame
     from nugar.solver import egdb as E
@@ -271,8 +271,6 @@ def run_perfect_play(args: argparse.Namespace) -> None:
     rules = parse_rules(args.rules)
     reach = E.levels_on_disk(rules, Path(args.db_dir) if args.db_dir else None)
     value = PerfectAgent(memory=args.memory).analyse(new_game(rules)).score
-    from nugar.ai.book import BOOK_DEPTHS, BOOK_SEEDS
-
     book_text = (f"book to {BOOK_DEPTHS.get(rules.text, 0)} decisions and the player's lines "
                  f"to {BOOK_SEEDS.get(rules.text, '-')} seeds")
     print(f"Machine: {machine()}; {args.rules}, databases on disk to {reach} seeds, table "
@@ -304,9 +302,9 @@ def run_perfect_play(args: argparse.Namespace) -> None:
                     booked = lookup(rules.text, game.params, game.state) is not None
                     book += booked
                     if first is None and not booked:
-                        first = (dt, sum(map(sum, game.holes)), spec)
+                        first = (dt, seeds_on_board(game), spec)
                     if dt > worst[0]:
-                        worst = (dt, sum(map(sum, game.holes)))
+                        worst = (dt, seeds_on_board(game))
                     game.push(a.move)
                 else:
                     game.push(other.analyse(game, Limits()).move)

@@ -90,17 +90,17 @@ def build(rules_list: tuple[str, ...] = BOOK_RULES, depth: int | None = None,
         rules_seeds = BOOK_SEEDS.get(text, 0) if seeds is None else seeds
         if rules_seeds > 0:
             line_seeds[rules.text] = rules_seeds
-            entries += _line_entries(agent, text, rules_seeds, entries, swindle)
+            entries += _line_entries(agent, rules.text, rules_seeds, entries, swindle)
     return {"format": FORMAT, "made": time.strftime("%Y-%m-%d"), "depth": depths,
             "seeds": line_seeds, "entries": entries}
 
 
-def _line_entries(agent: PerfectAgent, text: str, min_seeds: int,
+def _line_entries(agent: PerfectAgent, rules_text: str, min_seeds: int,
                   known: list[dict[str, Any]], swindle: bool) -> list[dict[str, Any]]:
     """The entries of the positions the perfect player meets, following the book's steps,
     with at least ``min_seeds`` seeds on the board (``book.line_positions``) that ``known``
-    (this rule set's entries so far) lacks, each solved as it is reached."""
-    rules_text = parse_rules(text).text
+    (the entries so far, of ``rules_text`` and others) lacks, each solved as it is
+    reached."""
     steps = {e["position"]: (e["swindle"] if swindle else e["pv"][0])
              for e in known if e["rules"] == rules_text}
     added: list[dict[str, Any]] = []
@@ -119,12 +119,12 @@ def _line_entries(agent: PerfectAgent, text: str, min_seeds: int,
         added.append(entry)
         steps[position] = chosen
         if len(added) % 100 == 0:
-            print(f"{text}: {len(added)} positions on the perfect player's lines, "
+            print(f"{rules_text}: {len(added)} positions on the perfect player's lines, "
                   f"{time.process_time() - started:.1f} CPU s", file=sys.stderr)
         return chosen
 
-    line_positions(text, min_seeds, step)
-    print(f"{text}: {len(added)} more positions on the perfect player's lines with at least "
+    line_positions(rules_text, min_seeds, step)
+    print(f"{rules_text}: {len(added)} more positions on the perfect player's lines with at least "
           f"{min_seeds} seeds on the board, {time.process_time() - started:.1f} CPU s",
           file=sys.stderr)
     return added

@@ -115,10 +115,8 @@ class PerfectAgent(Agent):
                 # for; not where the search would first build a database in memory
                 if solver.disk is not None or solver.db_seeds <= 0:
                     solver.search(state, -1, 0, node_limit=int(solver.stats[0]) + 1)
-            except SolveAborted:
-                pass
-            except Exception:  # the first solve opens it again and reports the error
-                pass
+            except Exception:  # SolveAborted after the one node, as meant; any other error
+                pass           # comes again from the first solve, which reports it
 
         self._opening = threading.Thread(target=work, name="nugar-perfect-open", daemon=True)
         self._opening.start()

@@ -489,8 +489,8 @@ def build(rules: RuleSet, seeds: int, *, root: Path | None = None, workers: int 
 def check_levels(rules: RuleSet, directory: Path, upto: int = MAX_DB_SEEDS) -> None:
     """Check every level file of ``directory`` up to ``upto`` seeds at once, the biggest
     first, in as many threads as there are cores (at most 4): zlib's checksum runs outside
-    Python's lock, so opening the databases to 26 seeds (2.5 GB) takes half the time on two
-    cores. The answers are remembered (:func:`check_level` then returns at once)."""
+    Python's lock, so opening the databases to 26 seeds (2.5 GB) took 0.8 s instead of 1.2
+    on two cores. The answers are remembered (:func:`check_level` then returns at once)."""
     from concurrent.futures import ThreadPoolExecutor
 
     sizes = []
@@ -563,6 +563,7 @@ def levels_on_disk(rules: RuleSet, root: Path | None = None) -> int:
     if not supported(rules):
         return -1
     directory = db_directory(rules, root)
+    check_levels(rules, directory)
     top = -1
     while top < MAX_DB_SEEDS and check_level(rules, directory, top + 1) is None:
         top += 1
