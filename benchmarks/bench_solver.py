@@ -11,6 +11,7 @@ Run (each part on its own; everything is single-threaded):
     python benchmarks/bench_solver.py first-turns --rules kalah --memory 2048    # every opening
     python benchmarks/bench_solver.py perfect-play --rules kalah --games 10 \
         --opponents random level:5 perfect              # the perfect player's time per move
+    python benchmarks/bench_solver.py db-open --rules kalah  # checksums of the databases on disk
 
 ``kalah`` solves every board from pits 1, seeds 1 upwards under ``empty_capture=none`` and
 ``=single``; a board that does not finish within ``--limit`` CPU seconds ends its row (more
@@ -322,10 +323,40 @@ def run_perfect_play(args: argparse.Namespace) -> None:
               f"start with the first book answer): {first[0]:.2f} s.")
 
 
+def run_db_open(args: argparse.Namespace) -> None:
+    """The checksums of ``--rules``' databases on disk (``--db-dir`` or the data directory),
+    as opening them computes them: in threads (``egdb.check_levels``, what ``DiskDB`` and
+    ``levels_on_disk`` do) and one file after the other, alternating, three times each, the
+    remembered answers forgotten before each run (the files stay in the file cache)."""
+    from pathlib import Path
+
+    from nugar.solver import egdb as E
+
+    rules = parse_rules(args.rules)
+    directory = E.db_directory(rules, Path(args.db_dir) if args.db_dir else None)
+    reach = E.levels_on_disk(rules, Path(args.db_dir) if args.db_dir else None)
+    print(f"Machine: {machine()}; {args.rules}, databases on disk to {reach} seeds "
+          f"({directory}); load at start {load()}.\n")
+    print("| run | in threads s | one after the other s | load |")
+    print("| ---: | ---: | ---: | --- |")
+    for run in range(1, 4):
+        seconds = []
+        for threaded in (True, False):
+            E._VERIFIED.clear()  # forget the answers of the previous run
+            t0 = time.perf_counter()
+            if threaded:
+                E.check_levels(rules, directory)
+            for n in range(reach + 1):
+                assert E.check_level(rules, directory, n) is None
+            seconds.append(time.perf_counter() - t0)
+        print(f"| {run} | {seconds[0]:.2f} | {seconds[1]:.2f} | {load()} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=("speed", "dracala", "kalah", "db", "compare",
-                                         "egdb", "first-turns", "growth", "perfect-play"))
+                                         "egdb", "first-turns", "growth", "perfect-play",
+                                         "db-open"))
     parser.add_argument("--memory", type=int, default=1024, help="table size in MB")
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per Kalah board")
     parser.add_argument("--min-pits", type=int, default=1)
@@ -336,10 +367,13 @@ def main() -> None:
     parser.add_argument("--db-seeds", type=int, nargs="+", default=None,
                         help="endgame database reach(es) (kalah: the first; default automatic)")
     parser.add_argument("--pits", type=int, default=6, help="board of the db part")
-    parser.add_argument("--rules", default="kalah(pits=5,seeds=4)", help="compare part")
+    parser.add_argument("--rules", default="kalah(pits=5,seeds=4)",
+                        help="rule set of the compare, first-turns, growth, perfect-play and "
+                             "db-open parts")
     parser.add_argument("--verbose", action="store_true", help="progress on stderr")
     parser.add_argument("--workers", type=int, default=2, help="egdb part: build processes")
-    parser.add_argument("--db-dir", default=None, help="egdb, first-turns: databases on disk")
+    parser.add_argument("--db-dir", default=None,
+                        help="egdb, first-turns, perfect-play, db-open: databases on disk")
     parser.add_argument("--seeds-on-board", type=int, nargs="+", default=None,
                         help="growth part: seeds left on the board")
     parser.add_argument("--games", type=int, default=10, help="perfect-play: games an opponent")
@@ -348,7 +382,8 @@ def main() -> None:
     args = parser.parse_args()
     {"speed": run_speed, "dracala": run_dracala, "kalah": run_kalah, "db": run_db,
      "compare": run_compare, "egdb": run_egdb, "first-turns": run_first_turns,
-     "growth": run_growth, "perfect-play": run_perfect_play}[args.part](args)
+     "growth": run_growth, "perfect-play": run_perfect_play,
+     "db-open": run_db_open}[args.part](args)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,8 @@ starting positions keep the whole line and also list every optimal first step an
 score. A position short of the last decision also lists the exact value of each of its
 legal steps (``steps``; its children are in the book too), which ``nugar analyse --exact``
 shows at once. In Kalah(6, 4) a fresh solve with the databases on disk can still take a
-second or more while 43 seeds or more are on the board, which is more than three decisions
-deep on some lines; so the book also holds every position at which the perfect player,
+second or more with 45 seeds on the board, which is more than three decisions deep on
+some lines; so the book also holds every position at which the perfect player,
 following the book's own steps, can be asked for a move while at least ``BOOK_SEEDS[rules]``
 seeds are on the board, whatever the opponent plays (:func:`line_positions`; value, line and
 length, no ``steps``). With it the perfect player answers the opening at once and plays
@@ -55,8 +55,8 @@ BOOK_RULES = tuple(BOOK_DEPTHS)
 
 #: beyond ``BOOK_DEPTHS``, the book of these rule sets also holds every position at which the
 #: perfect player, following the book's own steps, can be asked for a move while at least
-#: this many seeds are on the board (the opponent playing anything): the fresh solves of more
-#: than half a second were at 43 to 46 seeds; 42 leaves a margin (510 positions, 46 CPU s;
+#: this many seeds are on the board (the opponent playing anything): the slowest fresh
+#: solves measured were at 45 seeds; 42 leaves a margin (510 positions, 50 CPU s;
 #: docs/solving.md, "Perfect play of Kalah(6, 4)")
 BOOK_SEEDS: dict[str, int] = {"kalah": 42}
 FORMAT = 3

@@ -110,9 +110,9 @@ class PerfectAgent(Agent):
         def work() -> None:
             try:
                 solver = self._open(game)
-                # one node of search loads the compiled search from numba's cache (0.1 to
-                # 0.4 s in a fresh process), which the first solve would otherwise wait
-                # for; not where the search would first build a database in memory
+                # one node of search loads the compiled search from numba's cache, which
+                # the first solve would otherwise wait for; not where the search would
+                # first build a database in memory
                 if solver.disk is not None or solver.db_seeds <= 0:
                     solver.search(state, -1, 0, node_limit=int(solver.stats[0]) + 1)
             except Exception:  # SolveAborted after the one node, as meant; any other error
