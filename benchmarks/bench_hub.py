@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from nugar.server.rooms import Hub, Listener
+from nugar.server.room import Listener
+from nugar.server.rooms import Hub
 from nugar.server.store import Store
 
 RULES = ("kalah(pits=4,seeds=3)", "dara", "dracala")

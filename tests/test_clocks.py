@@ -14,9 +14,12 @@ import pytest
 from nugar import Outcome, Termination, from_position, new_game, record
 from nugar.rules import Game, Move
 from nugar.server import store as store_module
+from nugar.server.ai_pool import AiPool
 from nugar.server.clocks import Clock, ClockError, TimeControl, check_clocks
-from nugar.server.rooms import Hub, Listener
-from nugar.server.session import ApiError, restore
+from nugar.server.errors import ApiError, status_of
+from nugar.server.room import Listener
+from nugar.server.rooms import Hub
+from nugar.server.session import restore
 from nugar.server.store import Store
 
 # --- time controls ------------------------------------------------------------------------------
@@ -385,7 +388,7 @@ def test_the_computer_s_turns_run_its_clock_and_its_flag_falls_while_it_thinks(
     now = FakeTime(monkeypatch)
     gate = threading.Event()
     store = Store(db_url)
-    hub = Hub(store, FakeComputer(FirstMove(gate)), clock=now)
+    hub = Hub(store, AiPool(FakeComputer(FirstMove(gate))), clock=now)
 
     async def run() -> None:
         room, keys = await hub.create("kalah", "ai", 1, 1, TimeControl.parse("0.5+1"))
@@ -589,7 +592,7 @@ def test_the_computer_s_first_move_is_not_timed_but_the_person_s_is(
 
     now = FakeTime(monkeypatch)
     store = Store(db_url)
-    hub = Hub(store, FakeComputer(), clock=now)
+    hub = Hub(store, AiPool(FakeComputer()), clock=now)
 
     async def run() -> None:
         room, _keys = await hub.create("kalah", "ai", 1, 2, TimeControl.parse("0.05+0"))
@@ -700,7 +703,7 @@ def test_a_link_game_waits_for_its_late_second_player(
         assert await check_clocks(hub) == [b.row.id] and b.state()["aborted"] == 1
         with pytest.raises(ApiError) as refused:
             await hub.open_seat(gid, "not a key")
-        assert refused.value.status == 403 and refused.value.code == "bad_key"
+        assert status_of(refused.value) == 403 and refused.value.code == "bad_key"
         await hub.close()
 
     asyncio.run(run())
@@ -760,7 +763,7 @@ def test_games_with_everybody_present_keep_their_timers(
 
     now = FakeTime(monkeypatch)
     store = Store(db_url)
-    hub = Hub(store, FakeComputer(), clock=now)
+    hub = Hub(store, AiPool(FakeComputer()), clock=now)
 
     async def run() -> None:
         hot, hot_keys = await hub.create("dara", "hotseat", None, None, TimeControl.parse("5+3"))

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from nugar.server.clocks import TimeControl
+from nugar.server.errors import ApiError, status_of
 from nugar.server.lobby import Lobby
-from nugar.server.session import ApiError
 from nugar.server.store import Store
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def test_challenges_are_bounded_and_expire_when_their_creator_leaves(store: Stor
     lobby.post("dala", None)
     with pytest.raises(ApiError) as full:
         lobby.post("dara", None)
-    assert full.value.status == 503 and full.value.code == "lobby_full"
+    assert status_of(full.value) == 503 and full.value.code == "lobby_full"
     assert [c["rules"] for c in lobby.listing()["challenges"]] == ["dala", "dara"]  # b private
     owner = lobby.attach(key_a)  # a's creator watches the lobby
     now.t += 31

@@ -22,7 +22,7 @@ from nugar.ai import DEFAULT_LEVEL, LEVELS
 from nugar.rules.options import DARA_SHEET
 from nugar.server import create_app
 from nugar.server.render import board_data, svg
-from nugar.server.rooms import Listener
+from nugar.server.room import Listener
 from nugar.server.store import GameRow, Store, StoredEvent, hash_key
 from serving import serving
 
@@ -528,8 +528,8 @@ def test_a_move_refused_by_a_failed_write_is_never_stored_later(db_url: str) -> 
 
 def test_a_room_behind_another_writer_is_reloaded_and_waiting_requests_retried(
         db_url: str) -> None:
+    from nugar.server.errors import ApiError
     from nugar.server.rooms import Hub
-    from nugar.server.session import ApiError
 
     store = Store(db_url)
     real_submit = store.submit
@@ -1359,7 +1359,7 @@ def test_store_write_settles_each_waiter_on_its_loop(db_url: str) -> None:
 def test_remembered_secrets_still_open_only_their_seat(client: TestClient) -> None:
     """A room remembers the secrets that opened a seat (no hashing on every move), bounded;
     a secret of the other seat, a near miss and an unknown one are refused as before."""
-    from nugar.server.rooms import KNOWN_KEYS
+    from nugar.server.room import KNOWN_KEYS
 
     made = create(client, rules="dara", mode="friend")
     gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]

@@ -16,7 +16,8 @@ import httpx
 import pytest
 
 from nugar.server import create_app
-from nugar.server.rooms import LISTENER_QUEUE, Hub, Listener
+from nugar.server.room import LISTENER_QUEUE, Listener
+from nugar.server.rooms import Hub
 from nugar.server.routes_ws import RESYNC_CLOSE, GameSocket
 from serving import serving
 

@@ -20,7 +20,8 @@ import uvicorn
 
 from nugar.server import create_app
 from nugar.server.http_timeouts import MAX_HEAD_BYTES, timed_h11, timed_protocol
-from nugar.server.rooms import Hub, Listener
+from nugar.server.room import Listener
+from nugar.server.rooms import Hub
 from nugar.server.wire import Encoded, dumps, event_message, text_of
 
 

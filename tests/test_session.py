@@ -14,11 +14,10 @@ import pytest
 from nugar import Outcome, Termination, new_game, record
 from nugar.ai import Agent, Analysis, Limits
 from nugar.rules import Game, Move
+from nugar.server.ai_pool import AiBusy, AiPool
+from nugar.server.errors import ApiError, status_of
 from nugar.server.session import (
     AI_TRIES,
-    AiBusy,
-    AiPool,
-    ApiError,
     GameSession,
     ending_of,
     impose,
@@ -65,18 +64,33 @@ class FakeComputer:
 
 
 class Journal:
-    """Stands in for the store: records each committed event with the game's moves then."""
+    """Stands in for the session's owner and the store: records each committed event with the
+    game's moves then (a :class:`~nugar.server.session.SessionOwner` that is never stale)."""
 
     def __init__(self, session_game: Callable[[], Game]) -> None:
         self.game = session_game
         self.events: list[tuple[str, dict[str, Any]]] = []
         self.fail = False
+        self.moves: list[str] = []
 
-    async def __call__(self, etype: str, data: dict[str, Any]) -> dict[str, Any]:
+    async def commit(self, etype: str, data: dict[str, Any]) -> dict[str, Any]:
         if self.fail:
             raise RuntimeError("the database is gone")
         self.events.append((etype, data))
-        return {"moves": [str(m) for m in self.game().move_stack]}
+        self.moves = [str(m) for m in self.game().move_stack]
+        return {"moves": self.moves}
+
+    def version(self) -> int:
+        return len(self.events) + 1  # the game was created as version 1
+
+    def stored_moves(self) -> list[str]:
+        return self.moves
+
+    def is_stale(self) -> bool:
+        return False
+
+    async def resync(self) -> bool:
+        return False
 
     def types(self) -> list[str]:
         return [t for t, _ in self.events]
@@ -86,7 +100,7 @@ def make(rules: str = "dara", mode: str = "friend", *, ai_seat: int | None = Non
          computer: FakeComputer | None = None) -> tuple[GameSession, Journal]:
     game = new_game(rules)
     journal = Journal(lambda: session.game)
-    session = GameSession(game, mode, journal, computer or FakeComputer(), ai_seat=ai_seat,
+    session = GameSession(game, mode, journal, AiPool(computer or FakeComputer()), ai_seat=ai_seat,
                           ai_level=1 if mode == "ai" else None)
     return session, journal
 
@@ -382,7 +396,7 @@ def test_a_full_queue_answers_ai_busy_and_hints_use_the_pool() -> None:
         assert len(computer.built) == 1  # the hints were given by the pool's agent
         assert computer.built[0].calls == 2
         busy = AiBusy(3)
-        assert busy.status == 503 and busy.retry_after == 3
+        assert status_of(busy) == 503 and busy.retry_after == 3
         pool.close()
 
     run(go)
@@ -499,7 +513,7 @@ def test_rule_endings_are_not_stored_and_bad_endings_are_refused() -> None:
 
 def test_the_server_s_agents_search_with_the_table_size_asked_for() -> None:
     from nugar.ai.agents import LevelAgent
-    from nugar.server.session import Agents
+    from nugar.server.ai_pool import Agents
 
     agent = Agents(table=16).agent(8)
     assert isinstance(agent, LevelAgent)

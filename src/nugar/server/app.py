@@ -24,13 +24,13 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from . import routes_api, routes_lobby, routes_pages, routes_ws
+from .ai_pool import Agents, AiPool
 from .clocks import WATCH_EVERY, watch_clocks
 from .fastlane import MoveLane
 from .listen import listen_forever
 from .lobby import Lobby
 from .middleware import ASGIApp, Guard, Receive, Scope, SecurityHeaders, Send, add_error_handlers
 from .rooms import EXPIRE_DAYS, Hub
-from .session import Agents, AiPool
 from .store import Store
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
     the server at: the links of a new game start with it (never with the request's ``Host``
     header). ``api_docs`` serves FastAPI's ``/docs`` and ``/redoc``. A request body not all
     received within ``body_timeout`` seconds gets 408. The AI thinks in one
-    :class:`~.session.AiPool` of ``ai_workers`` agents with ``ai_table`` MB tables each and at
+    :class:`~.ai_pool.AiPool` of ``ai_workers`` agents with ``ai_table`` MB tables each and at
     most ``ai_queue`` hints waiting (then ``503 ai_busy``). Unfinished games without a change
     for ``expire_days`` days are closed (checked at start and hourly; ``None``: never): as
     adjudicated draws, or aborted when a player never made his first move. Every

@@ -341,7 +341,7 @@ class Clock:
 
 # --- a fallen flag -----------------------------------------------------------------------------
 class Room(Protocol):
-    """What a fallen flag needs of a game's room (:class:`~.rooms.Room`)."""
+    """What a fallen flag needs of a game's room (:class:`~.room.Room`)."""
 
     clock: Clock | None
     session: GameSession

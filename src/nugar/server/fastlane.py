@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket
 
+from .errors import ApiError, status_of
 from .middleware import BODY, replaying
 from .routes_ws import ws_game
-from .session import ApiError
 from .wire import text_of
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ class MoveLane:
         try:
             answer: dict[str, Any] = await hub.move(found.group(1), key, move, expect=v)
         except ApiError as exc:
-            status = exc.status
+            status = status_of(exc)
             answer = {"error": exc.code, "detail": exc.detail}
             retry = getattr(exc, "retry_after", None)
             if retry is not None:
@@ -125,7 +125,7 @@ class MoveLane:
         try:
             answer = await hub.changes(found.group(1), since)
         except ApiError as exc:
-            await _answer(send, exc.status, {"error": exc.code, "detail": exc.detail}, [])
+            await _answer(send, status_of(exc), {"error": exc.code, "detail": exc.detail}, [])
             return
         await _answer(send, 200, answer, [])
 

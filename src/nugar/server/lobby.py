@@ -53,7 +53,7 @@ from sqlalchemy.engine import Connection
 from ..errors import RulesError
 from ..rules import parse_rules
 from .clocks import TimeControl
-from .session import ApiError
+from .errors import ApiError
 from .store import CHANNEL, LOBBY_NOTE, Store, challenges_table, hash_key
 
 #: most open challenges at once, server-wide
@@ -211,7 +211,7 @@ class Lobby:
 
     @staticmethod
     def _unknown(cid: str) -> ApiError:
-        return ApiError(404, "unknown_challenge", f"no open challenge {str(cid)[:20]!r}: it "
+        return ApiError("unknown_challenge", f"no open challenge {str(cid)[:20]!r}: it "
                         "was accepted, cancelled or has expired")
 
     def post(self, rules: str, control: TimeControl | None, colour: str = "random",
@@ -219,12 +219,12 @@ class Lobby:
         """Open a challenge; returns it and its creator's key. ``503 lobby_full`` when
         :data:`MAX_CHALLENGES` are open."""
         if colour not in COLOURS:
-            raise ApiError(422, "bad_colour", f"colour must be first, second or random, not "
+            raise ApiError("bad_colour", f"colour must be first, second or random, not "
                            f"{str(colour)[:20]!r}")
         try:
             rule_set = parse_rules(rules)
         except RulesError as exc:
-            raise ApiError(422, "bad_rules", str(exc)) from None
+            raise ApiError("bad_rules", str(exc)) from None
         self.sweep()
         now = self.clock()
         key = secrets.token_urlsafe(18)
@@ -235,7 +235,7 @@ class Lobby:
             count = conn.execute(select(func.count()).select_from(_t)
                                  .where(_t.c.taken_at == 0)).scalar_one()
             if count >= self.max_challenges:
-                raise ApiError(503, "lobby_full", f"the lobby holds {self.max_challenges} "
+                raise ApiError("lobby_full", f"the lobby holds {self.max_challenges} "
                                "open challenges, the most it takes; accept one, or try "
                                "again later")
             conn.execute(insert(_t).values(
@@ -269,12 +269,12 @@ class Lobby:
             if challenge is None:
                 raise self._unknown(cid)
             if challenge.owned_by(key):
-                raise ApiError(409, "own_challenge", "this is your own challenge; wait for "
+                raise ApiError("own_challenge", "this is your own challenge; wait for "
                                "someone to accept it, or cancel it")
             done = conn.execute(update(_t).where(_t.c.id == cid).where(_t.c.taken_at == 0)
                                 .values(taken_at=now))
             if done.rowcount != 1:
-                raise ApiError(409, "already_accepted", "someone else accepted this "
+                raise ApiError("already_accepted", "someone else accepted this "
                                "challenge first")
             # accepted ones kept for their creators: the oldest beyond the bound go
             old = (select(_t.c.seq).where(_t.c.taken_at > 0).order_by(_t.c.taken_at.desc())
@@ -318,10 +318,10 @@ class Lobby:
             if challenge is None:
                 raise self._unknown(cid)
             if not challenge.owned_by(key):
-                raise ApiError(403, "bad_key", "only the creator of a challenge may cancel it")
+                raise ApiError("bad_key", "only the creator of a challenge may cancel it")
             done = conn.execute(delete(_t).where(_t.c.id == cid).where(_t.c.taken_at == 0))
             if done.rowcount != 1:
-                raise ApiError(409, "already_accepted", "the challenge was accepted already")
+                raise ApiError("already_accepted", "the challenge was accepted already")
             self._announce(conn)
         self.heard()
 
@@ -349,7 +349,7 @@ class Lobby:
         presence reaches the database with :meth:`mark_seen` and each :meth:`sweep`.)"""
         self._bind()
         if self.watchers >= self.max_watchers:
-            raise ApiError(503, "lobby_busy", "too many people are watching the lobby; try "
+            raise ApiError("lobby_busy", "too many people are watching the lobby; try "
                            "again in a minute")
         self.watchers += 1
         if not key or len(key) > 200:

@@ -5,7 +5,7 @@ and errors as JSON.
 client address (429, with ``Retry-After``) before any route runs; :class:`SecurityHeaders`
 adds the Content-Security-Policy and its companions to every response;
 :func:`add_error_handlers` makes every refusal
-(an :class:`~.session.ApiError`, a malformed body, an unknown route) the same JSON
+(an :class:`~.errors.ApiError`, a malformed body, an unknown route) the same JSON
 ``{"error": code, "detail": sentence}``.
 """
 
@@ -23,8 +23,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .errors import ApiError, status_of
 from .pages import not_found_page
-from .session import ApiError
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -225,7 +225,7 @@ async def _send_json(send: Send, status: int, payload: dict[str, Any],
 async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
     retry = getattr(exc, "retry_after", None)  # AiBusy says when to come back
-    return JSONResponse({"error": exc.code, "detail": exc.detail}, status_code=exc.status,
+    return JSONResponse({"error": exc.code, "detail": exc.detail}, status_code=status_of(exc),
                         headers={"Retry-After": str(retry)} if retry is not None else None)
 
 

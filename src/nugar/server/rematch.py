@@ -21,7 +21,8 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from .clocks import Clock
-from .session import ApiError, rematch_id
+from .errors import ApiError
+from .session import rematch_id
 from .store import GameRow, StoredEvent
 
 if TYPE_CHECKING:
@@ -54,10 +55,10 @@ async def rematch(hub: Hub, game_id: str, key: str) -> dict[str, Any]:
     session = room.session
     seat = room.seat_of(key)
     if seat is None:
-        raise ApiError(403, "bad_key", "this secret does not open a seat of this game; "
+        raise ApiError("bad_key", "this secret does not open a seat of this game; "
                        "spectators cannot ask for a rematch")
     if not session.over:
-        raise ApiError(409, "game_running", "a rematch is offered once the game is over")
+        raise ApiError("game_running", "a rematch is offered once the game is over")
     row = room.row
     new_id = rematch_id(row.id, len(row.moves))
     if await asyncio.to_thread(hub.store.load, new_id) is None:

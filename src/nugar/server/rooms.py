@@ -1,37 +1,33 @@
-"""One authority per online game: the room that holds its session, stored row and listeners.
+"""One authority per online game, and the Hub that keeps them: every change decided, stored,
+then announced.
 
-A room's :class:`~.session.GameSession` decides every change to the game (a move, an undo,
-an offer, a resignation, a computer move) under its lock; the room then writes the change to
-the store and only then announces it to the game's websocket listeners with the next version
-number. Concurrent requests on one game therefore never interleave, and what listeners see is
-what was stored. The :class:`Hub` keeps the rooms of one server, loading each from the store
-on first use.
+A game's :class:`~.room.Room` holds its session, stored row and listeners; the session
+(:class:`~.session.GameSession`) decides every change to the game (a move, an undo, an
+offer, a resignation, a computer move) under its lock; the :class:`Hub` then writes the change
+to the store (:meth:`Hub._commit`) and only then announces it to the game's websocket
+listeners with the next version number. Concurrent requests on one game therefore never
+interleave, and what listeners see is what was stored. The Hub keeps the rooms of one server,
+loading each from the store on first use, and builds each with what it needs: the AI pool its
+computer thinks in (:mod:`.ai_pool`), the Hub's own store-and-announce, and its follower's
+refresh.
 
 The store is the authority, the rooms are caches of it: a change is written only if the
 stored version is still the room's (:meth:`~.store.Store.submit`); when another process got
-there first, the room is brought up to the stored game (:meth:`Room.apply_row`: the new moves
-played on the cached game, or a full replay when the history changed) and the request is
-decided again. On a shared database (PostgreSQL) every process hears the versions the others
-store (:meth:`Hub.heard`), refreshes its rooms from them and passes their events on to its own
-websocket listeners. The clocks of a timed game (:mod:`.clocks`) are stamped by the process
-that stores a change and written in the same row; a room refreshed after another process's
-change reads that row back (its clocks with it) rather than playing the heard moves, so every
-process shows the clocks as stored.
-
-What a change answers, and what listeners get, is an *update* (:meth:`Room.update`): the new
-version, the status, the board and the legal moves, and only the moves and turns that changed
-since a base version (``moves_from``/``new_moves``, ``turns_from``/``new_turns``), never the
-whole history; the full state (:meth:`Room.state`) is the update from version 0.
+there first, the room is brought up to the stored game (:meth:`~.room.Room.apply_row`: the
+new moves played on the cached game, or a full replay when the history changed) and the
+request is decided again. Following the versions other processes store, on a shared database
+(PostgreSQL), is the Hub's :class:`~.follow.Follower` (:mod:`.follow`). The clocks of a timed
+game (:mod:`.clocks`) are stamped by the process that stores a change and written in the same
+row; a room refreshed after another process's change reads that row back (its clocks with it)
+rather than playing the heard moves, so every process shows the clocks as stored.
 """
 
 from __future__ import annotations
 
 import asyncio
-import bisect
 import copy
 import dataclasses
 import functools
-import hmac
 import logging
 import secrets
 import time
@@ -41,22 +37,13 @@ from typing import Any
 
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE, LEVEL_RANGE_TEXT
 from ..errors import RulesError
-from ..rules import Game, Move, new_game, parse_rules
+from ..rules import Game, new_game, parse_rules
+from .ai_pool import Agents, AiPool
 from .clocks import Clock, TimeControl, flag_if_due
-from .render import board_data
-from .session import (
-    AHEAD,
-    MODES,
-    Agents,
-    ApiError,
-    ComputerPlayer,
-    GameSession,
-    aborted_by,
-    impose,
-    rematch_id,
-    restore,
-    stored_outcome,
-)
+from .errors import ApiError
+from .follow import Follower
+from .room import Room
+from .session import AHEAD, MODES, GameSession, restore
 from .store import CorruptRow, GameRow, Store, StoredEvent, VersionConflict, hash_key
 from .wire import Encoded, event_message
 
@@ -64,298 +51,8 @@ log = logging.getLogger("nugar.server")
 
 #: days without a change after which an unfinished game is closed (``--expire-days``)
 EXPIRE_DAYS = 30.0
-#: most journal entries sent to a reconnecting client before it is told to resync instead
-MAX_CATCH_UP = 500
-#: most events waiting for one websocket listener; one more drops it (it resyncs on reconnect)
-LISTENER_QUEUE = 64
-#: secrets a room remembers as opening a seat (a game has at most three: two seats, hot-seat)
-KNOWN_KEYS = 4
 #: times a change is decided again when another process stored the game meanwhile
 STALE_TRIES = 5
-
-
-class Listener:
-    """One websocket's queue of a game's events, bounded to ``limit`` events.
-
-    An event that finds the queue full is not queued: the listener is marked ``dropped``
-    (its socket is then closed and the client reconnects with ``?since=``), so a client that
-    stops reading pins at most ``limit`` events.
-    """
-
-    def __init__(self, limit: int = LISTENER_QUEUE) -> None:
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=limit)
-        self.dropped = asyncio.Event()
-
-    def offer(self, message: dict[str, Any]) -> bool:
-        """Queue ``message``; ``False`` (and ``dropped`` set) when the queue is full."""
-        if self.dropped.is_set():
-            return False
-        try:
-            self.queue.put_nowait(message)
-        except asyncio.QueueFull:
-            self.dropped.set()
-            return False
-        return True
-
-
-class Room:
-    """A live game: its stored row, its session, and the queues of its websocket listeners.
-
-    ``save(room, event_type, data)`` stores and announces each change of the session.
-    """
-
-    def __init__(self, row: GameRow, game: Game, computer: ComputerPlayer,
-                 save: Callable[[Room, str, dict[str, Any]], Awaitable[dict[str, Any]]]
-                 ) -> None:
-        self.row = row
-        self.listeners: set[Listener] = set()
-        self.clock = Clock.from_json(row.clock)  # None: a game without a time control
-        self.now: Callable[[], float] = time.time  # the server's time (the Hub's)
-        self.session = GameSession(game, row.mode, functools.partial(save, self), computer,
-                                   ai_seat=row.ai_seat, ai_level=row.ai_level,
-                                   offers=row.offers, aborted=aborted_by(row.ending))
-        self.session.auto_pass = self.clock is not None  # a forced pass takes no time
-        #: the newest stored version heard of (from another process): above ``row.version``,
-        #: the room is refreshed before its next use
-        self.known = row.version
-        #: the full state of ``row.version``, computed once per version (:meth:`state`)
-        self._view: dict[str, Any] | None = None
-        #: the game's turns kept as it grows (:meth:`_turns_now`): the turns, each turn's
-        #: ``{player, text, n}`` and the number of moves after it, for the stored move texts
-        #: ``_turns_of`` (a new game, or moves taken back, starts them again)
-        self._turns: list[tuple[int, list[Move]]] = []
-        self._turn_views: list[dict[str, Any]] = []
-        self._turn_ends: list[int] = []
-        self._turns_of: list[str] = []
-        #: secrets known to open a seat, and the seat (:meth:`seat_of`)
-        self._seats: dict[str, int] = {}
-        #: the rule set's text, game, family and player names (:meth:`_compute_state`)
-        self._named: tuple[str, str, str, tuple[str, str]] | None = None
-        #: the text of each action code met (the rule set's moves do not change)
-        self._action_texts: dict[int, str] = {}
-        #: a task following the versions other processes stored (:meth:`Hub.heard`)
-        self.following: asyncio.Task[None] | None = None
-        #: events of newer versions heard with their announcement (version -> event)
-        self.heard_events: dict[int, StoredEvent] = {}
-
-    @property
-    def stale(self) -> bool:
-        """Whether another process stored a newer version than this room holds."""
-        return self.known > self.row.version
-
-    def apply_row(self, row: GameRow) -> None:
-        """Bring the room to the stored ``row`` (a newer version written elsewhere): the new
-        moves are played on the cached game when they extend it, otherwise the stored game
-        is replayed; the clocks are the stored ones. Called with the session's lock held."""
-        if row.version == self.row.version:
-            return
-        try:
-            clock = Clock.from_json(row.clock)
-            aborted = aborted_by(row.ending)
-        except (ValueError, TypeError, KeyError) as exc:
-            raise ApiError(409, "corrupt_game", f"the stored clock of game {row.id} does not "
-                           f"read: {exc}") from None
-        session = self.session
-        game = session.game
-        cached = self.row.moves
-        if (game.outcome is None and self.row.ending is None and len(row.moves) >= len(cached)
-                and row.moves[:len(cached)] == cached
-                and [str(m) for m in game.move_stack] == cached):
-            try:
-                for text in row.moves[len(cached):]:
-                    game.play(text)
-                if row.ending and aborted is None:
-                    impose(game, stored_outcome(row.ending))
-            except ValueError:
-                game = restore(row.rules, row.moves, row.ending)
-        else:
-            game = restore(row.rules, row.moves, row.ending)
-        if (row.key_hash_1, row.key_hash_2) != (self.row.key_hash_1, self.row.key_hash_2):
-            self._seats.clear()  # never so far: a game's secrets are made with it
-        self.row = row  # first: the session reads the stored moves from it
-        self.clock = clock
-        session.reset(game, row.offers, aborted)
-        self.known = max(self.known, row.version)
-        self._view = None
-
-    def announce(self, message: dict[str, Any]) -> None:
-        """Queue ``message`` for every listener, dropping those whose queue is full."""
-        for listener in list(self.listeners):
-            if not listener.offer(message):
-                self.listeners.discard(listener)
-
-    # --- reading ----------------------------------------------------------------------------
-    def unseen(self, seat: int | None) -> list[int] | None:
-        """The seats a request opening ``seat`` (:meth:`seat_of`) shows to be open that the
-        clock does not know yet (``None``: none; a game without a clock needs none)."""
-        clock = self.clock
-        if clock is None or seat is None or clock.ready:
-            return None
-        seats = [p for p in ((1, 2) if seat == 0 else (seat,)) if not clock.seen[p - 1]]
-        return seats or None
-
-    def seat_of(self, key: str | None) -> int | None:
-        """The seat a secret opens: 1, 2, 0 for a hot-seat key (both seats), else ``None``.
-        The secrets that opened a seat are remembered (at most :data:`KNOWN_KEYS`), so a
-        player's every move does not hash his secret again; any other key is hashed and
-        compared as always."""
-        if not key or len(key) > 200:
-            return None
-        seat = self._seats.get(key)
-        if seat is not None:
-            return seat
-        seat = self._seat_by_hash(key)
-        if seat is not None:
-            if len(self._seats) >= KNOWN_KEYS:
-                self._seats.clear()
-            self._seats[key] = seat
-        return seat
-
-    def _seat_by_hash(self, key: str) -> int | None:
-        digest = hash_key(key)
-        one = self.row.key_hash_1 or ""
-        two = self.row.key_hash_2 or ""
-        match_one = hmac.compare_digest(digest, one) if one else False
-        match_two = hmac.compare_digest(digest, two) if two else False
-        if match_one and match_two:
-            return 0
-        if match_one:
-            return 1
-        if match_two:
-            return 2
-        return None
-
-    def state(self, history: bool = True) -> dict[str, Any]:
-        """The public view of the game (no secrets): everything a client draws. It is
-        computed once per version and shared by every answer and listener (do not change
-        it); ``history=False`` leaves out ``moves`` and ``turns``."""
-        view = self._view
-        if view is None or view["v"] != self.row.version:
-            view = self._view = self._compute_state()
-        if self.clock is not None:  # the time left changes between versions: read it now
-            view = {**view, "clock": self.clock.view(self.now())}
-        if history:
-            return view
-        return {k: v for k, v in view.items() if k not in ("moves", "turns")}
-
-    def update(self, base: int, moves_from: int,
-               old_turns: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-        """What changed since version ``base``, whose moves agree with the current ones on
-        the first ``moves_from``: the status fields of :meth:`state` (version, whose turn,
-        result, score, legal moves, offers, board), ``new_moves`` (the moves
-        from ``moves_from`` on) and ``new_turns`` (the turns from ``turns_from`` on: the turn
-        holding move ``moves_from`` is sent again, since it may have grown). A client at a
-        version from ``base`` up to ``v`` merges it; one below ``base`` asks
-        ``GET /api/games/{id}?since=V`` (or sends the websocket ``sync``). Given the turns
-        of version ``base`` (``old_turns``), only the turns that differ are sent."""
-        full = self.state()
-        if base <= 0:
-            return {**full, "base": 0}
-        moves_from = max(0, min(moves_from, full["ply"]))
-        turns_from = 0
-        if old_turns is not None:
-            new_turns = full["turns"]
-            limit = min(len(old_turns), len(new_turns))
-            while turns_from < limit and (old_turns[turns_from] is new_turns[turns_from]
-                                          or old_turns[turns_from] == new_turns[turns_from]):
-                turns_from += 1  # the turns a change did not touch are the same objects
-        else:  # a turn that ended before moves_from cannot have changed
-            turns_from = bisect.bisect_left(self._turn_ends, moves_from)
-        out = {k: v for k, v in full.items() if k not in NOT_IN_UPDATES}
-        out.update(base=base, moves_from=moves_from, new_moves=full["moves"][moves_from:],
-                   turns_from=turns_from, new_turns=full["turns"][turns_from:])
-        return out
-
-    def _compute_state(self) -> dict[str, Any]:
-        session = self.session
-        game = session.game
-        outcome = game.outcome
-        aborted = session.aborted
-        over = session.over
-        ply = game.ply
-        turns = self._turns_now(game)
-        last_turn = turns[-1][1] if turns else []
-        legal = [] if over else self._legal_texts(game)
-        named = self._named
-        if named is None:  # what names the game never changes
-            named = self._named = (game.rules.text, game.rules.game, game.rules.family,
-                                   (game.player_name(1), game.player_name(2)))
-        out: dict[str, Any] = {
-            "id": self.row.id,
-            "v": self.row.version,
-            "base": 0,
-            "rules": named[0],
-            "game": named[1],
-            "family": named[2],
-            "players": list(named[3]),
-            "mode": session.mode,
-            "ai_level": session.ai_level,
-            "ai_seat": session.ai_seat,
-            "to_move": None if over else game.to_move,
-            "over": over,
-            # an aborted game has no result (``*``) and no winner
-            "result": session.result,
-            "winner": None if outcome is None else outcome.winner,
-            "reason": session.reason,
-            "aborted": aborted,  # the player who did not make his first move in time
-            "score": list(game.score),
-            "legal": legal,
-            "last_move": str(last_turn[-1]) if last_turn else None,
-            "last_turn": [str(m) for m in last_turn],
-            "last_mover": turns[-1][0] if turns else None,
-            "offers": session.offers,
-            # the rematch offered after the game (:mod:`.rematch`), if one was
-            "rematch": (rematch_id(self.row.id, len(self.row.moves))
-                        if "rematch" in session.offers else None),
-            "ply": ply,
-            "clock": None if self.clock is None else self.clock.view(self.now()),
-            "board": board_data(game),  # the page draws it (static/board.js): no SVG here
-        }
-        out["turns"] = list(self._turn_views)  # a copy: a view is never changed after
-        out["moves"] = self.row.moves  # the stored texts of the game's moves (never changed)
-        return out
-
-    def _legal_texts(self, game: Game) -> list[str]:
-        """The texts of the legal moves, each action's text made once per room."""
-        known = self._action_texts
-        out = []
-        for action in game.legal_actions():
-            text = known.get(action)
-            if text is None:
-                text = known[action] = str(game.action_to_move(action))
-            out.append(text)
-        return out
-
-    def _turns_now(self, game: Game) -> list[tuple[int, list[Move]]]:
-        """The game's turns, with ``_turn_views`` and ``_turn_ends`` brought up to date: only
-        the turns a change touched are made again when the stored moves extend those of the
-        last call (the usual move), all of them otherwise."""
-        texts = self.row.moves  # the stored texts of the moves: str() of each
-        exact = len(texts) == game.ply  # a turn's text joins the stored texts when they agree
-        done = len(self._turns_of)
-        if not (exact and done <= len(texts) and texts[:done] == self._turns_of):
-            self._turns, self._turn_views, self._turn_ends, done = [], [], [], 0
-        turns = self._turns
-        first = game.extend_turns(turns, done)
-        views, ends = self._turn_views, self._turn_ends
-        del views[first:], ends[first:]
-        start = ends[-1] if ends else 0
-        joiner = game.descriptor.turn_joiner
-        for player, ms in turns[first:]:
-            end = start + len(ms)
-            text = (joiner.join(texts[start:end]) if exact
-                    else game.descriptor.join_turn(ms))
-            views.append({"player": player, "text": text, "n": len(ms)})
-            ends.append(end)
-            start = end
-        self._turns_of = list(texts) if exact else []
-        return turns
-
-
-#: the fields of a state that never change in a game (not repeated in updates)
-STATIC = frozenset({"id", "rules", "game", "family", "players", "mode", "ai_level", "ai_seat"})
-#: what an update leaves out: the fields that never change and the whole history
-NOT_IN_UPDATES = STATIC | {"moves", "turns"}
 
 
 def _time_first_moves(clock: Clock, session: GameSession, etype: str, data: dict[str, Any],
@@ -379,59 +76,32 @@ def _time_first_moves(clock: Clock, session: GameSession, etype: str, data: dict
     clock.wait_for(waiting, now)
 
 
-def moves_from_events(ply: int, events: list[StoredEvent]) -> int:
-    """How many of the current ``ply`` moves were already there, unchanged, before
-    ``events`` (the journal entries after a base version, oldest first): walking back from
-    now, a ``move`` event took moves away, an ``undo`` or ``takeback`` put them back; the
-    lowest count met is the prefix every version since the base shares."""
-    low = ply
-    for e in reversed(events):
-        n = len(e.data.get("moves", [])) if isinstance(e.data.get("moves"), list) else 0
-        if e.type == "move":
-            ply -= n
-        elif e.type in ("undo", "takeback"):
-            ply += n
-        low = min(low, ply)
-    return max(0, low)
-
-
-def _version(room: Room) -> int:
-    return room.row.version
-
-
-def _stored_moves(room: Room) -> list[str]:
-    return room.row.moves
-
-
-def _stale(room: Room) -> bool:
-    return room.stale
-
-
 class Hub:
     """All rooms of one server: loads them from the store on demand, stores and announces
     their changes."""
 
-    def __init__(self, store: Store, computer: ComputerPlayer | None = None,
+    def __init__(self, store: Store, pool: AiPool | None = None,
                  max_rooms: int = 2000, *, expire_days: float | None = EXPIRE_DAYS,
                  clock: Callable[[], float] = time.time) -> None:
         self.store = store
         #: unfinished games idle this many days are closed by :meth:`expire_idle`
         self.expire_days = expire_days
         self.clock = clock
-        self.computer: ComputerPlayer = Agents() if computer is None else computer
+        #: where the computer of every game thinks; without one given, the Hub makes its own
+        #: (nugar's levels, one worker) and closes it with itself
+        self.pool = AiPool(Agents()) if pool is None else pool
+        self._own_pool = pool is None
         self.max_rooms = max_rooms
         self.rooms: OrderedDict[str, Room] = OrderedDict()
         self._load_lock = asyncio.Lock()
+        #: keeps the rooms up with the versions other processes store
+        self.follower = Follower(store, self.rooms, functools.partial(self.room, fresh=True))
 
     # --- rooms ------------------------------------------------------------------------------
     def _open(self, row: GameRow, game: Game) -> Room:
         """The room of a stored row and its replayed game, kept and its computer started."""
-        room = Room(row, game, self.computer, self._commit)
-        room.now = self.clock
-        room.session.version = functools.partial(_version, room)
-        room.session.stored_moves = functools.partial(_stored_moves, room)
-        room.session.is_stale = functools.partial(_stale, room)
-        room.session.resync = functools.partial(self.refresh, room)
+        room = Room(row, game, self.pool, save=self._commit, refresh=self.follower.refresh,
+                    now=self.clock)
         self.rooms[row.id] = room
         self._evict()
         room.session.schedule_ai()
@@ -460,15 +130,11 @@ class Hub:
 
     async def _room(self, game_id: str, fresh: bool = False) -> Room:
         if not isinstance(game_id, str) or not game_id.isalnum() or len(game_id) > 32:
-            raise ApiError(404, "unknown_game", f"no game with id {game_id!r}")
+            raise ApiError("unknown_game", f"no game with id {game_id!r}")
         room = self.rooms.get(game_id)
         if room is not None:
             self.rooms.move_to_end(game_id)
-            if fresh and self.store.shared:
-                stored = await asyncio.to_thread(self.store.version, game_id)
-                room.known = max(room.known, stored or 0)
-            if room.stale:
-                await self.refresh(room, if_stale=True)
+            await self.follower.bring_up(room, fresh)
             return room
         async with self._load_lock:
             room = self.rooms.get(game_id)
@@ -477,7 +143,7 @@ class Hub:
             try:
                 row = await asyncio.to_thread(self.store.load, game_id)
                 if row is None:
-                    raise ApiError(404, "unknown_game", f"no game with id {game_id!r}")
+                    raise ApiError("unknown_game", f"no game with id {game_id!r}")
                 game = await asyncio.to_thread(restore, row.rules, row.moves, row.ending)
                 return self._open(row, game)
             except ApiError as exc:
@@ -488,127 +154,8 @@ class Hub:
                 # a row that no longer replays (broken JSON, rules that do not parse any more,
                 # a bad mode or ending): this game is refused, the rest of the server goes on
                 log.warning("stored game %s cannot be rebuilt: %s", game_id, exc)
-                raise ApiError(409, "corrupt_game",
+                raise ApiError("corrupt_game",
                                f"the stored game {game_id} cannot be rebuilt: {exc}") from None
-
-    async def refresh(self, room: Room, *, if_stale: bool = False) -> bool:
-        """Bring ``room`` to the stored game if another process changed it, and pass the
-        events it missed to its listeners; ``True`` if the room changed. ``if_stale``: only
-        if the room is still behind a version heard of once the lock is had (a change of
-        this process, committed meanwhile, may have brought it there: its own announcement
-        can arrive before the change's commit is seen here), without asking the store."""
-        async with room.session.lock:
-            if if_stale and not room.stale:
-                return False
-            return await self._refresh_locked(room)
-
-    async def _refresh_locked(self, room: Room) -> bool:
-        if self._follow_moves(room):
-            return True
-        row = await asyncio.to_thread(self.store.load, room.row.id)
-        if row is None or row.version <= room.row.version:
-            room.known = room.row.version
-            return False
-        base = room.row.version
-        try:
-            room.apply_row(row)
-        except ApiError:
-            room.session.closed = True  # the stored game no longer replays: reload it
-            if self.rooms.get(row.id) is room:
-                del self.rooms[row.id]
-            raise
-        if room.listeners:
-            missed = await asyncio.to_thread(self.store.events_since, row.id, base,
-                                             MAX_CATCH_UP, row.version)
-            if missed and missed[0].version == base + 1 and missed[-1].version == row.version:
-                update = Encoded(room.update(base, moves_from_events(len(row.moves), missed)))
-                for e in missed:
-                    room.announce(event_message(e.type, e.version, e.data,
-                                                update if e is missed[-1] else None))
-            else:
-                room.announce({"type": "sync", "v": row.version, "data": {},
-                               "state": room.state()})
-        return True
-
-    def _follow_moves(self, room: Room) -> bool:
-        """Bring ``room`` to its ``known`` version without reading the store, when every
-        version in between was heard with its event and each is a move (the usual case):
-        the moves are played on the cached game and the events passed on to its listeners.
-        ``False`` (nothing changed) otherwise, or if a move does not apply (then the store is
-        read). A game with a clock is always read from the store: the clocks another process
-        stamped on its change are in the stored row, not in the event."""
-        if room.clock is not None:
-            room.heard_events.clear()
-            return False
-        base, target = room.row.version, room.known
-        events = [room.heard_events.get(v) for v in range(base + 1, target + 1)]
-        room.heard_events = {v: e for v, e in room.heard_events.items() if v > target}
-        moves: list[str] = []
-        for e in events:
-            if e is None or e.type != "move" or not isinstance(e.data.get("moves"), list):
-                return False
-            moves += [str(t) for t in e.data["moves"]]
-        session = room.session
-        game = session.game
-        if not events or session.over:
-            return False
-        try:
-            for text in moves:
-                game.play(text)
-        except ValueError:
-            while len(game.move_stack) > len(room.row.moves):
-                game.undo()
-            return False
-        outcome = game.outcome
-        human = any(not e.data.get("ai") for e in events if e is not None)
-        old_moves = room.row.moves
-        room.row = dataclasses.replace(
-            room.row, moves=old_moves + moves, offers={} if human else dict(session.offers),
-            result=None if outcome is None else outcome.result,
-            reason=None if outcome is None else str(outcome.reason), version=target)
-        session.reset(game, room.row.offers)
-        room._view = None
-        if room.listeners:
-            update = Encoded(room.update(base, len(old_moves)))
-            for e in events:
-                assert e is not None
-                room.announce(event_message(e.type, e.version, e.data,
-                                            update if e is events[-1] else None))
-        return True
-
-    def behind(self, game_id: str, version: int) -> bool:
-        """Whether this process holds the game at an older version than ``version`` (an
-        announcement of anything else needs no reading)."""
-        room = self.rooms.get(game_id)
-        return room is not None and version > room.row.version
-
-    def heard(self, game_id: str, version: int, event: StoredEvent | None = None) -> None:
-        """Another process (or this one) stored ``version`` of a game (``event``: the change,
-        when the announcement carried it): a room holding an older one is refreshed before
-        its next use, at once if someone is watching it."""
-        room = self.rooms.get(game_id)
-        if room is None or version <= room.row.version:
-            return
-        if event is not None and len(room.heard_events) < LISTENER_QUEUE:
-            room.heard_events[version] = event
-        if version <= room.known:
-            return
-        room.known = version
-        if room.listeners and (room.following is None or room.following.done()):
-            room.following = asyncio.create_task(self._follow(room))
-
-    async def _follow(self, room: Room) -> None:
-        try:
-            while room.stale and room.listeners and not room.session.closed:
-                await self.refresh(room, if_stale=True)
-        except Exception:
-            log.exception("following game %s failed", room.row.id)
-
-    def heard_all(self) -> None:
-        """The announcements may have been missed (the listening connection was lost):
-        every room is checked against the store before its next use."""
-        for gid, room in list(self.rooms.items()):
-            self.heard(gid, room.row.version + 1)
 
     def _evict(self) -> None:
         """Forget idle rooms beyond ``max_rooms`` (they are reloaded from the store on use)."""
@@ -644,7 +191,7 @@ class Hub:
         for gid, version in await asyncio.to_thread(self.store.idle_games, cutoff):
             try:
                 room = await self.room(gid)
-                done = await room.session.expire(version, functools.partial(_version, room))
+                done = await room.session.expire(version)
             except ApiError as exc:
                 log.warning("cannot expire game %s: %s", gid, exc.detail)
                 continue
@@ -672,6 +219,8 @@ class Hub:
     async def close(self) -> None:
         for room in list(self.rooms.values()):
             await room.session.close()
+        if self._own_pool:
+            self.pool.close()
 
     # --- creating ---------------------------------------------------------------------------
     async def create(self, rules: str, mode: str, ai_level: int | None, human_seat: int | None,
@@ -683,13 +232,13 @@ class Hub:
         ``(seat, hash)``, that seat opens with a secret its holder already has (the lobby's
         challenge key), whose hash is given; it is not among the secrets returned."""
         if mode not in MODES:
-            raise ApiError(422, "bad_mode", f"mode {mode!r} is unknown; allowed: "
+            raise ApiError("bad_mode", f"mode {mode!r} is unknown; allowed: "
                            + ", ".join(MODES))
         try:
             rule_set = parse_rules(rules)
             game = new_game(rule_set)
         except RulesError as exc:
-            raise ApiError(422, "bad_rules", str(exc)) from None
+            raise ApiError("bad_rules", str(exc)) from None
         keys: dict[str, str] = {}
         ai_seat: int | None = None
         hash_1: str | None = None
@@ -698,11 +247,11 @@ class Hub:
             if ai_level is None:  # the level people get when they name none
                 ai_level = DEFAULT_LEVEL
             if ai_level not in LEVEL_RANGE:
-                raise ApiError(422, "bad_level", "AI level must be a whole number "
+                raise ApiError("bad_level", "AI level must be a whole number "
                                f"{LEVEL_RANGE_TEXT}, not {ai_level!r}")
             seat = 1 if human_seat is None else human_seat
             if seat not in (1, 2):
-                raise ApiError(422, "bad_seat", f"seat must be 1 or 2, not {human_seat!r}")
+                raise ApiError("bad_seat", f"seat must be 1 or 2, not {human_seat!r}")
             ai_seat = 3 - seat
             key = secrets.token_urlsafe(18)
             keys[str(seat)] = key
@@ -782,14 +331,14 @@ class Hub:
             # another process stored this game meanwhile: nothing was written; the session
             # rolls back, the caller refreshes the room and decides the request again
             room.known = max(room.known, row.version)
-            raise ApiError(503, "stale_room", "the game changed on another server while this "
+            raise ApiError("stale_room", "the game changed on another server while this "
                            "request was decided; nothing was changed, try again") from exc
         except Exception as exc:
             # the write changed nothing: the session rolls its game back to the stored state
             # and the room (with its listeners) stays the current one; its clocks were not
             # touched (the change was stamped on a copy)
             log.exception("storing game %s failed", row.id)
-            raise ApiError(503, "storage_failed",
+            raise ApiError("storage_failed",
                            "the move could not be stored; nothing was changed, try again"
                            ) from exc
         room.row = row
@@ -818,9 +367,9 @@ class Hub:
             except ApiError as exc:
                 if exc.code != "stale_room" or attempt == STALE_TRIES - 1:
                     raise
-                if not room.session.closed and not await self.refresh(room) \
+                if not room.session.closed and not await self.follower.refresh(room) \
                         and exc.detail.startswith(AHEAD):
-                    raise ApiError(409, "stale_version", exc.detail) from None
+                    raise ApiError("stale_version", exc.detail) from None
         raise AssertionError("unreachable")
 
     async def move(self, game_id: str, key: str | None, text: str,
@@ -849,7 +398,7 @@ class Hub:
         (:mod:`.clocks`); later, nothing is written. Answers the game's full state."""
         room = await self.room(game_id, fresh=True)
         if room.seat_of(key) is None:
-            raise ApiError(403, "bad_key", "this secret does not open a seat of this game")
+            raise ApiError("bad_key", "this secret does not open a seat of this game")
 
         async def note(r: Room) -> dict[str, Any]:
             await r.session.note_open(lambda: r.unseen(r.seat_of(key)))
@@ -863,40 +412,24 @@ class Hub:
         room = await self.room(game_id)
         return await room.session.hint(room.seat_of(key))
 
-    # --- listeners --------------------------------------------------------------------------
+    # --- following other processes (:class:`~.follow.Follower`) ----------------------------
+    def heard(self, game_id: str, version: int, event: StoredEvent | None = None) -> None:
+        """Another process stored ``version`` of a game (:meth:`.follow.Follower.heard`)."""
+        self.follower.heard(game_id, version, event)
+
+    def heard_all(self) -> None:
+        """Every room is checked against the store before its next use
+        (:meth:`.follow.Follower.heard_all`)."""
+        self.follower.heard_all()
+
+    def behind(self, game_id: str, version: int) -> bool:
+        """Whether this process holds the game at an older version than ``version``."""
+        return self.follower.behind(game_id, version)
+
     async def catch_up(self, room: Room, since: int | None) -> list[dict[str, Any]]:
-        """What a (re)connecting client needs: the events it missed, or a full state."""
-        if self.store.shared:
-            room = await self.room(room.row.id, fresh=True)
-        async with room.session.lock:
-            current = room.row.version
-            if since is not None and 0 <= since <= current and current - since <= MAX_CATCH_UP:
-                if since == current:
-                    return [{"type": "uptodate", "v": current}]
-                missed = await asyncio.to_thread(self.store.events_since, room.row.id,
-                                                 since, MAX_CATCH_UP, current)
-                if missed and missed[0].version == since + 1 and missed[-1].version == current:
-                    out: list[dict[str, Any]] = [
-                        {"type": e.type, "v": e.version, "data": e.data, "update": None}
-                        for e in missed]
-                    out[-1]["update"] = room.update(
-                        since, moves_from_events(len(room.row.moves), missed))
-                    return out
-            return [{"type": "sync", "v": current, "data": {}, "state": room.state()}]
+        """What a (re)connecting client needs (:meth:`.follow.Follower.catch_up`)."""
+        return await self.follower.catch_up(room, since)
 
     async def changes(self, game_id: str, since: int | None) -> dict[str, Any]:
-        """``GET /api/games/{id}?since=V``: the update from version ``since`` (the full state
-        without it, or when ``since`` is too old or not a version of the game)."""
-        room = await self.room(game_id, fresh=True)
-        async with room.session.lock:
-            current = room.row.version
-            if since is None or not 0 < since <= current or current - since > MAX_CATCH_UP:
-                return room.state()
-            if since == current:
-                return room.update(since, len(room.row.moves))
-            missed = await asyncio.to_thread(self.store.events_since, room.row.id, since,
-                                             MAX_CATCH_UP, current)
-            if not (missed and missed[0].version == since + 1
-                    and missed[-1].version == current):
-                return room.state()
-            return room.update(since, moves_from_events(len(room.row.moves), missed))
+        """``GET /api/games/{id}?since=V`` (:meth:`.follow.Follower.changes`)."""
+        return await self.follower.changes(game_id, since)

@@ -1,7 +1,7 @@
 """The web app's JSON API: presets, levels, games and their changes, records.
 
 Every route reads the server's :class:`~.rooms.Hub` from the application (``app.state.hub``)
-and hands a game's changes to its room; refusals are :class:`~.session.ApiError`, answered as
+and hands a game's changes to its room; refusals are :class:`~.errors.ApiError`, answered as
 JSON by :mod:`.middleware`. The OpenAPI schema lists these routes at ``/docs``.
 """
 
@@ -20,10 +20,11 @@ from ..rules import PRESETS, Game, Move, new_game, parse_rules
 from ..rules.family import preset_json
 from ..rules.options import MAX_RULES_TEXT, format_value
 from .clocks import ClockError, TimeControl
+from .errors import ApiError
 from .rematch import rematch
 from .render import board_data, svg
 from .rooms import Hub
-from .session import ApiError, restore
+from .session import restore
 
 #: the most moves a record sent to ``POST /api/replay`` may hold (reading stops beyond them)
 MAX_REPLAY_MOVES = 5000
@@ -134,7 +135,7 @@ async def api_levels(rules: str | None = None) -> dict[str, Any]:
         try:
             out["perfect"] = await asyncio.to_thread(perfect_status, parse_rules(rules))
         except ValueError as exc:
-            raise ApiError(422, "bad_rules", str(exc)) from None
+            raise ApiError("bad_rules", str(exc)) from None
     return out
 
 
@@ -143,7 +144,7 @@ async def api_rules(text: str) -> dict[str, Any]:
     try:
         rs = parse_rules(text)  # refuses a text over MAX_RULES_TEXT before reading it
     except ValueError as exc:
-        raise ApiError(422, "bad_rules", str(exc)) from None
+        raise ApiError("bad_rules", str(exc)) from None
     return {"text": rs.text, "game": rs.game, "family": rs.family,
             "source": rs.preset.source,
             "options": {k: format_value(v) for k, v in vars(rs.options).items()}}
@@ -155,7 +156,7 @@ def time_control_of(text: str | None) -> TimeControl | None:
     try:
         return TimeControl.parse(text)
     except ClockError as exc:
-        raise ApiError(422, "bad_clock", str(exc)) from None
+        raise ApiError("bad_clock", str(exc)) from None
 
 
 def _links(request: Request, game_id: str, keys: dict[str, str]) -> dict[str, Any]:
@@ -191,7 +192,7 @@ async def _game_at(hub: Hub, game_id: str, ply: int | None) -> Game:
     if ply is None or ply == len(moves):
         return room.session.game
     if not 0 <= ply <= len(moves):
-        raise ApiError(422, "bad_ply", f"ply must be between 0 and {len(moves)}, not {ply}")
+        raise ApiError("bad_ply", f"ply must be between 0 and {len(moves)}, not {ply}")
     return await asyncio.to_thread(restore, room.row.rules, moves[:ply], None)
 
 
@@ -322,12 +323,12 @@ def _replay(body: ReplayBody) -> dict[str, Any]:
     try:
         record = load_one(body.record, max_moves=MAX_REPLAY_MOVES)
     except ValueError as exc:
-        raise ApiError(422, "bad_record", str(exc)) from None
+        raise ApiError("bad_record", str(exc)) from None
     game = record.game
     turn_list = game.turn_list()
     turn = len(turn_list) if body.turn is None else body.turn
     if turn > len(turn_list):
-        raise ApiError(422, "bad_turn", f"turn must be between 0 and {len(turn_list)} for "
+        raise ApiError("bad_turn", f"turn must be between 0 and {len(turn_list)} for "
                                         f"this record, not {turn}")
     view = new_game(game.rules)
     for _, moves in turn_list[:turn]:

@@ -31,9 +31,9 @@ from pydantic import Field
 from starlette.requests import HTTPConnection
 
 from ..rules.options import MAX_RULES_TEXT
+from .errors import ApiError
 from .lobby import Challenge, Lobby
 from .routes_api import Body, ErrorBody, HubDep, KeyBody, time_control_of
-from .session import ApiError
 
 log = logging.getLogger("nugar.server")
 

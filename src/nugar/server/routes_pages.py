@@ -7,8 +7,8 @@ from pathlib import Path
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
+from .errors import ApiError, status_of
 from .pages import not_found_page, rules_index, rules_page
-from .session import ApiError
 
 #: the browser client: index.html, app.js, style.css, favicon.svg
 STATIC = Path(__file__).parent / "static"
@@ -33,7 +33,7 @@ async def game_page(game_id: str, request: Request) -> Response:
     try:
         await request.app.state.hub.room(game_id)
     except ApiError as exc:
-        if exc.status == 404:
+        if status_of(exc) == 404:
             return HTMLResponse(not_found_page("No such game", exc.detail[:120]),
                                 status_code=404)
         # another refusal (a stored game that cannot be rebuilt): the page shows it

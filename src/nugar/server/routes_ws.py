@@ -9,7 +9,7 @@ answered ``{"type": "seat", "seat": S, "v": V}`` (a key that opens no seat: an `
 message, nothing marked, the socket stays a spectator's). The key travels in a message, not
 in the address, so that it never lands in an access log. More than 20 messages a second, or
 one over 1000 characters, closes the socket. A client that falls
-:data:`~.rooms.LISTENER_QUEUE` events behind is closed with code :data:`RESYNC_CLOSE` and
+:data:`~.room.LISTENER_QUEUE` events behind is closed with code :data:`RESYNC_CLOSE` and
 reconnects with ``?since=`` (the last version it has).
 """
 
@@ -24,9 +24,10 @@ from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from .rooms import Hub, Listener, Room
+from .errors import ApiError, status_of
+from .room import Listener, Room
+from .rooms import Hub
 from .routes_api import HubDep
-from .session import ApiError
 from .wire import text_of
 
 log = logging.getLogger("nugar.server")
@@ -50,7 +51,7 @@ async def ws_game(websocket: WebSocket, game_id: str, hub: HubDep) -> None:
     except ApiError as exc:
         await websocket.send_json({"type": "error", "error": exc.code, "detail": exc.detail})
         # 4000 + the HTTP status (4404 unknown, 4409 corrupt), the error code as the reason
-        await websocket.close(code=4000 + exc.status, reason=exc.code)
+        await websocket.close(code=4000 + status_of(exc), reason=exc.code)
         return
     await GameSocket(websocket, hub, room).run(_since(websocket.query_params.get("since")))
 

@@ -4,10 +4,12 @@ the computer's turns.
 A :class:`GameSession` holds the :class:`~nugar.rules.Game` (the only judge of the rules and
 the only record of how the game ended: a resignation, an agreed draw, an adjudication or a
 loss on time is applied to the game itself), the mode (against the AI, between two people
-by link, hot-seat), the pending offers and the computer player. Every change runs under the
-session's ``asyncio.Lock``, and is then handed to ``commit(event_type, data)``, which stores
-and announces it (the server's :class:`~.rooms.Room` does that) and returns the public state.
-Nothing here imports FastAPI: the tests drive sessions directly, with a fake computer player.
+by link, hot-seat), the pending offers and the AI pool its computer thinks in
+(:class:`~.ai_pool.AiPool`). Every change runs under the session's ``asyncio.Lock``, and is
+then handed to its owner's ``commit(event_type, data)`` (:class:`SessionOwner`, given to the
+constructor: the server's :class:`~.room.Room`), which stores and announces it and returns
+the public state. Nothing here knows HTTP: a refusal is an :class:`~.errors.ApiError` with a
+code, and the tests drive sessions directly, with a fake owner and computer player.
 
 A stored game is its rule set, its move texts and its imposed ending (:func:`ending_of`),
 which :func:`restore` applies again after the moves. A game *aborted* because a player did
@@ -25,20 +27,18 @@ import contextlib
 import hashlib
 import logging
 import random
-from collections import deque
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..ai.agents import DEFAULT_LEVEL
 from ..errors import IllegalMoveError, InvalidMoveError
 from ..rules import Game, Move, Outcome, Termination, new_game
+from .ai_pool import AiBusy
+from .errors import ApiError
 
 if TYPE_CHECKING:
-    from ..ai import Agent, Analysis, Limits
-    from ..warmup import Warmup
-
-T = TypeVar("T")
+    from ..ai import Analysis
+    from .ai_pool import AiPool
 
 log = logging.getLogger("nugar.server")
 
@@ -48,8 +48,6 @@ OFFER_ACTIONS = ("offer", "accept", "decline", "cancel")
 #: most moves a stored or created game may hold (guards memory and replay time)
 MAX_MOVES = 5000
 
-#: stores and announces one change (an event type and its data); returns the public state
-Commit = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 #: how the refusal of a move expecting a version this process has not seen yet begins
 AHEAD = "this server has not seen version"
 #: the reason (``state["reason"]``, the stored ``reason``) of an aborted game; its result is
@@ -57,14 +55,28 @@ AHEAD = "this server has not seen version"
 ABORTED = "aborted"
 
 
-class ApiError(Exception):
-    """A refused request: HTTP status, a short machine code and a sentence for people."""
+class SessionOwner(Protocol):
+    """What a session asks of whoever keeps its game (the server's :class:`~.room.Room`):
+    storing its changes and what is stored."""
 
-    def __init__(self, status: int, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.code = code
-        self.detail = detail
+    async def commit(self, etype: str, data: dict[str, Any]) -> dict[str, Any]:
+        """Store and announce one change (an event type and its data), already applied to
+        the session's game; returns the public state. Raises if nothing was stored."""
+
+    def version(self) -> int:
+        """The stored version of the game."""
+
+    def stored_moves(self) -> list[str]:
+        """The stored texts of the game's moves (spares writing out every move after each
+        change)."""
+
+    def is_stale(self) -> bool:
+        """Whether the stored game is known to be newer than the session's: a request then
+        gets ``stale_room`` and the owner refreshes the session and decides it again."""
+
+    async def resync(self) -> bool:
+        """Bring the session to the stored game when another process changed it; ``True``
+        if something changed."""
 
 
 def rematch_id(game_id: str, ply: int) -> str:
@@ -127,205 +139,23 @@ def stored_outcome(ending: dict[str, Any]) -> Outcome:
 def restore(rules: str, moves: list[str], ending: dict[str, Any] | None) -> Game:
     """Rebuild a stored game: its moves in order, each checked by the engine, then its
     imposed ending (an abort is not one: the game stays as its moves left it). A game that
-    does not replay is ``ApiError`` 409 ``corrupt_game``."""
+    does not replay is refused as ``corrupt_game``."""
     game = new_game(rules)
     for i, text in enumerate(moves):
         try:
             game.play(Move.parse(text))
         except ValueError as exc:
-            raise ApiError(409, "corrupt_game",
+            raise ApiError("corrupt_game",
                            f"stored move {i + 1} ({text!r}) cannot be replayed: {exc}") from None
     if ending:
         try:
             if aborted_by(ending) is None:
                 impose(game, stored_outcome(ending))
         except ValueError as exc:
-            raise ApiError(409, "corrupt_game",
+            raise ApiError("corrupt_game",
                            f"the stored ending {ending!r} cannot be applied: {exc}") from None
     return game
 
-
-# --- the computer player -------------------------------------------------------------------------
-class ComputerPlayer(Protocol):
-    """What a session asks of the computer: nugar's agents (:class:`Agents`), or a fake."""
-
-    def prepare(self, game: Game, level: int) -> None:
-        """Block until the player of ``level`` can decide in ``game`` (compiling, at first)."""
-
-    def agent(self, level: int) -> Agent:
-        """A new agent of ``level``: search agents keep tables, so each game gets its own."""
-
-    def limits(self) -> Limits:
-        """What one decision may spend."""
-
-
-class Agents:
-    """The computer player of the server: nugar's levels, ``ai_time`` seconds a decision, and
-    the process's compiling (``nugar.warmup``): a first decision waits for its part. Its
-    search agents get a transposition table of ``table`` MB."""
-
-    def __init__(self, ai_time: float = 1.0, warmup: Warmup | None = None,
-                 table: float = 64.0) -> None:
-        from ..warmup import WARMUP
-
-        self.ai_time = ai_time
-        self.warmup = WARMUP if warmup is None else warmup
-        self.table = table
-
-    def prepare(self, game: Game, level: int) -> None:
-        from ..warmup import steps_for
-
-        steps = steps_for(game.rules, [f"level:{level}"])
-        self.warmup.add(steps)
-        self.warmup.wait(steps=steps)
-
-    def agent(self, level: int) -> Agent:
-        from ..ai.agents import LevelAgent
-
-        return LevelAgent(level, table=self.table)
-
-    def limits(self) -> Limits:
-        from ..ai import Limits
-
-        return Limits(time=self.ai_time)
-
-
-class AiBusy(ApiError):
-    """Every worker of the AI pool is busy and its queue is full: HTTP 503 ``ai_busy``, with
-    ``Retry-After``."""
-
-    def __init__(self, retry_after: int) -> None:
-        super().__init__(503, "ai_busy", "the computer is busy with other games; try again in "
-                         f"{retry_after} s")
-        self.retry_after = retry_after
-
-
-class _Worker:
-    """One agent of the pool, with what it was last used for."""
-
-    def __init__(self) -> None:
-        self.agent: Agent | None = None
-        self.key: tuple[int, str] | None = None  # (level, rules' AI profile) it was built for
-        self.owner: object | None = None  # the game whose positions its tables hold
-        self.built = 0  # agents built for this worker (tests check the bound)
-
-
-class AiPool:
-    """The computer's only place to think: ``workers`` agents, each deciding in a thread of
-    the pool's own executor (never the default one the database uses), and a queue of at
-    most ``queue`` waiting requests. A hint asked for while the queue is full is refused
-    (:class:`AiBusy`); the computer's own turns always queue (one per game at most).
-
-    A worker keeps its agent while it serves the same level and game family, and resets it
-    (``reset()``: its tables forgotten) before a position of another game, so nothing leaks
-    between games and memory stays within ``workers`` agents' tables. It also stands for its
-    ``computer`` (:class:`ComputerPlayer`), so a :class:`~.rooms.Hub` takes either."""
-
-    def __init__(self, computer: ComputerPlayer, workers: int = 1, queue: int = 8) -> None:
-        if workers < 1 or queue < 0:
-            raise ValueError(f"an AI pool needs 1 or more workers and a queue of 0 or more, "
-                             f"not {workers} and {queue}")
-        self.computer = computer
-        self.workers = [_Worker() for _ in range(workers)]
-        self.queue = queue
-        self._free = list(self.workers)
-        self._waiting: deque[asyncio.Future[_Worker]] = deque()
-        self._executor = ThreadPoolExecutor(workers, thread_name_prefix="nugar-ai")
-
-    @classmethod
-    def of(cls, computer: ComputerPlayer | AiPool) -> AiPool:
-        """``computer`` itself if it is a pool, else the one pool shared by its sessions."""
-        if isinstance(computer, AiPool):
-            return computer
-        pool = getattr(computer, "_nugar_ai_pool", None)
-        if not isinstance(pool, AiPool):
-            pool = cls(computer)
-            setattr(computer, "_nugar_ai_pool", pool)  # noqa: B010 (any player object)
-        return pool
-
-    # it stands for its computer player
-    def prepare(self, game: Game, level: int) -> None:
-        self.computer.prepare(game, level)
-
-    def agent(self, level: int) -> Agent:
-        return self.computer.agent(level)
-
-    def limits(self) -> Limits:
-        return self.computer.limits()
-
-    @property
-    def built(self) -> int:
-        """How many agents the pool has built so far."""
-        return sum(w.built for w in self.workers)
-
-    @property
-    def waiting(self) -> int:
-        """Requests queued for a worker."""
-        return sum(1 for f in self._waiting if not f.done())
-
-    async def _acquire(self, must: bool) -> _Worker:
-        if self._free:
-            return self._free.pop()
-        if not must and self.waiting >= self.queue:
-            raise AiBusy(retry_after=max(1, round(self.computer.limits().time or 1.0)))
-        waiter: asyncio.Future[_Worker] = asyncio.get_running_loop().create_future()
-        self._waiting.append(waiter)
-        try:
-            return await waiter
-        except asyncio.CancelledError:
-            if waiter.done() and not waiter.cancelled():
-                self._release(waiter.result())  # handed over just as it was cancelled
-            raise
-
-    def _release(self, worker: _Worker) -> None:
-        while self._waiting:
-            waiter = self._waiting.popleft()
-            if not waiter.done():
-                waiter.set_result(worker)
-                return
-        self._free.append(worker)
-
-    def _ready(self, worker: _Worker, owner: object, level: int, game: Game) -> Agent:
-        """The worker's agent for ``level``, made ready for a position of ``owner``'s game
-        (in the AI thread: building and resetting tables is work too)."""
-        self.computer.prepare(game, level)
-        key = (level, game.rules.ai_profile)
-        if worker.agent is None or worker.key != key:
-            worker.agent = None  # the old agent and its tables go before the new one comes
-            worker.agent = self.computer.agent(level)
-            worker.key, worker.owner = key, owner
-            worker.built += 1
-        elif worker.owner is not owner:
-            reset = getattr(worker.agent, "reset", None)
-            if callable(reset):
-                reset()
-            worker.owner = owner
-        return worker.agent
-
-    async def run(self, owner: object, level: int, game: Game,
-                  job: Callable[[Agent, Game, Limits], T], *, must: bool = False) -> T:
-        """``job(agent, game, limits)`` in a worker's thread, for ``owner``'s game (a copy
-        the caller does not touch meanwhile); :class:`AiBusy` if the queue is full, unless
-        ``must``. If the caller is cancelled, the worker returns to the pool when its thread
-        is done."""
-        worker = await self._acquire(must)
-        limits = self.computer.limits()
-
-        def work() -> T:
-            return job(self._ready(worker, owner, level, game), game, limits)
-
-        future = asyncio.get_running_loop().run_in_executor(self._executor, work)
-        try:
-            return await asyncio.shield(future)
-        finally:
-            if future.done():
-                self._release(worker)
-            else:
-                future.add_done_callback(lambda _f: self._release(worker))
-
-    def close(self) -> None:
-        """Stop the threads once their work is done (the server is stopping)."""
-        self._executor.shutdown(wait=False, cancel_futures=True)
 
 
 #: tries the computer gets when the engine refuses its move, before a random legal move
@@ -336,9 +166,11 @@ AI_TRIES = 3
 class GameSession:
     """One game being played: see the module's text. ``seat`` arguments are the seat a
     request's secret opened: 1 or 2, 0 for the hot-seat key (both seats), ``None`` for no
-    seat (a spectator, who may not act: ``ApiError`` 403 ``bad_key``)."""
+    seat (a spectator, who may not act: the refusal ``bad_key``). ``owner`` keeps the game
+    (stores its changes, :class:`SessionOwner`); the computer thinks in ``pool``, shared by
+    every game of the server."""
 
-    def __init__(self, game: Game, mode: str, commit: Commit, computer: ComputerPlayer, *,
+    def __init__(self, game: Game, mode: str, owner: SessionOwner, pool: AiPool, *,
                  ai_seat: int | None = None, ai_level: int | None = None,
                  offers: dict[str, int] | None = None, aborted: int | None = None) -> None:
         if mode not in MODES:
@@ -354,11 +186,10 @@ class GameSession:
         #: play a forced pass for the player to move at once (the owner sets it for a timed
         #: game: a forced pass is a turn taken with no time used, :mod:`.clocks`)
         self.auto_pass = False
-        self.commit = commit
-        self.computer = computer
+        self.owner = owner
         self.lock = asyncio.Lock()
         self.ai_task: asyncio.Task[None] | None = None
-        self.pool = AiPool.of(computer)  # where the computer thinks, shared by all games
+        self.pool = pool  # where the computer thinks, shared by all games
         self._ai_owner = object()  # names this game to the pool (its agents reset for it)
         #: set when the stored game may differ from this session's (the owner dropped it and
         #: reloads the game): a request that then gets the lock is refused as ``stale_room``
@@ -366,17 +197,6 @@ class GameSession:
         #: the last stored state (moves, imposed ending, offers): a change whose write fails
         #: is rolled back to it, so the session never holds a move that was not stored
         self._stored = self._snapshot()
-        #: the stored version of the game (the owner sets it: the room's row version)
-        self.version: Callable[[], int] = lambda: 0
-        #: whether the stored game is known to be newer than this session's (the owner sets
-        #: it): a request then gets ``stale_room`` and the owner refreshes and retries it
-        self.is_stale: Callable[[], bool] = lambda: False
-        #: the stored texts of the game's moves (the owner sets it; spares writing out every
-        #: move after each change)
-        self.stored_moves: Callable[[], list[str]] | None = None
-        #: brings the game to what is stored when another process changed it (the owner
-        #: sets it); ``True`` if something changed
-        self.resync: Callable[[], Awaitable[bool]] | None = None
 
     # --- reading ----------------------------------------------------------------------------
     @property
@@ -425,9 +245,8 @@ class GameSession:
 
     # --- changes ----------------------------------------------------------------------------
     def _snapshot(self) -> tuple[list[str], dict[str, Any] | None, dict[str, int]]:
-        owner = getattr(self, "stored_moves", None)  # unset while __init__ runs
-        moves = owner() if owner is not None else None
-        if moves is None or len(moves) != self.game.ply:
+        moves = self.owner.stored_moves()
+        if len(moves) != self.game.ply:
             moves = [str(m) for m in self.game.move_stack]
         return moves, self.ending, dict(self.offers)
 
@@ -443,7 +262,7 @@ class GameSession:
         """Store and announce a change already applied to the game; if that fails, put the
         game and offers back as last stored and re-raise."""
         try:
-            state = await self.commit(etype, data)
+            state = await self.owner.commit(etype, data)
         except BaseException:
             self._rollback()
             raise
@@ -479,43 +298,43 @@ class GameSession:
     def _check_current(self) -> None:
         """Refuse a request that waited on the lock of a session its owner has dropped, or
         of one that is known to be behind the stored game."""
-        if self.closed or self.is_stale():
-            raise ApiError(503, "stale_room", "the game was reloaded while this request "
+        if self.closed or self.owner.is_stale():
+            raise ApiError("stale_room", "the game was reloaded while this request "
                            "waited; nothing was changed, try again")
 
     @staticmethod
     def _seat(seat: int | None) -> int:
         if seat is None:
-            raise ApiError(403, "bad_key",
+            raise ApiError("bad_key",
                            "this secret does not open a seat of this game; spectators cannot "
                            "act")
         return seat
 
     def _require_running(self) -> None:
         if self.aborted is not None:
-            raise ApiError(409, "game_over", "the game was aborted: "
+            raise ApiError("game_over", "the game was aborted: "
                            f"{self.game.player_name(self.aborted)} did not move")
         outcome = self.game.outcome
         if outcome is not None:
-            raise ApiError(409, "game_over", f"the game is over ({outcome})")
+            raise ApiError("game_over", f"the game is over ({outcome})")
 
     async def move(self, seat: int | None, text: str, expect: int | None = None
                    ) -> dict[str, Any]:
         """Play a move or a whole turn for the player of ``seat``; with ``expect``, only if
-        the stored game is at that version (else 409 ``stale_version``)."""
+        the stored game is at that version (else the refusal ``stale_version``)."""
         if not isinstance(text, str) or not text.strip() or len(text) > 64:
-            raise ApiError(422, "bad_move", "a move is a short text such as 'c3', 'c3-c4xe5' "
+            raise ApiError("bad_move", "a move is a short text such as 'c3', 'c3-c4xe5' "
                            "or '4'")
         async with self.lock:
             self._check_current()
             seat = self._seat(seat)
             if expect is not None:
-                current = self.version()
+                current = self.owner.version()
                 if expect > current:  # another process stored it: the owner refreshes
-                    raise ApiError(503, "stale_room", f"{AHEAD} {expect} of the game (it "
+                    raise ApiError("stale_room", f"{AHEAD} {expect} of the game (it "
                                    f"has {current}); try again")
                 if expect != current:
-                    raise ApiError(409, "stale_version",
+                    raise ApiError("stale_version",
                                    f"the game is at version {current}, not {expect}: get what "
                                    f"changed (GET /api/games/{{id}}?since={expect}) and decide "
                                    "again")
@@ -523,20 +342,20 @@ class GameSession:
             game = self.game
             mover = game.to_move
             if seat not in (0, mover):
-                raise ApiError(409, "not_your_turn",
+                raise ApiError("not_your_turn",
                                f"it is {game.player_name(mover)}'s turn, not "
                                f"{game.player_name(seat)}'s")
             if game.ply >= MAX_MOVES:
-                raise ApiError(409, "too_long", f"a game may hold at most {MAX_MOVES} moves")
+                raise ApiError("too_long", f"a game may hold at most {MAX_MOVES} moves")
             before = game.ply
             try:
                 game.play(text)
             except InvalidMoveError as exc:
-                raise ApiError(422, "invalid_move", str(exc)) from None
+                raise ApiError("invalid_move", str(exc)) from None
             except IllegalMoveError as exc:
-                raise ApiError(409, "illegal_move", str(exc)) from None
+                raise ApiError("illegal_move", str(exc)) from None
             except ValueError as exc:  # any other refusal by the engine names its reason
-                raise ApiError(422, "invalid_move", str(exc)) from None
+                raise ApiError("invalid_move", str(exc)) from None
             data = self._move_data(mover, before)
             self.offers = {}
             state = await self._commit("move", data)
@@ -581,25 +400,19 @@ class GameSession:
             self._check_current()
             seat = self._seat(seat)
             if self.mode == "friend":
-                raise ApiError(409, "ask_takeback",
+                raise ApiError("ask_takeback",
                                "between two people, offer a takeback instead of undoing")
             outcome = self.game.outcome
             if outcome is not None and not outcome.termination.by_rules:
-                raise ApiError(409, "game_over", f"the game is over ({outcome})")
+                raise ApiError("game_over", f"the game is over ({outcome})")
             if self.aborted is not None:
-                raise ApiError(409, "game_over", "the game was aborted")
+                raise ApiError("game_over", "the game was aborted")
             game = self.game
             if self.mode == "ai":
-                try:
-                    undone = game.undo_to_turn_of(seat)
-                    while self._forced():  # back to a turn of his that was not a pass
-                        undone[:0] = game.undo_to_turn_of(seat)
-                except IllegalMoveError:
-                    self._rollback()  # a forced pass was his only turn: nothing is undone
-                    raise ApiError(409, "nothing_to_undo", "you have not moved yet") from None
+                undone = self._undo_to_turn_of(seat, "you have not moved yet")
             else:
                 if not game.move_stack:
-                    raise ApiError(409, "nothing_to_undo", "no move has been played")
+                    raise ApiError("nothing_to_undo", "no move has been played")
                 undone = game.undo_turn()
                 while self._forced() and game.move_stack:  # the pass goes with its cause
                     undone[:0] = game.undo_turn()
@@ -608,12 +421,27 @@ class GameSession:
         self.schedule_ai()
         return state
 
+    def _undo_to_turn_of(self, player: int, unmoved: str) -> list[Move]:
+        """Take the game back to before ``player``'s last turn that was not a forced pass
+        (an undo against the AI, an accepted takeback); returns the moves taken back, oldest
+        first. If he made no such turn, nothing is taken back: the refusal
+        ``nothing_to_undo``, saying ``unmoved``. Called with the lock held."""
+        game = self.game
+        try:
+            undone = game.undo_to_turn_of(player)
+            while self._forced():  # back to a turn of his that was not a pass
+                undone[:0] = game.undo_to_turn_of(player)
+        except IllegalMoveError:
+            self._rollback()  # a forced pass was his only turn: nothing is taken back
+            raise ApiError("nothing_to_undo", unmoved) from None
+        return undone
+
     async def offer(self, seat: int | None, kind: str, action: str) -> dict[str, Any]:
         """Draw and takeback offers: ``offer``, ``accept``, ``decline`` (or ``cancel``)."""
         if kind not in OFFER_KINDS:
-            raise ApiError(404, "unknown_offer", f"offers are draw or takeback, not {kind!r}")
+            raise ApiError("unknown_offer", f"offers are draw or takeback, not {kind!r}")
         if action not in OFFER_ACTIONS:
-            raise ApiError(422, "bad_action",
+            raise ApiError("bad_action",
                            f"action must be offer, accept, decline or cancel, not {action!r}")
         async with self.lock:
             self._check_current()
@@ -623,42 +451,35 @@ class GameSession:
                 if kind == "draw" and self.mode == "hotseat" and action in ("offer", "accept"):
                     # both players sit at the same screen: an offer is already agreed
                     return await self._agree_draw()
-                raise ApiError(409, "no_offers", "offers are made between two people playing "
+                raise ApiError("no_offers", "offers are made between two people playing "
                                "by link" + ("; against the AI use undo" if self.mode == "ai"
                                             else ""))
             pending = self.offers.get(kind)
             if action == "offer":
                 if pending == seat:
-                    raise ApiError(409, "already_offered", f"you already offered a {kind}")
+                    raise ApiError("already_offered", f"you already offered a {kind}")
                 if pending is not None:
                     action = "accept"  # both offered: that is agreement
                 elif kind == "takeback" and not any(p == seat for p, _ in
                                                     self.game.turn_list()):
-                    raise ApiError(409, "nothing_to_undo", "you have not moved yet")
+                    raise ApiError("nothing_to_undo", "you have not moved yet")
                 else:
                     self.offers = {**self.offers, kind: seat}
                     return await self._commit("offer", {"kind": kind, "by": seat})
             if action in ("decline", "cancel"):
                 if pending is None:
-                    raise ApiError(409, "no_offer", f"there is no {kind} offer to {action}")
+                    raise ApiError("no_offer", f"there is no {kind} offer to {action}")
                 if (action == "cancel") != (pending == seat):
-                    raise ApiError(409, "not_yours", "only the player who made an offer may "
+                    raise ApiError("not_yours", "only the player who made an offer may "
                                    "cancel it, and only the other may decline it")
                 self.offers = {k: v for k, v in self.offers.items() if k != kind}
                 return await self._commit(action, {"kind": kind, "by": seat})
             # accept
             if pending is None or pending == seat:
-                raise ApiError(409, "no_offer", f"there is no {kind} offer from your opponent")
+                raise ApiError("no_offer", f"there is no {kind} offer from your opponent")
             if kind == "draw":
                 return await self._agree_draw()
-            try:
-                undone = self.game.undo_to_turn_of(pending)
-                while self._forced():  # back to a turn of his that was not a pass
-                    undone[:0] = self.game.undo_to_turn_of(pending)
-            except IllegalMoveError:
-                self._rollback()  # a forced pass was his only turn: nothing is taken back
-                raise ApiError(409, "nothing_to_undo",
-                               "the player who asked has not moved yet") from None
+            undone = self._undo_to_turn_of(pending, "the player who asked has not moved yet")
             self.offers = {}
             return await self._commit("takeback", {"moves": [str(m) for m in undone],
                                                    "by": pending})
@@ -701,16 +522,15 @@ class GameSession:
         to_move = game.to_move
         return 3 - to_move if game.has_moved(to_move) else to_move
 
-    async def expire(self, version: int, current: Callable[[], int]) -> bool:
+    async def expire(self, version: int) -> bool:
         """Close a game nobody played for too long. A game in which some player never made
         his first move (:meth:`missing_first_move`) never got going: it is *aborted* as the
         first-move timer aborts one (no result, the event ``abort`` with ``expired: true``);
         a game both players have moved in is an adjudicated draw (the event ``expired``).
-        ``current()`` is the stored version under the lock; if it is no longer ``version``
-        (someone acted meanwhile) or the game is over, nothing is done and ``False`` is
-        returned."""
+        If the stored version, asked under the lock, is no longer ``version`` (someone acted
+        meanwhile) or the game is over, nothing is done and ``False`` is returned."""
         async with self.lock:
-            if self.closed or current() != version or self.over:
+            if self.closed or self.owner.version() != version or self.over:
                 return False
             self.offers = {}
             player = self.missing_first_move()
@@ -783,11 +603,11 @@ class GameSession:
         (hot-seat: the default level)."""
         seat = self._seat(seat)
         if self.mode == "friend":
-            raise ApiError(409, "no_hints", "hints are for games against the AI or hot-seat")
+            raise ApiError("no_hints", "hints are for games against the AI or hot-seat")
         self._require_running()
         game = self.game.copy()
         if seat not in (0, game.to_move):
-            raise ApiError(409, "not_your_turn", "a hint is given to the player to move")
+            raise ApiError("not_your_turn", "a hint is given to the player to move")
         level = self.ai_level or DEFAULT_LEVEL
         analysis: Analysis = await self.pool.run(
             self._ai_owner, level, game, lambda agent, g, limits: agent.analyse(g, limits))
@@ -817,8 +637,8 @@ class GameSession:
         refused = 0  # moves of the computer the engine refused in this position
         try:
             while True:
-                if self.is_stale() and self.resync is not None:
-                    await self.resync()  # another process stored a newer game: look at it
+                if self.owner.is_stale():
+                    await self.owner.resync()  # another process stored a newer game: look at it
                 async with self.lock:
                     if not self.ai_to_move():
                         return
@@ -857,14 +677,14 @@ class GameSession:
                     try:
                         await self._commit("move", data)
                     except ApiError as exc:
-                        if exc.code != "stale_room" or self.resync is None:
+                        if exc.code != "stale_room":
                             raise
                         stale = True
                     else:
                         stale = False
-                if stale and self.resync is not None:
+                if stale:
                     # another process stored the game meanwhile: look again at what is stored
-                    await self.resync()
+                    await self.owner.resync()
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -1,6 +1,6 @@
 """JSON made once per change: the answer to a move and the event every listener gets.
 
-A change's update (:meth:`~.rooms.Room.update`) is the answer to the request that made it and
+A change's update (:meth:`~.room.Room.update`) is the answer to the request that made it and
 the ``update`` of the event sent to each of the game's websocket listeners. Encoding it once,
 when it is made, spares one encoding per answer and one per listener: :class:`Encoded` is the
 dict with its JSON text kept beside it, and :func:`event_message` builds an event's text

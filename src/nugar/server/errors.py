@@ -1,0 +1,74 @@
+"""Refusals of the game server, and the one table that turns them into HTTP statuses.
+
+Whatever refuses a request (a game's session, the lobby, a clock, a route) raises an
+:class:`ApiError` that says *what* went wrong: a short machine code and a sentence for
+people. It knows nothing of HTTP. Only the writers of answers (the error handler of
+:mod:`.middleware`, the fast lane, the websocket routes) ask :func:`status_of` for the status
+to send, so every code is answered with the same status wherever it is raised, and a new code
+is one line in :data:`STATUS`.
+"""
+
+from __future__ import annotations
+
+
+class ApiError(Exception):
+    """A refused request: a short machine code (a key of :data:`STATUS`) and a sentence for
+    people, answered as JSON ``{"error": code, "detail": detail}``."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+
+
+#: the HTTP status of every refusal's code
+STATUS: dict[str, int] = {
+    # a secret that opens no seat of the game, or a spectator acting
+    "bad_key": 403,
+    # something that does not exist
+    "unknown_game": 404,
+    "unknown_challenge": 404,
+    "unknown_offer": 404,
+    # a request the game's (or the lobby's) state refuses now
+    "already_accepted": 409,
+    "already_offered": 409,
+    "ask_takeback": 409,
+    "corrupt_game": 409,
+    "game_over": 409,
+    "game_running": 409,
+    "illegal_move": 409,
+    "no_hints": 409,
+    "no_offer": 409,
+    "no_offers": 409,
+    "not_your_turn": 409,
+    "not_yours": 409,
+    "nothing_to_undo": 409,
+    "own_challenge": 409,
+    "stale_version": 409,
+    "too_long": 409,
+    # a request that does not say something the server understands
+    "bad_action": 422,
+    "bad_clock": 422,
+    "bad_colour": 422,
+    "bad_level": 422,
+    "bad_mode": 422,
+    "bad_move": 422,
+    "bad_ply": 422,
+    "bad_record": 422,
+    "bad_rules": 422,
+    "bad_seat": 422,
+    "bad_turn": 422,
+    "invalid_move": 422,
+    # the server cannot do it now; the same request may succeed later
+    "ai_busy": 503,
+    "lobby_busy": 503,
+    "lobby_full": 503,
+    "stale_room": 503,
+    "storage_failed": 503,
+}
+
+
+def status_of(exc: ApiError) -> int:
+    """The HTTP status answering the refusal ``exc`` (:data:`STATUS`)."""
+    return STATUS[exc.code]
+
