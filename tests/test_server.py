@@ -21,6 +21,7 @@ import nugar
 from nugar.ai import DEFAULT_LEVEL, LEVELS
 from nugar.rules.options import DARA_SHEET
 from nugar.server import create_app
+from nugar.server.config import ServerConfig
 from nugar.server.render import board_data, svg
 from nugar.server.rooms import Listener
 from nugar.server.store import GameRow, Store, StoredEvent, hash_key
@@ -110,7 +111,7 @@ def test_openapi_schema_lists_the_api(client: TestClient) -> None:
 
 
 def test_api_docs_can_be_turned_on(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=None, api_docs=True)
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'g.db'}", rate=None, api_docs=True))
     with TestClient(app) as c:
         r = c.get("/docs")
         assert r.status_code == 200 and "swagger" in r.text.lower()
@@ -261,8 +262,8 @@ def test_game_against_the_ai_undo_and_hint(client: TestClient) -> None:
 
 
 def test_a_hint_while_the_ai_pool_is_full_gets_503_ai_busy(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", ai_time=0.05, rate=None, ai_workers=1,
-                     ai_queue=0)
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'g.db'}", ai_time=0.05, rate=None,
+                                  ai_workers=1, ai_queue=0))
     with TestClient(app) as c:
         made = create(c, rules="kalah", mode="hotseat")
         gid, key = made["id"], made["keys"]["0"]
@@ -287,14 +288,14 @@ def test_ai_moves_first_when_human_takes_second_seat(client: TestClient) -> None
 # --- storage ------------------------------------------------------------------------------------
 def test_restart_resumes_games_exactly(db_url: str) -> None:
     url = db_url
-    with TestClient(create_app(url, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(url, rate=None))) as c:
         made = create(c, rules="dara-sheet", mode="friend")
         gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
         for i, text in enumerate(["a1", "f5", "b1", "e5", "a2"]):
             assert move(c, gid, (k1, k2)[i % 2], text).status_code == 200
         c.post(f"/api/games/{gid}/offers/draw", json={"key": k1})
         before = c.get(f"/api/games/{gid}").json()
-    with TestClient(create_app(url, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(url, rate=None))) as c:
         after = c.get(f"/api/games/{gid}").json()
         assert after == before
         assert move(c, gid, k1, "f4").status_code == 409  # still player 2's turn
@@ -309,7 +310,7 @@ def test_an_imposed_ending_survives_a_restart_and_is_in_the_record(
         db_url: str, how: str, outcome: nugar.Outcome, ending: dict[str, Any]) -> None:
     from nugar.record import load_one
 
-    with TestClient(create_app(db_url, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(db_url, rate=None))) as c:
         made = create(c, rules="dara", mode="friend")
         gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
         move(c, gid, k1, "c3")
@@ -324,7 +325,7 @@ def test_an_imposed_ending_survives_a_restart_and_is_in_the_record(
     stored = Store(db_url).load(gid)
     assert stored is not None and stored.ending == ending
     assert (stored.result, stored.reason) == (outcome.result, outcome.reason)
-    with TestClient(create_app(db_url, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(db_url, rate=None))) as c:
         assert c.get(f"/api/games/{gid}").json() == before
         text = c.get(f"/api/games/{gid}/record").text
         assert f'[Termination "{outcome.reason}"]' in text
@@ -342,7 +343,7 @@ def test_a_game_stored_with_an_ending_of_the_old_form_loads(db_url: str) -> None
                   reason="agreement", version=2)
     store.create(row, StoredEvent(1, "created", {}))
     store.close()
-    with TestClient(create_app(db_url, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(db_url, rate=None))) as c:
         state = c.get(f"/api/games/{gid}").json()
         assert state["over"] and state["reason"] == "agreement" and state["moves"] == ["c3"]
         assert '[Termination "agreement"]' in c.get(f"/api/games/{gid}/record").text
@@ -359,7 +360,7 @@ def test_restart_lets_the_ai_move_in_a_stored_game(db_url: str) -> None:
                   offers={}, result=None, reason=None, version=1)
     store.create(row, StoredEvent(1, "created", {}))
     store.close()
-    with TestClient(create_app(url, ai_time=0.05, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(url, ai_time=0.05, rate=None))) as c:
         state = wait_for(c, gid, lambda s: s["to_move"] == 1 or s["over"])
         assert state["turns"][0]["text"] == "1" and state["turns"][1]["player"] == 2
 
@@ -372,7 +373,7 @@ def test_default_database_is_in_the_user_data_directory(tmp_path: Path,
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     url = default_db_url()
     assert url == f"sqlite:///{tmp_path / 'data' / 'nugar' / 'games.sqlite3'}"
-    with TestClient(create_app(None, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(None, rate=None))) as c:
         create(c, rules="dara", mode="hotseat")
     assert (tmp_path / "data" / "nugar" / "games.sqlite3").stat().st_size > 0
 
@@ -395,7 +396,7 @@ def test_corrupt_stored_game_is_reported_not_changed(db_url: str) -> None:
                   key_hash_1=hash_key("a"), key_hash_2=hash_key("b"), moves=["c3", "c3"],
                   ending=None, offers={}, result=None, reason=None, version=1)
     store.create(row, StoredEvent(1, "created", {}))
-    with TestClient(create_app(url, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(url, rate=None))) as c:
         r = c.get(f"/api/games/{gid}")
         assert r.status_code == 409 and "move 2" in r.json()["detail"]
         assert move(c, gid, "a", "d4").status_code == 409
@@ -423,7 +424,7 @@ def test_a_game_that_cannot_be_rebuilt_is_refused_and_the_rest_served(
     with store.engine.begin() as conn:
         conn.execute(update(games_table).where(games_table.c.id == bad).values(**{column: value}))
     store.close()
-    with TestClient(create_app(db_url, ai_time=0.05, rate=None)) as c:  # it starts
+    with TestClient(create_app(ServerConfig(db_url, ai_time=0.05, rate=None))) as c:  # it starts
         r = c.get(f"/api/games/{bad}")
         assert r.status_code == 409 and r.json()["error"] == "corrupt_game", r.text
         assert "cannot" in r.json()["detail"]
@@ -440,7 +441,7 @@ def test_a_game_that_cannot_be_rebuilt_is_refused_and_the_rest_served(
 
 
 def test_concurrent_moves_on_one_game_never_interleave(db_url: str) -> None:
-    app = create_app(db_url, rate=None)
+    app = create_app(ServerConfig(db_url, rate=None))
 
     async def run() -> None:
         transport = httpx.ASGITransport(app=app)
@@ -477,7 +478,7 @@ def test_concurrent_moves_on_one_game_never_interleave(db_url: str) -> None:
 def test_a_move_refused_by_a_failed_write_is_never_stored_later(db_url: str) -> None:
     """A's write fails once while B waits on the lock: A is refused with nothing changed, B is
     played on the game as stored, and the room's watcher gets B as the next version."""
-    app = create_app(db_url, rate=None)
+    app = create_app(ServerConfig(db_url, rate=None))
     store: Store = app.state.store
     real_submit = store.submit
     failed: list[int] = []
@@ -642,7 +643,7 @@ def test_games_never_started_are_aborted_by_the_expiry_and_stay_so_after_restart
     url = f"sqlite:///{tmp_path / 'games.db'}"
 
     def app() -> Any:
-        made = create_app(url, ai_time=0.05, rate=None, expire_days=30)
+        made = create_app(ServerConfig(url, ai_time=0.05, rate=None, expire_days=30))
         made.state.hub.clock = lambda: now[0]
         return made
 
@@ -682,7 +683,8 @@ def test_games_never_started_are_aborted_by_the_expiry_and_stay_so_after_restart
 
 # --- limits -------------------------------------------------------------------------------------
 def test_oversized_bodies_and_floods_are_refused(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=1.0, burst=5, max_body=2000)
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'g.db'}", rate=1.0, burst=5,
+                                  max_body=2000))
     with TestClient(app) as c:
         r = c.post("/api/games", content=b"x" * 5000, headers={"content-type": "application/json"})
         assert r.status_code == 413 and r.json()["error"] == "body_too_large"
@@ -709,8 +711,8 @@ def test_retry_after_counts_the_seconds_to_the_next_token() -> None:
 
 
 def test_links_ignore_the_host_header(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=None,
-                     public_url="https://games.example.org/nugar/")
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'g.db'}", rate=None,
+                                  public_url="https://games.example.org/nugar/"))
     with TestClient(app) as c:
         r = c.post("/api/games", json={"rules": "dara", "mode": "friend"},
                    headers={"Host": "evil.example"})
@@ -742,7 +744,7 @@ def test_every_response_carries_the_security_headers(client: TestClient, path: s
 
 
 def test_refusals_carry_the_security_headers_too(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=1.0, burst=1)
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'g.db'}", rate=1.0, burst=1))
     with TestClient(app) as c:
         codes = [c.get("/api/presets") for _ in range(3)]
         r = codes[-1]
@@ -852,7 +854,7 @@ def test_a_seat_named_on_the_websocket_is_opened_as_by_post_open(
 
     now = [1_800_000_000.0]
     monkeypatch.setattr(store_module, "time", types.SimpleNamespace(time=lambda: now[0]))
-    app = create_app(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.05, rate=None)
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.05, rate=None))
     app.state.hub.clock = lambda: now[0]
     with TestClient(app) as c:
         made = create(c, rules="dara", mode="friend", clock="5+3")
