@@ -1089,35 +1089,90 @@ def test_load_script_finds_no_lost_or_doubled_moves() -> None:
     assert "## Web server load" in module.markdown([result], "load_server.py")
 
 
-def test_a_plain_move_takes_the_short_way_with_the_same_answers(client: TestClient) -> None:
-    """A well-formed move is answered by the middleware of nugar.server.fastlane; any other
-    body goes on to the FastAPI route. Both answer the same, refusals included."""
-    from nugar.server.fastlane import plain_move
+#: move bodies the fast lane and the route must answer alike: ``K`` is the seat's key; each
+#: is posted as it is, with the content type beside it, to a fresh game
+LANE_BODIES: list[tuple[str, str]] = [
+    ('{"key": "K", "move": "c3", "v": 1}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": 1}', "application/json; charset=utf-8"),
+    ('{"key": "K", "move": "c3", "v": 1}', "application/jsonx"),
+    ('{"key": "K", "move": "c3"}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": 1, "extra": [1]}', "application/json"),
+    ('{"key": "K", "move": "\\u0063\\u0033"}', "application/json"),
+    ('{"key": "K", "move": "z9", "move": "c3"}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": 5}', "application/json"),
+    ('{"key": "K", "move": "z9"}', "application/json"),
+    ('{"move": "c3"}', "application/json"),
+    ('{"key": "nope", "move": "c3"}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": true}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": "1"}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": 1.0}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": 0}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": NaN}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": null}', "application/json"),
+    ('{"key": "K", "move": 5}', "application/json"),
+    ('{"key": 5, "move": "c3"}', "application/json"),
+    ('{"key": "K"}', "application/json"),
+    ('{"key": "K", "move": "' + "c" * 64 + '"}', "application/json"),
+    ('{"key": "K", "move": "' + "c" * 65 + '"}', "application/json"),
+    ('{"key": "' + "k" * 200 + '", "move": "c3"}', "application/json"),
+    ('{"key": "' + "k" * 201 + '", "move": "c3"}', "application/json"),
+    ("[1]", "application/json"),
+    ("{", "application/json"),
+    ("null", "application/json"),
+    ("", "application/json"),
+]
 
-    assert plain_move(b'{"key": "k", "move": "c3", "v": 2}') == ("k", "c3", 2)
-    for odd in (b'{"key": "k", "move": "c3", "v": true}', b'{"move": 5}', b"[1]", b"{",
-                b'{"move": "c3", "other": 1}', b'{"move": "c3", "v": 0}'):
-        assert plain_move(odd) is None, odd
 
-    def play(body: dict[str, Any]) -> tuple[int, Any]:
-        made = create(client, rules="dara", mode="friend")
-        gid, k1 = made["id"], made["keys"]["1"]
-        r = client.post(f"/api/games/{gid}/move", json={k: k1 if v == "K" else v
-                                                        for k, v in body.items()})
-        return r.status_code, r.json()
+def test_the_fast_lane_answers_moves_as_the_route_does(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same move bodies posted with the fast lane on and off (every request through the
+    route) get the same status, JSON bytes and headers: the lane reads a body with the
+    route's own model (its limits) and writes refusals with the route's writer. With it on,
+    the lane answers exactly the bodies the model accepts."""
+    from nugar.server import fastlane
 
-    short = play({"key": "K", "move": "c3", "v": 1})
-    routed = play({"key": "K", "move": "c3", "v": 1, "extra": "ignored by the route"})
-    assert short[0] == routed[0] == 200 and short[1] == routed[1]
-    assert short[1]["new_moves"] == ["c3"] and short[1]["base"] == 1
-    for body, status, code in [({"key": "K", "move": "c3", "v": 5}, 409, "stale_version"),
-                               ({"key": "K", "move": "z9"}, 422, "invalid_move"),
-                               ({"move": "c3"}, 403, "bad_key"),
-                               ({"key": "K", "move": "c3", "v": True}, 422, "bad_request")]:
-        got = play(body)
-        assert got[0] == status and got[1]["error"] == code, (body, got)
-        if code != "bad_request":  # the same refusal when the route decides it
-            assert play({**body, "extra": 1}) == got
+    answered: list[str] = []
+    real_answer, real_refusal = fastlane._answer, fastlane.api_refusal
+
+    async def counted_answer(send: Any, answer: dict[str, Any]) -> None:
+        answered.append("answer")
+        await real_answer(send, answer)
+
+    def counted_refusal(exc: Any) -> Any:
+        answered.append("refusal")
+        return real_refusal(exc)
+
+    monkeypatch.setattr(fastlane, "_answer", counted_answer)
+    monkeypatch.setattr(fastlane, "api_refusal", counted_refusal)
+
+    def post_all(lane: bool) -> list[tuple[int, bytes, str | None, str | None]]:
+        config = ServerConfig(f"sqlite:///{tmp_path / f'lane-{lane}.db'}", rate=None,
+                              fast_lane=lane)
+        out = []
+        with TestClient(create_app(config)) as c:
+            for body, kind in [*LANE_BODIES, ('{"key": "K", "move": "c3"}', "nosuchgame")]:
+                made = create(c, rules="dara", mode="friend")
+                gid = "nosuchgame" if kind == "nosuchgame" else made["id"]
+                r = c.post(f"/api/games/{gid}/move",
+                           content=body.replace('"K"', f'"{made["keys"]["1"]}"').encode(),
+                           headers={"content-type": "application/json" if kind == "nosuchgame"
+                                    else kind})
+                out.append((r.status_code, r.content, r.headers.get("content-type"),
+                            r.headers.get("retry-after")))
+        return out
+
+    routed = post_all(False)
+    assert answered == []
+    lane = post_all(True)
+    for (body, kind), on, off in zip(LANE_BODIES, lane, routed, strict=False):
+        assert on == off, (body, kind, on, off)
+    statuses = {status for status, *_ in routed}
+    assert {200, 403, 404, 409, 422} <= statuses  # plays, refusals by the game, by the model
+    taken = [fastlane.move_body(body.encode()) is not None
+             and kind.partition(";")[0] == "application/json" for body, kind in LANE_BODIES]
+    assert len(answered) == sum(taken) + 1  # and the unknown game's refusal
+    assert routed[LANE_BODIES.index(('{"key": "K", "move": "c3", "v": 1}',
+                                     "application/jsonx"))][0] == 422
 
 
 def test_a_state_read_takes_the_short_way_with_the_same_answers(client: TestClient) -> None:

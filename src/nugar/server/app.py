@@ -1,13 +1,14 @@
 """The web application: JSON API, websocket per game, and the browser UI's pages.
 
-``create_app(db_url)`` assembles a FastAPI application over one :class:`~.store.Store`: the
-routers of the pages (:mod:`.routes_pages`), the API (:mod:`.routes_api`) and the websocket
-(:mod:`.routes_ws`), behind the middleware of :mod:`.middleware`. Every game's changes go
-through its room in :class:`~.rooms.Hub` and its :class:`~.session.GameSession`. The OpenAPI
-schema is at ``/openapi.json``; the interactive ``/docs`` and ``/redoc`` (which load scripts
-from a CDN) are served only with ``api_docs=True``. Every response carries the security
-headers of :class:`~.middleware.SecurityHeaders`. Errors are always JSON
-``{"error": code, "detail": sentence}`` with a 4xx status.
+``create_app(config)`` assembles a FastAPI application, with the settings of one
+:class:`~.config.ServerConfig`, over one :class:`~.store.Store`: the routers of the pages
+(:mod:`.routes_pages`), the API (:mod:`.routes_api`) and the websocket (:mod:`.routes_ws`),
+behind the middleware of :mod:`.middleware` and the move fast lane (:mod:`.fastlane`). Every
+game's changes go through its room in :class:`~.rooms.Hub` and its
+:class:`~.session.GameSession`. The OpenAPI schema is at ``/openapi.json``; the interactive
+``/docs`` and ``/redoc`` (which load scripts from a CDN) are served only with ``api_docs``.
+Every response carries the security headers of :class:`~.middleware.SecurityHeaders`.
+Errors are always JSON ``{"error": code, "detail": sentence}`` with a 4xx status.
 """
 
 from __future__ import annotations
