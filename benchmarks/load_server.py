@@ -16,6 +16,7 @@ them.
     python benchmarks/load_server.py --games 200 --concurrency 32 --workers 2
     python benchmarks/load_server.py --db postgresql+psycopg://USER@HOST/DB --workers 2
     python benchmarks/load_server.py --write-docs   # replace the section in docs/benchmarks.md
+    python benchmarks/load_server.py --only sqlite --no-fast-lane  # every request routed
 
 The players speak HTTP/1.1 over a few kept-alive connections with a small client of their own
 (a general client such as httpx spends more time per request than the server does), so the
