@@ -121,6 +121,30 @@ def test_api_docs_can_be_turned_on(tmp_path: Path) -> None:
         assert "cdn" not in c.get("/").headers["content-security-policy"]
 
 
+def test_nugar_serve_hands_its_workers_the_whole_config(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """``nugar serve --workers N`` passes its ServerConfig to each worker as JSON: every field
+    comes back (none left at its default), the tables left to the supervisor."""
+    import dataclasses
+
+    from nugar.server import app, http_timeouts, worker
+
+    config = ServerConfig("sqlite:///x.db", ai_time=0.5, rate=2.5, burst=7, max_body=999,
+                          warm_up=True, public_url="https://example.org", api_docs=True,
+                          body_timeout=3.0, ai_workers=2, ai_table=8.0, ai_queue=1,
+                          expire_days=None, clock_every=0.5, create_tables=True, tune_gc=True,
+                          fast_lane=False)
+    assert all(getattr(config, f.name) != f.default for f in dataclasses.fields(config)
+               if f.name != "create_tables")
+    made: list[ServerConfig] = []
+    timeouts: list[float] = []
+    monkeypatch.setattr(app, "create_app", lambda c: made.append(c) or "the app")
+    monkeypatch.setattr(http_timeouts, "set_header_timeout", timeouts.append)
+    monkeypatch.setenv(worker.ENV, worker.options_env(config, 7.0))
+    assert worker.app_from_env() == "the app"
+    assert made == [dataclasses.replace(config, create_tables=False)] and timeouts == [7.0]
+
+
 def test_malformed_json_and_unknown_routes_give_json_errors(client: TestClient) -> None:
     r = client.post("/api/games", content=b"{not json",
                     headers={"content-type": "application/json"})
