@@ -52,6 +52,6 @@ class ServerConfig:
     create_tables: bool = True
     #: freeze the start-up's objects out of the garbage collector's walks (``nugar serve``)
     tune_gc: bool = False
-    #: answer plain moves, state reads and websocket opens in :mod:`.fastlane`, before
-    #: FastAPI's routing (``False``: everything goes through the routes, as measured against)
+    #: answer moves, state reads and websocket opens in :mod:`.fastlane`, before FastAPI's
+    #: routing (``False``: every request through the routes, what the lane is measured against)
     fast_lane: bool = True
