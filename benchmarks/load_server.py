@@ -16,6 +16,7 @@ them.
     python benchmarks/load_server.py --games 200 --concurrency 32 --workers 2
     python benchmarks/load_server.py --db postgresql+psycopg://USER@HOST/DB --workers 2
     python benchmarks/load_server.py --write-docs   # replace the section in docs/benchmarks.md
+    python benchmarks/load_server.py --only sqlite --no-fast-lane  # every request routed
 
 The players speak HTTP/1.1 over a few kept-alive connections with a small client of their own
 (a general client such as httpx spends more time per request than the server does), so the
@@ -376,7 +377,8 @@ def _server(argv: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
 
 
 def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed: int = 1,
-        db_url: str | None = None, workers: int = 1, noop: bool = False) -> dict[str, Any]:
+        db_url: str | None = None, workers: int = 1, noop: bool = False,
+        serve_args: tuple[str, ...] = ()) -> dict[str, Any]:
     """Start a server (``workers`` processes on ``db_url``, default a temporary SQLite file;
     or the no-op app), play the games, check them; returns the figures."""
     port = _free_port()
@@ -388,7 +390,7 @@ def run(games: int = 200, concurrency: int = 32, time_limit: float = 120.0, seed
         else:
             argv = [sys.executable, "-m", "nugar", "serve", "--host", HOST, "--port",
                     str(port), "--db", url, "--rate", "0", "--limit-concurrency", "1000",
-                    *(["--workers", str(workers)] if workers > 1 else [])]
+                    *(["--workers", str(workers)] if workers > 1 else []), *serve_args]
         with _server(argv, port) as proc:
             timed: list[float] = []
             client: list[float] = []
@@ -627,6 +629,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure one configuration only")
     parser.add_argument("--write-docs", action="store_true",
                         help="replace the section in docs/benchmarks.md")
+    parser.add_argument("--no-fast-lane", action="store_true",
+                        help="serve with the move fast lane off (nugar.server.fastlane)")
     parser.add_argument("--serve-noop", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_noop is not None:
@@ -648,7 +652,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--db must be a PostgreSQL URL (postgresql+psycopg://USER@HOST/DB); "
                      "the SQLite run always uses a temporary file")
     common = dict(games=args.games, concurrency=args.concurrency, time_limit=args.time_limit,
-                  seed=args.seed)
+                  seed=args.seed,
+                  serve_args=("--no-fast-lane",) if args.no_fast_lane else ())
     results: list[dict[str, Any]] = []
 
     def report(r: dict[str, Any]) -> None:

@@ -42,7 +42,8 @@ def client(db_url: str) -> Iterator[TestClient]:
     from fastapi.testclient import TestClient
 
     from nugar.server import create_app
+    from nugar.server.config import ServerConfig
 
-    app = create_app(db_url, ai_time=0.05, rate=None)
+    app = create_app(ServerConfig(db_url, ai_time=0.05, rate=None))
     with TestClient(app) as c:
         yield c

@@ -31,6 +31,7 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.generation.case import Case
 
 from nugar.server import create_app
+from nugar.server.config import ServerConfig
 from serving import serving
 
 #: generated cases per API operation (14 operations: about 350 requests, a few seconds)
@@ -43,7 +44,7 @@ RSS_GROWTH_BOUND = 150 * 2**20
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient, list[Any]]]:
     """The app on a fresh SQLite file, with one game of each mode to aim cases at."""
     db = tmp_path_factory.mktemp("hostile") / "games.db"
-    app = create_app(f"sqlite:///{db}", ai_time=0.05, rate=None)
+    app = create_app(ServerConfig(f"sqlite:///{db}", ai_time=0.05, rate=None))
     with TestClient(app, raise_server_exceptions=False) as client:
         games = []
         for body in ({"rules": "dara", "mode": "ai", "level": 1, "seat": 1},
@@ -57,7 +58,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[TestClient,
 
 def _openapi() -> dict[str, Any]:
     """The server's schema, from an app on a throwaway in-memory database."""
-    spec: dict[str, Any] = create_app("sqlite://", rate=None).openapi()
+    spec: dict[str, Any] = create_app(ServerConfig("sqlite://", rate=None)).openapi()
     return spec
 
 

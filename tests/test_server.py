@@ -21,6 +21,7 @@ import nugar
 from nugar.ai import DEFAULT_LEVEL, LEVELS
 from nugar.rules.options import DARA_SHEET
 from nugar.server import create_app
+from nugar.server.config import ServerConfig
 from nugar.server.render import board_data, svg
 from nugar.server.room import Listener
 from nugar.server.store import GameRow, Store, StoredEvent, hash_key
@@ -110,7 +111,7 @@ def test_openapi_schema_lists_the_api(client: TestClient) -> None:
 
 
 def test_api_docs_can_be_turned_on(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=None, api_docs=True)
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'g.db'}", rate=None, api_docs=True))
     with TestClient(app) as c:
         r = c.get("/docs")
         assert r.status_code == 200 and "swagger" in r.text.lower()
@@ -118,6 +119,30 @@ def test_api_docs_can_be_turned_on(tmp_path: Path) -> None:
         assert c.get("/redoc").status_code == 200
         # the pages keep the strict policy
         assert "cdn" not in c.get("/").headers["content-security-policy"]
+
+
+def test_nugar_serve_hands_its_workers_the_whole_config(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """``nugar serve --workers N`` passes its ServerConfig to each worker as JSON: every field
+    comes back (none left at its default), the tables left to the supervisor."""
+    import dataclasses
+
+    from nugar.server import app, http_timeouts, worker
+
+    config = ServerConfig("sqlite:///x.db", ai_time=0.5, rate=2.5, burst=7, max_body=999,
+                          warm_up=True, public_url="https://example.org", api_docs=True,
+                          body_timeout=3.0, ai_workers=2, ai_table=8.0, ai_queue=1,
+                          expire_days=None, clock_every=0.5, create_tables=True, tune_gc=True,
+                          fast_lane=False)
+    assert all(getattr(config, f.name) != f.default for f in dataclasses.fields(config)
+               if f.name != "create_tables")
+    made: list[ServerConfig] = []
+    timeouts: list[float] = []
+    monkeypatch.setattr(app, "create_app", lambda c: made.append(c) or "the app")
+    monkeypatch.setattr(http_timeouts, "set_header_timeout", timeouts.append)
+    monkeypatch.setenv(worker.ENV, worker.options_env(config, 7.0))
+    assert worker.app_from_env() == "the app"
+    assert made == [dataclasses.replace(config, create_tables=False)] and timeouts == [7.0]
 
 
 def test_malformed_json_and_unknown_routes_give_json_errors(client: TestClient) -> None:
@@ -261,8 +286,8 @@ def test_game_against_the_ai_undo_and_hint(client: TestClient) -> None:
 
 
 def test_a_hint_while_the_ai_pool_is_full_gets_503_ai_busy(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", ai_time=0.05, rate=None, ai_workers=1,
-                     ai_queue=0)
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'g.db'}", ai_time=0.05, rate=None,
+                                  ai_workers=1, ai_queue=0))
     with TestClient(app) as c:
         made = create(c, rules="kalah", mode="hotseat")
         gid, key = made["id"], made["keys"]["0"]
@@ -287,14 +312,14 @@ def test_ai_moves_first_when_human_takes_second_seat(client: TestClient) -> None
 # --- storage ------------------------------------------------------------------------------------
 def test_restart_resumes_games_exactly(db_url: str) -> None:
     url = db_url
-    with TestClient(create_app(url, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(url, rate=None))) as c:
         made = create(c, rules="dara-sheet", mode="friend")
         gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
         for i, text in enumerate(["a1", "f5", "b1", "e5", "a2"]):
             assert move(c, gid, (k1, k2)[i % 2], text).status_code == 200
         c.post(f"/api/games/{gid}/offers/draw", json={"key": k1})
         before = c.get(f"/api/games/{gid}").json()
-    with TestClient(create_app(url, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(url, rate=None))) as c:
         after = c.get(f"/api/games/{gid}").json()
         assert after == before
         assert move(c, gid, k1, "f4").status_code == 409  # still player 2's turn
@@ -309,7 +334,7 @@ def test_an_imposed_ending_survives_a_restart_and_is_in_the_record(
         db_url: str, how: str, outcome: nugar.Outcome, ending: dict[str, Any]) -> None:
     from nugar.record import load_one
 
-    with TestClient(create_app(db_url, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(db_url, rate=None))) as c:
         made = create(c, rules="dara", mode="friend")
         gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
         move(c, gid, k1, "c3")
@@ -324,7 +349,7 @@ def test_an_imposed_ending_survives_a_restart_and_is_in_the_record(
     stored = Store(db_url).load(gid)
     assert stored is not None and stored.ending == ending
     assert (stored.result, stored.reason) == (outcome.result, outcome.reason)
-    with TestClient(create_app(db_url, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(db_url, rate=None))) as c:
         assert c.get(f"/api/games/{gid}").json() == before
         text = c.get(f"/api/games/{gid}/record").text
         assert f'[Termination "{outcome.reason}"]' in text
@@ -342,7 +367,7 @@ def test_a_game_stored_with_an_ending_of_the_old_form_loads(db_url: str) -> None
                   reason="agreement", version=2)
     store.create(row, StoredEvent(1, "created", {}))
     store.close()
-    with TestClient(create_app(db_url, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(db_url, rate=None))) as c:
         state = c.get(f"/api/games/{gid}").json()
         assert state["over"] and state["reason"] == "agreement" and state["moves"] == ["c3"]
         assert '[Termination "agreement"]' in c.get(f"/api/games/{gid}/record").text
@@ -359,7 +384,7 @@ def test_restart_lets_the_ai_move_in_a_stored_game(db_url: str) -> None:
                   offers={}, result=None, reason=None, version=1)
     store.create(row, StoredEvent(1, "created", {}))
     store.close()
-    with TestClient(create_app(url, ai_time=0.05, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(url, ai_time=0.05, rate=None))) as c:
         state = wait_for(c, gid, lambda s: s["to_move"] == 1 or s["over"])
         assert state["turns"][0]["text"] == "1" and state["turns"][1]["player"] == 2
 
@@ -372,7 +397,7 @@ def test_default_database_is_in_the_user_data_directory(tmp_path: Path,
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     url = default_db_url()
     assert url == f"sqlite:///{tmp_path / 'data' / 'nugar' / 'games.sqlite3'}"
-    with TestClient(create_app(None, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(None, rate=None))) as c:
         create(c, rules="dara", mode="hotseat")
     assert (tmp_path / "data" / "nugar" / "games.sqlite3").stat().st_size > 0
 
@@ -395,7 +420,7 @@ def test_corrupt_stored_game_is_reported_not_changed(db_url: str) -> None:
                   key_hash_1=hash_key("a"), key_hash_2=hash_key("b"), moves=["c3", "c3"],
                   ending=None, offers={}, result=None, reason=None, version=1)
     store.create(row, StoredEvent(1, "created", {}))
-    with TestClient(create_app(url, rate=None)) as c:
+    with TestClient(create_app(ServerConfig(url, rate=None))) as c:
         r = c.get(f"/api/games/{gid}")
         assert r.status_code == 409 and "move 2" in r.json()["detail"]
         assert move(c, gid, "a", "d4").status_code == 409
@@ -423,7 +448,7 @@ def test_a_game_that_cannot_be_rebuilt_is_refused_and_the_rest_served(
     with store.engine.begin() as conn:
         conn.execute(update(games_table).where(games_table.c.id == bad).values(**{column: value}))
     store.close()
-    with TestClient(create_app(db_url, ai_time=0.05, rate=None)) as c:  # it starts
+    with TestClient(create_app(ServerConfig(db_url, ai_time=0.05, rate=None))) as c:  # it starts
         r = c.get(f"/api/games/{bad}")
         assert r.status_code == 409 and r.json()["error"] == "corrupt_game", r.text
         assert "cannot" in r.json()["detail"]
@@ -440,7 +465,7 @@ def test_a_game_that_cannot_be_rebuilt_is_refused_and_the_rest_served(
 
 
 def test_concurrent_moves_on_one_game_never_interleave(db_url: str) -> None:
-    app = create_app(db_url, rate=None)
+    app = create_app(ServerConfig(db_url, rate=None))
 
     async def run() -> None:
         transport = httpx.ASGITransport(app=app)
@@ -477,7 +502,7 @@ def test_concurrent_moves_on_one_game_never_interleave(db_url: str) -> None:
 def test_a_move_refused_by_a_failed_write_is_never_stored_later(db_url: str) -> None:
     """A's write fails once while B waits on the lock: A is refused with nothing changed, B is
     played on the game as stored, and the room's watcher gets B as the next version."""
-    app = create_app(db_url, rate=None)
+    app = create_app(ServerConfig(db_url, rate=None))
     store: Store = app.state.store
     real_submit = store.submit
     failed: list[int] = []
@@ -642,7 +667,7 @@ def test_games_never_started_are_aborted_by_the_expiry_and_stay_so_after_restart
     url = f"sqlite:///{tmp_path / 'games.db'}"
 
     def app() -> Any:
-        made = create_app(url, ai_time=0.05, rate=None, expire_days=30)
+        made = create_app(ServerConfig(url, ai_time=0.05, rate=None, expire_days=30))
         made.state.hub.clock = lambda: now[0]
         return made
 
@@ -682,7 +707,8 @@ def test_games_never_started_are_aborted_by_the_expiry_and_stay_so_after_restart
 
 # --- limits -------------------------------------------------------------------------------------
 def test_oversized_bodies_and_floods_are_refused(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=1.0, burst=5, max_body=2000)
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'g.db'}", rate=1.0, burst=5,
+                                  max_body=2000))
     with TestClient(app) as c:
         r = c.post("/api/games", content=b"x" * 5000, headers={"content-type": "application/json"})
         assert r.status_code == 413 and r.json()["error"] == "body_too_large"
@@ -709,8 +735,8 @@ def test_retry_after_counts_the_seconds_to_the_next_token() -> None:
 
 
 def test_links_ignore_the_host_header(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=None,
-                     public_url="https://games.example.org/nugar/")
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'g.db'}", rate=None,
+                                  public_url="https://games.example.org/nugar/"))
     with TestClient(app) as c:
         r = c.post("/api/games", json={"rules": "dara", "mode": "friend"},
                    headers={"Host": "evil.example"})
@@ -742,7 +768,7 @@ def test_every_response_carries_the_security_headers(client: TestClient, path: s
 
 
 def test_refusals_carry_the_security_headers_too(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'g.db'}", rate=1.0, burst=1)
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'g.db'}", rate=1.0, burst=1))
     with TestClient(app) as c:
         codes = [c.get("/api/presets") for _ in range(3)]
         r = codes[-1]
@@ -852,7 +878,7 @@ def test_a_seat_named_on_the_websocket_is_opened_as_by_post_open(
 
     now = [1_800_000_000.0]
     monkeypatch.setattr(store_module, "time", types.SimpleNamespace(time=lambda: now[0]))
-    app = create_app(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.05, rate=None)
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.05, rate=None))
     app.state.hub.clock = lambda: now[0]
     with TestClient(app) as c:
         made = create(c, rules="dara", mode="friend", clock="5+3")
@@ -1087,35 +1113,90 @@ def test_load_script_finds_no_lost_or_doubled_moves() -> None:
     assert "## Web server load" in module.markdown([result], "load_server.py")
 
 
-def test_a_plain_move_takes_the_short_way_with_the_same_answers(client: TestClient) -> None:
-    """A well-formed move is answered by the middleware of nugar.server.fastlane; any other
-    body goes on to the FastAPI route. Both answer the same, refusals included."""
-    from nugar.server.fastlane import plain_move
+#: move bodies the fast lane and the route must answer alike: ``K`` is the seat's key; each
+#: is posted as it is, with the content type beside it, to a fresh game
+LANE_BODIES: list[tuple[str, str]] = [
+    ('{"key": "K", "move": "c3", "v": 1}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": 1}', "application/json; charset=utf-8"),
+    ('{"key": "K", "move": "c3", "v": 1}', "application/jsonx"),
+    ('{"key": "K", "move": "c3"}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": 1, "extra": [1]}', "application/json"),
+    ('{"key": "K", "move": "\\u0063\\u0033"}', "application/json"),
+    ('{"key": "K", "move": "z9", "move": "c3"}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": 5}', "application/json"),
+    ('{"key": "K", "move": "z9"}', "application/json"),
+    ('{"move": "c3"}', "application/json"),
+    ('{"key": "nope", "move": "c3"}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": true}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": "1"}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": 1.0}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": 0}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": NaN}', "application/json"),
+    ('{"key": "K", "move": "c3", "v": null}', "application/json"),
+    ('{"key": "K", "move": 5}', "application/json"),
+    ('{"key": 5, "move": "c3"}', "application/json"),
+    ('{"key": "K"}', "application/json"),
+    ('{"key": "K", "move": "' + "c" * 64 + '"}', "application/json"),
+    ('{"key": "K", "move": "' + "c" * 65 + '"}', "application/json"),
+    ('{"key": "' + "k" * 200 + '", "move": "c3"}', "application/json"),
+    ('{"key": "' + "k" * 201 + '", "move": "c3"}', "application/json"),
+    ("[1]", "application/json"),
+    ("{", "application/json"),
+    ("null", "application/json"),
+    ("", "application/json"),
+]
 
-    assert plain_move(b'{"key": "k", "move": "c3", "v": 2}') == ("k", "c3", 2)
-    for odd in (b'{"key": "k", "move": "c3", "v": true}', b'{"move": 5}', b"[1]", b"{",
-                b'{"move": "c3", "other": 1}', b'{"move": "c3", "v": 0}'):
-        assert plain_move(odd) is None, odd
 
-    def play(body: dict[str, Any]) -> tuple[int, Any]:
-        made = create(client, rules="dara", mode="friend")
-        gid, k1 = made["id"], made["keys"]["1"]
-        r = client.post(f"/api/games/{gid}/move", json={k: k1 if v == "K" else v
-                                                        for k, v in body.items()})
-        return r.status_code, r.json()
+def test_the_fast_lane_answers_moves_as_the_route_does(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same move bodies posted with the fast lane on and off (every request through the
+    route) get the same status, JSON bytes and headers: the lane reads a body with the
+    route's own model (its limits) and writes refusals with the route's writer. With it on,
+    the lane answers exactly the bodies the model accepts."""
+    from nugar.server import fastlane
 
-    short = play({"key": "K", "move": "c3", "v": 1})
-    routed = play({"key": "K", "move": "c3", "v": 1, "extra": "ignored by the route"})
-    assert short[0] == routed[0] == 200 and short[1] == routed[1]
-    assert short[1]["new_moves"] == ["c3"] and short[1]["base"] == 1
-    for body, status, code in [({"key": "K", "move": "c3", "v": 5}, 409, "stale_version"),
-                               ({"key": "K", "move": "z9"}, 422, "invalid_move"),
-                               ({"move": "c3"}, 403, "bad_key"),
-                               ({"key": "K", "move": "c3", "v": True}, 422, "bad_request")]:
-        got = play(body)
-        assert got[0] == status and got[1]["error"] == code, (body, got)
-        if code != "bad_request":  # the same refusal when the route decides it
-            assert play({**body, "extra": 1}) == got
+    answered: list[str] = []
+    real_answer, real_refusal = fastlane._answer, fastlane.api_refusal
+
+    async def counted_answer(send: Any, answer: dict[str, Any]) -> None:
+        answered.append("answer")
+        await real_answer(send, answer)
+
+    def counted_refusal(exc: Any) -> Any:
+        answered.append("refusal")
+        return real_refusal(exc)
+
+    monkeypatch.setattr(fastlane, "_answer", counted_answer)
+    monkeypatch.setattr(fastlane, "api_refusal", counted_refusal)
+
+    def post_all(lane: bool) -> list[tuple[int, bytes, str | None, str | None]]:
+        config = ServerConfig(f"sqlite:///{tmp_path / f'lane-{lane}.db'}", rate=None,
+                              fast_lane=lane)
+        out = []
+        with TestClient(create_app(config)) as c:
+            for body, kind in [*LANE_BODIES, ('{"key": "K", "move": "c3"}', "nosuchgame")]:
+                made = create(c, rules="dara", mode="friend")
+                gid = "nosuchgame" if kind == "nosuchgame" else made["id"]
+                r = c.post(f"/api/games/{gid}/move",
+                           content=body.replace('"K"', f'"{made["keys"]["1"]}"').encode(),
+                           headers={"content-type": "application/json" if kind == "nosuchgame"
+                                    else kind})
+                out.append((r.status_code, r.content, r.headers.get("content-type"),
+                            r.headers.get("retry-after")))
+        return out
+
+    routed = post_all(False)
+    assert answered == []
+    lane = post_all(True)
+    for (body, kind), on, off in zip(LANE_BODIES, lane, routed, strict=False):
+        assert on == off, (body, kind, on, off)
+    statuses = {status for status, *_ in routed}
+    assert {200, 403, 404, 409, 422} <= statuses  # plays, refusals by the game, by the model
+    taken = [fastlane.move_body(body.encode()) is not None
+             and kind.partition(";")[0] == "application/json" for body, kind in LANE_BODIES]
+    assert len(answered) == sum(taken) + 1  # and the unknown game's refusal
+    assert routed[LANE_BODIES.index(('{"key": "K", "move": "c3", "v": 1}',
+                                     "application/jsonx"))][0] == 422
 
 
 def test_a_state_read_takes_the_short_way_with_the_same_answers(client: TestClient) -> None:

@@ -24,6 +24,7 @@ from nugar.record import RecordError, dumps
 from nugar.rules import new_game, parse_rules
 from nugar.rules.options import MAX_RULES_TEXT
 from nugar.server import create_app, routes_api
+from nugar.server.config import ServerConfig
 from nugar.server.routes_api import MAX_REPLAY_MOVES, MAX_REPLAY_RESPONSE
 
 # values of 10**20 and more once overflowed into a plain-text 500
@@ -176,7 +177,7 @@ def test_replay_runs_off_the_event_loop(db_url: str, monkeypatch: pytest.MonkeyP
         return real(body)
 
     monkeypatch.setattr(routes_api, "_replay", slow)
-    app = create_app(db_url, rate=None)
+    app = create_app(ServerConfig(db_url, rate=None))
     text = '[Rules "kalah"]\n\n1. 3-1 2 *'
 
     async def run() -> tuple[float, float]:

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from nugar.server import create_app
+from nugar.server.config import ServerConfig
 from nugar.server.room import LISTENER_QUEUE, Listener
 from nugar.server.rooms import Hub
 from nugar.server.routes_ws import RESYNC_CLOSE, GameSocket
@@ -33,7 +34,7 @@ async def _flip(hub: Hub, gid: str, key: str, events: int) -> None:
 
 def test_a_listener_that_never_reads_is_dropped_and_the_others_get_every_event(
         db_url: str) -> None:
-    app = create_app(db_url, rate=None)
+    app = create_app(ServerConfig(db_url, rate=None))
     hub: Hub = app.state.hub
     events = LISTENER_QUEUE + 10
 
@@ -91,7 +92,7 @@ class _NeverReads:
 
 
 def test_a_socket_that_falls_behind_is_closed_with_the_resync_code(db_url: str) -> None:
-    app = create_app(db_url, rate=None)
+    app = create_app(ServerConfig(db_url, rate=None))
     hub: Hub = app.state.hub
 
     async def run() -> None:

@@ -19,6 +19,7 @@ import pytest
 import uvicorn
 
 from nugar.server import create_app
+from nugar.server.config import ServerConfig
 from nugar.server.http_timeouts import MAX_HEAD_BYTES, timed_h11, timed_protocol
 from nugar.server.room import Listener
 from nugar.server.rooms import Hub
@@ -26,7 +27,7 @@ from nugar.server.wire import Encoded, dumps, event_message, text_of
 
 
 def test_a_change_is_encoded_once_for_the_answer_and_every_listener(db_url: str) -> None:
-    app = create_app(db_url, rate=None)
+    app = create_app(ServerConfig(db_url, rate=None))
     hub: Hub = app.state.hub
 
     async def run() -> None:
@@ -64,7 +65,7 @@ def test_hearing_its_own_change_before_its_commit_costs_no_read(db_url: str) -> 
 
     from nugar.server.store import GameRow, Store, StoredEvent
 
-    app = create_app(db_url, rate=None)
+    app = create_app(ServerConfig(db_url, rate=None))
     hub: Hub = app.state.hub
     store: Store = app.state.store
     real_submit, real_load = store.submit, store.load
@@ -102,7 +103,7 @@ def test_hearing_its_own_change_before_its_commit_costs_no_read(db_url: str) -> 
 def test_only_announcements_of_newer_versions_of_held_games_are_read(db_url: str) -> None:
     from nugar.server.listen import _head
 
-    app = create_app(db_url, rate=None)
+    app = create_app(ServerConfig(db_url, rate=None))
     hub: Hub = app.state.hub
 
     async def run() -> None:
@@ -128,12 +129,12 @@ def test_a_served_app_freezes_what_start_up_made_before_any_room(db_url: str) ->
 
     from nugar.server.app import GC_YOUNG
 
-    plain = create_app(db_url, rate=None)
+    plain = create_app(ServerConfig(db_url, rate=None))
     threshold = gc.get_threshold()
     with TestClient(plain):
         assert gc.get_freeze_count() == 0  # the default (tests, embedding): nothing frozen
         assert gc.get_threshold() == threshold
-    served = create_app(db_url, rate=None, tune_gc=True)
+    served = create_app(ServerConfig(db_url, rate=None, tune_gc=True))
     try:
         with TestClient(served) as client:
             assert gc.get_freeze_count() > 0 and gc.get_threshold()[0] == GC_YOUNG
@@ -175,7 +176,7 @@ def test_the_warm_up_is_frozen_too_unless_a_room_exists(db_url: str) -> None:
 
     from nugar.server.app import _freeze_after_warm_up
 
-    app = create_app(db_url, rate=None)
+    app = create_app(ServerConfig(db_url, rate=None))
     hub: Hub = app.state.hub
     engine = _Compiling()
 

@@ -438,11 +438,12 @@ def test_server_reports_the_warm_up_and_the_ai_waits_for_it(
     from fastapi.testclient import TestClient
 
     from nugar.server import create_app
+    from nugar.server.config import ServerConfig
 
     toy = load_toy(tmp_path / "src")
     release = threading.Event()
     engine = Warmup(interpret=False)
-    app = create_app(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.05, rate=None,
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.05, rate=None),
                      warmup=engine)
     with TestClient(app) as client:
         assert client.get("/api/warmup").json()["ready"] is True

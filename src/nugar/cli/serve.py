@@ -9,10 +9,13 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .common import EXIT_FAILED, EXIT_OK, CliError, command
+
+if TYPE_CHECKING:
+    from ..server.config import ServerConfig
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -70,6 +73,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         help="unfinished games without a move for this many days are closed "
                         "(aborted if a player never moved, else adjudicated draws); 0 keeps "
                         "them forever (default 30)")
+    # hidden: every request through FastAPI's routes, to measure the fast lane against
+    # (benchmarks/load_server.py --no-fast-lane)
+    parser.add_argument("--no-fast-lane", dest="fast_lane", action="store_false",
+                        help=argparse.SUPPRESS)
     parser.set_defaults(func=cmd_serve)
     return parser
 
@@ -113,13 +120,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise CliError(f"the web extras are missing (fastapi, uvicorn, sqlalchemy: "
                        f"pip install 'nugar[web]'): {exc}", EXIT_FAILED) from None
+    from ..server.config import ServerConfig
     from ..warmup import WARMUP, line_reporter
 
-    options: dict[str, Any] = dict(
+    config = ServerConfig(
         db_url=args.db, ai_time=args.ai_time, rate=args.rate or None, warm_up=True,
         public_url=public_url, api_docs=args.api_docs, body_timeout=args.body_timeout,
         ai_workers=args.ai_workers, ai_table=args.ai_table, ai_queue=args.ai_queue,
-        expire_days=args.expire_days or None, tune_gc=True)
+        expire_days=args.expire_days or None, tune_gc=True, fast_lane=args.fast_lane)
     # the log level drops uvicorn's access lines anyway; off, it does not build them either
     # (the client's address and the quoted path, for every request)
     served = dict(host=args.host, port=args.port, log_level="warning", access_log=False,
@@ -130,11 +138,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
                   ws_ping_interval=20.0, ws_ping_timeout=20.0, timeout_keep_alive=5,
                   limit_concurrency=args.limit_concurrency, **proxy_options(proxies))
     if args.workers > 1:
-        return serve_workers(args, options, served)
+        return serve_workers(args, config, served)
     # a first run compiles the AI in the background from the start: progress on stderr
     WARMUP.subscribe(line_reporter("nugar serve: "))
     try:
-        app = create_app(**options)
+        app = create_app(config)
     except Exception as exc:  # a bad URL or an unreachable database
         raise CliError(f"cannot open the database {args.db!r}: {exc}", EXIT_FAILED) from None
     shown = app.state.store.engine.url.render_as_string(hide_password=True)
@@ -148,7 +156,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def serve_workers(args: argparse.Namespace, options: dict[str, Any], served: dict[str, Any]
+def serve_workers(args: argparse.Namespace, config: ServerConfig, served: dict[str, Any]
                   ) -> int:
     """``--workers N``: the tables are made here once, then uvicorn's supervisor runs N worker
     processes (:mod:`nugar.server.worker`) on one socket and replaces any that dies."""
@@ -166,9 +174,9 @@ def serve_workers(args: argparse.Namespace, options: dict[str, Any], served: dic
         store.close()
     except Exception as exc:  # a bad URL, an unreachable database, psycopg missing
         raise CliError(f"cannot open the database {args.db!r}: {exc}", EXIT_FAILED) from None
-    os.environ[ENV] = options_env(options, args.header_timeout)
+    os.environ[ENV] = options_env(config, args.header_timeout)
     print(f"nugar: serving on {default_public_url(args.host, args.port)}/ as "
-          f"{options['public_url']}/ with {args.workers} workers (database: {shown})",
+          f"{config.public_url}/ with {args.workers} workers (database: {shown})",
           file=sys.stderr)
     uvicorn.run("nugar.server.worker:app_from_env", factory=True, workers=args.workers,
                 http=protocol_path(), **served)

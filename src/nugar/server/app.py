@@ -1,13 +1,14 @@
 """The web application: JSON API, websocket per game, and the browser UI's pages.
 
-``create_app(db_url)`` assembles a FastAPI application over one :class:`~.store.Store`: the
-routers of the pages (:mod:`.routes_pages`), the API (:mod:`.routes_api`) and the websocket
-(:mod:`.routes_ws`), behind the middleware of :mod:`.middleware`. Every game's changes go
-through its room in :class:`~.rooms.Hub` and its :class:`~.session.GameSession`. The OpenAPI
-schema is at ``/openapi.json``; the interactive ``/docs`` and ``/redoc`` (which load scripts
-from a CDN) are served only with ``api_docs=True``. Every response carries the security
-headers of :class:`~.middleware.SecurityHeaders`. Errors are always JSON
-``{"error": code, "detail": sentence}`` with a 4xx status.
+``create_app(config)`` assembles a FastAPI application, with the settings of one
+:class:`~.config.ServerConfig`, over one :class:`~.store.Store`: the routers of the pages
+(:mod:`.routes_pages`), the API (:mod:`.routes_api`) and the websocket (:mod:`.routes_ws`),
+behind the middleware of :mod:`.middleware` and the move fast lane (:mod:`.fastlane`). Every
+game's changes go through its room in :class:`~.rooms.Hub` and its
+:class:`~.session.GameSession`. The OpenAPI schema is at ``/openapi.json``; the interactive
+``/docs`` and ``/redoc`` (which load scripts from a CDN) are served only with ``api_docs``.
+Every response carries the security headers of :class:`~.middleware.SecurityHeaders`.
+Errors are always JSON ``{"error": code, "detail": sentence}`` with a 4xx status.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ from fastapi.staticfiles import StaticFiles
 
 from . import routes_api, routes_lobby, routes_pages, routes_ws
 from .ai_pool import Agents, AiPool
-from .clocks import WATCH_EVERY, watch_clocks
+from .clocks import watch_clocks
+from .config import ServerConfig
 from .fastlane import MoveLane
 from .listen import listen_forever
 from .lobby import Lobby
 from .middleware import ASGIApp, Guard, Receive, Scope, SecurityHeaders, Send, add_error_handlers
-from .rooms import EXPIRE_DAYS, Hub
+from .rooms import Hub
 from .store import Store
 
 if TYPE_CHECKING:
@@ -84,53 +86,42 @@ async def _freeze_after_warm_up(engine: Warmup, hub: Hub) -> None:
         gc.freeze()
 
 
-def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float | None = 30.0,
-               burst: int = 120, max_body: int = 256_000, warm_up: bool = False,
-               warmup: Warmup | None = None, public_url: str = "http://127.0.0.1:8000",
-               api_docs: bool = False, body_timeout: float = 10.0, ai_workers: int = 1,
-               ai_table: float = 64.0, ai_queue: int = 8,
-               expire_days: float | None = EXPIRE_DAYS,
-               clock_every: float = WATCH_EVERY, create_tables: bool = True,
-               tune_gc: bool = False) -> FastAPI:
-    """The web application over the database at ``db_url`` (default: SQLite in the user's
-    data directory). ``ai_time`` is the AI's thinking time per decision in seconds.
-    ``warm_up`` starts compiling what every AI level needs in the background at startup
-    (``nugar serve``, with the process's own ``nugar.warmup.WARMUP``: while it compiles,
-    requests run the kernels not compiled yet interpreted); without it, an AI move compiles
-    what it needs first, as a plain call would. ``warmup`` replaces the compiling used;
-    ``GET /api/warmup`` gives its progress. ``public_url`` is the address the players reach
-    the server at: the links of a new game start with it (never with the request's ``Host``
-    header). ``api_docs`` serves FastAPI's ``/docs`` and ``/redoc``. A request body not all
-    received within ``body_timeout`` seconds gets 408. The AI thinks in one
-    :class:`~.ai_pool.AiPool` of ``ai_workers`` agents with ``ai_table`` MB tables each and at
-    most ``ai_queue`` hints waiting (then ``503 ai_busy``). Unfinished games without a change
-    for ``expire_days`` days are closed (checked at start and hourly; ``None``: never): as
-    adjudicated draws, or aborted when a player never made his first move. Every
-    ``clock_every`` seconds the clocks of games nobody asks about are checked
-    (:func:`~.clocks.watch_clocks`). On PostgreSQL the app listens to the changes other
-    processes store (:mod:`.listen`), so several processes can serve the same
-    games; ``create_tables=False`` leaves the tables to whoever started them (``nugar serve
-    --workers``). ``tune_gc`` (``nugar serve``): once started, every object made so far is
-    left out of Python's cyclic garbage collections (``gc.freeze``), which then walk far
-    fewer objects: a full collection stalls every request in flight, and took 60 to 90 ms
-    with the start-up's objects (the engine, numba, FastAPI), 6 to 18 ms without them (and
-    without the warm-up's, frozen once it is done if no game's room exists yet); and the
-    youngest objects are collected every :data:`GC_YOUNG` allocations instead of Python's
-    700, so collections come about 14 times less often (4 % less CPU per move)."""
+def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = None
+               ) -> FastAPI:
+    """The web application with the settings of ``config`` (:class:`~.config.ServerConfig`;
+    default: its defaults, a SQLite file in the user's data directory).
+
+    With ``config.warm_up``, what every AI level needs is compiled in the background at
+    startup (``nugar serve``, with the process's own ``nugar.warmup.WARMUP``: while it
+    compiles, requests run the kernels not compiled yet interpreted); without it, an AI move
+    compiles what it needs first, as a plain call would. ``warmup`` replaces the compiling
+    used (an object, not a setting: a test passes its own); ``GET /api/warmup`` gives its
+    progress. Unfinished games idle for ``expire_days`` are closed at start and hourly: as
+    adjudicated draws, or aborted when a player never made his first move. The clocks of
+    games nobody asks about are checked by :func:`~.clocks.watch_clocks`. On PostgreSQL the
+    app listens to the changes other processes store (:mod:`.listen`), so several processes
+    can serve the same games. ``tune_gc``: once started, every object made so far is left out
+    of Python's cyclic garbage collections (``gc.freeze``), so a full collection, which stalls
+    every request in flight, walks far fewer objects; and the youngest objects are collected
+    every :data:`GC_YOUNG` allocations instead of Python's 700 (measured: docs/benchmarks.md,
+    "Web server: where a move's CPU goes")."""
     from ..warmup import WARMUP, Warmup, server_steps
+
+    cfg = ServerConfig() if config is None else config
 
     if warmup is not None:
         engine = warmup
     else:
-        engine = WARMUP if warm_up else Warmup(interpret=False)
-    store = Store(db_url, create=create_tables)
-    pool = AiPool(Agents(ai_time, engine, table=ai_table), workers=ai_workers, queue=ai_queue)
-    hub = Hub(store, pool, expire_days=expire_days)
+        engine = WARMUP if cfg.warm_up else Warmup(interpret=False)
+    store = Store(cfg.db_url, create=cfg.create_tables)
+    pool = AiPool(Agents(cfg.ai_time, engine, table=cfg.ai_table), workers=cfg.ai_workers,
+                  queue=cfg.ai_queue)
+    hub = Hub(store, pool, expire_days=cfg.expire_days)
     lobby = Lobby(store)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        if warm_up:
+        if cfg.warm_up:
             await asyncio.to_thread(engine.add, server_steps())
         tasks: list[asyncio.Task[None]] = []
         if store.shared:
@@ -139,16 +130,16 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
                                                             lobby=lobby.heard)))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(heard.wait(), 10)  # else it goes on trying meanwhile
-        if tune_gc:  # before any room exists: a frozen cycle is never collected
+        if cfg.tune_gc:  # before any room exists: a frozen cycle is never collected
             gc.collect()
             gc.freeze()
             gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
-            if warm_up:
+            if cfg.warm_up:
                 tasks.append(asyncio.create_task(_freeze_after_warm_up(engine, hub)))
         await hub.expire_idle()  # before resuming, so the computer does not wake them
         await hub.resume_all()
         tasks.append(asyncio.create_task(hub.expire_forever()))
-        tasks.append(asyncio.create_task(watch_clocks(hub, clock_every)))
+        tasks.append(asyncio.create_task(watch_clocks(hub, cfg.clock_every)))
         tasks.append(asyncio.create_task(lobby.sweep_forever()))
         try:
             yield
@@ -163,22 +154,23 @@ def create_app(db_url: str | None = None, *, ai_time: float = 1.0, rate: float |
             store.close()
 
     app = _App(title="nugar", version="1", lifespan=lifespan,
-                  docs_url="/docs" if api_docs else None,
-                  redoc_url="/redoc" if api_docs else None,
-                  description="Play Dara, Dala, Kalah and Dracala: against the AI, against a "
-                  "friend by link, or hot-seat. Errors are JSON {error, detail}.")
+               docs_url="/docs" if cfg.api_docs else None,
+               redoc_url="/redoc" if cfg.api_docs else None,
+               description="Play Dara, Dala, Kalah and Dracala: against the AI, against a "
+               "friend by link, or hot-seat. Errors are JSON {error, detail}.")
     app.state.hub = hub
     app.state.lobby = lobby
     app.state.store = store
     app.state.warmup = engine
     app.state.ai_pool = pool
-    app.state.public_url = public_url.rstrip("/")
+    app.state.public_url = cfg.public_url.rstrip("/")
     # in front of FastAPI's own middleware (its error and telemetry layers): the security
     # headers outermost, so refusals get them too; then the size and rate guard; then the
     # move fast lane, inside the guard, so a plain move skips FastAPI's routing
     app.front = lambda inner: SecurityHeaders(
-        Guard(MoveLane(inner), max_body=max_body, rate=rate, burst=burst,
-              body_timeout=body_timeout), docs=api_docs)
+        Guard(MoveLane(inner) if cfg.fast_lane else inner, max_body=cfg.max_body,
+              rate=cfg.rate, burst=cfg.burst, body_timeout=cfg.body_timeout),
+        docs=cfg.api_docs)
     add_error_handlers(app)
     app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")
     app.include_router(routes_pages.router)

@@ -1,16 +1,15 @@
 """A short way through for the request the server answers most: a well-formed move.
 
-``POST /api/games/{id}/move`` is most of a busy server's traffic, and FastAPI's routing,
-dependency solving and body model cost more CPU than deciding and storing the move. The
-:class:`MoveLane` middleware (inside the size and rate guard, so every bound still applies;
-it takes the body the guard read) answers a move whose body is plainly well formed itself: a
-JSON object with a text ``move`` (at most 64 characters), an optional text ``key`` (at most
-200) and an optional whole ``v`` (1 or more), and nothing else. It calls the same
-:meth:`~.rooms.Hub.move` as the route and answers the same JSON (an update, or ``{"error",
-"detail"}`` with the same status). Anything else (another path or method, another content
-type, a body that is not such an object) goes on to the FastAPI route unchanged, which
-validates it and refuses it as it always did; the route also documents the call in the
-OpenAPI schema.
+``POST /api/games/{id}/move`` is most of a busy server's traffic, and FastAPI's routing and
+dependency solving cost more CPU than deciding and storing the move (measured with the lane
+on and off: docs/benchmarks.md, "The move fast lane, measured"). The :class:`MoveLane`
+middleware (inside the size and rate guard, so every bound still applies; it takes the body
+the guard read) answers a move whose JSON body the route's own model accepts
+(:class:`~.routes_api.MoveBody`, with its limits: pydantic reads it here as the route would).
+It calls the same :meth:`~.rooms.Hub.move` as the route, and a refusal is written by the
+same :func:`~.middleware.api_refusal` as the route's. Anything else (another path or method,
+another content type, a body the model refuses) goes on to the FastAPI route unchanged,
+which refuses it as it always did; the route also documents the call in the OpenAPI schema.
 
 The lane also answers ``GET /api/games/{id}`` with no query or a plain ``?since=V`` (the
 state a page loads, and what a client that missed versions asks for) through the same
@@ -21,14 +20,15 @@ FastAPI's routing and dependency solving on every connection.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
 from starlette.websockets import WebSocket
 
-from .errors import ApiError, status_of
-from .middleware import BODY, replaying
+from .errors import ApiError
+from .middleware import BODY, api_refusal, replaying
+from .routes_api import MoveBody
 from .routes_ws import ws_game
 from .wire import text_of
 
@@ -43,30 +43,21 @@ SOCKET_PATH = re.compile(r"/ws/games/([A-Za-z0-9]{1,32})")
 SINCE = re.compile(rb"(?:since=(0|[1-9][0-9]{0,8}))?")
 
 
-def plain_move(body: bytes) -> tuple[str, str, int | None] | None:
-    """``(key, move, v)`` of a body the move route would accept as it is, else ``None``."""
+def move_body(body: bytes) -> MoveBody | None:
+    """The move ``body`` as the route reads it (its model, :class:`~.routes_api.MoveBody`),
+    or ``None`` when the model refuses it (the route then answers, with its 422)."""
     try:
-        data = json.loads(body)
-    except ValueError:
+        return MoveBody.model_validate_json(body)
+    except ValidationError:
         return None
-    if not isinstance(data, dict) or not set(data) <= {"key", "move", "v"}:
-        return None
-    key = data.get("key", "")
-    move = data.get("move")
-    v = data.get("v")
-    if not (isinstance(move, str) and len(move) <= 64 and isinstance(key, str)
-            and len(key) <= 200):
-        return None
-    if v is not None and not (type(v) is int and v >= 1):
-        return None
-    return key, move, v
 
 
 def _json_body(scope: Scope) -> bool:
-    """Whether the request declares a JSON body (its first ``content-type`` header)."""
+    """Whether the request declares a JSON body: its first ``content-type`` header is
+    ``application/json``, parameters aside (the route reads such a body as JSON too)."""
     for name, value in scope.get("headers") or ():
         if name == b"content-type":
-            return bool(value.startswith(b"application/json"))
+            return bool(value.partition(b";")[0].strip().lower() == b"application/json")
     return False
 
 
@@ -95,23 +86,17 @@ class MoveLane:
         if body is None:  # no guard in front: the route reads the body itself
             await self.app(scope, receive, send)
             return
-        parsed = plain_move(body)
+        parsed = move_body(body)
         if parsed is None:
             await self.app(scope, replaying(body, receive), send)
             return
-        key, move, v = parsed
         hub: Hub = scope["app"].state.hub
-        extra: list[tuple[bytes, bytes]] = []
-        status = 200
         try:
-            answer: dict[str, Any] = await hub.move(found.group(1), key, move, expect=v)
+            answer = await hub.move(found.group(1), parsed.key, parsed.move, expect=parsed.v)
         except ApiError as exc:
-            status = status_of(exc)
-            answer = {"error": exc.code, "detail": exc.detail}
-            retry = getattr(exc, "retry_after", None)
-            if retry is not None:
-                extra.append((b"retry-after", str(retry).encode()))
-        await _answer(send, status, answer, extra)
+            await api_refusal(exc)(scope, receive, send)
+            return
+        await _answer(send, answer)
 
     async def _state(self, scope: Scope, receive: Receive, send: Send) -> None:
         """``GET /api/games/{id}[?since=V]`` answered here, or handed on to the route."""
@@ -125,17 +110,16 @@ class MoveLane:
         try:
             answer = await hub.changes(found.group(1), since)
         except ApiError as exc:
-            await _answer(send, status_of(exc), {"error": exc.code, "detail": exc.detail}, [])
+            await api_refusal(exc)(scope, receive, send)
             return
-        await _answer(send, 200, answer, [])
+        await _answer(send, answer)
 
 
-async def _answer(send: Send, status: int, answer: dict[str, Any],
-                  extra: list[tuple[bytes, bytes]]) -> None:
-    """Send ``answer`` as the JSON response (FastAPI's encoding; an update comes encoded,
+async def _answer(send: Send, answer: dict[str, Any]) -> None:
+    """Send ``answer`` as the 200 JSON response (FastAPI's encoding; an update comes encoded,
     :mod:`.wire`)."""
     out = text_of(answer).encode("utf-8")
-    await send({"type": "http.response.start", "status": status,
+    await send({"type": "http.response.start", "status": 200,
                 "headers": [(b"content-length", str(len(out)).encode()),
-                            (b"content-type", b"application/json"), *extra]})
+                            (b"content-type", b"application/json")]})
     await send({"type": "http.response.body", "body": out})

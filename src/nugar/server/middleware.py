@@ -6,16 +6,17 @@ client address (429, with ``Retry-After``) before any route runs; :class:`Securi
 adds the Content-Security-Policy and its companions to every response;
 :func:`add_error_handlers` makes every refusal
 (an :class:`~.errors.ApiError`, a malformed body, an unknown route) the same JSON
-``{"error": code, "detail": sentence}``.
+``{"error": code, "detail": sentence}``. Every such body is written by :func:`refusal`, the
+guard's and the fast lane's (:mod:`.fastlane`) included, and an error's status, code and
+detail are read in one place, :func:`error_parts` (the status from :data:`.errors.STATUS`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -106,24 +107,21 @@ class Guard:
                 await send({"type": "websocket.close", "code": 1008})
                 return
             wait = self.retry_after(host)
-            await _send_json(send, 429, {"error": "rate_limited",
-                                         "detail": f"too many requests; retry in {wait} s"},
-                             [(b"retry-after", str(wait).encode())])
+            await refusal(429, "rate_limited", f"too many requests; retry in {wait} s",
+                          {"retry-after": str(wait)})(scope, receive, send)
             return
         if scope["type"] == "websocket":
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
         declared = headers.get(b"content-length")
-        too_big = {"error": "body_too_large",
-                   "detail": f"request bodies are limited to {self.max_body} bytes"}
         if declared is not None:
             try:
                 size = int(declared)
             except ValueError:
                 size = self.max_body + 1
             if size > self.max_body:
-                await _send_json(send, 413, too_big)
+                await self.too_big()(scope, receive, send)
                 return
         # read the body up front, bounded in size and time, then hand it on unchanged
         chunks: list[bytes] = []
@@ -131,19 +129,23 @@ class Guard:
             async with asyncio.timeout(self.body_timeout):
                 complete = await self._read_body(receive, chunks)
         except TimeoutError:
-            await _send_json(send, 408, {
-                "error": "body_timeout",
-                "detail": f"the request body must arrive within {self.body_timeout:g} s"},
-                [(b"connection", b"close")])
+            await refusal(408, "body_timeout",
+                          f"the request body must arrive within {self.body_timeout:g} s",
+                          {"connection": "close"})(scope, receive, send)
             return
         if complete is None:
             return
         if not complete:
-            await _send_json(send, 413, too_big)
+            await self.too_big()(scope, receive, send)
             return
         body = b"".join(chunks)
         scope[BODY] = body  # read once: the fast lane behind takes it from here
         await self.app(scope, replaying(body, receive), send)
+
+    def too_big(self) -> JSONResponse:
+        """The refusal of a body over :attr:`max_body` (413)."""
+        return refusal(413, "body_too_large", f"request bodies are limited to {self.max_body} "
+                       "bytes")
 
     async def _read_body(self, receive: Receive, chunks: list[bytes]) -> bool | None:
         """Read the body into ``chunks``: ``True`` once whole, ``False`` when it is over
@@ -213,20 +215,30 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-async def _send_json(send: Send, status: int, payload: dict[str, Any],
-                     headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    body = json.dumps(payload).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode()), *(headers or [])]})
-    await send({"type": "http.response.body", "body": body})
+def refusal(status: int, code: str, detail: str,
+            headers: Mapping[str, str] | None = None) -> JSONResponse:
+    """The answer to every refused request: JSON ``{"error": code, "detail": detail}`` with
+    ``status`` (a Starlette response, also an ASGI app for the middleware to send)."""
+    return JSONResponse({"error": code, "detail": detail}, status_code=status, headers=headers)
+
+
+def error_parts(exc: ApiError) -> tuple[int, str, str]:
+    """The HTTP status, the code and the detail of a refused call's error: the one place the
+    server reads them from an exception."""
+    return status_of(exc), exc.code, exc.detail
+
+
+def api_refusal(exc: ApiError) -> JSONResponse:
+    """The refusal answering ``exc`` (with ``Retry-After`` when the error says when to come
+    back: the AI's pool is full); the exception handler and the fast lane both send it."""
+    status, code, detail = error_parts(exc)
+    retry = getattr(exc, "retry_after", None)
+    return refusal(status, code, detail, None if retry is None else {"Retry-After": str(retry)})
 
 
 async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
-    retry = getattr(exc, "retry_after", None)  # AiBusy says when to come back
-    return JSONResponse({"error": exc.code, "detail": exc.detail}, status_code=status_of(exc),
-                        headers={"Retry-After": str(retry)} if retry is not None else None)
+    return api_refusal(exc)
 
 
 async def _bad_request(_request: Request, exc: Exception) -> JSONResponse:
@@ -235,7 +247,7 @@ async def _bad_request(_request: Request, exc: Exception) -> JSONResponse:
     for err in exc.errors():
         where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
         parts.append(f"{where or 'body'}: {err.get('msg', 'invalid')}")
-    return JSONResponse({"error": "bad_request", "detail": "; ".join(parts)}, status_code=422)
+    return refusal(422, "bad_request", "; ".join(parts))
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -248,8 +260,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
                             status_code=404)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
     # keep the exception's headers: a 405 names the allowed methods in ``Allow`` (RFC 9110)
-    return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code,
-                        headers=exc.headers)
+    return refusal(exc.status_code, code, str(exc.detail), exc.headers)
 
 
 def add_error_handlers(app: FastAPI) -> None:

@@ -2,26 +2,29 @@
 
 uvicorn's supervisor starts N processes (and starts a new one when one dies); each imports
 this module and calls :func:`app_from_env`, which builds the application from the options the
-``serve`` command put in the environment variable :data:`ENV` (JSON) before starting them. The
+``serve`` command put in the environment variable :data:`ENV` (its
+:class:`~.config.ServerConfig` as JSON) before starting them. The
 workers share nothing but the listening socket and the PostgreSQL database: a move is decided
 by whichever worker receives it and ordered by the database (see :mod:`.rooms`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-from typing import Any
 
 from fastapi import FastAPI
+
+from .config import ServerConfig
 
 #: the environment variable that carries the application's options to the workers
 ENV = "NUGAR_SERVE_WORKER"
 
 
-def options_env(options: dict[str, Any], header_timeout: float) -> str:
-    """The value of :data:`ENV` for ``create_app(**options)`` and a header timeout."""
-    return json.dumps({"app": options, "header_timeout": header_timeout})
+def options_env(config: ServerConfig, header_timeout: float) -> str:
+    """The value of :data:`ENV` for ``create_app(config)`` and a header timeout."""
+    return json.dumps({"app": dataclasses.asdict(config), "header_timeout": header_timeout})
 
 
 def app_from_env() -> FastAPI:
@@ -34,4 +37,4 @@ def app_from_env() -> FastAPI:
         raise RuntimeError(f"{ENV} is not set: workers are started by `nugar serve --workers`")
     opts = json.loads(text)
     set_header_timeout(float(opts["header_timeout"]))
-    return create_app(**opts["app"], create_tables=False)
+    return create_app(ServerConfig(**{**opts["app"], "create_tables": False}))

@@ -1,0 +1,57 @@
+"""What a web application is built with: one :class:`ServerConfig`.
+
+:func:`~.app.create_app` takes one; ``nugar serve`` (:mod:`nugar.cli.serve`) builds it from
+its arguments and hands it to its worker processes as JSON (:mod:`.worker`); the tests build
+their own. The defaults are those of an application made in a test or a script:
+``nugar serve`` turns on what only a long-running server wants (the warm-up, the garbage
+collector's tuning).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .clocks import WATCH_EVERY
+from .rooms import EXPIRE_DAYS
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """The settings of one web application (each field's comment says what it sets)."""
+
+    #: the SQLAlchemy database URL (``None``: a SQLite file in the user's data directory)
+    db_url: str | None = None
+    #: the AI's thinking time per decision, in seconds
+    ai_time: float = 1.0
+    #: requests per second allowed per client address (``None``: no limit, e.g. load tests)
+    rate: float | None = 30.0
+    #: the requests a client address may make at once before ``rate`` applies
+    burst: int = 120
+    #: the largest request body in bytes (beyond it: 413)
+    max_body: int = 256_000
+    #: start compiling every AI level's code in the background at startup (``nugar serve``)
+    warm_up: bool = False
+    #: the address players reach the server at: a new game's links start with it (never
+    #: with the request's ``Host`` header)
+    public_url: str = "http://127.0.0.1:8000"
+    #: serve FastAPI's interactive ``/docs`` and ``/redoc`` (their scripts come from a CDN)
+    api_docs: bool = False
+    #: seconds a request body may take to arrive (beyond them: 408)
+    body_timeout: float = 10.0
+    #: the AI agents thinking at once, shared by every game and hint
+    ai_workers: int = 1
+    #: the transposition table of each AI agent, in MB
+    ai_table: float = 64.0
+    #: the hints that may wait for an AI agent (more: ``503 ai_busy``)
+    ai_queue: int = 8
+    #: days after which an unfinished game without a change is closed (``None``: never)
+    expire_days: float | None = EXPIRE_DAYS
+    #: seconds between two checks of the clocks of games nobody asks about
+    clock_every: float = WATCH_EVERY
+    #: create the database's tables (``False``: whoever started the workers made them)
+    create_tables: bool = True
+    #: freeze the start-up's objects out of the garbage collector's walks (``nugar serve``)
+    tune_gc: bool = False
+    #: answer moves, state reads and websocket opens in :mod:`.fastlane`, before FastAPI's
+    #: routing (``False``: every request through the routes, what the lane is measured against)
+    fast_lane: bool = True
