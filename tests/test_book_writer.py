@@ -12,8 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from nugar import new_game
-from nugar.ai.book import FORMAT, line_positions, opening_positions, position_text, seeds_on_board
+from nugar import new_game, parse_rules
+from nugar.ai.book import (
+    BOOK_DEPTHS,
+    BOOK_RULES,
+    BOOK_SEEDS,
+    FORMAT,
+    line_positions,
+    opening_positions,
+    position_text,
+    seeds_on_board,
+)
 from nugar.ai.book_writer import main
 from nugar.rules.sowing import SowingGame
 from nugar.solver import kernels as S
@@ -28,6 +37,16 @@ def package_files() -> dict[str, tuple[int, int]]:
     root = Path(str(resources.files("nugar.ai")))
     return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
             for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc"}
+
+
+def test_the_books_depths_are_its_rule_sets_ai_profiles() -> None:
+    """The shipped book covers Dracala to four decisions, Kalah(6, 4) to three and then the
+    perfect player's lines down to 42 seeds: what the profiles of its rule sets say."""
+    assert BOOK_DEPTHS == {"dracala": 4, "dracala(leftovers=last_capturer)": 4, "kalah": 3}
+    assert BOOK_SEEDS == {"kalah": 42}
+    assert tuple(BOOK_DEPTHS) == BOOK_RULES
+    assert all(BOOK_DEPTHS[text] == parse_rules(text).ai_profile.book_depth
+               for text in BOOK_RULES)
 
 
 def test_book_is_written_to_the_given_path_only(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ import pytest
 
 import nugar
 from nugar.ai import DEFAULT_LEVEL, TOP_LEVEL
-from nugar.ai.agents import LEVEL_TABLE
 from nugar.protocol import EngineSession
+from nugar.rules.family import ai_profiles
 
 
 def talk(commands: list[str], *args: str) -> tuple[list[str], subprocess.CompletedProcess[str]]:
@@ -103,7 +103,7 @@ def test_engine_starts_with_the_rules_given() -> None:
 
 def test_the_engine_plays_at_full_strength_unless_told_otherwise() -> None:
     # the top of every game's level table: a referee sending only "go movetime MS" gets it
-    assert all(max(levels) == TOP_LEVEL for levels in LEVEL_TABLE.values())
+    assert all(max(profile.levels) == TOP_LEVEL for profile in ai_profiles())
     assert TOP_LEVEL > DEFAULT_LEVEL
     replies, proc = talk(["agent", "rules dracala", "agent", "go movetime 300",
                           "agent level:3", "agent"])

@@ -7,7 +7,7 @@ the compiled kernels. Besides the base API it offers :meth:`AlignmentGame.from_d
 
 This module is also the family's implementation (``family.ALIGNMENT.parts``, :data:`PARTS`):
 the kernel params of a rule set (:func:`make_params`), its action codes, score, observations,
-board data and the evaluation weights of its AI profiles (``dara``, ``dala``).
+board data (its AI profiles, with their evaluation weights, are in ``profiles.py``).
 """
 
 from __future__ import annotations
@@ -699,13 +699,7 @@ def _observation() -> Observation:
     return Observation(shape, B.alignment_observe)
 
 
-def _weights() -> dict[str, IntArray]:
-    from ..kernels import search_alignment as EA
-
-    return {"dara": EA.DARA_WEIGHTS, "dala": EA.DALA_WEIGHTS}
-
-
 #: what the alignment family brings with its kernels (``family.ALIGNMENT.parts``)
 PARTS = FamilyParts(kernel=K, code=FAM_ALIGNMENT, game_class=AlignmentGame, params=_params_of,
                     codec=alignment_codec, score=_score, board=_board,
-                    observation=_observation, weights=_weights)
+                    observation=_observation)
