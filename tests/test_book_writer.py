@@ -25,7 +25,7 @@ from nugar.ai.book import (
 )
 from nugar.ai.book_writer import main
 from nugar.rules.sowing import SowingGame
-from nugar.solver import kernels as S
+from nugar.solver import kernels as solver_kernels
 from nugar.solver.core import Solver
 
 SMALL = "dracala(pits=3,seeds=2)"  # solved in a blink: a whole book in well under a second
@@ -89,7 +89,7 @@ def test_book_holds_the_perfect_players_lines_down_to_the_seeds_given(tmp_path: 
         child = game.copy()
         child.push_action(entry["pv"][0])
         v = solver.value(child.state) if child.outcome is None else \
-            int(S.terminal_value(child.params, child.state))
+            int(solver_kernels.terminal_value(child.params, child.state))
         assert (v if child.to_move == game.to_move else -v) == entry["value"]
 
 
