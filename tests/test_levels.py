@@ -43,6 +43,22 @@ def test_every_profile_has_a_table_of_the_levels() -> None:
     assert LEVELS is DARA_PROFILE.levels
 
 
+def test_the_level_table_of_docs_ai_md_is_the_profiles() -> None:
+    """docs/ai.md shows every profile's levels in one table (a column each, in the order of
+    ``ai_profiles()``): it must say what the profiles hold."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "ai.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and cells[0].isdigit():
+            rows[int(cells[0])] = [c.split("`")[1] for c in cells[1:]]
+    assert sorted(rows) == list(LEVEL_RANGE)
+    for column, profile in enumerate(ai_profiles()):
+        assert {level: rows[level][column] for level in LEVEL_RANGE} == dict(profile.levels)
+
+
 @pytest.mark.parametrize("profile", sorted(PRESET))
 def test_a_level_plays_its_own_games_table(profile: str) -> None:
     game = nugar.new_game(PRESET[profile])
