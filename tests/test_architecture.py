@@ -2,8 +2,10 @@
 
 - the layer contract of ``pyproject.toml`` (import-linter): imports point down only, and no
   package has a cycle among its modules;
-- outside ``nugar.rules`` nothing branches on a family's name or a game's display name: such
-  knowledge lives on the family descriptor and in the options;
+- outside ``nugar.rules`` nothing branches on a family's name, a game's display name, a
+  preset's name or an AI profile's name (``dara``, ``dala``, ``kalah``, ``dracala``,
+  ``dara-niger``, ...): such knowledge lives on the family descriptor, the AI profiles and in
+  the options;
 - no ``type: ignore[attr-defined]`` reaches past a class's public surface.
 """
 
@@ -17,14 +19,16 @@ from pathlib import Path
 import pytest
 
 import nugar
-from nugar.rules.family import FAMILIES
+from nugar.rules.family import FAMILIES, ai_profiles
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "nugar"
 RULES = SRC / "rules"
 
-#: the words that name a family or a game: comparing with one of them is a branch on a name
-NAMES = frozenset(FAMILIES) | {p.game for p in nugar.PRESETS.values()}
+#: the words that name a family, a game (its display name, its presets' names in lower case)
+#: or an AI profile: comparing with one of them, or keying a dict by one, is a branch on a name
+NAMES = (frozenset(FAMILIES) | {p.game for p in nugar.PRESETS.values()}
+         | {p.name for p in nugar.PRESETS.values()} | {p.name for p in ai_profiles()})
 
 
 def _sources() -> list[Path]:
@@ -58,6 +62,11 @@ def test_layer_contract_is_kept() -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
 
 
+def test_the_names_include_the_lower_case_ones() -> None:
+    assert {"dara", "dala", "kalah", "dracala", "dara-niger", "dara-sheet"} <= NAMES
+    assert {"alignment", "sowing", "Dara", "Dala", "Kalah", "Dracala"} <= NAMES
+
+
 def test_no_branch_on_a_family_or_game_name_outside_rules() -> None:
     found = [hit for path in _sources() for hit in _named_branches(path)]
     assert found == []
@@ -68,8 +77,11 @@ def test_the_name_check_sees_a_branch(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text('if rules.family == "sowing": pass\n'
                       'if game in ("Dala", "x"): pass\n'
-                      'SCALE = {"alignment": 1}\n', encoding="utf-8")
-    assert len(_named_branches(sample, tmp_path)) == 3
+                      'SCALE = {"alignment": 1}\n'
+                      'if rules.name == "dara-niger": pass\n'
+                      'LEVELS = {"kalah": {1: "random"}}\n'
+                      'if profile in ("dala", "x"): pass\n', encoding="utf-8")
+    assert len(_named_branches(sample, tmp_path)) == 6
 
 
 def test_no_type_ignore_for_attributes() -> None:

@@ -12,11 +12,20 @@ from pathlib import Path
 
 import pytest
 
-from nugar import new_game
-from nugar.ai.book import FORMAT, line_positions, opening_positions, position_text, seeds_on_board
+from nugar import new_game, parse_rules
+from nugar.ai.book import (
+    BOOK_DEPTHS,
+    BOOK_RULES,
+    BOOK_SEEDS,
+    FORMAT,
+    line_positions,
+    opening_positions,
+    position_text,
+    seeds_on_board,
+)
 from nugar.ai.book_writer import main
 from nugar.rules.sowing import SowingGame
-from nugar.solver import kernels as S
+from nugar.solver import kernels as solver_kernels
 from nugar.solver.core import Solver
 
 SMALL = "dracala(pits=3,seeds=2)"  # solved in a blink: a whole book in well under a second
@@ -28,6 +37,16 @@ def package_files() -> dict[str, tuple[int, int]]:
     root = Path(str(resources.files("nugar.ai")))
     return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
             for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc"}
+
+
+def test_the_books_depths_are_its_rule_sets_ai_profiles() -> None:
+    """The shipped book covers Dracala to four decisions, Kalah(6, 4) to three and then the
+    perfect player's lines down to 42 seeds: what the profiles of its rule sets say."""
+    assert BOOK_DEPTHS == {"dracala": 4, "dracala(leftovers=last_capturer)": 4, "kalah": 3}
+    assert BOOK_SEEDS == {"kalah": 42}
+    assert tuple(BOOK_DEPTHS) == BOOK_RULES
+    assert all(BOOK_DEPTHS[text] == parse_rules(text).ai_profile.book_depth
+               for text in BOOK_RULES)
 
 
 def test_book_is_written_to_the_given_path_only(tmp_path: Path) -> None:
@@ -70,7 +89,7 @@ def test_book_holds_the_perfect_players_lines_down_to_the_seeds_given(tmp_path: 
         child = game.copy()
         child.push_action(entry["pv"][0])
         v = solver.value(child.state) if child.outcome is None else \
-            int(S.terminal_value(child.params, child.state))
+            int(solver_kernels.terminal_value(child.params, child.state))
         assert (v if child.to_move == game.to_move else -v) == entry["value"]
 
 

@@ -12,8 +12,8 @@ import pytest
 
 import nugar
 from nugar.ai import DEFAULT_LEVEL, TOP_LEVEL
-from nugar.ai.agents import LEVEL_TABLE
-from nugar.protocol import EngineSession
+from nugar.protocol import COMMANDS, Command, CommandError, EngineSession, command
+from nugar.rules.family import ai_profiles
 
 
 def talk(commands: list[str], *args: str) -> tuple[list[str], subprocess.CompletedProcess[str]]:
@@ -103,7 +103,7 @@ def test_engine_starts_with_the_rules_given() -> None:
 
 def test_the_engine_plays_at_full_strength_unless_told_otherwise() -> None:
     # the top of every game's level table: a referee sending only "go movetime MS" gets it
-    assert all(max(levels) == TOP_LEVEL for levels in LEVEL_TABLE.values())
+    assert all(max(profile.levels) == TOP_LEVEL for profile in ai_profiles())
     assert TOP_LEVEL > DEFAULT_LEVEL
     replies, proc = talk(["agent", "rules dracala", "agent", "go movetime 300",
                           "agent level:3", "agent"])
@@ -139,6 +139,17 @@ def ask(session: EngineSession, line: str) -> str:
     ("go depth 2 depth 3", "? go: depth is given twice"),
     ("agent wizard", "? unknown agent 'wizard'"),
     ("known_command", "? known_command needs one command name"),
+    ("known_command go play", "? known_command needs one command name, e.g. 'known_command "
+                              "go', not 'go play' (usage: known_command NAME)"),
+    ("undo turn turn", "? undo takes nothing (one decision) or 'turn' (the whole last turn), "
+                       "not 'turn turn' (usage: undo [turn])"),
+    ("agent level:3 level:4", "? agent takes one spec, e.g. 'agent level:5' or 'agent random', "
+                              "not 'level:3 level:4' (usage: agent [SPEC])"),
+    ("play", "? play needs a move or a whole turn, e.g. 'play c3', 'play c3-c4xe5' or "
+             "'play 1-6' (usage: play MOVE...)"),
+    ("help go play", "? help takes at most 1 argument, not 'go play' (usage: help [COMMAND])"),
+    ("help fly", "? help: unknown command 'fly'; known commands: protocol_version name"),
+    ("quit now", "? quit takes no arguments, got 'now'"),
     ("12", "?12 a command is missing after the id 12"),
     ("3 PLAY zz", "?3 cannot read 'zz'"),
 ])
@@ -195,3 +206,65 @@ def test_undo_newgame_resign_and_commands(session: EngineSession) -> None:
     assert re.fullmatch(r"= [a-f][1-5]", ask(session, "go movetime 50 nodes 100"))
     assert session.handle("   # nothing here") is None
     assert ask(session, "quit") == "= " and session.finished
+
+
+# --- the commands as the decorator registers them -------------------------------------------
+
+
+def test_every_command_is_registered_once_with_its_usage(session: EngineSession) -> None:
+    names = ask(session, "list_commands")[2:].split("\n")
+    assert names == list(COMMANDS)
+    assert names[:22] == ["protocol_version", "name", "version", "known_command",
+                          "list_commands", "rules", "newgame", "play", "undo", "legal",
+                          "turns", "moves", "board", "tomove", "result", "status", "score",
+                          "go", "agent", "resign", "json", "quit"]  # the order of before help
+    lines = ask(session, "help")[2:].split("\n")
+    assert len(lines) == len(COMMANDS)
+    for name, line in zip(names, lines, strict=True):
+        usage = COMMANDS[name].usage
+        assert usage.split()[0] == name and line.startswith(usage + ": ")
+        assert ask(session, f"help {name.upper()}") == "= " + line
+        assert ask(session, f"known_command {name}") == "= true"
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_a_command_taking_no_arguments_refuses_one(session: EngineSession, name: str) -> None:
+    found = COMMANDS[name]
+    if found.most != 0:
+        return
+    assert ask(session, f"{name} extra") == f"? {name} takes no arguments, got 'extra'"
+    assert not session.finished
+
+
+def test_the_argument_checks_count_and_words() -> None:
+    def method(session: EngineSession, args: list[str]) -> str:
+        return " ".join(args)
+
+    two = Command("pair", "pair A B", "two words", 2, 2, (), "", method)
+    some = Command("some", "some [X...]", "one or more", 1, None, (), "", method)
+    choice = Command("pick", "pick [left|right]", "a side", 0, 1, ("left", "right"),
+                     "pick takes left or right", method)
+    session = EngineSession("dara")
+    assert two.answer(session, ["a", "b"]) == "a b"
+    assert some.answer(session, ["a", "b", "c"]) == "a b c"
+    assert choice.answer(session, []) == "" and choice.answer(session, ["left"]) == "left"
+    for cmd, args, message in [
+            (two, ["a"], "pair takes 2 arguments, not 'a' (usage: pair A B)"),
+            (two, ["a", "b", "c"], "pair takes 2 arguments, not 'a b c' (usage: pair A B)"),
+            (some, [], "some needs at least 1 argument (usage: some [X...])"),
+            (choice, ["up"], "pick takes left or right, not 'up' (usage: pick [left|right])"),
+            (choice, ["left", "right"], "pick takes left or right, not 'left right' "
+                                        "(usage: pick [left|right])")]:
+        with pytest.raises(CommandError) as err:
+            cmd.answer(session, args)
+        assert str(err.value) == message
+
+
+def test_a_command_is_registered_once_and_with_a_method_that_fits() -> None:
+    with pytest.raises(ValueError, match="'go' is registered twice"):
+        command("go [X]", "again", most=1)(lambda session, args: "")
+    with pytest.raises(TypeError, match=r"must take \(self, args\)"):
+        command("fresh_one X", "x", least=1, most=1)(lambda session: "")
+    with pytest.raises(TypeError, match=r"must take \(self\)"):
+        command("fresh_two", "x")(lambda session, args: "")
+    assert "fresh_one" not in COMMANDS and "fresh_two" not in COMMANDS

@@ -92,7 +92,7 @@ def test_parameters_reach_the_rules() -> None:
     assert dara.rules.options.quiet_limit is None
     assert dara.rules.text == "dara(drop_limit=none,no_return=on,quiet_limit=off)"
     assert dara.get_parameters()["quiet_limit"] == 0
-    assert pyspiel.load_game("nugar_dracala").rules.ai_profile == "dracala"
+    assert pyspiel.load_game("nugar_dracala").rules.ai_profile.name == "dracala"
 
 
 def test_bad_parameters_are_rejected() -> None:

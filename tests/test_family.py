@@ -64,7 +64,7 @@ def test_kalah_with_dracalas_board_alone_is_not_dracala() -> None:
         differs = differs or twin.legal_moves() != game.legal_moves()
         twin.play(move)
     assert differs
-    assert parse_rules(plain).ai_profile == "kalah" and not parse_rules(plain).misere
+    assert parse_rules(plain).ai_profile.name == "kalah" and not parse_rules(plain).misere
 
 
 def test_the_capture_duty_alone_filters_steps_but_keeps_the_bigger_store_winning() -> None:
@@ -87,8 +87,8 @@ def test_misere_alone_makes_the_majority_lose_without_the_capture_duty() -> None
     assert [str(m) for m in over.legal_moves()] == ["2"]
     over.play("2")  # the store reaches 5 of 8 seeds: South loses at once
     assert over.outcome == nugar.Outcome(2, "majority")
-    assert parse_rules("kalah(misere=on)").ai_profile == "dracala"
-    assert parse_rules("dracala(misere=off)").ai_profile == "kalah"
+    assert parse_rules("kalah(misere=on)").ai_profile.name == "dracala"
+    assert parse_rules("dracala(misere=off)").ai_profile.name == "kalah"
 
 
 def test_the_opening_field_belongs_to_the_capture_duty() -> None:
@@ -118,7 +118,7 @@ def test_a_registered_variant_is_playable_through_the_whole_api(toy_variant: Pre
     assert "toy-misere" in nugar.PRESETS
     rules = parse_rules("Toy-Misere(seeds=2)")
     assert rules.text == "toy-misere(seeds=2)" and rules.game == "Misère Kalah"
-    assert family_of(rules) is SOWING and rules.ai_profile == "dracala"
+    assert family_of(rules) is SOWING and rules.ai_profile.name == "dracala"
     listed = {p["name"]: p for p in nugar.presets()}["toy-misere"]
     assert listed["players"] == ["South", "North"] and listed["overrides"]["misere"] is True
     for seed in range(3):
@@ -210,6 +210,33 @@ def test_light_data_of_the_descriptors() -> None:
     assert SOWING.split_turn("1-6") == ["1", "6"]
     assert SOWING.join_turn([nugar.Move.sow(1), nugar.Move.sow(6)]) == "1-6"
     assert SOWING.solvable and not ALIGNMENT.solvable
+
+
+def test_each_rule_set_plays_with_an_ai_profile_of_its_family() -> None:
+    """``RuleSet.ai_profile`` gives one object per profile, one its family's descriptor lists,
+    and that object's weights are the compiled evaluation's."""
+    from nugar.ai.search_setup import default_weights
+    from nugar.kernels import search_alignment, search_sowing
+    from nugar.rules.family import ai_profiles
+
+    for rules in [*nugar.PRESETS, *RULE_SETS, "dara(drop_capture=on)", "kalah(misere=on)"]:
+        rule_set = parse_rules(rules)
+        assert rule_set.ai_profile in family_of(rule_set).ai_profiles
+        assert rule_set.ai_profile is parse_rules(rules).ai_profile
+    assert [p.name for p in ai_profiles()] == ["dara", "dala", "kalah", "dracala"]
+    assert len({p.name for p in ai_profiles()}) == len(set(ai_profiles())) == 4
+    kernels_weights = {"dara": search_alignment.DARA_WEIGHTS,
+                       "dala": search_alignment.DALA_WEIGHTS,
+                       "kalah": search_sowing.KALAH_WEIGHTS,
+                       "dracala": search_sowing.DRACALA_WEIGHTS}
+    for preset in ("dara", "dala", "kalah", "dracala"):
+        profile = parse_rules(preset).ai_profile
+        assert profile.name == preset and str(profile) == preset
+        weights = profile.weights()
+        assert np.array_equal(weights, kernels_weights[preset])
+        assert np.array_equal(default_weights(parse_rules(preset)), weights)
+        weights[0] += 1  # a copy: the search's defaults stay as they are
+        assert np.array_equal(profile.weights(), kernels_weights[preset])
 
 
 # --- the game's state -----------------------------------------------------------------------

@@ -11,14 +11,22 @@ import pytest
 
 import nugar
 from nugar.ai import Limits, make_agent
-from nugar.ai.agents import LEVEL_RANGE, LEVEL_TABLE, LEVELS, LevelAgent, level_spec
+from nugar.ai.agents import LEVEL_RANGE, LEVELS, LevelAgent, level_spec
 from nugar.ai.alphabeta import AlphaBetaAgent
 from nugar.ai.base import parse_spec
 from nugar.kernels import search_core as C
 from nugar.rules import parse_rules
 from nugar.rules.alignment import AlignmentGame
+from nugar.rules.family import ai_profiles
+from nugar.rules.profiles import (
+    DALA_PROFILE,
+    DARA_PROFILE,
+    DRACALA_PROFILE,
+    KALAH_PROFILE,
+    AiProfile,
+)
 
-#: a preset of each AI profile of the level table (``RuleSet.ai_profile``)
+#: a preset of each AI profile (``RuleSet.ai_profile``)
 PRESET = {"dara": "dara", "dala": "dala", "kalah": "kalah", "dracala": "dracala"}
 
 #: Dala's rules written as options of the ``dara`` preset
@@ -27,35 +35,52 @@ DALA_SHAPED_DARA = ("dara(rows=6,cols=6,centre_first=on,drop_capture=on,drop_lim
 
 
 def test_every_profile_has_a_table_of_the_levels() -> None:
-    assert set(LEVEL_TABLE) == {parse_rules(p["name"]).ai_profile for p in nugar.presets()}
+    assert {p.name for p in ai_profiles()} == set(PRESET)
+    assert set(ai_profiles()) == {parse_rules(p["name"]).ai_profile for p in nugar.presets()}
     assert list(LEVEL_RANGE) == list(range(1, 9))
-    for table in LEVEL_TABLE.values():
-        assert sorted(table) == list(LEVEL_RANGE)
-    assert LEVELS is LEVEL_TABLE["dara"]
+    for profile in ai_profiles():
+        assert sorted(profile.levels) == list(LEVEL_RANGE)
+    assert LEVELS is DARA_PROFILE.levels
+
+
+def test_the_level_table_of_docs_ai_md_is_the_profiles() -> None:
+    """docs/ai.md shows every profile's levels in one table (a column each, in the order of
+    ``ai_profiles()``): it must say what the profiles hold."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "ai.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and cells[0].isdigit():
+            rows[int(cells[0])] = [c.split("`")[1] for c in cells[1:]]
+    assert sorted(rows) == list(LEVEL_RANGE)
+    for column, profile in enumerate(ai_profiles()):
+        assert {level: rows[level][column] for level in LEVEL_RANGE} == dict(profile.levels)
 
 
 @pytest.mark.parametrize("profile", sorted(PRESET))
 def test_a_level_plays_its_own_games_table(profile: str) -> None:
     game = nugar.new_game(PRESET[profile])
-    assert game.rules.ai_profile == profile
+    assert game.rules.ai_profile.name == profile
     for level in LEVEL_RANGE:
         agent = make_agent(f"level:{level}")
         assert isinstance(agent, LevelAgent) and agent.spec == f"level:{level}"
-        assert agent.agent_for(game).spec == LEVEL_TABLE[profile][level]
-        assert level_spec(level, game.rules) == LEVEL_TABLE[profile][level]
+        assert agent.agent_for(game).spec == game.rules.ai_profile.levels[level]
+        assert level_spec(level, game.rules) == game.rules.ai_profile.levels[level]
 
 
 def test_a_dala_shaped_dara_plays_dalas_levels() -> None:
     """The table follows the rules, not the preset's name: Dala's rules written as options of
     ``dara`` get Dala's levels (which differ from Dara's)."""
     game = nugar.new_game(DALA_SHAPED_DARA)
-    assert game.rules.name == "dara" and game.rules.ai_profile == "dala"
-    assert LEVEL_TABLE["dala"] != LEVEL_TABLE["dara"]
+    assert game.rules.name == "dara" and game.rules.ai_profile is DALA_PROFILE
+    assert dict(DALA_PROFILE.levels) != dict(DARA_PROFILE.levels)
     for level in LEVEL_RANGE:
         agent = make_agent(f"level:{level}")
         assert isinstance(agent, LevelAgent)
-        assert level_spec(level, game.rules) == LEVEL_TABLE["dala"][level]
-        assert agent.agent_for(game).spec == LEVEL_TABLE["dala"][level]
+        assert level_spec(level, game.rules) == DALA_PROFILE.levels[level]
+        assert agent.agent_for(game).spec == DALA_PROFILE.levels[level]
 
 
 def _handicaps(spec: str) -> tuple[float, float, float] | None:
@@ -71,14 +96,14 @@ def _handicaps(spec: str) -> tuple[float, float, float] | None:
     return (budget, float(options.get("noise", 0)), float(options.get("blunder", 0)))
 
 
-@pytest.mark.parametrize("profile", ["dara", "dala", "kalah"])
-def test_handicaps_shrink_from_level_to_level(profile: str) -> None:
+@pytest.mark.parametrize("profile", [DARA_PROFILE, DALA_PROFILE, KALAH_PROFILE], ids=str)
+def test_handicaps_shrink_from_level_to_level(profile: AiProfile) -> None:
     """Among the search levels of a game, going up a level never searches less, never adds
     noise and never blunders more, and always changes one of them; level 8 has no budget
     and no handicap. (Dracala's table is not ordered so: there a search four decisions deep
     with 10% blunders beats one of 60 nodes without, and level 1 plays for Kalah's goal;
     docs/strength.md. Its levels are checked by the next test and by the matches.)"""
-    table = LEVEL_TABLE[profile]
+    table = profile.levels
     steps = [h for level in LEVEL_RANGE if (h := _handicaps(table[level])) is not None]
     assert len(steps) >= 5
     for (b1, n1, p1), (b2, n2, p2) in itertools.pairwise(steps):
@@ -116,10 +141,10 @@ def test_dracala_matches_vary_from_the_start(a: str, b: str) -> None:
 def test_dracala_level_1_plays_for_the_wrong_goal() -> None:
     """Level 1 of Dracala searches with Kalah's goal (more seeds in the store is better):
     it heads for the majority that loses Dracala, so it plays worse than random moves."""
-    name, _, options = parse_spec(LEVEL_TABLE["dracala"][1])
+    name, _, options = parse_spec(DRACALA_PROFILE.levels[1])
     assert name == "alphabeta" and options["w"].split("/")[0] == "100"
     assert int(options["w"].split("/")[3]) > 0 > int(options["w"].split("/")[4])
-    assert LEVEL_TABLE["dracala"][2] == "random"
+    assert DRACALA_PROFILE.levels[2] == "random"
 
 
 @pytest.mark.parametrize("profile", sorted(PRESET))

@@ -10,11 +10,13 @@ never ends the session. ``docs/engine-protocol.md`` is the reference.
 
 from __future__ import annotations
 
+import inspect
 import io
 import re
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TextIO
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from . import __version__
 from .ai.agents import LEVEL_RANGE, LEVEL_RANGE_TEXT, TOP_LEVEL
@@ -46,6 +48,87 @@ def plain_board(game: Game) -> str:
     return "\n".join(line.rstrip() for line in sink.getvalue().splitlines() if line.strip())
 
 
+#: a method answering a command: ``(session)`` for a command without arguments, else
+#: ``(session, args)``; returns the reply's payload
+Handler = TypeVar("Handler", bound=Callable[..., str])
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command of the protocol, as :func:`command` registers it: its name, its usage line
+    (``undo [turn]``: placeholders in capitals, optional parts in brackets, ``...`` for the
+    rest of the line), what it answers (``help``), how many arguments it takes (``least`` to
+    ``most``, ``None``: no upper bound), the words its arguments must be (``words``, where they
+    are fixed), what a wrong call is told before the usage (``hint``), and its method."""
+
+    name: str
+    usage: str
+    summary: str
+    least: int
+    most: int | None
+    words: tuple[str, ...]
+    hint: str
+    method: Callable[..., str]
+
+    def check(self, args: list[str]) -> None:
+        """Raise ``CommandError`` unless ``args`` fit the command."""
+        if self.most == 0:
+            if args:
+                raise CommandError(f"{self.name} takes no arguments, got {' '.join(args)!r}")
+            return
+        count_ok = self.least <= len(args) and (self.most is None or len(args) <= self.most)
+        words_ok = not self.words or all(a in self.words for a in args)
+        if count_ok and words_ok:
+            return
+        given = f", not {' '.join(args)!r}" if args else ""
+        raise CommandError(f"{self.hint or self._count_text()}{given} (usage: {self.usage})")
+
+    def _count_text(self) -> str:
+        """What the command takes, in words, e.g. ``help takes at most 1 argument``."""
+        def arguments(n: int) -> str:
+            return f"{n} argument" + ("s" if n != 1 else "")
+
+        if self.most is None:
+            return f"{self.name} needs at least {arguments(self.least)}"
+        if self.least == self.most:
+            return f"{self.name} takes {arguments(self.least)}"
+        if self.least == 0:
+            return f"{self.name} takes at most {arguments(self.most)}"
+        return f"{self.name} takes {self.least} to {arguments(self.most)}"
+
+    def answer(self, session: EngineSession, args: list[str]) -> str:
+        """The payload of the reply to the command with ``args``, checked first."""
+        self.check(args)
+        return self.method(session) if self.most == 0 else self.method(session, args)
+
+    @property
+    def help_line(self) -> str:
+        return f"{self.usage}: {self.summary}"
+
+
+#: every command by name, in the order ``list_commands`` gives them
+COMMANDS: dict[str, Command] = {}
+
+
+def command(usage: str, summary: str, *, least: int = 0, most: int | None = 0,
+            words: tuple[str, ...] = (), hint: str = "") -> Callable[[Handler], Handler]:
+    """Register the decorated method as the command named by ``usage``'s first word (see
+    :class:`Command` for the rest). The method takes the session alone when the command
+    takes no arguments (``most=0``, the default), else the session and the arguments."""
+
+    def register(method: Handler) -> Handler:
+        name = usage.split()[0]
+        if name in COMMANDS:
+            raise ValueError(f"the command {name!r} is registered twice")
+        takes_args = len(inspect.signature(method).parameters) == 2
+        if takes_args != (most != 0):
+            raise TypeError(f"the method of {name!r} must take (self{', args' * (most != 0)})")
+        COMMANDS[name] = Command(name, usage, summary, least, most, words, hint, method)
+        return method
+
+    return register
+
+
 class EngineSession:
     """The state of one protocol session: the game, the rules and the default agent."""
 
@@ -60,34 +143,6 @@ class EngineSession:
         self.game = new_game(self.rules)
         self.agent_spec = DEFAULT_AGENT
         self.finished = False
-        self.commands: dict[str, Callable[[list[str]], str]] = {
-            "protocol_version": lambda a: self._no_args("protocol_version", a, PROTOCOL_VERSION),
-            "name": lambda a: self._no_args("name", a, "nugar"),
-            "version": lambda a: self._no_args("version", a, __version__),
-            "known_command": self.cmd_known_command,
-            "list_commands": lambda a: self._no_args("list_commands", a,
-                                                     "\n".join(self.commands)),
-            "rules": self.cmd_rules,
-            "newgame": self.cmd_newgame,
-            "play": self.cmd_play,
-            "undo": self.cmd_undo,
-            "legal": lambda a: self._no_args("legal", a, " ".join(
-                str(m) for m in self.game.legal_moves())),
-            "turns": lambda a: self._no_args("turns", a, " ".join(self.game.turns())),
-            "moves": lambda a: self._no_args("moves", a, " ".join(
-                str(m) for m in self.game.move_stack)),
-            "board": lambda a: self._no_args("board", a, plain_board(self.game)),
-            "tomove": lambda a: self._no_args("tomove", a, "-" if self.game.is_over
-                                              else str(self.game.to_move)),
-            "result": lambda a: self._no_args("result", a, self.game.result or "*"),
-            "status": self.cmd_status,
-            "score": lambda a: self._no_args("score", a, "{} {}".format(*self.game.score)),
-            "go": self.cmd_go,
-            "agent": self.cmd_agent,
-            "resign": self.cmd_resign,
-            "json": lambda a: self._no_args("json", a, _one_line_json(self.game)),
-            "quit": self.cmd_quit,
-        }
 
     # --- the loop ------------------------------------------------------------------------
     def handle(self, line: str) -> str | None:
@@ -104,12 +159,12 @@ class EngineSession:
             if not text:
                 return f"?{ident} a command is missing after the id {ident}\n\n"
         name, *args = text.split()
-        command = self.commands.get(name.lower())
+        found = COMMANDS.get(name.lower())
         try:
-            if command is None:
+            if found is None:
                 raise CommandError(f"unknown command {name!r}; known commands: "
-                                   + " ".join(self.commands))
-            payload = command(args)
+                                   + " ".join(COMMANDS))
+            payload = found.answer(self, args)
         except (CommandError, NugarError, ValueError) as exc:
             return f"?{ident} {_one_line(str(exc))}\n\n"
         except Exception as exc:  # a bug must not end a GUI's session
@@ -128,18 +183,30 @@ class EngineSession:
                 break
         return 0
 
-    # --- commands ------------------------------------------------------------------------
-    @staticmethod
-    def _no_args(name: str, args: list[str], payload: str) -> str:
-        if args:
-            raise CommandError(f"{name} takes no arguments, got {' '.join(args)!r}")
-        return payload
+    # --- commands, in the order list_commands gives them ---------------------------------
+    @command("protocol_version", f"the protocol's version, {PROTOCOL_VERSION}")
+    def cmd_protocol_version(self) -> str:
+        return PROTOCOL_VERSION
 
+    @command("name", "the engine's name, nugar")
+    def cmd_name(self) -> str:
+        return "nugar"
+
+    @command("version", "nugar's version")
+    def cmd_version(self) -> str:
+        return __version__
+
+    @command("known_command NAME", "true if NAME is a command, else false", least=1, most=1,
+             hint="known_command needs one command name, e.g. 'known_command go'")
     def cmd_known_command(self, args: list[str]) -> str:
-        if len(args) != 1:
-            raise CommandError("known_command needs one command name, e.g. 'known_command go'")
-        return "true" if args[0].lower() in self.commands else "false"
+        return "true" if args[0].lower() in COMMANDS else "false"
 
+    @command("list_commands", "the command names, one per line")
+    def cmd_list_commands(self) -> str:
+        return "\n".join(COMMANDS)
+
+    @command("rules [TEXT...]", "with TEXT, start a new game under those rules and answer "
+             "their canonical text; without, the current rules", most=None)
     def cmd_rules(self, args: list[str]) -> str:
         if not args:
             return self.rules.text
@@ -149,37 +216,77 @@ class EngineSession:
         self.game = new_game(rules)
         return rules.text
 
-    def cmd_newgame(self, args: list[str]) -> str:
-        self._no_args("newgame", args, "")
+    @command("newgame", "start again under the same rules")
+    def cmd_newgame(self) -> str:
         self.game = new_game(self.rules)
         return ""
 
+    @command("play MOVE...", "play one decision or a whole turn", least=1, most=None,
+             hint="play needs a move or a whole turn, e.g. 'play c3', 'play c3-c4xe5' or "
+                  "'play 1-6'")
     def cmd_play(self, args: list[str]) -> str:
-        if not args:
-            raise CommandError("play needs a move or a whole turn, e.g. 'play c3', "
-                               "'play c3-c4xe5' or 'play 1-6'")
         self.game.play("".join(args))
         return ""
 
+    @command("undo [turn]", "take back the last decision, or with turn the whole last turn",
+             most=1, words=("turn",),
+             hint="undo takes nothing (one decision) or 'turn' (the whole last turn)")
     def cmd_undo(self, args: list[str]) -> str:
-        if args not in ([], ["turn"]):
-            raise CommandError(f"undo takes nothing (one decision) or 'turn' (the whole last "
-                               f"turn), not {' '.join(args)!r}")
         if args:
             return " ".join(str(m) for m in self.game.undo_turn())
         move = self.game.undo()
         return "" if move is None else str(move)
 
-    def cmd_status(self, args: list[str]) -> str:
-        self._no_args("status", args, "")
+    @command("legal", "the legal decisions of the player to move, separated by spaces")
+    def cmd_legal(self) -> str:
+        return " ".join(str(m) for m in self.game.legal_moves())
+
+    @command("turns", "the turns played so far, separated by spaces")
+    def cmd_turns(self) -> str:
+        return " ".join(self.game.turns())
+
+    @command("moves", "the decisions played so far, separated by spaces")
+    def cmd_moves(self) -> str:
+        return " ".join(str(m) for m in self.game.move_stack)
+
+    @command("board", "a text diagram of the position")
+    def cmd_board(self) -> str:
+        return plain_board(self.game)
+
+    @command("tomove", "the player to move, 1 or 2; - when the game is over")
+    def cmd_tomove(self) -> str:
+        return "-" if self.game.is_over else str(self.game.to_move)
+
+    @command("result", "1-0, 0-1, 1/2-1/2, or * while the game runs")
+    def cmd_result(self) -> str:
+        return self.game.result or "*"
+
+    @command("status", "running P (P to move) or over RESULT REASON")
+    def cmd_status(self) -> str:
         outcome = self.game.outcome
         if outcome is None:
             return f"running {self.game.to_move}"
         return f"over {outcome.result} {outcome.reason}"
 
+    @command("score", "two numbers, the first player's first")
+    def cmd_score(self) -> str:
+        return "{} {}".format(*self.game.score)
+
+    @command("go [movetime MS] [depth N] [nodes N] [level N] [agent SPEC]",
+             "the decision the computer would choose for the player to move, not played "
+             f"(level {LEVEL_RANGE_TEXT})", most=None)
+    def cmd_go(self, args: list[str]) -> str:
+        from .ai import make_agent
+
+        spec, limits = parse_go(args, self.agent_spec)
+        if self.game.is_over:
+            raise CommandError(f"the game is over ({self.game.outcome}); nothing to choose")
+        agent = make_agent(spec)
+        return str(self._choose(agent, spec, limits))
+
+    @command("agent [SPEC]", "set (or show) the agent go uses by default", most=1,
+             hint="agent takes one spec, e.g. 'agent level:5' or 'agent random'")
     def cmd_agent(self, args: list[str]) -> str:
-        if len(args) > 1:
-            raise CommandError("agent takes one spec, e.g. 'agent level:5' or 'agent random'")
         if not args:
             return self.agent_spec
         from .ai import make_agent
@@ -189,19 +296,30 @@ class EngineSession:
         self._prepare(self.agent_spec)
         return self.agent_spec
 
-    def cmd_resign(self, args: list[str]) -> str:
-        self._no_args("resign", args, "")
+    @command("resign", "the player to move resigns; answers the result")
+    def cmd_resign(self) -> str:
         self.game.resign()
         return self.game.result or "*"
 
-    def cmd_go(self, args: list[str]) -> str:
-        from .ai import make_agent
+    @command("json", "the game as one line of JSON")
+    def cmd_json(self) -> str:
+        return _one_line_json(self.game)
 
-        spec, limits = parse_go(args, self.agent_spec)
-        if self.game.is_over:
-            raise CommandError(f"the game is over ({self.game.outcome}); nothing to choose")
-        agent = make_agent(spec)
-        return str(self._choose(agent, spec, limits))
+    @command("quit", "end the session")
+    def cmd_quit(self) -> str:
+        self.finished = True
+        return ""
+
+    @command("help [COMMAND]", "the usage of every command, one per line, or of COMMAND",
+             most=1)
+    def cmd_help(self, args: list[str]) -> str:
+        if not args:
+            return "\n".join(c.help_line for c in COMMANDS.values())
+        found = COMMANDS.get(args[0].lower())
+        if found is None:
+            raise CommandError(f"help: unknown command {args[0]!r}; known commands: "
+                               + " ".join(COMMANDS))
+        return found.help_line
 
     # --- compiling (first run) -----------------------------------------------------------
     def _prepare(self, spec: str) -> None:
@@ -232,11 +350,6 @@ class EngineSession:
                   "kernels not compiled yet ran interpreted, so a search saw fewer positions "
                   "than usual", file=self.log, flush=True)
         return move
-
-    def cmd_quit(self, args: list[str]) -> str:
-        self._no_args("quit", args, "")
-        self.finished = True
-        return ""
 
 
 def parse_go(args: list[str], default_spec: str) -> tuple[str, Limits]:

@@ -9,10 +9,13 @@ stays light.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..rules.base import Game
+from ..rules.family import ai_profiles
 from ..rules.options import RuleSet
+from ..rules.profiles import DARA_PROFILE
 from .base import Agent, Analysis, Limits, parse_spec
 from .options import AgentOptions, int_option
 from .simple import GreedyAgent, GreedyOptions, RandomAgent, RandomOptions
@@ -20,85 +23,21 @@ from .simple import GreedyAgent, GreedyOptions, RandomAgent, RandomOptions
 AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "alphabeta", "mcts", "level:N", "perfect")
 
 #: the levels offered by every face (command line, engine protocol, web page), weakest first;
-#: every table of ``LEVEL_TABLE`` has exactly these
+#: every AI profile's table (``AiProfile.levels``) has exactly these
 LEVEL_RANGE: range = range(1, 9)
 
 #: the levels as text for help and error messages: ``1..8``
 LEVEL_RANGE_TEXT = f"{LEVEL_RANGE[0]}..{LEVEL_RANGE[-1]}"
 
-#: the levels offered by the command line and the web UI, per AI profile of the rules
-#: (``RuleSet.ai_profile``: ``dara``, ``dala``, ``kalah``, ``dracala``, read from the rules
-#: themselves, so a Dala-shaped ``dara(...)`` plays Dala's levels) -> level -> agent spec.
-#: Every level of every game is measured against the one below in docs/strength.md. The idea
-#: is the same in all games: level 1 plays almost at random, levels 3 to 7 search fixed node
-#: budgets (so they play alike on any machine and at any time limit) and are held back by
-#: deliberate imprecision that shrinks from level to level, and level 8 searches with all of
-#: the time given. What the imprecision is depends on the game:
-#:
-#: * Dara and Dala: ``noise``, random offsets added to the evaluation of each searched
-#:   position, so a weaker level misjudges positions but still sees captures coming. In Dala
-#:   the budgets are smaller and level 3 is still greedy: there a search of 16,000 nodes
-#:   played no better than one of 4,000 (docs/strength.md). Level 8 of Dara plays on for a
-#:   win rather than repeat moves (``contempt``).
-#: * Kalah: ``blunder``, the chance of a random move at a decision with a choice. A searched
-#:   Kalah move rarely differs from a deeper one by much, and colours and openings decide
-#:   most games between good players, so only an outright slip tells two strong levels
-#:   apart.
-#: * Dracala: measured from the starting position (no random opening: two random decisions
-#:   there decide the theoretical result of about half the games), where the exact solver
-#:   (level 8, ``perfect`` with ``swindle=1``: where it cannot win it picks, among the steps
-#:   that keep its result, the one that gives the opponent the best chance to go wrong) is
-#:   far above any search. Level 1 searches four decisions deep for Kalah's goal (seeds in
-#:   the store), heading for the majority that loses Dracala: worse than random moves, so
-#:   level 2 is random. Above it, budgets, blunders and noise were picked by measurement,
-#:   not by a rule: in Dracala more nodes do not always play better (docs/strength.md).
-#:   Levels 2 and 4 to 7 make random choices of their own, so that every match between
-#:   neighbours (and of level 8 against 6) plays different games from the start.
-LEVEL_TABLE: dict[str, dict[int, str]] = {
-    "dara": {
-        1: "greedy:noise=0.9",
-        2: "greedy:noise=0.3",
-        3: "alphabeta:nodes=40,noise=120",
-        4: "alphabeta:nodes=200,noise=100",
-        5: "alphabeta:nodes=1000,noise=80",
-        6: "alphabeta:nodes=4000,noise=70",
-        7: "alphabeta:nodes=16000,noise=15",
-        8: "alphabeta:contempt=30",
-    },
-    "dala": {
-        1: "greedy:noise=0.9",
-        2: "greedy:noise=0.6",
-        3: "greedy:noise=0.2",
-        4: "alphabeta:nodes=60,noise=130",
-        5: "alphabeta:nodes=250,noise=100",
-        6: "alphabeta:nodes=1000,noise=60",
-        7: "alphabeta:nodes=4000,noise=60",
-        8: "alphabeta",
-    },
-    "kalah": {
-        1: "random",
-        2: "greedy:noise=0.73",
-        3: "alphabeta:depth=1,blunder=0.42",
-        4: "alphabeta:nodes=250,blunder=0.28",
-        5: "alphabeta:nodes=1000,blunder=0.19",
-        6: "alphabeta:nodes=4000,blunder=0.13",
-        7: "alphabeta:nodes=16000,blunder=0.04",
-        8: "alphabeta",
-    },
-    "dracala": {
-        1: "alphabeta:depth=4,w=100/0/10/30/-30",
-        2: "random",
-        3: "alphabeta:nodes=60",
-        4: "alphabeta:depth=4,blunder=0.1",
-        5: "alphabeta:nodes=1000,blunder=0.05",
-        6: "alphabeta:nodes=2000,blunder=0.1",
-        7: "alphabeta:nodes=8000,noise=20",
-        8: "perfect:swindle=1",
-    },
-}
+# Each AI profile of the rules (``RuleSet.ai_profile``, ``nugar.rules.profiles``) has its own
+# table of levels, read from the rules, so a Dala-shaped ``dara(...)`` plays Dala's levels.
+# Level 1 plays almost at random, levels 3 to 7 search fixed node budgets (they play alike
+# on any machine and at any time limit) held back by an imprecision that shrinks from level
+# to level, and level 8 uses all of the time given; docs/ai.md ("Levels") says which
+# imprecision each game needs and why, docs/strength.md measures every level.
 
 #: the levels of Dara, the table shown when no game is named
-LEVELS: dict[int, str] = LEVEL_TABLE["dara"]
+LEVELS: Mapping[int, str] = DARA_PROFILE.levels
 
 #: the strongest level, the one that plays with all of the time given (the engine's default)
 TOP_LEVEL: int = LEVEL_RANGE[-1]
@@ -117,7 +56,7 @@ SOLVER_FALLBACK = "alphabeta"
 
 def level_spec(level: int, rules: RuleSet) -> str:
     """The agent spec of ``level`` for ``rules``: the table of their AI profile."""
-    return LEVEL_TABLE[rules.ai_profile][level]
+    return rules.ai_profile.levels[level]
 
 
 @dataclass(frozen=True)
@@ -137,7 +76,7 @@ def _with_options(spec: str, extra: str) -> str:
 
 
 class LevelAgent(Agent):
-    """A level: the agent of ``LEVEL_TABLE`` for the game being played, built on first use,
+    """A level: the agent of the level table of the game's AI profile, built on first use,
     with the caller's extra options (``level:5,seed=3``) passed on."""
 
     def __init__(self, level: int, extra: str = "", table: float | None = None) -> None:
@@ -150,8 +89,8 @@ class LevelAgent(Agent):
         self._agents: dict[str, Agent] = {}
         self._fallback: Agent | None = None
         self._seed: int | None = None
-        for specs in LEVEL_TABLE.values():  # every spec is checked up front
-            _check_spec(_with_options(specs[level], extra))
+        for profile in ai_profiles():  # every spec is checked up front
+            _check_spec(_with_options(profile.levels[level], extra))
 
     def agent_for(self, game: Game) -> Agent:
         spec = level_spec(self.level, game.rules)

@@ -2,23 +2,21 @@
 the perfect player (``perfect.py``) looks positions up in it.
 
 The perfect player (``perfect``, level 8 of Dracala) solves each position it is asked about,
-but near the start that is slow. In Dracala the starting position takes about 8 million
-positions and 10 CPU seconds, the positions one step in up to 2 CPU seconds, two steps in up
-to half a second, and only from about four decisions in does a fresh solve take a tenth of
-a second or less. In standard Kalah(6, 4) (the ``kalah`` preset) even the endgame databases
-on disk leave the start at over a minute. So the book holds every position of these rule
-sets reachable in at most ``BOOK_DEPTHS[rules]`` decisions (the game not over), each with
-its exact value, the first ``PV_KEPT`` steps of a principal variation and that line's
-length, and in Dracala the step the swindle plays there (``perfect:swindle=1``); the
-starting positions keep the whole line and also list every optimal first step and the final
-score. A position short of the last decision also lists the exact value of each of its
-legal steps (``steps``; its children are in the book too), which ``nugar analyse --exact``
-shows at once. In Kalah(6, 4) a fresh solve with the databases on disk can still take a
-second or more with 45 seeds on the board, which is more than three decisions deep on
-some lines; so the book also holds every position at which the perfect player,
-following the book's own steps, can be asked for a move while at least ``BOOK_SEEDS[rules]``
-seeds are on the board, whatever the opponent plays (:func:`line_positions`; value, line and
-length, no ``steps``). With it the perfect player answers the opening at once and plays
+but near the start that is slow: in Dracala for the first few decisions, in standard
+Kalah(6, 4) (the ``kalah`` preset) even with the endgame databases on disk (the times are in
+docs/solving.md, "The perfect player" and "Perfect play of Kalah(6, 4)"). So the book holds
+every position of these rule sets (``BOOK_RULES``) reachable in at most ``BOOK_DEPTHS[rules]``
+decisions (their AI profile's ``book_depth``; the game not over), each with its exact value,
+the first ``PV_KEPT`` steps of a principal variation and that line's length, and in Dracala
+the step the swindle plays there (``perfect:swindle=1``); the starting positions keep the
+whole line and also list every optimal first step and the final score. A position short of
+the last decision also lists the exact value of each of its legal steps (``steps``; its
+children are in the book too), which ``nugar analyse --exact`` shows at once. In Kalah(6, 4)
+some positions a few decisions beyond the book's depth are still slow to solve, so the book
+also holds every position at which the perfect player, following the book's own steps, can
+be asked for a move while at least ``BOOK_SEEDS[rules]`` seeds are on the board (the
+profile's ``book_seeds``), whatever the opponent plays (:func:`line_positions`; value, line
+and length, no ``steps``). With it the perfect player answers the opening at once and plays
 perfectly from the first move even under a time limit of a fraction of a second. Positions are
 written out in plain text (:func:`position_text`), not by hash key, so the file stays
 readable and independent of the solver's key tables.
@@ -38,27 +36,30 @@ import numpy as np
 
 from ..kernels import sowing as K
 from ..kernels.common import HEADER, ST_TO_MOVE
+from ..rules.options import parse_rules
 from ..rules.sowing import SowingGame
 
-#: the book holds the positions of Dracala up to this many decisions into the game
+#: the decisions from the start that ``opening_positions`` covers by default for a rule set
+#: outside the shipped book
 BOOK_DEPTH = 4
 
-#: the book holds the positions of standard Kalah(6, 4) up to this many decisions in, and
-#: beyond them those of the perfect player's lines (``BOOK_SEEDS``)
-KALAH_BOOK_DEPTH = 3
+#: the rule sets of the shipped book
+BOOK_RULES: tuple[str, ...] = ("dracala", "dracala(leftovers=last_capturer)", "kalah")
 
-#: the rule sets of the shipped book, each with the decisions from the start it covers
-BOOK_DEPTHS: dict[str, int] = {"dracala": BOOK_DEPTH,
-                               "dracala(leftovers=last_capturer)": BOOK_DEPTH,
-                               "kalah": KALAH_BOOK_DEPTH}
-BOOK_RULES = tuple(BOOK_DEPTHS)
+#: each rule set of the book with the decisions from the start it covers: its AI profile's
+#: ``book_depth``
+BOOK_DEPTHS: dict[str, int] = {
+    text: depth for text in BOOK_RULES
+    if (depth := parse_rules(text).ai_profile.book_depth) is not None}
 
 #: beyond ``BOOK_DEPTHS``, the book of these rule sets also holds every position at which the
 #: perfect player, following the book's own steps, can be asked for a move while at least
-#: this many seeds are on the board (the opponent playing anything): the slowest fresh
-#: solves measured were at 45 seeds; 42 leaves a margin (510 positions, 50 CPU s;
-#: docs/solving.md, "Perfect play of Kalah(6, 4)")
-BOOK_SEEDS: dict[str, int] = {"kalah": 42}
+#: this many seeds are on the board (the opponent playing anything): their AI profile's
+#: ``book_seeds``, chosen below the seed counts of the slowest fresh solves
+#: (docs/solving.md, "Perfect play of Kalah(6, 4)")
+BOOK_SEEDS: dict[str, int] = {
+    text: seeds for text in BOOK_RULES
+    if (seeds := parse_rules(text).ai_profile.book_seeds) is not None}
 FORMAT = 3
 
 #: steps of the principal variation kept for a position other than the start (``length``

@@ -5,13 +5,12 @@ Rebuild the shipped book from a checkout with::
 
     python -m nugar.ai.book_writer --output src/nugar/ai/data/book.json
 
-(under a CPU minute for each Dracala preset here; the ``kalah`` part needs the endgame
-databases on disk, ``nugar solve kalah --build-db 26``, and then takes minutes:
-docs/solving.md). ``--output PATH`` is required: the script writes only there, never into
-the installed package. ``--rules TEXT`` (repeatable; default ``BOOK_RULES``), ``--depth
-N`` (default each rule set's ``BOOK_DEPTHS``) and ``--seeds N`` (default each rule set's
-``BOOK_SEEDS``) make a different book, e.g. a small one to try
-the script; the shipped file must be made with the defaults.
+(the ``kalah`` part needs the endgame databases on disk, ``nugar solve kalah --build-db
+26``; docs/solving.md has how long each part takes). ``--output PATH`` is required: the
+script writes only there, never into the installed package. ``--rules TEXT`` (repeatable;
+default ``BOOK_RULES``), ``--depth N`` (default each rule set's ``BOOK_DEPTHS``, its AI
+profile's ``book_depth``) and ``--seeds N`` (default each rule set's ``BOOK_SEEDS``) make a
+different book, e.g. a small one to try the script; the shipped file must be made with the defaults.
 """
 
 from __future__ import annotations

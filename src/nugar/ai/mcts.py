@@ -2,7 +2,8 @@
 
 Every node keeps the rewards of the player who moved into it, so several decisions in a row
 by the same player need no special care. With ``cutoff=N`` a playout stops after ``N``
-decisions and the family's evaluation, squashed into [0, 1], stands in for the result.
+decisions and the family's evaluation, squashed into [0, 1] by a logistic curve as wide as the
+AI profile's ``eval_scale``, stands in for the result.
 """
 
 from __future__ import annotations
@@ -24,10 +25,6 @@ DEFAULT_PLAYOUTS = 2000
 DEFAULT_TREE_NODES = 1 << 20
 TIME_MARGIN = 0.9
 TIME_RESERVE = 0.003
-#: width of the logistic curve that turns an evaluation into a win chance, per AI profile
-#: (``RuleSet.ai_profile``): the sowing evaluations count seeds on a larger scale
-EVAL_SCALE = {"dara": 150.0, "dala": 150.0, "kalah": 400.0, "dracala": 400.0}
-
 
 #: the most tree nodes an agent may keep (56 bytes each: 120 GB)
 MAX_TREE_NODES = 1 << 31
@@ -107,7 +104,7 @@ class MctsAgent(Agent):
         with Deadline(stop, deadline):
             done = C.mcts(fam.fam, fam.params, fam.weights, state, self._nodes, self._values,
                           ctx, stop, fam.n_actions, int(budget), float(opts.c), int(opts.cutoff),
-                          float(EVAL_SCALE[game.rules.ai_profile]), seed)
+                          float(game.rules.ai_profile.eval_scale), seed)
         pv_actions, value = self._principal_line()
         if not pv_actions:  # the limit ran out before the first playout
             pv_actions = [legal[0]]

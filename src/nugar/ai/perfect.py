@@ -4,8 +4,8 @@ It keeps one :class:`~nugar.solver.core.Solver` per rule set for its whole life,
 table filled while solving one move answers most of the next (positions along a game are
 the subtrees already searched). The opening positions of the Dracala presets and of
 standard Kalah(6, 4), the slow ones, come from the shipped book (``book.py``: every
-position up to four decisions in, three in Kalah and then the perfect player's own lines
-while 42 seeds or more are on the board). The score it reports is the
+position up to the AI profile's ``book_depth`` decisions in, and in Kalah then the perfect
+player's own lines down to its ``book_seeds`` seeds on the board). The score it reports is the
 solver's exact value for the player to move (``docs/solving.md``): in Kalah the final
 margin; under misère rules (``misere=on``, Dracala) ``result * (2T + 1) + misère margin``,
 so any win scores above every draw and loss.
@@ -99,8 +99,8 @@ class PerfectAgent(Agent):
 
     def _open_in_background(self, game: Game) -> None:
         """Open the solver for ``game``'s rules in a thread, if it is not open: opening
-        checks the endgame databases on disk (a checksum of every file, about half a second
-        for the 2.5 GB of Kalah's to 26 seeds on two cores) and loads the compiled search,
+        checks the endgame databases on disk (a checksum of every file, timed in
+        docs/solving.md, "Kalah endgame databases on disk") and loads the compiled search,
         which the book's answers need not wait for; the first solve joins the thread."""
         if self._opening is not None or game.rules.text in self._solvers:
             return
@@ -229,7 +229,7 @@ class PerfectAgent(Agent):
 
 #: the reach of the endgame databases on disk recommended for perfect play of a 6-hole Kalah
 #: board at about a second a move, with the opening book (docs/solving.md, "Perfect play of
-#: Kalah(6, 4)"): 2.5 GB, about 40 minutes to build on two cores
+#: Kalah(6, 4)", has their size and build time)
 RECOMMENDED_DB_SEEDS = 26
 
 #: boards with fewer seeds than this play perfectly fast enough without databases on disk
@@ -241,21 +241,20 @@ def database_note(rules: RuleSet | str) -> str | None:
     one line saying how to build the Kalah endgame databases it lacks (``nugar play`` and
     the web app show it)."""
     from ..rules.options import parse_rules
-    from ..solver import db as D
-    from ..solver import egdb as E
+    from ..solver import db, egdb
 
     rules = parse_rules(rules)
-    if not D.supported(rules):
+    if not db.supported(rules):
         return None
     o = rules.options
     pits, seeds = int(getattr(o, "pits")), int(getattr(o, "seeds"))  # noqa: B009
     if 2 * pits * seeds < DB_NEEDED_FROM:
         return None
     k = RECOMMENDED_DB_SEEDS
-    have = E.levels_on_disk(rules)
+    have = egdb.levels_on_disk(rules)
     if have >= k:
         return None
-    size = sum(E.level_count(pits, n) for n in range(k + 1))
+    size = sum(egdb.level_count(pits, n) for n in range(k + 1))
     return (f"the perfect player needs the endgame databases for {rules.text} (levels "
             f"0..{k}, {size / 2**30:.1f} GB; {max(have + 1, 0)} built): build them once with "
             f"`nugar solve '{rules.text}' --build-db {k}`; without them a move can take "

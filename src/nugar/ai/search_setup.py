@@ -20,7 +20,6 @@ import numpy.typing as npt
 
 from ..kernels import search_core as C
 from ..rules.base import Game
-from ..rules.family import family_of
 from ..rules.options import RuleSet
 
 IntArray = npt.NDArray[np.int64]
@@ -40,9 +39,9 @@ class FamilyKernels:
 
 
 def default_weights(rules: RuleSet) -> IntArray:
-    """The tuned evaluation weights of a rule set (docs/ai.md): those of its AI profile
-    (``RuleSet.ai_profile``), as its family's descriptor gives them."""
-    return family_of(rules).parts.weights()[rules.ai_profile].copy()
+    """The tuned evaluation weights of a rule set (docs/ai.md): a copy of those of its AI
+    profile (``RuleSet.ai_profile``)."""
+    return rules.ai_profile.weights()
 
 
 def kernels_for(game: Game, weights: IntArray | None = None) -> FamilyKernels:

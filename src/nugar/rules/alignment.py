@@ -7,7 +7,7 @@ the compiled kernels. Besides the base API it offers :meth:`AlignmentGame.from_d
 
 This module is also the family's implementation (``family.ALIGNMENT.parts``, :data:`PARTS`):
 the kernel params of a rule set (:func:`make_params`), its action codes, score, observations,
-board data and the evaluation weights of its AI profiles (``dara``, ``dala``).
+board data (its AI profiles, with their evaluation weights, are in ``profiles.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from ..errors import InvalidMoveError, NugarError
-from ..kernels import alignment as K
+from ..kernels import alignment as kernel
 from ..kernels.common import (
     OUTCOME_DRAW,
     OUTCOME_RUNNING,
@@ -66,31 +66,32 @@ def make_params(options: AlignmentOptions) -> IntArray:
     rows, cols = options.rows, options.cols
     n = rows * cols
     words = (n + 62) // 63
-    off_nb = K.P_FIXED
+    off_nb = kernel.P_FIXED
     off_zpiece = off_nb + 4 * n
     off_zhand = off_zpiece + 2 * n
     off_zlast = off_zhand + 2 * 2 * 64
     size = off_zlast + 2 * 2 * n
     p = np.zeros(size, dtype=np.int64)
-    p[K.P_ROWS], p[K.P_COLS], p[K.P_N], p[K.P_W] = rows, cols, n, words
-    p[K.P_PIECES] = options.pieces
-    p[K.P_CENTRE_FIRST] = int(options.centre_first)
-    p[K.P_DROP_CAPTURE] = int(options.drop_capture)
-    p[K.P_DROP_MAX] = {"none": K.UNLIMITED, "no_four": 3, "no_three": 2}[options.drop_limit]
-    p[K.P_STEP_MAX] = {"forbidden": 3, "allowed": K.UNLIMITED}[options.long_lines]
-    p[K.P_PROTECT] = int(options.protect_threes)
-    p[K.P_TAKE_ANY] = int(options.all_protected == "take_any")
-    p[K.P_NO_RETURN] = int(options.no_return)
-    p[K.P_BLOCKED_LOSE] = int(options.blocked == "lose")
-    p[K.P_LOSS_AT] = options.loss_at
-    p[K.P_REPETITION] = options.repetition or 0
-    p[K.P_QUIET] = options.quiet_limit or 0
+    p[kernel.P_ROWS], p[kernel.P_COLS], p[kernel.P_N], p[kernel.P_W] = rows, cols, n, words
+    p[kernel.P_PIECES] = options.pieces
+    p[kernel.P_CENTRE_FIRST] = int(options.centre_first)
+    p[kernel.P_DROP_CAPTURE] = int(options.drop_capture)
+    p[kernel.P_DROP_MAX] = {"none": kernel.UNLIMITED, "no_four": 3,
+                            "no_three": 2}[options.drop_limit]
+    p[kernel.P_STEP_MAX] = {"forbidden": 3, "allowed": kernel.UNLIMITED}[options.long_lines]
+    p[kernel.P_PROTECT] = int(options.protect_threes)
+    p[kernel.P_TAKE_ANY] = int(options.all_protected == "take_any")
+    p[kernel.P_NO_RETURN] = int(options.no_return)
+    p[kernel.P_BLOCKED_LOSE] = int(options.blocked == "lose")
+    p[kernel.P_LOSS_AT] = options.loss_at
+    p[kernel.P_REPETITION] = options.repetition or 0
+    p[kernel.P_QUIET] = options.quiet_limit or 0
     # centre: rows floor(R/2) and floor(R/2)+1, columns likewise, counted from 1 (rules page)
     k = 0
     for r1 in (rows // 2, rows // 2 + 1):
         for c1 in (cols // 2, cols // 2 + 1):
             inside = 1 <= r1 <= rows and 1 <= c1 <= cols
-            p[K.P_CENTRE + k] = (r1 - 1) * cols + (c1 - 1) if inside else -1
+            p[kernel.P_CENTRE + k] = (r1 - 1) * cols + (c1 - 1) if inside else -1
             k += 1
     for sq in range(n):
         r, c = divmod(sq, cols)
@@ -101,16 +102,17 @@ def make_params(options: AlignmentOptions) -> IntArray:
     rng = np.random.default_rng(_ZOBRIST_SEED + 1000 * rows + cols)
     keys = rng.integers(-(2**63), 2**63 - 1, size=size - off_zpiece + 2, dtype=np.int64)
     p[off_zpiece:size] = keys[: size - off_zpiece]
-    p[K.P_Z_SIDE] = keys[-2]
-    p[K.P_Z_PENDING] = keys[-1]
-    p[K.P_OFF_NB], p[K.P_OFF_ZPIECE] = off_nb, off_zpiece
+    p[kernel.P_Z_SIDE] = keys[-2]
+    p[kernel.P_Z_PENDING] = keys[-1]
+    p[kernel.P_OFF_NB], p[kernel.P_OFF_ZPIECE] = off_nb, off_zpiece
     if words == 1:
         last = sum(1 << (r * cols + cols - 1) for r in range(rows))
         full = (1 << n) - 1
-        p[K.P_FULL], p[K.P_NOT_LAST_COL] = full, full & ~last
-        p[K.P_BELOW_TOP] = full >> cols
-        p[K.P_CENTRE_MASK] = sum(1 << int(c) for c in p[K.P_CENTRE:K.P_CENTRE + 4] if c >= 0)
-    p[K.P_OFF_ZHAND], p[K.P_OFF_ZLAST] = off_zhand, off_zlast
+        p[kernel.P_FULL], p[kernel.P_NOT_LAST_COL] = full, full & ~last
+        p[kernel.P_BELOW_TOP] = full >> cols
+        p[kernel.P_CENTRE_MASK] = sum(1 << int(c) for c in p[kernel.P_CENTRE:kernel.P_CENTRE + 4]
+                                      if c >= 0)
+    p[kernel.P_OFF_ZHAND], p[kernel.P_OFF_ZLAST] = off_zhand, off_zlast
     return p
 
 
@@ -134,7 +136,7 @@ class AlignmentGame(Game):
     """
 
     descriptor: ClassVar[FamilyDescriptor] = ALIGNMENT
-    _kernel: ClassVar[ModuleType] = K
+    _kernel: ClassVar[ModuleType] = kernel
 
     def __init__(self, rules: RuleSet | str = "dara") -> None:
         self._history = np.empty(64, dtype=np.int64)
@@ -147,7 +149,7 @@ class AlignmentGame(Game):
 
     def _start(self, state: IntArray) -> None:
         super()._start(state)
-        self._history_count = int(K.note_position(self._params, self._state, self._history, 0))
+        self._history_count = int(kernel.note_position(self._params, self._state, self._history, 0))
 
     # --- setup -----------------------------------------------------------------------------
     @classmethod
@@ -188,7 +190,7 @@ class AlignmentGame(Game):
         if (len(in_hand) != 2 or any(isinstance(h, bool) or not isinstance(h, int) or h < 0
                                      for h in in_hand)):
             raise NugarError(f"in_hand must be two whole numbers >= 0, got {in_hand!r}")
-        state = K.empty_state(game._params)
+        state = kernel.empty_state(game._params)
         state[ST_TO_MOVE] = to_move
         counts = [0, 0, 0]
         for i, line in enumerate(lines):
@@ -204,11 +206,11 @@ class AlignmentGame(Game):
                 counts[owner] += 1
                 if owner:
                     sq = row * cols + col
-                    state[K.ST_BOARD + (owner - 1) * int(game._params[K.P_W]) + sq // 63] |= (
-                        1 << (sq % 63))
+                    word = kernel.ST_BOARD + (owner - 1) * int(game._params[kernel.P_W]) + sq // 63
+                    state[word] |= 1 << (sq % 63)
         pieces = game.options.pieces
         for player in (1, 2):
-            state[K.ST_HAND1 + player - 1] = in_hand[player - 1]
+            state[kernel.ST_HAND1 + player - 1] = in_hand[player - 1]
             if counts[player] + in_hand[player - 1] > pieces:
                 raise NugarError(f"{game.player_name(player)} has {counts[player]} pieces on the "
                                  f"board and {in_hand[player - 1]} in hand, more than "
@@ -220,17 +222,17 @@ class AlignmentGame(Game):
             if move.kind != "step":
                 raise NugarError(f"a last step is written like 'c3-c4', not {text!r}")
             origin, target = (game._square(s) for s in move.squares)
-            if not K.owns(game._params, state, player, target):
+            if not kernel.owns(game._params, state, player, target):
                 raise NugarError(f"last step {text} of {game.player_name(player)}: no "
                                  f"{game.player_name(player)} piece on {move.squares[1]}")
-            state[K.ST_LAST1 + 2 * (player - 1)] = origin
-            state[K.ST_LAST1 + 2 * (player - 1) + 1] = target
+            state[kernel.ST_LAST1 + 2 * (player - 1)] = origin
+            state[kernel.ST_LAST1 + 2 * (player - 1) + 1] = target
         game._check_quiet_and_capture(state, quiet, capture)
-        state[K.ST_QUIET] = quiet
-        state[K.ST_PENDING] = 1 if capture else 0
-        K.finish_setup(game._params, state)
+        state[kernel.ST_QUIET] = quiet
+        state[kernel.ST_PENDING] = 1 if capture else 0
+        kernel.finish_setup(game._params, state)
         if capture and (state[ST_OUTCOME] != OUTCOME_RUNNING
-                        or K.legal_actions(game._params, state, game._buf) == 0):
+                        or kernel.legal_actions(game._params, state, game._buf) == 0):
             raise NugarError(f"{game.player_name(to_move)} cannot owe a capture here: no "
                              f"{game.player_name(3 - to_move)} piece may be taken")
         game._start(state)
@@ -245,7 +247,7 @@ class AlignmentGame(Game):
             most = f"{limit - 1} while a capture is owed" if capture else str(limit)
             raise NugarError(f"the quiet counter is at most {most} (quiet_limit={limit}), "
                              f"not {quiet}")
-        drop_phase = bool(state[K.ST_HAND2] > 0)
+        drop_phase = bool(state[kernel.ST_HAND2] > 0)
         if quiet and drop_phase:
             raise NugarError(f"the quiet counter starts with the move phase, but "
                              f"{self.player_name(2)} still has pieces in hand")
@@ -255,8 +257,8 @@ class AlignmentGame(Game):
         if drop_phase and not self.options.drop_capture:
             raise NugarError("no capture can be owed in the drop phase of a game with "
                              "drop_capture=off")
-        if not any(K.owns(self._params, state, mover, sq) and K.in_three(self._params, state,
-                                                                        mover, sq)
+        if not any(kernel.owns(self._params, state, mover, sq)
+                   and kernel.in_three(self._params, state, mover, sq)
                    for sq in range(self._n)):
             raise NugarError(f"{self.player_name(mover)} owes a capture only after forming a "
                              f"three, and has none on the board")
@@ -272,10 +274,10 @@ class AlignmentGame(Game):
     # --- position text (Game.position_text, nugar.from_position) ----------------------------
     def _owners(self) -> list[int]:
         """Who is on each square (0, 1 or 2), read off the bitboards in one pass."""
-        words = int(self._params[K.P_W])
+        words = int(self._params[kernel.P_W])
         out = [0] * self._n
         for player in (1, 2):
-            base = K.ST_BOARD + (player - 1) * words
+            base = kernel.ST_BOARD + (player - 1) * words
             for k in range(words):
                 word = int(self._state[base + k])
                 while word:
@@ -287,9 +289,9 @@ class AlignmentGame(Game):
     def _live_last_step(self, player: int) -> str | None:
         """``player``'s last step where ``no_return`` can still forbid its way back: his piece
         still stands on its target (once it is taken, the step restricts nothing)."""
-        i = K.ST_LAST1 + 2 * (player - 1)
+        i = kernel.ST_LAST1 + 2 * (player - 1)
         origin, target = int(self._state[i]), int(self._state[i + 1])
-        if origin < 0 or not K.owns(self._params, self._state, player, target):
+        if origin < 0 or not kernel.owns(self._params, self._state, player, target):
             return None
         return f"{self._name(origin)}-{self._name(target)}"
 
@@ -382,11 +384,11 @@ class AlignmentGame(Game):
             return True
         if outcome == Outcome(None, "blocked") and derived is None:
             # both blocked in a row: the turn before was a pass, and this player is blocked
-            self._state[K.ST_PASSED] = 1
-            K.start_turn(self._params, self._state)
+            self._state[kernel.ST_PASSED] = 1
+            kernel.start_turn(self._params, self._state)
             if self.outcome == outcome:
                 return True
-            self._state[K.ST_PASSED] = 0
+            self._state[kernel.ST_PASSED] = 0
         return False
 
     def _may_win(self, player: int) -> bool:
@@ -404,7 +406,7 @@ class AlignmentGame(Game):
     def owner(self, sq: int) -> int:
         """0 (empty), 1 or 2: who has a piece on square number ``sq`` (``row * cols + col``)."""
         for player in (1, 2):
-            if K.owns(self._params, self._state, player, sq):
+            if kernel.owns(self._params, self._state, player, sq):
                 return player
         return 0
 
@@ -415,27 +417,27 @@ class AlignmentGame(Game):
     @property
     def in_hand(self) -> tuple[int, int]:
         """Pieces still in hand, first player first."""
-        return int(self._state[K.ST_HAND1]), int(self._state[K.ST_HAND2])
+        return int(self._state[kernel.ST_HAND1]), int(self._state[kernel.ST_HAND2])
 
     @property
     def on_board(self) -> tuple[int, int]:
         """Pieces on the board, first player first."""
-        return int(self._state[K.ST_ON1]), int(self._state[K.ST_ON2])
+        return int(self._state[kernel.ST_ON1]), int(self._state[kernel.ST_ON2])
 
     @property
     def in_drop_phase(self) -> bool:
         """True while the second player still holds pieces (rules page, phases)."""
-        return bool(self._state[K.ST_HAND2] > 0)
+        return bool(self._state[kernel.ST_HAND2] > 0)
 
     @property
     def capture_pending(self) -> bool:
         """True when the player to move has formed a three and must now choose a capture."""
-        return bool(self._state[K.ST_PENDING])
+        return bool(self._state[kernel.ST_PENDING])
 
     @property
     def quiet_turns(self) -> int:
         """Move-phase turns since the last capture (the ``quiet_limit`` counter)."""
-        return int(self._state[K.ST_QUIET])
+        return int(self._state[kernel.ST_QUIET])
 
     def repetition_keys(self) -> list[int]:
         """Keys of the turn-start positions since the last drop or capture, oldest first
@@ -455,7 +457,7 @@ class AlignmentGame(Game):
         fam_apply_held(self._fam, self._params, self._state, action)
         if self._history_count + 1 >= self._history.shape[0]:
             self._history = np.concatenate([self._history, np.empty_like(self._history)])
-        self._history_count = int(K.note_position_held(self._params, self._state,
+        self._history_count = int(kernel.note_position_held(self._params, self._state,
                                                        self._history, self._history_count))
 
     def _restore(self) -> None:
@@ -484,7 +486,7 @@ class AlignmentGame(Game):
         return lengths[0], lengths[1]
 
     def _centre_squares(self) -> list[int]:
-        return [int(c) for c in self._params[K.P_CENTRE:K.P_CENTRE + 4] if c >= 0]
+        return [int(c) for c in self._params[kernel.P_CENTRE:kernel.P_CENTRE + 4] if c >= 0]
 
     def _why_illegal(self, move: Move) -> str:
         player = self.to_move
@@ -540,7 +542,7 @@ class AlignmentGame(Game):
     def _why_step_illegal(self, player: int, origin_name: str, target_name: str) -> str:
         me = self.player_name(player)
         if self.in_drop_phase:
-            left = int(self._state[K.ST_HAND2])
+            left = int(self._state[kernel.ST_HAND2])
             return (f"it is still the drop phase ({self.player_name(2)} has {left} "
                     f"piece{'s' if left != 1 else ''} in hand), and steps come only after it")
         origin, target = self._square(origin_name), self._square(target_name)
@@ -552,7 +554,7 @@ class AlignmentGame(Game):
         occupant = self.owner(target)
         if occupant:
             return f"{target_name} is occupied (by a {self.player_name(occupant)} piece)"
-        last = K.ST_LAST1 + 2 * (player - 1)
+        last = kernel.ST_LAST1 + 2 * (player - 1)
         if (self.options.no_return and int(self._state[last]) == target
                 and int(self._state[last + 1]) == origin):
             return (f"the piece on {origin_name} just came from {target_name} and may not step "
@@ -679,7 +681,8 @@ def _params_of(options: Options) -> IntArray:
 
 def _score(params: IntArray, state: IntArray) -> tuple[int, int]:
     """Pieces left (board plus hand), first player first."""
-    return (int(state[K.ST_ON1] + state[K.ST_HAND1]), int(state[K.ST_ON2] + state[K.ST_HAND2]))
+    return (int(state[kernel.ST_ON1] + state[kernel.ST_HAND1]),
+            int(state[kernel.ST_ON2] + state[kernel.ST_HAND2]))
 
 
 def _board(game: Game) -> GridBoard:
@@ -691,21 +694,15 @@ def _board(game: Game) -> GridBoard:
 
 
 def _observation() -> Observation:
-    from ..kernels import batch as B
+    from ..kernels import batch
 
     def shape(params: IntArray) -> tuple[int, ...]:
-        return (B.ALIGN_PLANES, int(params[K.P_ROWS]), int(params[K.P_COLS]))
+        return (batch.ALIGN_PLANES, int(params[kernel.P_ROWS]), int(params[kernel.P_COLS]))
 
-    return Observation(shape, B.alignment_observe)
-
-
-def _weights() -> dict[str, IntArray]:
-    from ..kernels import search_alignment as EA
-
-    return {"dara": EA.DARA_WEIGHTS, "dala": EA.DALA_WEIGHTS}
+    return Observation(shape, batch.alignment_observe)
 
 
 #: what the alignment family brings with its kernels (``family.ALIGNMENT.parts``)
-PARTS = FamilyParts(kernel=K, code=FAM_ALIGNMENT, game_class=AlignmentGame, params=_params_of,
+PARTS = FamilyParts(kernel=kernel, code=FAM_ALIGNMENT, game_class=AlignmentGame, params=_params_of,
                     codec=alignment_codec, score=_score, board=_board,
-                    observation=_observation, weights=_weights)
+                    observation=_observation)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
@@ -33,6 +33,7 @@ from .boards import Board
 from .codec import ActionCodec
 from .moves import Move, Outcome, Termination
 from .options import PRESETS, Options, RuleSet, parse_rules
+from .profiles import AiProfile
 
 if TYPE_CHECKING:  # numpy itself is imported when a game is made (``import nugar`` stays light)
     import numpy as np
@@ -69,8 +70,8 @@ class FamilyParts:
     of a rule set (the same options give the same array, never written); ``codec(rules)``: its
     action codes; ``score(params, state)``: the score of a state (``Game.score``);
     ``board(game)``: the position as board data for the pictures; ``observation()``: the
-    observation of the RL interfaces; ``weights()``: the tuned evaluation weights of each AI
-    profile (``RuleSet.ai_profile``). The last two import their kernels when first asked for."""
+    observation of the RL interfaces, which imports its kernels when first asked for. (The
+    evaluation weights come with each AI profile: ``AiProfile.weights``.)"""
 
     kernel: ModuleType
     code: int
@@ -80,7 +81,6 @@ class FamilyParts:
     score: Callable[[IntArray, IntArray], tuple[int, int]]
     board: Callable[[Game], Board]
     observation: Callable[[], Observation]
-    weights: Callable[[], Mapping[str, IntArray]]
 
 
 _LOADED: dict[str, FamilyParts] = {}
@@ -95,8 +95,10 @@ class FamilyDescriptor:
     what ``Game.score`` counts (``score_label``), its notation (``split_turn`` cuts a turn text
     into move texts, ``turn_joiner`` joins them back, ``continues_turn(last, move)`` says
     whether a move of the same player belongs to the turn ending with ``last``), whether
-    records carry a ``Score`` tag and Mancala World capture annotations, and whether the exact
-    solver covers it. ``implementation`` names the module holding the family's ``PARTS``.
+    records carry a ``Score`` tag and Mancala World capture annotations, whether the exact
+    solver covers it, and its AI profiles (``ai_profiles``: every one ``RuleSet.ai_profile``
+    can give its rule sets). ``implementation`` names the module holding the family's
+    ``PARTS``.
     """
 
     name: str
@@ -109,6 +111,7 @@ class FamilyDescriptor:
     score_tag: bool
     capture_annotations: bool
     solvable: bool
+    ai_profiles: tuple[AiProfile, ...]
     implementation: str
 
     @property

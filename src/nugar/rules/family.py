@@ -2,9 +2,9 @@
 
 Code outside ``nugar.rules`` never branches on a family's name or a game's display name: it
 asks the family's :class:`FamilyDescriptor` (``family_of(game)``) for what it needs, the light
-data here (player names, notation, score label, record tags) or, through
+data here (player names, notation, score label, record tags, AI profiles) or, through
 ``descriptor.parts``, what comes with the compiled kernels (params, action codes,
-observations, board data, AI profiles). Adding a family is one descriptor here and one
+observations, board data). Adding a family is one descriptor here and one
 module holding its ``Game`` subclass and ``PARTS``; adding a variant of a family is a preset
 (``options.register_preset``) or an option (``docs/architecture.md``, "Adding a variant or a
 family").
@@ -31,6 +31,7 @@ from .options import (
     option_fields,
     parse_rules,
 )
+from .profiles import DALA_PROFILE, DARA_PROFILE, DRACALA_PROFILE, KALAH_PROFILE, AiProfile
 
 
 def _capture_continues(last: Move, move: Move) -> bool:
@@ -56,6 +57,7 @@ ALIGNMENT = FamilyDescriptor(
     score_tag=False,
     capture_annotations=False,
     solvable=False,
+    ai_profiles=(DARA_PROFILE, DALA_PROFILE),
     implementation="nugar.rules.alignment",
 )
 
@@ -71,6 +73,7 @@ SOWING = FamilyDescriptor(
     score_tag=True,
     capture_annotations=True,
     solvable=True,
+    ai_profiles=(KALAH_PROFILE, DRACALA_PROFILE),
     implementation="nugar.rules.sowing",
 )
 
@@ -83,6 +86,11 @@ def register_family(descriptor: FamilyDescriptor) -> None:
     if descriptor.name in FAMILIES:
         raise RulesError(f"a family named {descriptor.name!r} is already registered")
     FAMILIES[descriptor.name] = descriptor
+
+
+def ai_profiles() -> list[AiProfile]:
+    """The AI profiles of every registered family, family by family."""
+    return [profile for family in FAMILIES.values() for profile in family.ai_profiles]
 
 
 def family_of(what: RuleSet | Preset | Game | str) -> FamilyDescriptor:
@@ -157,6 +165,6 @@ def option_json(f: Field[Any], options: Options | None, defaults: Options) -> di
     return out
 
 
-__all__ = ["ALIGNMENT", "FAMILIES", "SOWING", "FamilyDescriptor", "FamilyParts", "Observation",
-           "family_of", "option_json", "preset_json", "presets", "register_family",
-           "rule_set_json"]
+__all__ = ["ALIGNMENT", "FAMILIES", "SOWING", "AiProfile", "FamilyDescriptor", "FamilyParts",
+           "Observation", "ai_profiles", "family_of", "option_json", "preset_json", "presets",
+           "register_family", "rule_set_json"]

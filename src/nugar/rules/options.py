@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from ..errors import RulesError
+from .profiles import DALA_PROFILE, DARA_PROFILE, DRACALA_PROFILE, KALAH_PROFILE, AiProfile
 
 Family = Literal["alignment", "sowing"]
 
@@ -309,15 +310,17 @@ class RuleSet:
         return bool(getattr(self.options, "misere", False))
 
     @property
-    def ai_profile(self) -> str:
-        """Which tuned evaluation and level table the AI uses for these rules: ``dara``,
-        ``dala``, ``kalah`` or ``dracala``. Read from the rules themselves, never from the
-        preset's name: captures in the drop phase or lines of four allowed make an alignment
-        game play like Dala; misère (``misere=on``) makes a sowing game play like Dracala."""
+    def ai_profile(self) -> AiProfile:
+        """The AI profile of these rules (``profiles.py``: tuned evaluation, level table, MCTS
+        scale, book depth), one of their family's (``FamilyDescriptor.ai_profiles``). Read
+        from the rules themselves, never from the preset's name: captures in the drop phase
+        or lines of four allowed make an alignment game play like Dala; misère
+        (``misere=on``) makes a sowing game play like Dracala."""
         opts = self.options
         if isinstance(opts, AlignmentOptions):
-            return "dala" if opts.drop_capture or opts.long_lines == "allowed" else "dara"
-        return "dracala" if self.misere else "kalah"
+            return (DALA_PROFILE if opts.drop_capture or opts.long_lines == "allowed"
+                    else DARA_PROFILE)
+        return DRACALA_PROFILE if self.misere else KALAH_PROFILE
 
     @property
     def overrides(self) -> dict[str, Any]:

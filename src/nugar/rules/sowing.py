@@ -7,7 +7,7 @@ rules themselves live only in the compiled kernels. Besides the base API it offe
 
 This module is also the family's implementation (``family.SOWING.parts``, :data:`PARTS`): the
 kernel params of a rule set (:func:`make_params`), its action codes, score, observations,
-board data and the evaluation weights of its AI profiles (``kalah``, ``dracala``).
+board data (its AI profiles, with their evaluation weights, are in ``profiles.py``).
 """
 
 from __future__ import annotations
@@ -390,13 +390,6 @@ def _observation() -> Observation:
     return Observation(shape, B.sowing_observe)
 
 
-def _weights() -> dict[str, IntArray]:
-    from ..kernels import search_sowing as ES
-
-    return {"kalah": ES.KALAH_WEIGHTS, "dracala": ES.DRACALA_WEIGHTS}
-
-
 #: what the sowing family brings with its kernels (``family.SOWING.parts``)
 PARTS = FamilyParts(kernel=K, code=FAM_SOWING, game_class=SowingGame, params=_params_of,
-                    codec=sowing_codec, score=_score, board=_board, observation=_observation,
-                    weights=_weights)
+                    codec=sowing_codec, score=_score, board=_board, observation=_observation)

@@ -71,9 +71,9 @@ def load(folders: Sequence[str | Path]) -> Data:
     for folder in folders:
         meta = json.loads((Path(folder) / "schema.json").read_text(encoding="utf-8"))
         rules = parse_rules(meta["settings"]["rules"])
-        if profile and rules.ai_profile != profile:
-            raise ValueError(f"{folder} holds {rules.ai_profile} data, not {profile}")
-        profile, rules_text = rules.ai_profile, rules.text
+        if profile and rules.ai_profile.name != profile:
+            raise ValueError(f"{folder} holds {rules.ai_profile.name} data, not {profile}")
+        profile, rules_text = rules.ai_profile.name, rules.text
         columns = ["game", "ply", "player", "searched", "features", "result", "action"]
         table = ds.dataset(Path(folder) / "rows", format="parquet").to_table(
             columns=columns).sort_by([("game", "ascending"), ("ply", "ascending")])

@@ -149,7 +149,7 @@ class AiPool:
         """The worker's agent for ``level``, made ready for a position of ``owner``'s game
         (in the AI thread: building and resetting tables is work too)."""
         self.computer.prepare(game, level)
-        key = (level, game.rules.ai_profile)
+        key = (level, game.rules.ai_profile.name)
         if worker.agent is None or worker.key != key:
             worker.agent = None  # the old agent and its tables go before the new one comes
             worker.agent = self.computer.agent(level)
