@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import IllegalMoveError, InvalidMoveError
-from ..kernels import batch as B
+from ..kernels import batch as batch_kernels
 from ..kernels.common import ST_TO_MOVE
 from ..kernels.dispatch import fam_initial_state
 from ..rules import RuleSet, parse_rules
@@ -74,15 +74,17 @@ class BatchSimulator:
         self.terminated = np.zeros(n, np.bool_)
         self.truncated = np.zeros(n, np.bool_)
         self._actions = np.zeros(n, np.int64)
-        self._history = np.zeros((n, int(B.history_size(self._fam, self.params))), np.int64)
+        history = int(batch_kernels.history_size(self._fam, self.params))
+        self._history = np.zeros((n, history), np.int64)
         self._counts = np.zeros(n, np.int64)
         self.reset()
 
     # --- stepping ------------------------------------------------------------------------------
     def reset(self) -> BatchStep:
         """Start every game again."""
-        B.reset_batch(self._fam, self.params, self.initial, self.states, self._history,
-                      self._counts, self.legal, self.num_legal, self.masks, self._obs)
+        batch_kernels.reset_batch(self._fam, self.params, self.initial, self.states,
+                                  self._history, self._counts, self.legal, self.num_legal,
+                                  self.masks, self._obs)
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -97,10 +99,10 @@ class BatchSimulator:
             raise InvalidMoveError(f"actions must be {self.num_envs} integer codes (shape "
                                    f"({self.num_envs},)), got shape {acts.shape} of {acts.dtype}")
         self._actions[:] = acts
-        bad = B.step_batch(self._fam, self.params, self.initial, self.states, self._history,
-                           self._counts, self._actions, self.legal, self.num_legal, self.masks,
-                           self._obs, self.rewards, self.terminated, self.truncated,
-                           self.auto_reset)
+        bad = batch_kernels.step_batch(self._fam, self.params, self.initial, self.states,
+                                       self._history, self._counts, self._actions, self.legal,
+                                       self.num_legal, self.masks, self._obs, self.rewards,
+                                       self.terminated, self.truncated, self.auto_reset)
         if bad >= 0:
             legal = self.legal[bad, :self.num_legal[bad]].tolist()
             raise IllegalMoveError(
@@ -111,7 +113,7 @@ class BatchSimulator:
     def random_actions(self, seed: int) -> NDArray[np.int64]:
         """One uniformly random legal action per game (-1 where a game has none)."""
         out = np.zeros(self.num_envs, np.int64)
-        B.random_legal_actions(self.legal, self.num_legal, int(seed), out)
+        batch_kernels.random_legal_actions(self.legal, self.num_legal, int(seed), out)
         return out
 
     def run_random(self, steps: int, seed: int = 0) -> int:
@@ -119,7 +121,7 @@ class BatchSimulator:
         ``auto_reset``); returns how many games finished. The benchmark's inner loop."""
         if not self.auto_reset:
             raise ValueError("run_random needs auto_reset=True: finished games must restart")
-        return int(B.random_steps(
+        return int(batch_kernels.random_steps(
             self._fam, self.params, self.initial, self.states, self._history, self._counts,
             self.legal, self.num_legal, self.masks, self._obs, self.rewards, self.terminated,
             self.truncated, self._actions, int(steps), int(seed)))
