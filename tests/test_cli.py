@@ -334,6 +334,9 @@ def test_misere_results_say_the_smaller_store_wins(rules: str, tmp_path: Path,
     assert len(result) == 1
     assert result[0].endswith(": the smaller store wins (misère)") \
         or result[0].startswith("Result: 1/2-1/2")
+    code, _, err = run_cli(["moves", rules, *game.turns()], monkeypatch=monkeypatch,
+                           capsys=capsys)
+    assert (code, err) == (0, f"game over: {game.outcome}: the smaller store wins (misère)\n")
     # Kalah's bigger store wins, and nothing is added
     kalah = random_game("kalah", 1)
     path.write_text(record.dumps(kalah), encoding="utf-8")
