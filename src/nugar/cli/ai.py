@@ -44,7 +44,8 @@ def _add_match_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ray", default=None, metavar="ADDRESS",
                    help="play the games as tasks on a Ray cluster: 'auto' (the cluster "
                         "running here), 'local' (start one in this process) or its address "
-                        "(needs pip install 'nugar[ray]'; docs/scaling.md)")
+                        "(needs pip install -e '.[ray]' in nugar's checkout; "
+                        "docs/scaling.md)")
 
 
 def ray_runner(address: str | None, workers: int) -> Any:

@@ -22,7 +22,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from ..errors import IllegalMoveError, InvalidMoveError, NugarError, RulesError
 from ..record import RecordError
@@ -45,6 +45,15 @@ Handler = Callable[[argparse.Namespace], int]
 
 RULES_HELP = ("rule set: a preset (" + ", ".join(PRESETS) + ") with optional overrides, "
               "e.g. 'dala(quiet_limit=off)'")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser with usage errors as one line, ``PROG: message (PROG --help)``,
+    like every other error of ``nugar`` (argparse prints its usage block before them); the
+    sub-commands' parsers are of the same class (``add_subparsers`` makes them so)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
 
 class CliError(Exception):
@@ -234,3 +243,13 @@ def play_turns(game: Game, texts: Iterable[str]) -> None:
             raise CliError(f"turn {i} {text!r}: {exc}", EXIT_ILLEGAL) from None
         except InvalidMoveError as exc:
             raise CliError(f"turn {i} {text!r}: {exc}") from None
+
+
+def misere_note(game: Game) -> str:
+    """What to add to a result line where the bigger store lost (a misère rule set such as
+    Dracala's, ended by its rules), so nobody reads the score the Kalah way; else ``""``."""
+    outcome = game.outcome
+    if outcome is None or outcome.winner is None or not game.rules.misere \
+            or not outcome.termination.by_rules:
+        return ""
+    return ": the smaller store wins (misère)"

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from .common import EXIT_OK, EXIT_USAGE, run_handler
+from .common import EXIT_OK, EXIT_USAGE, Parser, run_handler
 
 #: the modules that add sub-commands, in the order ``nugar --help`` lists them; a module
 #: that is not there is skipped (one that fails to import is an error, not skipped)
@@ -25,7 +25,7 @@ _EXTENSIONS = ("nugar.cli.play", "nugar.cli.replay", "nugar.cli.rules", "nugar.c
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="nugar",
         description="Dara, Dala, Kalah and Dracala: play, check records, list rules, and "
                     "talk to programs.")
@@ -83,8 +83,17 @@ def _run(argv: Sequence[str] | None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     func = getattr(args, "func", None)
     if func is None:
-        parser.print_help(sys.stderr)
+        commands = ", ".join(_commands(parser))
+        print(f"nugar: a command is needed, one of: {commands} (see 'nugar --help')",
+              file=sys.stderr)
         return EXIT_USAGE
     # the handlers of nugar's own sub-commands print their errors themselves; this catches
     # what a handler added by another module lets escape, the same way
     return run_handler(f"nugar {args.command}", func, args)
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    """The names of the sub-commands ``parser`` has."""
+    return [name for action in parser._actions
+            if isinstance(action, argparse._SubParsersAction)
+            for name in action.choices]

@@ -19,6 +19,7 @@ from .common import (
     PlayerSpec,
     command,
     console,
+    misere_note,
     player_arg,
     positive_float,
     rules_arg,
@@ -47,11 +48,11 @@ def register(sub: Any) -> None:
                        description="Play in the terminal against a person or the computer. "
                                    "Type 'help' during the game for the commands.")
     p.add_argument("rules", type=rules_arg, metavar="RULES", help=RULES_HELP)
-    p.add_argument("--first", type=player_arg, default=PlayerSpec(None),
-                   metavar="human|ai[:LEVEL]", help="who plays first (default: human)")
-    p.add_argument("--second", type=player_arg, default=PlayerSpec(f"level:{DEFAULT_LEVEL}"),
-                   metavar="human|ai[:LEVEL]",
-                   help=f"who plays second (default: ai, level {DEFAULT_LEVEL})")
+    p.add_argument("--first", type=player_arg, metavar="human|ai[:LEVEL]",
+                   help="who plays first (default: you)")
+    p.add_argument("--second", type=player_arg, metavar="human|ai[:LEVEL]",
+                   help=f"who plays second (default: you if --first is given, else the "
+                        f"computer at level {DEFAULT_LEVEL})")
     p.add_argument("--save", metavar="FILE", help="write the game record to FILE")
     p.add_argument("--movetime", type=positive_float, metavar="SECONDS",
                    help="time the computer may take per decision")
@@ -64,6 +65,7 @@ def register(sub: Any) -> None:
 def cmd_play(args: argparse.Namespace) -> int:
     from .. import warmup
 
+    args.first, args.second = sides(args.first, args.second)
     # compiling (on a first run) starts now, in the background, before the first position
     specs = [p.agent for p in (args.first, args.second) if p.agent is not None]
     warmup.WARMUP.add(warmup.steps_for(args.rules, specs))
@@ -74,6 +76,16 @@ def cmd_play(args: argparse.Namespace) -> int:
         if note is not None:
             print(f"note: {note}", file=sys.stderr)
     return PlaySession(args, console()).run()
+
+
+def sides(first: PlayerSpec | None, second: PlayerSpec | None
+          ) -> tuple[PlayerSpec, PlayerSpec]:
+    """Who plays each side: with neither named, you open against the computer at the
+    default level; otherwise a side not named is a person at the keyboard (``--first ai:8``
+    is the computer against you, ``--second human`` two people taking turns)."""
+    if first is None and second is None:
+        return PlayerSpec(None), PlayerSpec(f"level:{DEFAULT_LEVEL}")
+    return first or PlayerSpec(None), second or PlayerSpec(None)
 
 
 class PlaySession:
@@ -244,7 +256,8 @@ class PlaySession:
         outcome = self.game.outcome
         if outcome is not None:
             self.console.print(f"\nResult: {outcome.result} ({outcome.reason}), score "
-                               f"{record.score_text(self.game)}", markup=False)
+                               f"{record.score_text(self.game)}{misere_note(self.game)}",
+                               markup=False)
         if self.args.save and self.save(None):
             return EXIT_OK
         text = record.dumps(self.game, self.tags())

@@ -12,7 +12,16 @@ from rich.table import Table
 from .. import record
 from ..rules import new_game
 from ..textboard import render
-from .common import EXIT_ILLEGAL, EXIT_OK, CliError, LineInput, command, console, rules_arg
+from .common import (
+    EXIT_ILLEGAL,
+    EXIT_OK,
+    CliError,
+    LineInput,
+    command,
+    console,
+    misere_note,
+    rules_arg,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,6 +49,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
             raise CliError("--step reads Enter from stdin, so the record must come from a file")
         parsed = record.parse(sys.stdin.read(), args.rules, source=source)
     else:
+        if os.path.isdir(args.file):
+            raise CliError(f"{args.file} is a directory; give a record file in it (or '-' "
+                           f"for stdin)")
         if not os.path.isfile(args.file):
             raise CliError(f"no such record file: {args.file}")
         parsed = record.parse_file(args.file, args.rules)
@@ -64,7 +76,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         result = rec.result or "*"
         reason = rec.game.outcome.reason if rec.game.outcome else (
             "unfinished" if rec.result is None else "stated by the record")
-        out.print(f"Result: {result} ({reason})", markup=False)
+        out.print(f"Result: {result} ({reason}){misere_note(rec.game)}", markup=False)
         what = rec.game.descriptor.score_label
         out.print(f"Score: {record.score_text(rec.game)} ({what})", markup=False)
     return EXIT_OK

@@ -13,7 +13,16 @@ from rich.table import Table
 from ..rules import PRESETS, RuleSet, new_game
 from ..rules.family import preset_json, rule_set_json
 from ..rules.options import describe_values, format_value, option_fields
-from .common import EXIT_OK, RULES_HELP, command, console, play_turns, rules_arg, turn_texts
+from .common import (
+    EXIT_OK,
+    RULES_HELP,
+    command,
+    console,
+    misere_note,
+    play_turns,
+    rules_arg,
+    turn_texts,
+)
 
 #: the width of ``nugar rules`` written to a file or a pipe: enough for every column whole
 _PLAIN_WIDTH = 10_000
@@ -89,5 +98,5 @@ def cmd_moves(args: argparse.Namespace) -> int:
     for move in game.legal_moves():
         print(move)
     if game.is_over:
-        print(f"game over: {game.outcome}", file=sys.stderr)
+        print(f"game over: {game.outcome}{misere_note(game)}", file=sys.stderr)
     return EXIT_OK

@@ -1,8 +1,9 @@
 """Research interfaces: PettingZoo, Gymnasium and OpenSpiel environments over the nugar kernels.
 
-The adapters need the optional extra ``pip install nugar[rl]`` (pettingzoo, gymnasium,
-open_spiel); ``nugar.envs.encoding`` (observations and the flat action space) and the batched
-simulator ``nugar.envs.batch`` need only NumPy and numba. Import the adapter you want:
+The adapters need the optional extra ``rl``, from a checkout ``pip install -e ".[rl]"``
+(pettingzoo, gymnasium, open_spiel); ``nugar.envs.encoding`` (observations and the flat
+action space) and the batched simulator ``nugar.envs.batch`` need only NumPy and numba.
+Import the adapter you want:
 
 - ``nugar.envs.pettingzoo.env("dara")``: two-player AEC environment;
 - ``nugar.envs.gymnasium.NugarEnv("kalah", opponent="level:3")`` (or

@@ -2,6 +2,6 @@
 
 Nothing here is imported by ``import nugar`` or by the ``nugar`` command line until a command
 asks for it (``--ray``, ``nugar selfplay``); Ray itself is imported only by
-:mod:`nugar.scale.ray_runner`, and only when a cluster is asked for. ``pip install
-"nugar[ray]"`` brings Ray and pyarrow. docs/scaling.md says how to run a cluster.
+:mod:`nugar.scale.ray_runner`, and only when a cluster is asked for. ``pip install -e
+".[ray]"`` (from a checkout) brings Ray and pyarrow. docs/scaling.md says how to run a cluster.
 """

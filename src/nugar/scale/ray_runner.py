@@ -59,7 +59,8 @@ def _ray() -> Any:
         import ray
     except ImportError:
         raise RayUnavailableError(
-            "--ray needs Ray: install it with pip install 'nugar[ray]'") from None
+            "--ray needs Ray: install it with pip install -e '.[ray]' in nugar's "
+            "checkout") from None
     return ray
 
 

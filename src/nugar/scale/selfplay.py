@@ -68,7 +68,7 @@ def _arrow() -> Any:
         import pyarrow.parquet
     except ImportError:
         raise RuntimeError("nugar selfplay writes Parquet: install pyarrow with "
-                           "pip install 'nugar[ray]'") from None
+                           "pip install -e '.[ray]' in nugar's checkout") from None
     return pyarrow
 
 
