@@ -119,7 +119,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from ..server.app import create_app
     except ImportError as exc:
         raise CliError(f"the web extras are missing (fastapi, uvicorn, sqlalchemy: "
-                       f"pip install 'nugar[web]'): {exc}", EXIT_FAILED) from None
+                       f"pip install -e '.[web]' from a checkout): {exc}", EXIT_FAILED) from None
     from ..server.config import ServerConfig
     from ..warmup import WARMUP, line_reporter
 

@@ -16,7 +16,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import NugarError
-from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CliError, command, play_turns, turn_texts
+from .common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    Parser,
+    command,
+    play_turns,
+    turn_texts,
+)
 
 
 def _add_arguments(p: argparse.ArgumentParser) -> None:
@@ -302,7 +311,7 @@ def analyse_steps(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``nugar solve`` as a program of its own (``main(["kalah(pits=3,seeds=3)"])``)."""
-    parser = argparse.ArgumentParser(prog="nugar solve", description=__doc__.splitlines()[0])
+    parser = Parser(prog="nugar solve", description=__doc__.splitlines()[0])
     _add_arguments(parser)
     try:
         args = parser.parse_args(argv)
