@@ -17,7 +17,17 @@ from __future__ import annotations
 
 from importlib import resources
 
-from .model import GOALS, Lesson, LessonError, Step, lesson_from_json, step_from_json, validate
+from .model import (
+    GOALS,
+    VERDICTS,
+    Answer,
+    Lesson,
+    LessonError,
+    Step,
+    lesson_from_json,
+    step_from_json,
+    validate,
+)
 from .tags import RULE_TAGS, RuleTag, tags_of
 
 
@@ -48,6 +58,8 @@ def _stems() -> list[str]:
 __all__ = [
     "GOALS",
     "RULE_TAGS",
+    "VERDICTS",
+    "Answer",
     "Lesson",
     "LessonError",
     "RuleTag",

@@ -59,32 +59,65 @@ class Step:
         reply to show: for a move the rules refuse, the engine's own reason (as
         :meth:`Game.explain` gives it); for a legal move that is not the one, the step's reply;
         for the start of a right turn, a word that the turn goes on."""
+        answer = self.answer(move_text)
+        return answer.ok, answer.reply
+
+    def answer(self, move_text: str) -> Answer:
+        """What :meth:`check` says of ``move_text``, with what a front end draws besides:
+        the kind of answer (:data:`VERDICTS`), the moves read and, when they were all legal,
+        the position after them."""
         game = self.game()
         try:
             played = _parse_turn(game, move_text)
         except ValueError as exc:
-            return False, str(exc)
+            return Answer("unreadable", str(exc))
         mover = game.to_move
         for i, move in enumerate(played):
             if i > 0 and (game.is_over or game.to_move != mover):
                 so_far = game.descriptor.join_turn(list(played[:i]))
-                return False, f"the turn is over after {so_far}: {move} is not part of it"
+                return Answer("illegal", f"the turn is over after {so_far}: {move} is not "
+                                         f"part of it", played)
             why = game.explain(move)
             if why is not None:
-                return False, why
+                return Answer("illegal", why, played)
             game.play(move)
         expected = [_parse_turn(self.game(), text) for text in self.expected]
         if played in expected:
-            return True, self.right or "Right."
+            return Answer("right", self.right or "Right.", played, game)
         if not game.is_over and game.to_move == mover and any(
                 len(e) > len(played) and e[:len(played)] == played for e in expected):
             legal = ", ".join(str(m) for m in game.legal_moves())
-            return False, (f"right so far: {game.descriptor.join_turn(list(played))} and the "
-                           f"turn goes on ({legal})")
+            return Answer("goes_on", f"right so far: "
+                          f"{game.descriptor.join_turn(list(played))} and the turn goes on "
+                          f"({legal})", played, game)
         for text, reply in self.replies:
             if _parse_turn(self.game(), text) == played:
-                return False, reply
-        return False, self.wrong
+                return Answer("wrong", reply, played, game)
+        return Answer("wrong", self.wrong, played, game)
+
+
+#: the kinds of :class:`Answer`: the whole right turn; the right turn's first moves, which
+#: the turn goes on from; a legal turn that is not the one; a move the rules refuse; a text
+#: that is no move
+VERDICTS = ("right", "goes_on", "wrong", "illegal", "unreadable")
+
+
+@dataclass(frozen=True, eq=False)
+class Answer:
+    """The answer of a step to a typed turn (:meth:`Step.answer`): its ``verdict`` (one of
+    :data:`VERDICTS`), the ``reply`` to show, the ``moves`` read from the text (none when it
+    could not be read) and ``game``, the position after them when they were all legal
+    (``right``, ``goes_on``, ``wrong``), else ``None``."""
+
+    verdict: str
+    reply: str
+    moves: tuple[Move, ...] = ()
+    game: Game | None = None
+
+    @property
+    def ok(self) -> bool:
+        """The step is done: the whole of a right turn was played."""
+        return self.verdict == "right"
 
 
 @dataclass(frozen=True)
