@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import routes_api, routes_lobby, routes_pages, routes_ws
+from . import routes_api, routes_lessons, routes_lobby, routes_pages, routes_ws
 from .ai_pool import Agents, AiPool
 from .clocks import watch_clocks
 from .config import ServerConfig
@@ -177,4 +177,5 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.include_router(routes_api.router)
     app.include_router(routes_ws.router)
     app.include_router(routes_lobby.router)
+    app.include_router(routes_lessons.router)
     return app

@@ -27,6 +27,8 @@ STATUS: dict[str, int] = {
     "bad_key": 403,
     # something that does not exist
     "unknown_game": 404,
+    "unknown_lesson": 404,
+    "unknown_step": 404,
     "unknown_challenge": 404,
     "unknown_offer": 404,
     # a request the game's (or the lobby's) state refuses now

@@ -1,0 +1,156 @@
+"""The Learn section: the lessons of :mod:`nugar.lessons` as pages and as a JSON API.
+
+- ``GET /learn`` and ``GET /learn/{name}``: the pages (``static/learn.html``; ``learn.js``
+  asks the API below and draws each step's board with ``board.js``, as the game page does).
+  Progress is kept by the browser (``localStorage``), not here.
+- ``GET /api/lessons``: the lessons in teaching order, ``{name, title, rules, game, intro,
+  steps, puzzles}`` (the number of steps, puzzles included, and of puzzles).
+- ``GET /api/lessons/{name}``: the lesson and its steps, each with what the page draws and
+  plays on (its board data, rules, players, the player to move and the legal moves), never
+  the expected moves.
+- ``POST /api/lessons/{name}/steps/{i}/check`` ``{move}``: whether ``move`` (a move or a
+  whole turn, typed or made of clicks) is what step ``i`` (from 0) asks, by
+  :meth:`nugar.lessons.Step.answer`: ``{ok, verdict, reply, turn}``, and when the moves were
+  legal the position after them (``board_after``, ``last_turn``, ``last_mover``,
+  ``to_move``, ``legal``). An unknown lesson or step is a 404 (``unknown_lesson``,
+  ``unknown_step``); a body that is not ``{move}`` with a text of at most
+  :data:`MAX_MOVE_TEXT` characters, a 422.
+
+Lessons are package data that never change while the server runs: each is read once, and
+each lesson's view made once. A check plays a few moves on fresh games, off the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import FileResponse, HTMLResponse, Response
+from pydantic import Field
+
+from ..lessons import Lesson, LessonError, Step, lessons, load
+from ..rules import Game
+from .errors import ApiError
+from .pages import not_found_page
+from .render import board_data
+from .routes_api import Body, ErrorBody
+from .routes_pages import STATIC
+
+#: the longest move text a check reads (a whole turn is far shorter)
+MAX_MOVE_TEXT = 64
+#: what a lesson's name may look like (the data files' names)
+_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+
+
+class CheckBody(Body):
+    move: str = Field(..., max_length=MAX_MOVE_TEXT,
+                      description="a move or a whole turn from the step's position: c3, "
+                                  "c2-c1xa5, 3-6")
+
+
+router = APIRouter(responses={"4XX": {"model": ErrorBody, "description": "Refused"}})
+
+
+@functools.cache
+def _lesson(name: str) -> Lesson:
+    """The package's lesson ``name`` (read once); ``unknown_lesson`` if there is none (a
+    refusal is not cached, so the cache holds the package's lessons only)."""
+    if not _NAME.fullmatch(name):
+        raise ApiError("unknown_lesson", f"no lesson named {name[:40]!r}")
+    try:
+        return load(name)
+    except LessonError as exc:
+        raise ApiError("unknown_lesson", str(exc)) from None
+
+
+def _position(game: Game) -> dict[str, Any]:
+    """What the page draws and plays on at ``game``'s position."""
+    return {"board": board_data(game), "to_move": None if game.is_over else game.to_move,
+            "legal": [] if game.is_over else [str(m) for m in game.legal_moves()]}
+
+
+def _step_view(index: int, step: Step) -> dict[str, Any]:
+    game = step.game()
+    return {"index": index, "title": step.title, "text": step.text,
+            "instruction": step.instruction, "puzzle": step.puzzle, "goal": step.goal,
+            "rules": game.rules.text, "game": game.rules.game,
+            "family": game.descriptor.name,
+            "players": [game.player_name(1), game.player_name(2)],
+            "joiner": game.descriptor.turn_joiner, **_position(game)}
+
+
+def _summary(lesson: Lesson) -> dict[str, Any]:
+    return {"name": lesson.name, "title": lesson.title, "rules": lesson.rules,
+            "intro": lesson.intro, "steps": len(lesson.steps),
+            "puzzles": len(lesson.puzzles)}
+
+
+@functools.cache
+def _lesson_view(name: str) -> dict[str, Any]:
+    lesson = _lesson(name)
+    return {**_summary(lesson),
+            "steps": [_step_view(i, s) for i, s in enumerate(lesson.steps)]}
+
+
+@functools.cache
+def _listing() -> list[dict[str, Any]]:
+    return [_summary(lesson) for lesson in lessons()]
+
+
+def _check(name: str, index: int, move: str) -> dict[str, Any]:
+    lesson = _lesson(name)
+    if not 0 <= index < len(lesson.steps):
+        raise ApiError("unknown_step", f"the lesson {name} has steps 0 to "
+                                       f"{len(lesson.steps) - 1}, not {index}")
+    step = lesson.steps[index]
+    answer = step.answer(move)
+    out: dict[str, Any] = {"ok": answer.ok, "verdict": answer.verdict, "reply": answer.reply,
+                           "turn": None}
+    if answer.moves:
+        out["turn"] = step.game().descriptor.join_turn(list(answer.moves))
+    if answer.game is not None:
+        mover = step.game().to_move
+        out.update({"board_after": board_data(answer.game),
+                    "last_turn": [str(m) for m in answer.moves], "last_mover": mover})
+        position = _position(answer.game)
+        out.update(to_move=position["to_move"], legal=position["legal"])
+    return out
+
+
+# --- the pages ---------------------------------------------------------------------------------
+@router.get("/learn", include_in_schema=False)
+async def learn_page() -> FileResponse:
+    return FileResponse(STATIC / "learn.html")
+
+
+@router.get("/learn/{name}", include_in_schema=False)
+async def lesson_page(name: str) -> Response:
+    try:
+        _lesson(name)
+    except ApiError as exc:  # a browser asked: a page that says so, not JSON
+        return HTMLResponse(not_found_page("No such lesson", exc.detail[:120]),
+                            status_code=404)
+    return FileResponse(STATIC / "learn.html")
+
+
+# --- the API -----------------------------------------------------------------------------------
+@router.get("/api/lessons", summary="The lessons, in teaching order")
+async def api_lessons() -> list[dict[str, Any]]:
+    return _listing()
+
+
+@router.get("/api/lessons/{name}", summary="A lesson and its steps (each with its board and "
+            "legal moves, not the expected ones)")
+async def api_lesson(name: str) -> dict[str, Any]:
+    # the first view of a lesson sets up every step's game: off the event loop
+    return await asyncio.to_thread(_lesson_view, name)
+
+
+@router.post("/api/lessons/{name}/steps/{index}/check",
+             summary="Whether a move is what the step asks, the reply to show, and the "
+             "position after it")
+async def api_check(name: str, index: int, body: CheckBody) -> dict[str, Any]:
+    return await asyncio.to_thread(_check, name, index, body.move)

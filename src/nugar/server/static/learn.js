@@ -1,0 +1,404 @@
+// nugar lessons, the Learn section: plain JS, no build step. The server holds the lessons and
+// checks every move (GET /api/lessons, GET /api/lessons/{name}, POST
+// /api/lessons/{name}/steps/{i}/check); this page draws each step's board from the board data
+// it sends (board.js, as the game page does), turns clicks into move texts, and keeps the
+// player's progress in this browser (localStorage).
+"use strict";
+
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const STORE = "nugar-learn";  // localStorage: {lesson name: {done: [step indices], at}}
+
+  async function api(method, path, body) {
+    const opts = { method, headers: {} };
+    if (body !== undefined) {
+      opts.headers["content-type"] = "application/json";
+      opts.body = JSON.stringify(body);
+    }
+    let res;
+    try {
+      res = await fetch(path, opts);
+    } catch (e) {
+      throw new Error(`the server cannot be reached (${e.message})`);
+    }
+    let data = null;
+    try { data = await res.json(); } catch (e) { data = null; }
+    if (!res.ok) throw new Error(data && data.detail ? data.detail : `request failed (${res.status})`);
+    return data;
+  }
+
+  // ------------------------------------------------------------ progress, kept in the browser
+  function allProgress() {
+    try {
+      const all = JSON.parse(localStorage.getItem(STORE) || "{}");
+      return all && typeof all === "object" && !Array.isArray(all) ? all : {};
+    } catch (e) {
+      return {};
+    }
+  }
+
+  function progressOf(name, steps) {
+    const p = allProgress()[name] || {};
+    const done = Array.isArray(p.done) ? p.done.filter((i) => Number.isInteger(i) && i >= 0 && i < steps) : [];
+    const at = Number.isInteger(p.at) && p.at >= 0 && p.at < steps ? p.at : null;
+    return { done: new Set(done), at };
+  }
+
+  function saveProgress(name, prog) {
+    const all = allProgress();
+    all[name] = { done: [...prog.done].sort((a, b) => a - b), at: prog.at };
+    try { localStorage.setItem(STORE, JSON.stringify(all)); } catch (e) { /* storage off: kept while the page is open */ }
+  }
+
+  // ------------------------------------------------------------ the list of lessons
+  function progressText(lesson, done) {
+    const what = `${lesson.steps - lesson.puzzles} steps, ${lesson.puzzles} puzzles`;
+    if (done >= lesson.steps) return `Completed (${what})`;
+    if (done === 0) return `Not started (${what})`;
+    return `${done} of ${lesson.steps} done (${what})`;
+  }
+
+  async function showList() {
+    $("lessons").hidden = false;
+    let list;
+    try {
+      list = await api("GET", "/api/lessons");
+    } catch (e) {
+      $("lessons-error").textContent = e.message;
+      return;
+    }
+    const ul = $("lesson-list");
+    ul.textContent = "";
+    for (const lesson of list) {
+      const done = progressOf(lesson.name, lesson.steps).done.size;
+      const li = document.createElement("li");
+      li.className = "lesson-card";
+      li.dataset.lesson = lesson.name;
+      li.classList.toggle("completed", done >= lesson.steps);
+      const h = document.createElement("h2");
+      const a = document.createElement("a");
+      a.href = `/learn/${encodeURIComponent(lesson.name)}`;
+      a.textContent = lesson.title;
+      h.appendChild(a);
+      const intro = document.createElement("p");
+      intro.textContent = lesson.intro;
+      const said = document.createElement("p");
+      said.className = "progress";
+      said.textContent = progressText(lesson, done);
+      li.append(h, intro, said);
+      ul.appendChild(li);
+    }
+    document.body.dataset.ready = "1";
+  }
+
+  // ------------------------------------------------------------ a lesson
+  const L = {
+    lesson: null, prog: null, index: 0,
+    pos: null,        // what is drawn: {board, to_move, legal, last_turn, last_mover}
+    turnText: "",     // the right first moves of a turn that goes on ("c2-c1", "3")
+    selected: null,   // the square of the piece chosen to step
+    solved: false, busy: false,
+  };
+
+  function step() { return L.lesson.steps[L.index]; }
+
+  function startPosition(s) {
+    return { board: s.board, to_move: s.to_move, legal: s.legal, last_turn: [], last_mover: null };
+  }
+
+  // the cells to light: where a move may be made now (the targets of a chosen piece)
+  function litCells() {
+    if (L.solved) return [];
+    const legal = L.pos.legal;
+    if (step().family === "sowing") return legal.filter((m) => /^[0-9]+$/.test(m));
+    if (L.selected) {
+      return legal.filter((m) => m.startsWith(`${L.selected}-`)).map((m) => m.split("-")[1]);
+    }
+    const cells = legal.filter((m) => m !== "pass")
+      .map((m) => (m.startsWith("x") ? m.slice(1) : m.split("-")[0]));
+    return [...new Set(cells)];
+  }
+
+  function draw() {
+    const s = step();
+    $("board").innerHTML = window.nugarBoard.svg({
+      board: L.pos.board, game: s.game, players: s.players, last_turn: L.pos.last_turn,
+      last_mover: L.pos.last_mover, to_move: L.pos.to_move, highlight: litCells(),
+    });
+    if (L.selected) {
+      const el = $("board").querySelector(`[data-square="${L.selected}"]`);
+      if (el) el.classList.add("sel");
+    }
+    // the cells where a move may be made are reached with Tab, and played with Enter
+    for (const el of $("board").querySelectorAll(".lit, .sel")) el.setAttribute("tabindex", "0");
+    $("pass").hidden = L.solved || !L.pos.legal.includes("pass");
+  }
+
+  function say(verdict, text) {
+    const el = $("reply");
+    el.textContent = text;
+    if (verdict) el.dataset.verdict = verdict;
+    else delete el.dataset.verdict;
+  }
+
+  function why(text, cell) {
+    $("why").textContent = text;
+    for (const el of $("board").querySelectorAll(".refused")) el.classList.remove("refused");
+    if (text && cell) cell.classList.add("refused");
+  }
+
+  function renderSteps() {
+    const ol = $("steps");
+    ol.textContent = "";
+    L.lesson.steps.forEach((s, i) => {
+      const li = document.createElement("li");
+      li.classList.toggle("done", L.prog.done.has(i));
+      li.classList.toggle("puzzle", s.puzzle);
+      if (i === L.index) li.setAttribute("aria-current", "step");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = s.title;
+      b.dataset.step = String(i);
+      if (L.prog.done.has(i)) b.setAttribute("aria-label", `${s.title} (done)`);
+      li.appendChild(b);
+      ol.appendChild(li);
+    });
+    const all = L.prog.done.size >= L.lesson.steps.length;
+    $("done").hidden = !all;
+    if (all) {
+      $("done-text").textContent = `You have completed the ${L.lesson.title} lesson: every step and puzzle.`;
+    }
+  }
+
+  function showStep(i) {
+    L.index = i;
+    L.turnText = "";
+    L.selected = null;
+    L.solved = false;
+    const s = step();
+    L.pos = startPosition(s);
+    L.prog.at = i;
+    saveProgress(L.lesson.name, L.prog);
+    const n = L.lesson.steps.length;
+    $("step-count").textContent = `Step ${i + 1} of ${n}${s.puzzle ? ": a puzzle" : ""}`;
+    $("step-title").textContent = s.title;
+    $("step-text").textContent = s.text;
+    $("instruction").textContent = s.instruction;
+    const examples = s.legal.filter((m) => m !== "pass").slice(0, 2);
+    $("move-input").placeholder = examples.length ? `e.g. ${examples.join(", ")}` : "";
+    $("move-input").value = "";
+    $("next").hidden = true;
+    say(null, "");
+    why("");
+    renderSteps();
+    draw();
+    if (location.hash !== `#step=${i + 1}`) history.replaceState(null, "", `#step=${i + 1}`);
+    document.body.dataset.step = String(i);
+  }
+
+  // the whole text to check: a click or a typed text goes on from the right moves made so far
+  function wholeTurn(text) {
+    if (!L.turnText || text.startsWith(L.turnText)) return text;
+    return L.turnText + step().joiner + text;
+  }
+
+  async function submit(text, cell) {
+    if (L.busy) return;
+    L.busy = true;
+    why("");
+    const i = L.index;
+    try {
+      const r = await api("POST", `/api/lessons/${encodeURIComponent(L.lesson.name)}/steps/${i}/check`,
+        { move: wholeTurn(text) });
+      if (L.index !== i) return;  // the player went to another step meanwhile
+      answer(r, cell);
+    } catch (e) {
+      say("error", e.message);
+    } finally {
+      L.busy = false;
+    }
+  }
+
+  function answer(r, cell) {
+    const s = step();
+    L.selected = null;
+    if (r.verdict === "right" || r.verdict === "goes_on") {
+      L.pos = { board: r.board_after, to_move: r.to_move, legal: r.legal || [],
+        last_turn: r.last_turn, last_mover: r.last_mover };
+    }
+    if (r.verdict === "right") {
+      L.solved = true;
+      L.turnText = "";
+      L.prog.done.add(L.index);
+      saveProgress(L.lesson.name, L.prog);
+      renderSteps();
+      const last = L.index + 1 >= L.lesson.steps.length;
+      $("next").hidden = last;
+      if (!last) $("next").textContent = L.lesson.steps[L.index + 1].puzzle ? "Next: a puzzle" : "Next step";
+    } else if (r.verdict === "goes_on") {
+      L.turnText = r.turn;
+    } else if (r.verdict === "wrong") {
+      // a legal turn, but not the one: back to the step's position to try again
+      L.turnText = "";
+      L.pos = startPosition(s);
+    }
+    say(r.verdict, r.reply);
+    draw();
+    if (cell && (r.verdict === "illegal" || r.verdict === "unreadable")) {
+      const same = cellLike(cell);  // the refused cell, ringed on the board drawn anew
+      if (same) same.classList.add("refused");
+    }
+    if (r.verdict === "right" && !$("next").hidden) $("next").focus();
+  }
+
+  // the cell of the board just drawn that stands where ``cell`` stood in the drawing before
+  function cellLike(cell) {
+    const board = $("board");
+    if (cell.dataset.square) return board.querySelector(`[data-square="${cell.dataset.square}"]`);
+    if (cell.dataset.hole) {
+      return board.querySelector(`[data-player="${cell.dataset.player}"][data-hole="${cell.dataset.hole}"]`);
+    }
+    return null;
+  }
+
+  function ownerOf(sq) {
+    const b = L.pos.board;
+    const row = b.grid && b.grid[Number(sq.slice(1)) - 1];
+    return row ? row[sq.charCodeAt(0) - 97] : 0;
+  }
+
+  // a click on a square, hole or store: a move to check, a piece chosen, or why not
+  function playCell(cell) {
+    why("");
+    if (L.busy) return;
+    const s = step();
+    if (L.solved) {
+      why(L.index + 1 < L.lesson.steps.length ? "This step is done: go on to the next one, or start it again."
+        : "This step is done: start it again to play it once more.");
+      return;
+    }
+    const me = s.players[L.pos.to_move - 1];
+    if (s.family === "sowing") {
+      if (!cell.dataset.hole) { why("A store is not played: choose one of your holes.", cell); return; }
+      if (Number(cell.dataset.player) !== L.pos.to_move) {
+        why(`That hole is ${s.players[2 - L.pos.to_move]}'s: ${me} sows from ${me}'s own holes.`, cell);
+        return;
+      }
+      submit(cell.dataset.hole, cell);
+      return;
+    }
+    const sq = cell.dataset.square;
+    if (!sq) return;
+    const legal = L.pos.legal;
+    if (L.selected) {
+      const from = L.selected;
+      if (from === sq) { L.selected = null; draw(); return; }
+      if (legal.includes(`${from}-${sq}`) || !legal.some((m) => m.startsWith(`${sq}-`))) {
+        L.selected = null;
+        submit(`${from}-${sq}`, cell);  // a step the rules refuse: the server says why
+        return;
+      }
+    }
+    if (legal.includes(sq) || legal.includes(`x${sq}`)) {
+      submit(legal.includes(sq) ? sq : `x${sq}`, cell);
+      return;
+    }
+    if (legal.some((m) => m.startsWith(`${sq}-`))) {
+      L.selected = sq;
+      draw();
+      return;
+    }
+    // not a legal move: the server gives the engine's reason where the click says a move
+    if (legal.length && legal.every((m) => m.startsWith("x"))) { submit(`x${sq}`, cell); return; }
+    if (legal.some((m) => /^[a-z]+[0-9]+$/.test(m))) { submit(sq, cell); return; }
+    const owner = ownerOf(sq);
+    const steppers = [...new Set(legal.filter((m) => m.includes("-")).map((m) => m.split("-")[0]))];
+    if (owner === L.pos.to_move) {
+      why(`The piece on ${sq} has no step here; ${steppers.length ? `pieces that can step: ${steppers.join(", ")}` : "no piece can step"}.`, cell);
+    } else if (owner) {
+      why(`${sq} holds a ${s.players[owner - 1]} piece: choose one of ${me}'s pieces, then the square it steps to.`, cell);
+    } else {
+      why(`${sq} is empty: choose one of ${me}'s pieces first, then the square it steps to.`, cell);
+    }
+  }
+
+  function boardKey(ev) {
+    if (ev.key !== "Enter" && ev.key !== " ") return;
+    const cell = ev.target.closest && ev.target.closest('[role="gridcell"]');
+    if (!cell) return;
+    ev.preventDefault();
+    playCell(cell);
+  }
+
+  function stepFromHash() {
+    const m = location.hash.match(/^#step=([0-9]+)$/);
+    const i = m ? Number(m[1]) - 1 : -1;
+    return i >= 0 && i < L.lesson.steps.length ? i : null;
+  }
+
+  async function showLesson(name) {
+    $("lesson").hidden = false;
+    try {
+      L.lesson = await api("GET", `/api/lessons/${encodeURIComponent(name)}`);
+    } catch (e) {
+      say("error", e.message);
+      return;
+    }
+    const n = L.lesson.steps.length;
+    L.prog = progressOf(L.lesson.name, n);
+    document.title = `${L.lesson.title} - Learn - nugar`;
+    $("lesson-title").textContent = L.lesson.title;
+    $("rules-link").href = `/rules/${encodeURIComponent(L.lesson.rules)}`;
+    $("rules-link").textContent = `Rules of ${L.lesson.title}`;
+    const links = $("done-links");
+    links.textContent = "";
+    const more = document.createElement("a");
+    more.href = "/learn";
+    more.textContent = "All lessons";
+    const play = document.createElement("a");
+    play.href = "/";
+    play.textContent = "Start a game";
+    links.append(more, " \u00b7 ", play);
+    let first = stepFromHash();
+    if (first === null) {
+      first = [...Array(n).keys()].find((i) => !L.prog.done.has(i));
+      if (first === undefined) first = L.prog.at === null ? 0 : L.prog.at;
+    }
+    showStep(first);
+
+    $("board").addEventListener("click", (ev) => {
+      const cell = ev.target.closest("[data-square], [data-hole], .store");
+      if (cell) playCell(cell);
+    });
+    $("board").addEventListener("keydown", boardKey);
+    $("typed").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const text = $("move-input").value.trim().toLowerCase();
+      if (!text) { say("unreadable", "Type a move first."); return; }
+      if (L.solved) { why("This step is done: go on to the next one, or start it again."); return; }
+      $("move-input").value = "";
+      submit(text, null);
+    });
+    $("pass").addEventListener("click", () => submit("pass", null));
+    $("again").addEventListener("click", () => showStep(L.index));
+    $("next").addEventListener("click", () => showStep(L.index + 1));
+    $("steps").addEventListener("click", (ev) => {
+      const b = ev.target.closest("button[data-step]");
+      if (b) showStep(Number(b.dataset.step));
+    });
+    $("forget").addEventListener("click", () => {
+      L.prog = { done: new Set(), at: L.index };
+      saveProgress(L.lesson.name, L.prog);
+      renderSteps();
+    });
+    window.addEventListener("hashchange", () => {
+      const i = stepFromHash();
+      if (i !== null && i !== L.index) showStep(i);
+    });
+    document.body.dataset.ready = "1";
+  }
+
+  const m = location.pathname.match(/^\/learn\/([a-z0-9-]+)\/?$/);
+  if (m) showLesson(m[1]);
+  else showList();
+})();
