@@ -20,6 +20,8 @@ SERVER = Path(__file__).resolve().parents[1] / "src" / "nugar" / "server"
 BEFORE = {
     "bad_key": 403,
     **dict.fromkeys(["unknown_challenge", "unknown_game", "unknown_offer"], 404),
+    # added with the lessons' API (routes_lessons)
+    **dict.fromkeys(["unknown_lesson", "unknown_step"], 404),
     **dict.fromkeys(["already_accepted", "already_offered", "ask_takeback", "corrupt_game",
                      "game_over", "game_running", "illegal_move", "no_hints", "no_offer",
                      "no_offers", "not_your_turn", "not_yours", "nothing_to_undo",

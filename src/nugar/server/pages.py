@@ -180,7 +180,7 @@ def _page(title: str, body: str) -> str:
             f"<title>{escape(title)} - nugar</title>"
             "<link rel=\"stylesheet\" href=\"/static/style.css\"></head>"
             "<body class=\"doc\"><header class=\"top\"><a href=\"/\">nugar</a> "
-            "<a href=\"/rules\">rules</a> <a href=\"/learn\">learn</a></header>"
+            "<a href=\"/rules\">rules</a></header>"
             f"<main class=\"doc\">{body}</main></body></html>")
 
 

@@ -221,6 +221,8 @@
 
   function answer(r, cell) {
     const s = step();
+    // how many answers the page has shown (what a test waits on)
+    document.body.dataset.answers = String(Number(document.body.dataset.answers || 0) + 1);
     L.selected = null;
     if (r.verdict === "right" || r.verdict === "goes_on") {
       L.pos = { board: r.board_after, to_move: r.to_move, legal: r.legal || [],

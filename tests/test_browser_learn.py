@@ -1,0 +1,152 @@
+"""The Learn section in the browser (playwright on Debian's chromium, with the fixtures of
+``test_browser.py``): a lesson opened from the list, a refused move and a wrong one answered
+with their reasons, every step then played right by clicks (a turn that goes on across
+clicks, a step chosen then moved) or typed, the lesson completed, and the progress still
+there after a reload."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page
+
+from nugar import lessons
+from nugar.lessons import Step
+from test_browser import PAGE_ERRORS, browser, new_page, server, shots  # noqa: F401
+
+
+def answers(page: Page) -> int:
+    return int(page.evaluate("Number(document.body.dataset.answers || 0)"))
+
+
+def click_and_wait(page: Page, selector: str) -> None:
+    """Click a cell (or button) that sends a move, and wait for the answer to be shown."""
+    n = answers(page)
+    page.click(selector)
+    page.wait_for_function(f"() => Number(document.body.dataset.answers || 0) > {n}")
+
+
+def play_by_clicks(page: Page, step: Step, turn: str) -> None:
+    """Play ``turn`` on the board as a player does: a square for a drop or a capture, a piece
+    then its target for a step, a hole for a sowing."""
+    game = step.game()
+    for text in game.descriptor.split_turn(turn):
+        move = game.parse_move(text)
+        if move.kind == "pass":
+            click_and_wait(page, "#pass")
+        elif move.kind == "sow":
+            click_and_wait(page, f'#board [data-player="{game.to_move}"][data-hole="{text}"]')
+        elif move.kind == "step":
+            page.click(f'#board [data-square="{move.squares[0]}"]')
+            page.wait_for_selector(f'#board .sel[data-square="{move.squares[0]}"]')
+            click_and_wait(page, f'#board [data-square="{move.squares[1]}"]')
+        else:
+            click_and_wait(page, f'#board [data-square="{move.squares[0]}"]')
+        game.play(move)
+        verdict = page.get_attribute("#reply", "data-verdict")
+        assert verdict in ("goes_on", "right"), page.text_content("#reply")
+
+
+def test_a_lesson_completed_after_a_wrong_move(server: str, browser: Browser,
+                                              shots: Path) -> None:
+    lesson = lessons.load("dala")
+    steps = lesson.steps
+    page = new_page(browser)
+    page.goto(server + "/")
+    page.click("#learn-line a")
+    page.wait_for_url("**/learn")
+    page.wait_for_selector('.lesson-card[data-lesson="dala"]')
+    assert page.eval_on_selector_all(".lesson-card", "els => els.map(e => e.dataset.lesson)") \
+        == lessons.names()
+    card = '.lesson-card[data-lesson="dala"]'
+    assert (page.text_content(f"{card} .progress") or "").startswith("Not started")
+    page.screenshot(path=str(shots / "learn.png"))
+    page.click(f"{card} h2 a")
+    page.wait_for_url("**/learn/dala")
+    page.wait_for_selector("#board svg")
+    assert page.text_content("#instruction") == steps[0].instruction
+    assert page.text_content("#step-count") == f"Step 1 of {len(steps)}"
+
+    # a move the rules refuse (Dala's first drop goes in the centre): the engine's reason
+    click_and_wait(page, '#board [data-square="a1"]')
+    assert page.get_attribute("#reply", "data-verdict") == "illegal"
+    assert page.text_content("#reply") == steps[0].game().explain("a1")
+    assert page.is_visible('#board .refused[data-square="a1"]')
+    play_by_clicks(page, steps[0], steps[0].expected[0])
+    assert page.text_content("#reply") == steps[0].right
+    page.click("#next")
+    page.wait_for_function("() => document.body.dataset.step === '1'")
+
+    # a legal move that is not the one: the step's own reply, and the step starts again
+    click_and_wait(page, '#board [data-square="a6"]')
+    assert page.get_attribute("#reply", "data-verdict") == "wrong"
+    assert page.text_content("#reply") == steps[1].wrong
+    assert page.get_attribute('#board [data-square="a6"]', "aria-label") == "a6, empty"
+    page.screenshot(path=str(shots / "learn-lesson.png"))
+    # then the right one, over two clicks: the drop, which goes on, then the capture
+    play_by_clicks(page, steps[1], steps[1].expected[0])
+
+    # the other steps and the puzzles: by clicks, the last one typed
+    for i in range(2, len(steps)):
+        page.click("#next")
+        page.wait_for_function(f"() => document.body.dataset.step === '{i}'")
+        assert page.text_content("#step-title") == steps[i].title
+        if i == len(steps) - 1:
+            assert page.text_content("#step-count") == f"Step {i + 1} of {len(steps)}: a puzzle"
+            n = answers(page)
+            page.fill("#move-input", steps[i].expected[0].upper())
+            page.press("#move-input", "Enter")
+            page.wait_for_function(f"() => Number(document.body.dataset.answers) > {n}")
+        else:
+            play_by_clicks(page, steps[i], steps[i].expected[0])
+        assert page.get_attribute("#reply", "data-verdict") == "right"
+    page.wait_for_selector("#done:not([hidden])")
+    assert "completed the Dala lesson" in (page.text_content("#done") or "")
+    assert page.is_hidden("#next")
+    assert len(page.query_selector_all("#steps li.done")) == len(steps)
+
+    # kept in the browser: after a reload, and on the list
+    page.reload()
+    page.wait_for_selector("#board svg")
+    page.wait_for_selector("#done:not([hidden])")
+    assert len(page.query_selector_all("#steps li.done")) == len(steps)
+    page.goto(server + "/learn")
+    page.wait_for_selector(f"{card}.completed")
+    assert (page.text_content(f"{card} .progress") or "").startswith("Completed")
+    assert (page.text_content('.lesson-card[data-lesson="kalah"] .progress')
+            or "").startswith("Not started")
+    assert PAGE_ERRORS[page] == []
+
+
+def test_a_sowing_lesson_by_clicks_on_a_phone(server: str, browser: Browser,
+                                             shots: Path) -> None:
+    """Kalah's bonus step: a sowing that ends in the store goes on, then the second one; a
+    click on the opponent's hole is refused on the page."""
+    step = lessons.load("kalah").steps[1]
+    page = new_page(browser, width=390, height=844)
+    page.goto(server + "/learn/kalah#step=2")
+    page.wait_for_function("() => document.body.dataset.step === '1'")
+    page.click('#board [data-player="2"][data-hole="3"]')
+    assert "North's" in (page.text_content("#why") or "")
+    play_by_clicks(page, step, step.expected[0])
+    assert page.text_content("#reply") == step.right
+    # the page fits the phone's width
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=str(shots / "learn-phone.png"))
+    assert PAGE_ERRORS[page] == []
+
+
+def test_every_step_is_played_by_clicks(server: str, browser: Browser) -> None:
+    """Every step of the other lessons, its first expected turn clicked as a player would:
+    the page turns each kind of move (a drop, a step, a pending capture, a pass, a sowing
+    with a bonus step) into the text the server reads."""
+    page = new_page(browser)
+    for name in lessons.names():
+        if name == "dala":  # played whole above
+            continue
+        for i, step in enumerate(lessons.load(name).steps):
+            page.goto(f"{server}/learn/{name}#step={i + 1}")
+            page.wait_for_function(f"() => document.body.dataset.step === '{i}'")
+            play_by_clicks(page, step, step.expected[0])
+            assert page.get_attribute("#reply", "data-verdict") == "right", (name, i)
+    assert PAGE_ERRORS[page] == []
