@@ -65,6 +65,7 @@ def test_a_lesson_completed_after_a_wrong_move(server: str, browser: Browser,
     page.wait_for_url("**/learn/dala")
     page.wait_for_selector("#board svg")
     assert page.text_content("#instruction") == steps[0].instruction
+    assert page.text_content("#lesson-intro") == lesson.intro  # before the first step only
     assert page.text_content("#step-count") == f"Step 1 of {len(steps)}"
 
     # a move the rules refuse (Dala's first drop goes in the centre): the engine's reason
@@ -76,6 +77,7 @@ def test_a_lesson_completed_after_a_wrong_move(server: str, browser: Browser,
     assert page.text_content("#reply") == steps[0].right
     page.click("#next")
     page.wait_for_function("() => document.body.dataset.step === '1'")
+    assert page.is_hidden("#lesson-intro")
 
     # a legal move that is not the one: the step's own reply, and the step starts again
     click_and_wait(page, '#board [data-square="a6"]')

@@ -181,6 +181,7 @@
     saveProgress(L.lesson.name, L.prog);
     const n = L.lesson.steps.length;
     $("step-count").textContent = `Step ${i + 1} of ${n}${s.puzzle ? ": a puzzle" : ""}`;
+    $("lesson-intro").hidden = i !== 0;  // the lesson's introduction, before its first step
     $("step-title").textContent = s.title;
     $("step-text").textContent = s.text;
     $("instruction").textContent = s.instruction;
@@ -350,6 +351,7 @@
     L.prog = progressOf(L.lesson.name, n);
     document.title = `${L.lesson.title} - Learn - nugar`;
     $("lesson-title").textContent = L.lesson.title;
+    $("lesson-intro").textContent = L.lesson.intro;
     $("rules-link").href = `/rules/${encodeURIComponent(L.lesson.rules)}`;
     $("rules-link").textContent = `Rules of ${L.lesson.title}`;
     const links = $("done-links");
