@@ -309,6 +309,20 @@ class RuleSet:
         return bool(getattr(self.options, "misere", False))
 
     @property
+    def sowing_options(self) -> SowingOptions:
+        """The options as the sowing family's typed record (holes, seeds, ...), for code that
+        handles only sowing games; a :class:`~nugar.errors.RulesError` for any other rule
+        set.
+
+        >>> parse_rules("kalah(pits=4)").sowing_options.pits
+        4
+        """
+        if not isinstance(self.options, SowingOptions):
+            raise RulesError(f"{self.text} is not a sowing game (Kalah, Dracala): it has no "
+                             f"holes, seeds or stores")
+        return self.options
+
+    @property
     def ai_profile(self) -> str:
         """Which tuned evaluation and level table the AI uses for these rules: ``dara``,
         ``dala``, ``kalah`` or ``dracala``. Read from the rules themselves, never from the
