@@ -241,21 +241,20 @@ def database_note(rules: RuleSet | str) -> str | None:
     one line saying how to build the Kalah endgame databases it lacks (``nugar play`` and
     the web app show it)."""
     from ..rules.options import parse_rules
-    from ..solver import db as D
-    from ..solver import egdb as E
+    from ..solver import db, egdb
 
     rules = parse_rules(rules)
-    if not D.supported(rules):
+    if not db.supported(rules):
         return None
-    o = rules.options
-    pits, seeds = int(getattr(o, "pits")), int(getattr(o, "seeds"))  # noqa: B009
+    o = rules.sowing_options
+    pits, seeds = o.pits, o.seeds
     if 2 * pits * seeds < DB_NEEDED_FROM:
         return None
     k = RECOMMENDED_DB_SEEDS
-    have = E.levels_on_disk(rules)
+    have = egdb.levels_on_disk(rules)
     if have >= k:
         return None
-    size = sum(E.level_count(pits, n) for n in range(k + 1))
+    size = sum(egdb.level_count(pits, n) for n in range(k + 1))
     return (f"the perfect player needs the endgame databases for {rules.text} (levels "
             f"0..{k}, {size / 2**30:.1f} GB; {max(have + 1, 0)} built): build them once with "
             f"`nugar solve '{rules.text}' --build-db {k}`; without them a move can take "
