@@ -117,10 +117,15 @@ def _rules(misere: bool = False, end_mover: bool = False,
      (OUTCOME_DRAW, REASON_EMPTY_SIDE, 24, 24, True)),
 ])
 @pytest.mark.parametrize("compiled", [True, False])
-def test_end_of_game(case: Any, compiled: bool) -> None:
+@pytest.mark.parametrize("packed", [False, True])
+def test_end_of_game(case: Any, compiled: bool, packed: bool) -> None:
+    """The rule on seed counts, and on the words of packed sides (``sowing_words``): each
+    side's seeds spread over three holes, a byte a hole."""
     (rules, (s1, s2), (side1, side2), to_move, mover, capturer, total), want = case
     end: Any = sowing_kernels.end_of_game
     if not compiled:
         end = end.py_func
-    got = end(rules, s1, s2, side1, side2, to_move, mover, capturer, total)
+    if packed:
+        side1, side2 = (n // 3 | (n // 3) << 8 | (n - 2 * (n // 3)) << 16 for n in (side1, side2))
+    got = end(rules, s1, s2, side1, side2, packed, to_move, mover, capturer, total)
     assert tuple(got) == want

@@ -205,18 +205,30 @@ def compute_key(params: IntArray, state: IntArray) -> int:
 
 
 @kernel_inline
+def byte_sum(word: int) -> int:
+    """The bytes of ``word`` added up by halves, for a word of at most seven bytes whose
+    sum stays below 256 (a side's holes on packed words, ``sowing_words``)."""
+    s = word + (word >> 32)
+    s += s >> 16
+    s += s >> 8
+    return s & 0xFF
+
+
+@kernel_inline
 def end_of_game(rules: SowingRules, store1: int, store2: int, side1: int, side2: int,
-                to_move: int, last_mover: int, last_capturer: int,
+                packed: bool, to_move: int, last_mover: int, last_capturer: int,
                 total: int) -> tuple[int, int, int, int, bool]:
     """The end of the game and who gets the leftovers, on plain numbers: the one rule both
     the array kernels (:func:`apply_action`) and the packed words (``sowing_words``) use.
 
-    ``store1`` / ``store2`` are the stores and ``side1`` / ``side2`` the seeds in each
-    player's holes after a step by ``last_mover`` (``to_move`` moves next, ``last_capturer``
-    is the ``F_LAST_CAPTURER`` field, ``total`` all seeds in play). Returns ``(outcome,
-    reason, store1, store2, swept)``: ``OUTCOME_RUNNING`` if the game goes on; ``swept``
-    when the seeds left in holes went to the stores given (the holes are then to be
-    emptied); a misère majority before that ends the game with the seeds where they are."""
+    ``store1`` / ``store2`` are the stores and ``side1`` / ``side2`` each player's holes
+    after a step by ``last_mover``: their seeds, or (``packed``, a constant of the caller)
+    the words of their holes, a byte a hole, added up only when the game ends. ``to_move``
+    moves next, ``last_capturer`` is the ``F_LAST_CAPTURER`` field, ``total`` all seeds in
+    play. Returns ``(outcome, reason, store1, store2, swept)``: ``OUTCOME_RUNNING`` if the
+    game goes on; ``swept`` when the seeds left in holes went to the stores given (the
+    holes are then to be emptied); a misère majority before that ends the game with the
+    seeds where they are."""
     if rules.misere:
         # misère: more than half of all seeds loses at once; seeds stay where they are
         if 2 * store1 > total:
@@ -229,6 +241,9 @@ def end_of_game(rules: SowingRules, store1: int, store2: int, side1: int, side2:
         ended = side1 == 0 or side2 == 0
     if not ended:
         return OUTCOME_RUNNING, 0, store1, store2, False
+    if packed:
+        side1 = byte_sum(side1)
+        side2 = byte_sum(side2)
     if rules.leftovers == LEFT_OWNER:
         store1 += side1
         store2 += side2
@@ -266,7 +281,7 @@ def _check_end(params: IntArray, state: IntArray, last_mover: int) -> None:
     ext = fields_at(pits)
     outcome, reason, s1, s2, swept = end_of_game(
         rules_of(params), state[store_at(pits, 1)], state[store_at(pits, 2)], side1, side2,
-        state[ST_TO_MOVE], last_mover, state[ext + F_LAST_CAPTURER], state[ext + F_TOTAL])
+        False, state[ST_TO_MOVE], last_mover, state[ext + F_LAST_CAPTURER], state[ext + F_TOTAL])
     if outcome == OUTCOME_RUNNING:
         return
     if swept:

@@ -7,9 +7,9 @@ taken out with a mask, the whole laps are added to every cell of the cycle at on
 multiplication of the word of ones), and the last partial lap is a contiguous run of cells
 on the mover's side, the opponent's side and again the mover's side, each run a mask of
 ones ``((1 << 8 (b + 1)) - (1 << 8 a)) & ONES``. The cell the last seed lands in, the capture
-of the facing hole and the seeds on a side (the bytes added up by halves, for the end of
-the game: ``sowing.end_of_game``, the rule the array kernels use too) follow from a few
-shifts. The capture
+of the facing hole and the end of the game (``sowing.end_of_game``, the rule the array
+kernels use too: a side's holes all empty is a zero test, the seeds on a side the bytes
+added up by halves) follow from a few shifts. The capture
 duty rates all holes of a side together in the same way (:func:`rate_all`).
 
 The rules are those of ``sowing.apply_action`` and ``sowing.legal_actions`` (the rules page
@@ -49,6 +49,7 @@ from .sowing import (
     F_TOTAL,
     P_PITS,
     SowingRules,
+    byte_sum,
     compute_key,
     end_of_game,
     fields_at,
@@ -96,11 +97,7 @@ def cell(word: int, i: int) -> int:
 def side_seeds(word: int, pits: int) -> int:
     """The seeds in a side's holes (its store left out): the bytes added up by halves (no
     byte sum reaches 128, so no carry leaves its byte)."""
-    s = word & holes_of(pits)
-    s += s >> 32
-    s += s >> 16
-    s += s >> 8
-    return s & 0xFF
+    return byte_sum(word & holes_of(pits))
 
 
 @kernel_inline
@@ -335,6 +332,7 @@ def _walk(rules: SowingRules, game: Walk, pits: int, seed: int, max_plies: int) 
     last_mover, last_captures, total = game.last_mover, game.last_captures, game.total
     skip = rules.skip
     single = rules.single
+    holes = holes_of(pits)
     x = rng.seed_state(seed)
     plies = 0
     while outcome == OUTCOME_RUNNING and plies < max_plies:
@@ -369,8 +367,8 @@ def _walk(rules: SowingRules, game: Walk, pits: int, seed: int, max_plies: int) 
             w1 = theirs
             w2 = mine
         end, why, s1, s2, swept = end_of_game(
-            rules, (w1 >> (8 * pits)) & 0xFF, (w2 >> (8 * pits)) & 0xFF, side_seeds(w1, pits),
-            side_seeds(w2, pits), to_move, mover, capturer, total)
+            rules, (w1 >> (8 * pits)) & 0xFF, (w2 >> (8 * pits)) & 0xFF, w1 & holes, w2 & holes,
+            True, to_move, mover, capturer, total)
         if end != OUTCOME_RUNNING:
             outcome = end
             reason = why
