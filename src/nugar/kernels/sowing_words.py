@@ -28,7 +28,6 @@ from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
-from numba import literal_unroll
 
 from . import rng
 from .bits import byte_reverse, lowest_square, popcount
@@ -389,13 +388,13 @@ def play_random(params: IntArray, state: IntArray, out: IntArray, seed: int,
     The position must :func:`fits`."""
     rules = rules_of(params)
     game = to_words(params, state)
-    six = rules.pits == 6
-    # the loop is compiled once per board of the tuple: 6 (Kalah's and Dracala's six holes,
-    # every shift and mask then a constant) and 0 (any other board, its size read at run
-    # time); only the board's own version walks
-    for board in literal_unroll((6, 0)):
-        if (board != 0) == six:
-            game = _walk(rules, game, board if board != 0 else rules.pits, seed, max_plies)
+    # the walk is inlined twice: for Kalah's and Dracala's six holes, every shift and mask
+    # then a constant, and for any board (a single call under numba's literal_unroll was
+    # slower: docs/benchmarks.md, "Records instead of argument lists")
+    if rules.pits == 6:
+        game = _walk(rules, game, 6, seed, max_plies)
+    else:
+        game = _walk(rules, game, rules.pits, seed, max_plies)
     if out.shape[0] > 0:
         from_words(params, game, state[ST_PLY] + game.plies, out)
     return int(game.outcome)
