@@ -401,9 +401,9 @@ def _observation() -> Observation:
 
 
 def _weights() -> dict[str, IntArray]:
-    from ..kernels import search_sowing
+    from ..kernels import search_sowing as ES
 
-    return {"kalah": search_sowing.KALAH_WEIGHTS, "dracala": search_sowing.DRACALA_WEIGHTS}
+    return {"kalah": ES.KALAH_WEIGHTS, "dracala": ES.DRACALA_WEIGHTS}
 
 
 #: what the sowing family brings with its kernels (``family.SOWING.parts``)
