@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels import sowing as K
-from ..kernels.common import HEADER, ST_TO_MOVE
+from ..kernels import sowing as sowing_kernels
+from ..kernels.common import ST_TO_MOVE
 from ..rules.options import parse_rules
 from ..rules.sowing import SowingGame
 
@@ -70,13 +70,16 @@ PV_KEPT = 8
 def position_text(params: np.ndarray[Any, Any], state: np.ndarray[Any, Any]) -> str:
     """Everything that decides a position's value, as text: both rows of holes (each from
     its owner's hole 1), both stores, player to move, first-step flag and last capturer."""
-    pits = int(params[K.P_PITS])
-    ext = HEADER + 2 * pits + 2
-    row1 = ",".join(str(int(v)) for v in state[HEADER:HEADER + pits])
-    row2 = ",".join(str(int(v)) for v in state[HEADER + pits + 1:HEADER + 2 * pits + 1])
-    return (f"{row1}|{int(state[HEADER + pits])}|{row2}|{int(state[HEADER + 2 * pits + 1])}"
-            f"|{int(state[ST_TO_MOVE])}|{int(state[ext + K.F_FIRST_DONE])}"
-            f"|{int(state[ext + K.F_LAST_CAPTURER])}")
+    pits = int(params[sowing_kernels.P_PITS])
+    rows = []
+    for player in (1, 2):
+        first = int(sowing_kernels.holes_at(pits, player))
+        rows.append(",".join(str(int(v)) for v in state[first:first + pits]))
+        rows.append(str(int(state[sowing_kernels.store_at(pits, player)])))
+    ext = int(sowing_kernels.fields_at(pits))
+    return "|".join([*rows, str(int(state[ST_TO_MOVE])),
+                     str(int(state[ext + sowing_kernels.F_FIRST_DONE])),
+                     str(int(state[ext + sowing_kernels.F_LAST_CAPTURER]))])
 
 
 @lru_cache(maxsize=1)

@@ -246,8 +246,8 @@ def database_note(rules: RuleSet | str) -> str | None:
     rules = parse_rules(rules)
     if not db.supported(rules):
         return None
-    o = rules.options
-    pits, seeds = int(getattr(o, "pits")), int(getattr(o, "seeds"))  # noqa: B009
+    o = rules.sowing_options
+    pits, seeds = o.pits, o.seeds
     if 2 * pits * seeds < DB_NEEDED_FROM:
         return None
     k = RECOMMENDED_DB_SEEDS

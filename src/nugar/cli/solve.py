@@ -94,7 +94,7 @@ def _build_db(args: argparse.Namespace, rules: Any) -> int:
     """``--build-db K``: build levels 0..K on disk, one progress line per second."""
     import time
 
-    from ..solver import egdb as E
+    from ..solver import egdb
     from ..solver.db import MAX_DB_SEEDS, supported
 
     if not supported(rules):
@@ -110,10 +110,10 @@ def _build_db(args: argparse.Namespace, rules: Any) -> int:
     if not 1 <= workers <= 256:
         raise CliError(f"--workers must be 1..256, not {workers}")
     root = _db_root(args)
-    pits = int(getattr(rules.options, "pits"))  # noqa: B009
-    total = sum(E.level_count(pits, n) for n in range(args.build_db + 1))
+    pits = rules.sowing_options.pits
+    total = sum(egdb.level_count(pits, n) for n in range(args.build_db + 1))
     print(f"endgame database of {rules.text} up to {args.build_db} seeds: {total:,} "
-          f"positions, {total / 2**20:,.1f} MB in {E.db_directory(rules, root)}",
+          f"positions, {total / 2**20:,.1f} MB in {egdb.db_directory(rules, root)}",
           file=sys.stderr, flush=True)
     shown = [0.0]
 
@@ -137,7 +137,7 @@ def _build_db(args: argparse.Namespace, rules: Any) -> int:
 
     try:
         if ray_address is None:
-            E.build(rules, args.build_db, root=root, workers=workers, progress=progress,
+            egdb.build(rules, args.build_db, root=root, workers=workers, progress=progress,
                     level_done=level_done)
         else:
             from ..scale import egdb_ray
@@ -149,10 +149,10 @@ def _build_db(args: argparse.Namespace, rules: Any) -> int:
                 raise CliError(str(exc)) from None
             egdb_ray.build_on_ray(rules, args.build_db, root=root, progress=progress,
                                   level_done=level_done)
-    except (E.EGDBError, OSError) as exc:
+    except (egdb.EGDBError, OSError) as exc:
         raise CliError(f"building the endgame database failed: {exc}", EXIT_FAILED) from None
     print(f"endgame database complete: levels 0..{args.build_db} in "
-          f"{E.db_directory(rules, root)}")
+          f"{egdb.db_directory(rules, root)}")
     return EXIT_OK
 
 
@@ -232,7 +232,7 @@ def analyse_steps(args: argparse.Namespace) -> int:
     ``no_disk_db``."""
     import time
 
-    from ..kernels import sowing as K
+    from ..kernels import sowing
     from ..kernels.common import ST_OUTCOME, ST_TO_MOVE
     from ..rules import new_game, parse_rules
     from ..solver.core import DEFAULT_MEMORY_MB, SolveAborted, Solver, check_solvable
@@ -274,7 +274,7 @@ def analyse_steps(args: argparse.Namespace) -> int:
     nodes = 0
     for action, value, step_nodes in values:
         child = state.copy()
-        K.apply_action(solver.params, child, action)
+        sowing.apply_action(solver.params, child, action)
         result, margin = solver.describe(state, value)
         rows.append({"step": action + 1, "value": value, "result": result, "margin": margin,
                      "nodes": step_nodes,

@@ -19,9 +19,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from . import alignment as A
-from . import rng
-from . import sowing as S
+from . import alignment, rng, sowing
 from .common import (
     HEADER,
     OUTCOME_DRAW,
@@ -52,26 +50,26 @@ SOW_EXTRA = 4
 
 @kernel_noalloc
 def sowing_obs_size(params: IntArray) -> int:
-    return int(2 * params[S.P_PITS] + 2 + SOW_EXTRA)
+    return int(sowing.cell_count(params[sowing.P_PITS]) + SOW_EXTRA)
 
 
 @kernel_noalloc
 def sowing_observe(params: IntArray, state: IntArray, player: int, out: FloatArray) -> None:
     """Write the observation of ``state`` for ``player`` (1 or 2) into ``out``."""
-    pits = params[S.P_PITS]
-    n_cells = 2 * pits + 2
-    ext = HEADER + n_cells
-    total = state[ext + S.F_TOTAL]
+    pits = params[sowing.P_PITS]
+    n_cells = sowing.cell_count(pits)
+    ext = sowing.fields_at(pits)
+    total = state[ext + sowing.F_TOTAL]
     scale = 1.0 / total if total > 0 else 0.0
-    own = 0 if player == 1 else pits + 1
+    own = sowing.holes_at(pits, player) - HEADER  # the observer's hole 1 as a cell number
     for c in range(n_cells):
         src = own + c
         if src >= n_cells:
             src -= n_cells
         out[c] = state[HEADER + src] * scale
     out[n_cells] = 1.0 if state[ST_TO_MOVE] == player else 0.0
-    out[n_cells + 1] = 1.0 if state[ext + S.F_FIRST_DONE] != 0 else 0.0
-    capturer = state[ext + S.F_LAST_CAPTURER]
+    out[n_cells + 1] = 1.0 if state[ext + sowing.F_FIRST_DONE] != 0 else 0.0
+    capturer = state[ext + sowing.F_LAST_CAPTURER]
     out[n_cells + 2] = 1.0 if capturer == player else 0.0
     out[n_cells + 3] = 1.0 if capturer == 3 - player else 0.0
 
@@ -123,12 +121,12 @@ HISTORY_CAP = 4096
 @kernel_noalloc
 def alignment_observe(params: IntArray, state: IntArray, player: int, out: FloatArray) -> None:
     """Write the ALIGN_PLANES planes of ``state`` for ``player`` (1 or 2) into ``out``."""
-    n = params[A.P_N]
-    w = params[A.P_W]
-    pieces = params[A.P_PIECES]
+    n = params[alignment.P_N]
+    w = params[alignment.P_W]
+    pieces = params[alignment.P_PIECES]
     other = 3 - player
-    own_base = A.ST_BOARD + (player - 1) * w
-    opp_base = A.ST_BOARD + (other - 1) * w
+    own_base = alignment.ST_BOARD + (player - 1) * w
+    opp_base = alignment.ST_BOARD + (other - 1) * w
     for k in range(w):  # read the bitboards a word at a time
         own_word = state[own_base + k]
         opp_word = state[opp_base + k]
@@ -138,19 +136,19 @@ def alignment_observe(params: IntArray, state: IntArray, player: int, out: Float
             b = sq - lo
             out[AL_OWN * n + sq] = (own_word >> b) & 1
             out[AL_OPP * n + sq] = (opp_word >> b) & 1
-    limit = params[A.P_QUIET]
-    out[AL_OWN_HAND * n:(AL_OWN_HAND + 1) * n] = state[A.ST_HAND1 + player - 1] / pieces
-    out[AL_OPP_HAND * n:(AL_OPP_HAND + 1) * n] = state[A.ST_HAND1 + other - 1] / pieces
-    out[AL_DROP_PHASE * n:(AL_DROP_PHASE + 1) * n] = 1.0 if A.in_drop_phase(state) else 0.0
+    limit = params[alignment.P_QUIET]
+    out[AL_OWN_HAND * n:(AL_OWN_HAND + 1) * n] = state[alignment.ST_HAND1 + player - 1] / pieces
+    out[AL_OPP_HAND * n:(AL_OPP_HAND + 1) * n] = state[alignment.ST_HAND1 + other - 1] / pieces
+    out[AL_DROP_PHASE * n:(AL_DROP_PHASE + 1) * n] = 1.0 if alignment.in_drop_phase(state) else 0.0
     out[AL_TO_MOVE * n:(AL_TO_MOVE + 1) * n] = 1.0 if state[ST_TO_MOVE] == player else 0.0
-    out[AL_PENDING * n:(AL_PENDING + 1) * n] = 1.0 if state[A.ST_PENDING] != 0 else 0.0
+    out[AL_PENDING * n:(AL_PENDING + 1) * n] = 1.0 if state[alignment.ST_PENDING] != 0 else 0.0
     out[AL_OWN_FROM * n:(AL_OPP_TO + 1) * n] = 0.0
-    out[AL_QUIET * n:(AL_QUIET + 1) * n] = (min(state[A.ST_QUIET], limit) / limit
+    out[AL_QUIET * n:(AL_QUIET + 1) * n] = (min(state[alignment.ST_QUIET], limit) / limit
                                            if limit > 0 else 0.0)
-    out[AL_PASSED * n:(AL_PASSED + 1) * n] = 1.0 if state[A.ST_PASSED] != 0 else 0.0
-    if params[A.P_NO_RETURN] != 0:
-        own = A.ST_LAST1 + 2 * (player - 1)
-        opp = A.ST_LAST1 + 2 * (other - 1)
+    out[AL_PASSED * n:(AL_PASSED + 1) * n] = 1.0 if state[alignment.ST_PASSED] != 0 else 0.0
+    if params[alignment.P_NO_RETURN] != 0:
+        own = alignment.ST_LAST1 + 2 * (player - 1)
+        opp = alignment.ST_LAST1 + 2 * (other - 1)
         if state[own] >= 0:
             out[AL_OWN_FROM * n + state[own]] = 1.0
             out[AL_OWN_TO * n + state[own + 1]] = 1.0
@@ -167,7 +165,7 @@ def obs_size(fam: int, params: IntArray) -> int:
     """Length of one observation (``ALIGN_PLANES`` planes of the board, or the sowing vector)."""
     if fam == FAM_SOWING:
         return int(sowing_obs_size(params))
-    return int(ALIGN_PLANES * params[A.P_N])
+    return int(ALIGN_PLANES * params[alignment.P_N])
 
 
 @kernel_noalloc
@@ -186,7 +184,7 @@ def history_size(fam: int, params: IntArray) -> int:
     buffer must still have two columns)."""
     if fam == FAM_SOWING:
         return 2
-    limit = params[A.P_QUIET]
+    limit = params[alignment.P_QUIET]
     return int(limit + 2) if limit > 0 else HISTORY_CAP
 
 

@@ -21,6 +21,8 @@ loses at once. The params array is made by ``nugar.rules.sowing.make_params``.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import numpy.typing as npt
 
@@ -38,7 +40,7 @@ from .common import (
     ST_REASON,
     ST_TO_MOVE,
 )
-from .jit import kernel, kernel_noalloc
+from .jit import kernel, kernel_inline, kernel_noalloc
 
 IntArray = npt.NDArray[np.int64]
 
@@ -68,7 +70,7 @@ VARIANT_DUTY_MISERE = 1
 VARIANT_DUTY = 2
 VARIANT_MISERE = 3
 
-# --- state fields after the cells (index = HEADER + 2P + 2 + F_*) ----------------------------
+# --- state fields after the cells (index = fields_at(P) + F_*) ------------------------------
 F_FIRST_DONE = 0     # 1 once a step has been played (Dracala's first-step exemption)
 F_LAST_CAPTURER = 1  # last player whose step put seeds into his store; 0 if none yet
 F_LAST_MOVER = 2     # player who made the last step (before it: the player not to move)
@@ -91,16 +93,88 @@ def misere(params: IntArray) -> bool:
     return bool(v == VARIANT_DUTY_MISERE or v == VARIANT_MISERE)
 
 
+class SowingRules(NamedTuple):
+    """The rule options of a params array as one record of plain values (:func:`rules_of`),
+    for the kernels that keep them in registers (``sowing_words``, :func:`end_of_game`)."""
+
+    pits: int          # holes per player
+    skip: int          # 1: laps pass over the emptied starting hole
+    single: int        # 1: empty_capture=single
+    duty: bool         # capture_duty=maximal
+    misere: bool       # misere=on
+    end_mover: bool    # end=mover_empty (else any_side_empty)
+    leftovers: int     # LEFT_*
+
+
+@kernel_inline
+def rules_of(params: IntArray) -> SowingRules:
+    """The record of ``params``' rule options."""
+    return SowingRules(params[P_PITS], params[P_SKIP_ORIGIN], params[P_EMPTY_SINGLE],
+                       capture_duty(params), misere(params), params[P_END_MOVER] == 1,
+                       params[P_LEFTOVERS])
+
+
 @kernel_noalloc
 def num_actions(params: IntArray) -> int:
     """Size of the flat action space: one code per hole of the mover."""
     return int(params[P_PITS])
 
 
+# --- the board's geometry (the layout of the module doc), named once ------------------------
+# Every index into a state's cells goes through these: ``pits`` is the holes per player
+# (``params[P_PITS]``), ``player`` 1 or 2. Cells are also numbered 0 .. 2P + 1 from
+# ``HEADER`` (the first player's hole 1 is cell 0, the second player's store cell 2P + 1).
+
+
+@kernel_inline
+def cell_count(pits: int) -> int:
+    """The board's cells: both players' holes and stores, ``2P + 2``."""
+    return 2 * pits + 2
+
+
+@kernel_inline
+def holes_at(pits: int, player: int) -> int:
+    """State index of ``player``'s hole 1 (his holes 1..P follow it, then his store)."""
+    return HEADER if player == 1 else HEADER + pits + 1
+
+
+@kernel_inline
+def store_at(pits: int, player: int) -> int:
+    """State index of ``player``'s store (the first player's is cell P, the last cell the
+    second player's)."""
+    return HEADER + pits if player == 1 else HEADER + 2 * pits + 1
+
+
+@kernel_inline
+def fields_at(pits: int) -> int:
+    """State index of the first ``F_*`` field, right after the last cell."""
+    return HEADER + 2 * pits + 2
+
+
+@kernel_inline
+def opposite(pits: int, cell: int) -> int:
+    """The cell facing the hole in ``cell`` (a cell number from ``HEADER``, not a store):
+    hole ``k`` of one player faces hole ``P + 1 - k`` of the other."""
+    return 2 * pits - cell
+
+
+@kernel_inline
+def seeds_in_play(pits: int, state: IntArray) -> int:
+    """All seeds of the position, stores included (the ``F_TOTAL`` field)."""
+    return state[fields_at(pits) + F_TOTAL]  # type: ignore[no-any-return]
+
+
+@kernel_inline
+def seeds_on_board(pits: int, state: IntArray) -> int:
+    """The seeds in holes: all seeds in play less the two stores."""
+    return (seeds_in_play(pits, state)  # type: ignore[no-any-return]
+            - state[store_at(pits, 1)] - state[store_at(pits, 2)])
+
+
 @kernel_noalloc
 def fields_start(params: IntArray) -> int:
-    """Index of the first ``F_*`` field in a state."""
-    return int(HEADER + 2 * params[P_PITS] + 2)
+    """Index of the first ``F_*`` field in a state (:func:`fields_at` from the params)."""
+    return int(fields_at(params[P_PITS]))
 
 
 @kernel_noalloc
@@ -115,10 +189,10 @@ def _cell_key(params: IntArray, cell: int, count: int) -> int:
 @kernel_noalloc
 def compute_key(params: IntArray, state: IntArray) -> int:
     """The Zobrist-style key of a state, from scratch."""
-    n_cells = 2 * params[P_PITS] + 2
-    ext = HEADER + n_cells
+    pits = params[P_PITS]
+    ext = fields_at(pits)
     k = 0
-    for c in range(n_cells):
+    for c in range(cell_count(pits)):
         k ^= _cell_key(params, c, state[HEADER + c])
     if state[ST_TO_MOVE] == 2:
         k ^= params[P_ZOBRIST + ZOB_SIDE]
@@ -130,73 +204,94 @@ def compute_key(params: IntArray, state: IntArray) -> int:
     return k
 
 
-@kernel_noalloc
-def _check_end(params: IntArray, state: IntArray, last_mover: int) -> None:
-    """Record the end of the game, if the position after a step (or a setup) is one."""
-    pits = params[P_PITS]
-    ext = HEADER + 2 * pits + 2
-    store1 = HEADER + pits
-    store2 = HEADER + 2 * pits + 1
-    total = state[ext + F_TOTAL]
-    lose_by_majority = misere(params)
-    if lose_by_majority:
+@kernel_inline
+def byte_sum(word: int) -> int:
+    """The bytes of ``word`` added up by halves, for a word of at most seven bytes whose
+    sum stays below 256 (a side's holes on packed words, ``sowing_words``)."""
+    s = word + (word >> 32)
+    s += s >> 16
+    s += s >> 8
+    return s & 0xFF
+
+
+@kernel_inline
+def end_of_game(rules: SowingRules, store1: int, store2: int, side1: int, side2: int,
+                packed: bool, to_move: int, last_mover: int, last_capturer: int,
+                total: int) -> tuple[int, int, int, int, bool]:
+    """The end of the game and who gets the leftovers, on plain numbers: the one rule both
+    the array kernels (:func:`apply_action`) and the packed words (``sowing_words``) use.
+
+    ``store1`` / ``store2`` are the stores and ``side1`` / ``side2`` each player's holes
+    after a step by ``last_mover``: their seeds, or (``packed``, a constant of the caller)
+    the words of their holes, a byte a hole, added up only when the game ends. ``to_move``
+    moves next, ``last_capturer`` is the ``F_LAST_CAPTURER`` field, ``total`` all seeds in
+    play. Returns ``(outcome, reason, store1, store2, swept)``: ``OUTCOME_RUNNING`` if the
+    game goes on; ``swept`` when the seeds left in holes went to the stores given (the
+    holes are then to be emptied); a misère majority before that ends the game with the
+    seeds where they are."""
+    if rules.misere:
         # misère: more than half of all seeds loses at once; seeds stay where they are
-        if 2 * state[store1] > total:
-            state[ST_OUTCOME] = OUTCOME_SECOND
-            state[ST_REASON] = REASON_MAJORITY
-            return
-        if 2 * state[store2] > total:
-            state[ST_OUTCOME] = OUTCOME_FIRST
-            state[ST_REASON] = REASON_MAJORITY
-            return
-    side1 = 0
-    side2 = 0
-    for i in range(pits):
-        side1 += state[HEADER + i]
-        side2 += state[HEADER + pits + 1 + i]
-    if params[P_END_MOVER] == 1:
-        ended = (side1 if state[ST_TO_MOVE] == 1 else side2) == 0
+        if 2 * store1 > total:
+            return OUTCOME_SECOND, REASON_MAJORITY, store1, store2, False
+        if 2 * store2 > total:
+            return OUTCOME_FIRST, REASON_MAJORITY, store1, store2, False
+    if rules.end_mover:
+        ended = (side1 if to_move == 1 else side2) == 0
     else:
         ended = side1 == 0 or side2 == 0
     if not ended:
-        return
-    s1 = state[store1]
-    s2 = state[store2]
-    rule = params[P_LEFTOVERS]
-    if rule == LEFT_OWNER:
-        s1 += side1
-        s2 += side2
+        return OUTCOME_RUNNING, 0, store1, store2, False
+    if packed:
+        side1 = byte_sum(side1)
+        side2 = byte_sum(side2)
+    if rules.leftovers == LEFT_OWNER:
+        store1 += side1
+        store2 += side2
     else:
         taker = last_mover
-        if rule == LEFT_LAST_CAPTURER and state[ext + F_LAST_CAPTURER] != 0:
-            taker = state[ext + F_LAST_CAPTURER]
+        if rules.leftovers == LEFT_LAST_CAPTURER and last_capturer != 0:
+            taker = last_capturer
         if taker == 1:
-            s1 += side1 + side2
+            store1 += side1 + side2
         else:
-            s2 += side1 + side2
+            store2 += side1 + side2
+    if rules.misere and 2 * store1 > total:
+        return OUTCOME_SECOND, REASON_MAJORITY, store1, store2, True
+    if rules.misere and 2 * store2 > total:
+        return OUTCOME_FIRST, REASON_MAJORITY, store1, store2, True
+    if rules.misere or store1 == store2:
+        return OUTCOME_DRAW, REASON_EMPTY_SIDE, store1, store2, True
+    if store1 > store2:
+        return OUTCOME_FIRST, REASON_EMPTY_SIDE, store1, store2, True
+    return OUTCOME_SECOND, REASON_EMPTY_SIDE, store1, store2, True
+
+
+@kernel_noalloc
+def _check_end(params: IntArray, state: IntArray, last_mover: int) -> None:
+    """Record the end of the game, if the position after a step (or a setup) is one
+    (:func:`end_of_game` on the state's numbers)."""
+    pits = params[P_PITS]
+    first = holes_at(pits, 1)
+    second = holes_at(pits, 2)
+    side1 = 0
+    side2 = 0
     for i in range(pits):
-        state[HEADER + i] = 0
-        state[HEADER + pits + 1 + i] = 0
-    state[store1] = s1
-    state[store2] = s2
-    if lose_by_majority:
-        if 2 * s1 > total:
-            state[ST_OUTCOME] = OUTCOME_SECOND
-            state[ST_REASON] = REASON_MAJORITY
-        elif 2 * s2 > total:
-            state[ST_OUTCOME] = OUTCOME_FIRST
-            state[ST_REASON] = REASON_MAJORITY
-        else:
-            state[ST_OUTCOME] = OUTCOME_DRAW
-            state[ST_REASON] = REASON_EMPTY_SIDE
+        side1 += state[first + i]
+        side2 += state[second + i]
+    ext = fields_at(pits)
+    outcome, reason, s1, s2, swept = end_of_game(
+        rules_of(params), state[store_at(pits, 1)], state[store_at(pits, 2)], side1, side2,
+        False, state[ST_TO_MOVE], last_mover, state[ext + F_LAST_CAPTURER], state[ext + F_TOTAL])
+    if outcome == OUTCOME_RUNNING:
         return
-    state[ST_REASON] = REASON_EMPTY_SIDE
-    if s1 > s2:
-        state[ST_OUTCOME] = OUTCOME_FIRST
-    elif s2 > s1:
-        state[ST_OUTCOME] = OUTCOME_SECOND
-    else:
-        state[ST_OUTCOME] = OUTCOME_DRAW
+    if swept:
+        for i in range(pits):
+            state[first + i] = 0
+            state[second + i] = 0
+        state[store_at(pits, 1)] = s1
+        state[store_at(pits, 2)] = s2
+    state[ST_OUTCOME] = outcome
+    state[ST_REASON] = reason
 
 
 @kernel
@@ -206,10 +301,12 @@ def initial_state(params: IntArray) -> IntArray:
     seeds = params[P_SEEDS]
     state = np.zeros(params[P_STATE_SIZE], dtype=np.int64)
     state[ST_TO_MOVE] = 1
+    first = holes_at(pits, 1)
+    second = holes_at(pits, 2)
     for i in range(pits):
-        state[HEADER + i] = seeds
-        state[HEADER + pits + 1 + i] = seeds
-    ext = HEADER + 2 * pits + 2
+        state[first + i] = seeds
+        state[second + i] = seeds
+    ext = fields_at(pits)
     state[ext + F_LAST_MOVER] = 2
     state[ext + F_TOTAL] = 2 * pits * seeds
     state[ST_KEY] = compute_key(params, state)
@@ -221,9 +318,9 @@ def setup_state(params: IntArray, state: IntArray) -> None:
     """Finish a hand-made position whose cells, player to move and ``F_FIRST_DONE`` /
     ``F_LAST_CAPTURER`` fields are filled in: total, last mover, end of game and key."""
     pits = params[P_PITS]
-    ext = HEADER + 2 * pits + 2
+    ext = fields_at(pits)
     total = 0
-    for c in range(2 * pits + 2):
+    for c in range(cell_count(pits)):
         total += state[HEADER + c]
     state[ext + F_TOTAL] = total
     state[ext + F_LAST_MOVER] = 3 - state[ST_TO_MOVE]
@@ -239,8 +336,7 @@ def step_result(params: IntArray, state: IntArray, mover: int, hole: int) -> tup
     """Captures of the step from ``mover``'s ``hole`` (0-based, non-empty; either player, not
     only the one to move) and whether it gives a bonus step, computed without playing it."""
     pits = params[P_PITS]
-    n_cells = 2 * pits + 2
-    mb = 0 if mover == 1 else pits + 1
+    mb = holes_at(pits, mover) - HEADER  # the mover's hole 1 as a cell number
     n = state[HEADER + mb + hole]
     span = 2 * pits + 1 - params[P_SKIP_ORIGIN]
     laps = 0 if n <= span else (n - 1) // span  # no division in the usual case
@@ -253,10 +349,8 @@ def step_result(params: IntArray, state: IntArray, mover: int, hole: int) -> tup
     if last < pits and laps == 0:
         before = 0 if last == hole else state[HEADER + mb + last]
         if before == 0:
-            facing = 2 * pits - last
-            fa = mb + facing
-            if fa >= n_cells:
-                fa -= n_cells
+            facing = 2 * pits - last  # relative cell of the facing hole
+            fa = opposite(pits, mb + last)
             facing_seeds = state[HEADER + fa] + (1 if facing - hole <= rest else 0)
             if facing_seeds > 0:
                 captures += facing_seeds + 1
@@ -273,9 +367,9 @@ def step_captures(params: IntArray, state: IntArray, captures: IntArray,
     step. Leftovers of a game ending on that step are not counted (rules page, Dracala)."""
     pits = params[P_PITS]
     mover = state[ST_TO_MOVE]
-    mb = 0 if mover == 1 else pits + 1
+    base = holes_at(pits, mover)
     for h in range(pits):
-        if state[HEADER + mb + h] == 0:
+        if state[base + h] == 0:
             captures[h] = -1
             bonus[h] = 0
         else:
@@ -291,7 +385,7 @@ def legal_actions(params: IntArray, state: IntArray, out: IntArray) -> int:
         return 0
     pits = params[P_PITS]
     mover = state[ST_TO_MOVE]
-    base = HEADER + (0 if mover == 1 else pits + 1)
+    base = holes_at(pits, mover)
     count = 0
     if not capture_duty(params):
         # every hole is written and kept only if it holds seeds: no branch to mispredict
@@ -316,7 +410,7 @@ def legal_actions(params: IntArray, state: IntArray, out: IntArray) -> int:
             count += 1
             if b:
                 bonus_hole = h
-    if bonus_hole >= 0 and state[HEADER + 2 * pits + 2 + F_FIRST_DONE] != 0:
+    if bonus_hole >= 0 and state[fields_at(pits) + F_FIRST_DONE] != 0:
         out[0] = bonus_hole
         return 1
     return count
@@ -328,10 +422,10 @@ def apply_action(params: IntArray, state: IntArray, action: int) -> None:
 
     The key is updated cell by cell as seeds move (recomputed only when the game ends)."""
     pits = params[P_PITS]
-    n_cells = 2 * pits + 2
-    ext = HEADER + n_cells
+    n_cells = cell_count(pits)
+    ext = fields_at(pits)
     mover = state[ST_TO_MOVE]
-    mb = 0 if mover == 1 else pits + 1
+    mb = holes_at(pits, mover) - HEADER  # the mover's hole 1 as a cell number
     n = state[HEADER + mb + action]
     state[HEADER + mb + action] = 0
     key = state[ST_KEY] ^ _cell_key(params, mb + action, n)
@@ -370,9 +464,7 @@ def apply_action(params: IntArray, state: IntArray, action: int) -> None:
             state[HEADER + a] = v + 1
     if last < pits and state[HEADER + mb + last] == 1:
         la = mb + last
-        fa = mb + 2 * pits - last
-        if fa >= n_cells:
-            fa -= n_cells
+        fa = opposite(pits, la)
         facing = state[HEADER + fa]
         gain = facing + 1 if facing > 0 else params[P_EMPTY_SINGLE]
         if gain > 0:

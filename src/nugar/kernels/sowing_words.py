@@ -7,8 +7,9 @@ taken out with a mask, the whole laps are added to every cell of the cycle at on
 multiplication of the word of ones), and the last partial lap is a contiguous run of cells
 on the mover's side, the opponent's side and again the mover's side, each run a mask of
 ones ``((1 << 8 (b + 1)) - (1 << 8 a)) & ONES``. The cell the last seed lands in, the capture
-of the facing hole and the end of the game (a side's holes all empty is a zero test; the
-seeds on a side are the bytes added up by halves) follow from a few shifts. The capture
+of the facing hole and the end of the game (``sowing.end_of_game``, the rule the array
+kernels use too: a side's holes all empty is a zero test, the seeds on a side the bytes
+added up by halves) follow from a few shifts. The capture
 duty rates all holes of a side together in the same way (:func:`rate_all`).
 
 The rules are those of ``sowing.apply_action`` and ``sowing.legal_actions`` (the rules page
@@ -23,19 +24,15 @@ evaluation of small boards (``search_sowing``), which rates every step of both s
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import numpy.typing as npt
 
 from . import rng
 from .bits import byte_reverse, lowest_square, popcount
 from .common import (
-    HEADER,
-    OUTCOME_DRAW,
-    OUTCOME_FIRST,
     OUTCOME_RUNNING,
-    OUTCOME_SECOND,
-    REASON_EMPTY_SIDE,
-    REASON_MAJORITY,
     ST_KEY,
     ST_OUTCOME,
     ST_PLY,
@@ -49,16 +46,15 @@ from .sowing import (
     F_LAST_CAPTURES,
     F_LAST_MOVER,
     F_TOTAL,
-    LEFT_LAST_CAPTURER,
-    LEFT_OWNER,
-    P_EMPTY_SINGLE,
-    P_END_MOVER,
-    P_LEFTOVERS,
     P_PITS,
-    P_SKIP_ORIGIN,
-    capture_duty,
+    SowingRules,
+    byte_sum,
     compute_key,
-    misere,
+    end_of_game,
+    fields_at,
+    holes_at,
+    rules_of,
+    seeds_in_play,
 )
 
 IntArray = npt.NDArray[np.int64]
@@ -80,8 +76,8 @@ INDEX = 0x0006050403020100    # each of bytes 0..6 holds its own index
 @kernel_noalloc
 def fits(params: IntArray, state: IntArray) -> bool:
     """Whether the position can be played on packed words (board and seeds small enough)."""
-    return bool(params[P_PITS] <= MAX_PITS
-                and state[HEADER + 2 * params[P_PITS] + 2 + F_TOTAL] < MAX_SEEDS)
+    pits = params[P_PITS]
+    return bool(pits <= MAX_PITS and seeds_in_play(pits, state) < MAX_SEEDS)
 
 
 @kernel_noalloc
@@ -100,11 +96,7 @@ def cell(word: int, i: int) -> int:
 def side_seeds(word: int, pits: int) -> int:
     """The seeds in a side's holes (its store left out): the bytes added up by halves (no
     byte sum reaches 128, so no carry leaves its byte)."""
-    s = word & holes_of(pits)
-    s += s >> 32
-    s += s >> 16
-    s += s >> 8
-    return s & 0xFF
+    return byte_sum(word & holes_of(pits))
 
 
 @kernel_inline
@@ -280,14 +272,65 @@ def duty_choices(mine: int, theirs: int, pits: int, skip: int, single: int,
     return chosen
 
 
+class Walk(NamedTuple):
+    """The variables of a game on packed words (what :func:`play_random` keeps in registers
+    instead of a state array): the two sides' words, then the state fields of the same
+    names, and the plies played."""
+
+    w1: int             # the first player's side
+    w2: int             # the second player's side
+    to_move: int
+    outcome: int
+    reason: int
+    first_done: int     # F_FIRST_DONE
+    capturer: int       # F_LAST_CAPTURER
+    last_mover: int     # F_LAST_MOVER
+    last_captures: int  # F_LAST_CAPTURES
+    total: int          # F_TOTAL
+    plies: int          # steps played by the walk
+
+
 @kernel_inline
-def _walk(w1: int, w2: int, to_move: int, outcome: int, reason: int, first_done: int,
-          capturer: int, last_mover: int, last_captures: int, total: int, pits: int,
-          skip: int, single: int, duty: bool, lose_big: bool, end_mover: bool, left: int,
-          seed: int, max_plies: int) -> tuple[int, int, int, int, int, int, int, int, int,
-                                              int]:
-    """:func:`play_random`'s loop over the game's variables (inlined, so that the usual
-    six holes are a constant to the compiler). Returns them with the plies played."""
+def to_words(params: IntArray, state: IntArray) -> Walk:
+    """A state's game on packed words (:func:`fits` must hold)."""
+    pits = params[P_PITS]
+    ext = fields_at(pits)
+    return Walk(pack(state, holes_at(pits, 1), pits), pack(state, holes_at(pits, 2), pits),
+                state[ST_TO_MOVE], state[ST_OUTCOME], state[ST_REASON], state[ext + F_FIRST_DONE],
+                state[ext + F_LAST_CAPTURER], state[ext + F_LAST_MOVER],
+                state[ext + F_LAST_CAPTURES], state[ext + F_TOTAL], 0)
+
+
+@kernel_noalloc
+def from_words(params: IntArray, game: Walk, ply: int, out: IntArray) -> None:
+    """Write a game on packed words into the state ``out``, ``ply`` plies into the game, and
+    give it its key."""
+    pits = params[P_PITS]
+    ext = fields_at(pits)
+    unpack(game.w1, out, holes_at(pits, 1), pits)
+    unpack(game.w2, out, holes_at(pits, 2), pits)
+    out[ST_TO_MOVE] = game.to_move
+    out[ST_OUTCOME] = game.outcome
+    out[ST_REASON] = game.reason
+    out[ST_PLY] = ply
+    out[ext + F_FIRST_DONE] = game.first_done
+    out[ext + F_LAST_CAPTURER] = game.capturer
+    out[ext + F_LAST_MOVER] = game.last_mover
+    out[ext + F_LAST_CAPTURES] = game.last_captures
+    out[ext + F_TOTAL] = game.total
+    out[ST_KEY] = compute_key(params, out)
+
+
+@kernel_inline
+def _walk(rules: SowingRules, game: Walk, pits: int, seed: int, max_plies: int) -> Walk:
+    """:func:`play_random`'s loop over the game's variables, ``pits`` being ``rules.pits``
+    (inlined, so that a constant there is a constant to the compiler). Returns them with
+    the plies played."""
+    w1, w2, to_move, outcome, reason = game.w1, game.w2, game.to_move, game.outcome, game.reason
+    first_done, capturer = game.first_done, game.capturer
+    last_mover, last_captures, total = game.last_mover, game.last_captures, game.total
+    skip = rules.skip
+    single = rules.single
     holes = holes_of(pits)
     x = rng.seed_state(seed)
     plies = 0
@@ -295,7 +338,7 @@ def _walk(w1: int, w2: int, to_move: int, outcome: int, reason: int, first_done:
         mover = to_move
         mine = w1 if mover == 1 else w2
         theirs = w2 if mover == 1 else w1
-        if duty:
+        if rules.duty:
             legal = duty_choices(mine, theirs, pits, skip, single, first_done)
         else:
             legal = nonempty(mine, pits)
@@ -322,59 +365,17 @@ def _walk(w1: int, w2: int, to_move: int, outcome: int, reason: int, first_done:
         else:
             w1 = theirs
             w2 = mine
-        # the end of the game (sowing._check_end)
-        s1 = (w1 >> (8 * pits)) & 0xFF
-        s2 = (w2 >> (8 * pits)) & 0xFF
-        if lose_big:
-            if 2 * s1 > total:
-                outcome = OUTCOME_SECOND
-                reason = REASON_MAJORITY
-                break
-            if 2 * s2 > total:
-                outcome = OUTCOME_FIRST
-                reason = REASON_MAJORITY
-                break
-        empty1 = (w1 & holes) == 0
-        empty2 = (w2 & holes) == 0
-        if end_mover:
-            ended = empty1 if to_move == 1 else empty2
-        else:
-            ended = empty1 or empty2
-        if not ended:
-            continue
-        side1 = side_seeds(w1, pits)
-        side2 = side_seeds(w2, pits)
-        if left == LEFT_OWNER:
-            s1 += side1
-            s2 += side2
-        else:
-            taker = mover
-            if left == LEFT_LAST_CAPTURER and capturer != 0:
-                taker = capturer
-            if taker == 1:
-                s1 += side1 + side2
-            else:
-                s2 += side1 + side2
-        w1 = s1 << (8 * pits)
-        w2 = s2 << (8 * pits)
-        reason = REASON_EMPTY_SIDE
-        if lose_big:
-            if 2 * s1 > total:
-                outcome = OUTCOME_SECOND
-                reason = REASON_MAJORITY
-            elif 2 * s2 > total:
-                outcome = OUTCOME_FIRST
-                reason = REASON_MAJORITY
-            else:
-                outcome = OUTCOME_DRAW
-        elif s1 > s2:
-            outcome = OUTCOME_FIRST
-        elif s2 > s1:
-            outcome = OUTCOME_SECOND
-        else:
-            outcome = OUTCOME_DRAW
-    return (w1, w2, to_move, outcome, reason, first_done, capturer, last_mover,
-            last_captures, plies)
+        end, why, s1, s2, swept = end_of_game(
+            rules, (w1 >> (8 * pits)) & 0xFF, (w2 >> (8 * pits)) & 0xFF, w1 & holes, w2 & holes,
+            True, to_move, mover, capturer, total)
+        if end != OUTCOME_RUNNING:
+            outcome = end
+            reason = why
+            if swept:
+                w1 = s1 << (8 * pits)
+                w2 = s2 << (8 * pits)
+    return Walk(w1, w2, to_move, outcome, reason, first_done, capturer, last_mover,
+                last_captures, total, plies)
 
 
 @kernel_noalloc
@@ -385,45 +386,15 @@ def play_random(params: IntArray, state: IntArray, out: IntArray, seed: int,
     read; the final position is written into ``out`` when it is not empty (it may be
     ``state`` itself). The same seed plays the same game as ``dispatch.play_random``.
     The position must :func:`fits`."""
-    pits = params[P_PITS]
-    ext = HEADER + 2 * pits + 2
-    skip = params[P_SKIP_ORIGIN]
-    single = params[P_EMPTY_SINGLE]
-    duty = capture_duty(params)
-    lose_big = misere(params)
-    end_mover = params[P_END_MOVER] == 1
-    left = params[P_LEFTOVERS]
-    w1 = pack(state, HEADER, pits)
-    w2 = pack(state, HEADER + pits + 1, pits)
-    to_move = state[ST_TO_MOVE]
-    outcome = state[ST_OUTCOME]
-    reason = state[ST_REASON]
-    first_done = state[ext + F_FIRST_DONE]
-    capturer = state[ext + F_LAST_CAPTURER]
-    last_mover = state[ext + F_LAST_MOVER]
-    last_captures = state[ext + F_LAST_CAPTURES]
-    total = state[ext + F_TOTAL]
-    if pits == 6:  # Kalah's and Dracala's board: every shift and mask a constant
-        end = _walk(w1, w2, to_move, outcome, reason, first_done, capturer, last_mover,
-                    last_captures, total, 6, skip, single, duty, lose_big, end_mover, left,
-                    seed, max_plies)
+    rules = rules_of(params)
+    game = to_words(params, state)
+    # the walk is inlined twice: for Kalah's and Dracala's six holes, every shift and mask
+    # then a constant, and for any board (a single call under numba's literal_unroll was
+    # slower: docs/benchmarks.md, "Records instead of argument lists")
+    if rules.pits == 6:
+        game = _walk(rules, game, 6, seed, max_plies)
     else:
-        end = _walk(w1, w2, to_move, outcome, reason, first_done, capturer, last_mover,
-                    last_captures, total, pits, skip, single, duty, lose_big, end_mover, left,
-                    seed, max_plies)
-    (w1, w2, to_move, outcome, reason, first_done, capturer, last_mover, last_captures,
-     plies) = end
+        game = _walk(rules, game, rules.pits, seed, max_plies)
     if out.shape[0] > 0:
-        unpack(w1, out, HEADER, pits)
-        unpack(w2, out, HEADER + pits + 1, pits)
-        out[ST_TO_MOVE] = to_move
-        out[ST_OUTCOME] = outcome
-        out[ST_REASON] = reason
-        out[ST_PLY] = state[ST_PLY] + plies
-        out[ext + F_FIRST_DONE] = first_done
-        out[ext + F_LAST_CAPTURER] = capturer
-        out[ext + F_LAST_MOVER] = last_mover
-        out[ext + F_LAST_CAPTURES] = last_captures
-        out[ext + F_TOTAL] = total
-        out[ST_KEY] = compute_key(params, out)
-    return int(outcome)
+        from_words(params, game, state[ST_PLY] + game.plies, out)
+    return int(game.outcome)

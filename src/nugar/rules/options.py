@@ -304,6 +304,20 @@ class RuleSet:
         return self.preset.family
 
     @property
+    def sowing_options(self) -> SowingOptions:
+        """The options as the sowing family's typed record (holes, seeds, ...), for code that
+        handles only sowing games; a :class:`~nugar.errors.RulesError` for any other rule
+        set.
+
+        >>> parse_rules("kalah(pits=4)").sowing_options.pits
+        4
+        """
+        if not isinstance(self.options, SowingOptions):
+            raise RulesError(f"{self.text} is not a sowing game (Kalah, Dracala): it has no "
+                             f"holes, seeds or stores")
+        return self.options
+
+    @property
     def misere(self) -> bool:
         """Whether a bigger score is worse under these rules (the sowing option ``misere``):
         a store holding more than half of all seeds loses."""

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from ..errors import InvalidMoveError, NugarError
-from ..kernels import sowing as K
-from ..kernels.common import HEADER, ST_TO_MOVE
+from ..kernels import sowing as sowing_kernels
+from ..kernels.common import ST_TO_MOVE
 from ..kernels.dispatch import FAM_SOWING, fam_apply_held
 from .base import (
     FamilyDescriptor,
@@ -44,11 +44,14 @@ if TYPE_CHECKING:
 POSITION_SYMBOLS = {1: "s", 2: "n"}
 _FROM_SYMBOL = {ch: p for p, ch in POSITION_SYMBOLS.items()}
 
-_LEFTOVERS_CODES = {"owner": K.LEFT_OWNER, "last_mover": K.LEFT_LAST_MOVER,
-                    "last_capturer": K.LEFT_LAST_CAPTURER}
+_LEFTOVERS_CODES = {"owner": sowing_kernels.LEFT_OWNER,
+                    "last_mover": sowing_kernels.LEFT_LAST_MOVER,
+                    "last_capturer": sowing_kernels.LEFT_LAST_CAPTURER}
 #: the kernel's P_VARIANT code of (capture_duty, misere)
-_VARIANT_CODES = {("none", False): K.VARIANT_PLAIN, ("maximal", True): K.VARIANT_DUTY_MISERE,
-                  ("maximal", False): K.VARIANT_DUTY, ("none", True): K.VARIANT_MISERE}
+_VARIANT_CODES = {("none", False): sowing_kernels.VARIANT_PLAIN,
+                  ("maximal", True): sowing_kernels.VARIANT_DUTY_MISERE,
+                  ("maximal", False): sowing_kernels.VARIANT_DUTY,
+                  ("none", True): sowing_kernels.VARIANT_MISERE}
 
 
 def make_params(options: SowingOptions) -> IntArray:
@@ -57,21 +60,21 @@ def make_params(options: SowingOptions) -> IntArray:
     if not isinstance(options, SowingOptions):
         raise TypeError(f"make_params needs SowingOptions, not {type(options).__name__}")
     pits = options.pits
-    n_cells = 2 * pits + 2
+    n_cells = int(sowing_kernels.cell_count(pits))
     rng = np.random.default_rng(0x5EED_50)
-    n_keys = K.ZOB_CELLS + n_cells * 128
+    n_keys = sowing_kernels.ZOB_CELLS + n_cells * 128
     keys = rng.integers(-(2**63), 2**63 - 1, size=n_keys, dtype=np.int64)
     for c in range(n_cells):  # an empty cell contributes nothing to the key
-        keys[K.ZOB_CELLS + c * 128] = 0
-    head = np.zeros(K.P_ZOBRIST, dtype=np.int64)
-    head[K.P_PITS] = pits
-    head[K.P_SEEDS] = options.seeds
-    head[K.P_SKIP_ORIGIN] = 1 if options.skip_origin else 0
-    head[K.P_EMPTY_SINGLE] = 1 if options.empty_capture == "single" else 0
-    head[K.P_END_MOVER] = 1 if options.end == "mover_empty" else 0
-    head[K.P_LEFTOVERS] = _LEFTOVERS_CODES[options.leftovers]
-    head[K.P_VARIANT] = _VARIANT_CODES[(options.capture_duty, options.misere)]
-    head[K.P_STATE_SIZE] = HEADER + n_cells + K.N_FIELDS
+        keys[sowing_kernels.ZOB_CELLS + c * 128] = 0
+    head = np.zeros(sowing_kernels.P_ZOBRIST, dtype=np.int64)
+    head[sowing_kernels.P_PITS] = pits
+    head[sowing_kernels.P_SEEDS] = options.seeds
+    head[sowing_kernels.P_SKIP_ORIGIN] = 1 if options.skip_origin else 0
+    head[sowing_kernels.P_EMPTY_SINGLE] = 1 if options.empty_capture == "single" else 0
+    head[sowing_kernels.P_END_MOVER] = 1 if options.end == "mover_empty" else 0
+    head[sowing_kernels.P_LEFTOVERS] = _LEFTOVERS_CODES[options.leftovers]
+    head[sowing_kernels.P_VARIANT] = _VARIANT_CODES[(options.capture_duty, options.misere)]
+    head[sowing_kernels.P_STATE_SIZE] = sowing_kernels.fields_at(pits) + sowing_kernels.N_FIELDS
     return np.concatenate([head, keys]).astype(np.int64)
 
 
@@ -92,14 +95,15 @@ class SowingGame(Game):
     """
 
     descriptor: ClassVar[FamilyDescriptor] = SOWING
-    _kernel: ClassVar[ModuleType] = K
+    _kernel: ClassVar[ModuleType] = sowing_kernels
 
     def __init__(self, rules: RuleSet | str = "kalah") -> None:
         super().__init__(rules)
         assert isinstance(self.rules.options, SowingOptions)
         self.options: SowingOptions = self.rules.options
         self.pits: int = self.options.pits
-        self._captures_at = HEADER + 2 * self.pits + 2 + K.F_LAST_CAPTURES
+        self._captures_at = int(sowing_kernels.fields_at(self.pits)
+                                + sowing_kernels.F_LAST_CAPTURES)
 
     def _start(self, state: IntArray) -> None:
         super()._start(state)
@@ -136,14 +140,14 @@ class SowingGame(Game):
                              f"{last_capturer!r}")
         state = np.zeros_like(game.state)
         state[ST_TO_MOVE] = to_move
-        state[HEADER:HEADER + pits] = list(holes1)
-        state[HEADER + pits] = stores[0]
-        state[HEADER + pits + 1:HEADER + 2 * pits + 1] = list(holes2)
-        state[HEADER + 2 * pits + 1] = stores[1]
-        ext = HEADER + 2 * pits + 2
-        state[ext + K.F_FIRST_DONE] = 1 if first_step_done else 0
-        state[ext + K.F_LAST_CAPTURER] = last_capturer
-        K.setup_state(game.params, state)
+        for player, holes in ((1, holes1), (2, holes2)):
+            first = int(sowing_kernels.holes_at(pits, player))
+            state[first:first + pits] = list(holes)
+            state[sowing_kernels.store_at(pits, player)] = stores[player - 1]
+        ext = int(sowing_kernels.fields_at(pits))
+        state[ext + sowing_kernels.F_FIRST_DONE] = 1 if first_step_done else 0
+        state[ext + sowing_kernels.F_LAST_CAPTURER] = last_capturer
+        sowing_kernels.setup_state(game.params, state)
         game._start(state)
         return game
 
@@ -153,10 +157,11 @@ class SowingGame(Game):
         board = (",".join(str(v) for v in holes1) + f":{store1}/"
                  + ",".join(str(v) for v in holes2) + f":{store2}")
         fields = [board, POSITION_SYMBOLS[self.to_move]]
-        ext = K.fields_start(self._params)
-        if self.options.capture_duty == "maximal" and self._state[ext + K.F_FIRST_DONE] == 0:
+        ext = sowing_kernels.fields_start(self._params)
+        if (self.options.capture_duty == "maximal"
+                and self._state[ext + sowing_kernels.F_FIRST_DONE] == 0):
             fields.append("opening")
-        capturer = int(self._state[ext + K.F_LAST_CAPTURER])
+        capturer = int(self._state[ext + sowing_kernels.F_LAST_CAPTURER])
         if self.options.leftovers == "last_capturer" and capturer:
             fields.append(f"capturer={POSITION_SYMBOLS[capturer]}")
         return fields
@@ -233,14 +238,14 @@ class SowingGame(Game):
         """Seeds in each player's holes, each from his own hole 1: (first's, second's)."""
         p = self.pits
         s = self._state
-        return (tuple(s[HEADER:HEADER + p].tolist()),
-                tuple(s[HEADER + p + 1:HEADER + 2 * p + 1].tolist()))
+        first = int(sowing_kernels.holes_at(p, 1))
+        second = int(sowing_kernels.holes_at(p, 2))
+        return tuple(s[first:first + p].tolist()), tuple(s[second:second + p].tolist())
 
     @property
     def stores(self) -> tuple[int, int]:
         """Seeds in the two stores, first player first."""
-        p = self.pits
-        return int(self._state[HEADER + p]), int(self._state[HEADER + 2 * p + 1])
+        return _stores(self.pits, self._state)
 
     def _may_win(self, player: int) -> bool:
         """Seeds never leave a store and the seeds in play never change, so a store only
@@ -258,7 +263,7 @@ class SowingGame(Game):
         an empty hole), whether or not the step is legal; leftovers excluded."""
         caps = np.empty(self.pits, dtype=np.int64)
         bonus = np.empty(self.pits, dtype=np.int64)
-        K.step_captures(self._params, self._state, caps, bonus)
+        sowing_kernels.step_captures(self._params, self._state, caps, bonus)
         return [None if c < 0 else int(c) for c in caps]
 
     def turn_captures(self) -> list[int]:
@@ -275,7 +280,7 @@ class SowingGame(Game):
     def _why_illegal(self, move: Move) -> str:
         caps = np.empty(self.pits, dtype=np.int64)
         bonus = np.empty(self.pits, dtype=np.int64)
-        K.step_captures(self._params, self._state, caps, bonus)
+        sowing_kernels.step_captures(self._params, self._state, caps, bonus)
         hole = move.hole
         if caps[hole - 1] < 0:
             return f"hole {hole} is empty"
@@ -289,7 +294,8 @@ class SowingGame(Game):
             return (f"hole {hole} would capture {_seeds(mine)} while "
                     f"hole{'s' if len(holes) > 1 else ''} {', '.join(holes)} {verb} {best}, and "
                     "a step must capture as many seeds as possible")
-        first_done = self._state[K.fields_start(self._params) + K.F_FIRST_DONE] != 0
+        ext = sowing_kernels.fields_start(self._params)
+        first_done = self._state[ext + sowing_kernels.F_FIRST_DONE] != 0
         givers = [h + 1 for h in range(self.pits) if caps[h] == best and bonus[h]]
         if givers and first_done:
             if bonus[hole - 1]:
@@ -372,8 +378,12 @@ def _params_of(options: Options) -> IntArray:
 
 def _score(params: IntArray, state: IntArray) -> tuple[int, int]:
     """The two stores, first player first."""
-    pits = int(params[K.P_PITS])
-    return int(state[HEADER + pits]), int(state[HEADER + 2 * pits + 1])
+    return _stores(int(params[sowing_kernels.P_PITS]), state)
+
+
+def _stores(pits: int, state: IntArray) -> tuple[int, int]:
+    return (int(state[sowing_kernels.store_at(pits, 1)]),
+            int(state[sowing_kernels.store_at(pits, 2)]))
 
 
 def _board(game: Game) -> PitBoard:
@@ -382,14 +392,15 @@ def _board(game: Game) -> PitBoard:
 
 
 def _observation() -> Observation:
-    from ..kernels import batch as B
+    from ..kernels import batch
 
     def shape(params: IntArray) -> tuple[int, ...]:
-        return (int(B.sowing_obs_size(params)),)
+        return (int(batch.sowing_obs_size(params)),)
 
-    return Observation(shape, B.sowing_observe)
+    return Observation(shape, batch.sowing_observe)
 
 
 #: what the sowing family brings with its kernels (``family.SOWING.parts``)
-PARTS = FamilyParts(kernel=K, code=FAM_SOWING, game_class=SowingGame, params=_params_of,
-                    codec=sowing_codec, score=_score, board=_board, observation=_observation)
+PARTS = FamilyParts(kernel=sowing_kernels, code=FAM_SOWING, game_class=SowingGame,
+                    params=_params_of, codec=sowing_codec, score=_score, board=_board,
+                    observation=_observation)

@@ -31,8 +31,8 @@ from pathlib import Path
 
 from ..rules import parse_rules
 from ..rules.options import RuleSet
-from ..solver import egdb as E
-from . import ray_runner as R
+from ..solver import egdb
+from . import ray_runner
 
 #: memory a range task declares to Ray's scheduler, in MB (worker, compiled kernels, stack)
 TASK_MEMORY_MB = 256
@@ -43,47 +43,47 @@ def _range_task(rules_text: str, n: int, root: str,
     """One task: positions ``span`` of level ``n``; returns (start, stop, steps, CPU s)."""
     c0 = time.process_time()
     start, stop = span
-    steps = E.build_range(parse_rules(rules_text), n, start, stop, root=Path(root))
+    steps = egdb.build_range(parse_rules(rules_text), n, start, stop, root=Path(root))
     return start, stop, steps, time.process_time() - c0
 
 
 def _cluster_cpus() -> int:
-    ray = R._ray()
+    ray = ray_runner._ray()
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
 def build_on_ray(rules: RuleSet, seeds: int, *, root: Path | None = None,
                  range_size: int | None = None,
-                 progress: E.ProgressFn | None = None,
-                 level_done: Callable[[E.LevelReport], None] | None = None
-                 ) -> list[E.LevelReport]:
+                 progress: egdb.ProgressFn | None = None,
+                 level_done: Callable[[egdb.LevelReport], None] | None = None
+                 ) -> list[egdb.LevelReport]:
     """Make sure levels ``0..seeds`` of ``rules``' database are on disk and sound, building
     the missing or unsound ones as Ray tasks on the connected cluster (:func:`ray_runner.
     connect` first). ``range_size`` positions per task (default: as the local build splits
     a level for the cluster's CPU count). Reports as :func:`egdb.build` does; a level's
     ``cpu_seconds`` sums its tasks' CPU time."""
-    E._check_rules(rules, seeds)
+    egdb._check_rules(rules, seeds)
     if range_size is not None and range_size < 1:
         raise ValueError(f"range_size must be >= 1, not {range_size}")
-    directory = E.db_directory(rules, root)
+    directory = egdb.db_directory(rules, root)
     directory.mkdir(parents=True, exist_ok=True)
-    pits = int(getattr(rules.options, "pits"))  # noqa: B009
+    pits = rules.sowing_options.pits
     cpus = _cluster_cpus()
     # the tasks get the folder as the driver sees it, not as their own environment would
-    where = (root if root is not None else E.data_dir()).resolve()
-    reports: list[E.LevelReport] = []
+    where = (root if root is not None else egdb.data_dir()).resolve()
+    reports: list[egdb.LevelReport] = []
     for n in range(seeds + 1):
-        count = E.level_count(pits, n)
-        why = E.check_level(rules, directory, n)
+        count = egdb.level_count(pits, n)
+        why = egdb.check_level(rules, directory, n)
         if why is None:
-            report = E.LevelReport(n, count, E.HEADER_BYTES + count, 0.0, 0.0, 0, "kept")
+            report = egdb.LevelReport(n, count, egdb.HEADER_BYTES + count, 0.0, 0.0, 0, "kept")
         else:
             if why != "missing":
-                E.level_path(directory, n).unlink(missing_ok=True)
+                egdb.level_path(directory, n).unlink(missing_ok=True)
             t0 = time.monotonic()
-            E.prepare_level(rules, n, root=root)
+            egdb.prepare_level(rules, n, root=root)
             if range_size is None:
-                spans = E._ranges(count, cpus)
+                spans = egdb._ranges(count, cpus)
             else:
                 spans = [(a, min(a + range_size, count)) for a in range(0, count, range_size)]
             done = [0, 0, 0.0]   # positions, steps, CPU s
@@ -99,9 +99,9 @@ def build_on_ray(rules: RuleSet, seeds: int, *, root: Path | None = None,
                     progress(n, int(done[0]), count, time.monotonic() - t0)
 
             task = functools.partial(_range_task, rules.text, n, str(where))
-            R.map_tasks(task, spans, lambda s: s[0], finished, memory_mb=TASK_MEMORY_MB)
-            E.finish_level(rules, n, root=root)
-            report = E.LevelReport(n, count, E.HEADER_BYTES + count, time.monotonic() - t0,
+            ray_runner.map_tasks(task, spans, lambda s: s[0], finished, memory_mb=TASK_MEMORY_MB)
+            egdb.finish_level(rules, n, root=root)
+            report = egdb.LevelReport(n, count, egdb.HEADER_BYTES + count, time.monotonic() - t0,
                                    float(done[2]), int(done[1]),
                                    "built" if why == "missing" else f"rebuilt: it {why}")
         reports.append(report)

@@ -18,14 +18,13 @@ from typing import Any
 import numpy as np
 
 from ..errors import NugarError
-from ..kernels import sowing as K
-from ..kernels.common import HEADER, ST_OUTCOME, ST_TO_MOVE
+from ..kernels import sowing
+from ..kernels.common import ST_OUTCOME, ST_TO_MOVE
 from ..rules.base import Game, Move
 from ..rules.family import FAMILIES, family_of
 from ..rules.options import PRESETS, RuleSet, parse_rules
-from . import db as D
-from . import egdb as E
-from . import kernels as S
+from . import db, egdb
+from . import kernels as solver_kernels
 
 DEFAULT_MEMORY_MB = 256
 MAX_SEEDS = 255          # the solver's key tables cover counts 0..255 per cell
@@ -36,7 +35,7 @@ AUTO_DB_MAX_ENTRIES = 1 << 27  # the automatic database stays within 128 MB
 #: board above the database's reach: nearer the leaves the subtrees are too small to pay
 #: for probing every child. Since the move order puts the hole nearest the store first,
 #: the first child usually cuts off and the probes no longer pay below about 20 seeds
-#: (4 was best under the old order; docs/solving.md, "Move order")
+#: (docs/solving.md, "Move order", has the measurements)
 ETC_MIN_SEEDS = 20
 
 
@@ -140,8 +139,8 @@ def check_solvable(rules: RuleSet) -> None:
         raise SolverError(f"solving covers the {' and '.join(f.name for f in covered)} games "
                           f"({games}); {rules.text} is {article} {family.name} game, far beyond "
                           f"exact solution here")
-    opts = rules.options
-    total = 2 * int(getattr(opts, "pits")) * int(getattr(opts, "seeds"))  # noqa: B009
+    opts = rules.sowing_options
+    total = 2 * opts.pits * opts.seeds
     if total > MAX_SEEDS:
         raise SolverError(f"{rules.text} has {total} seeds; the solver handles at most "
                           f"{MAX_SEEDS} seeds in play")
@@ -149,18 +148,18 @@ def check_solvable(rules: RuleSet) -> None:
 
 def auto_db_seeds(rules: RuleSet) -> int:
     """The endgame database's reach chosen when none is given (``docs/solving.md``)."""
-    if not D.supported(rules):
+    if not db.supported(rules):
         return 0
-    opts = rules.options
-    pits = int(getattr(opts, "pits"))  # noqa: B009
-    total = 2 * pits * int(getattr(opts, "seeds"))  # noqa: B009
+    opts = rules.sowing_options
+    pits = opts.pits
+    total = 2 * pits * opts.seeds
     if total < AUTO_DB_MIN_TOTAL:
         return 0
-    # measured best reaches (docs/solving.md): about 45 % of the seeds in play, as long
-    # as the database stays within AUTO_DB_MAX_ENTRIES (build: about 2 M positions per
-    # CPU second)
+    # the best reaches measured (docs/solving.md, "Endgame databases"): about 45 % of the
+    # seeds in play, as long as the database stays within AUTO_DB_MAX_ENTRIES (its build
+    # time grows with its positions)
     k = 0
-    while k < (9 * total) // 20 and D.entries(pits, k + 1) <= AUTO_DB_MAX_ENTRIES:
+    while k < (9 * total) // 20 and db.entries(pits, k + 1) <= AUTO_DB_MAX_ENTRIES:
         k += 1
     return k
 
@@ -190,28 +189,28 @@ class Solver:
         entries = 1 << max(10, int(max_memory_mb * 2**20 // _ENTRY_BYTES).bit_length() - 1)
         self.tt_keys = _zeroed_table(entries)
         self.tt_data = _zeroed_table(entries)
-        self.keys = S.make_keys(2 * self.pits + 2)
-        self.stats = np.zeros(S.N_STATS, dtype=np.int64)
-        self.stats[S.S_ETC_MIN] = ETC_MIN_SEEDS
+        self.keys = solver_kernels.make_keys(int(sowing.cell_count(self.pits)))
+        self.stats = np.zeros(solver_kernels.N_STATS, dtype=np.int64)
+        self.stats[solver_kernels.S_ETC_MIN] = ETC_MIN_SEEDS
         self.misere = self.rules.misere  # the value is win/draw/loss first (docs/solving.md)
         self._origin: tuple[float, int] | None = None
         self._next_report = 0.0
         if db_seeds is not None and (isinstance(db_seeds, bool) or not isinstance(db_seeds, int)
-                                     or not 0 <= db_seeds <= D.MAX_DB_SEEDS):
-            raise SolverError(f"db_seeds must be an integer 0..{D.MAX_DB_SEEDS} (seeds on "
+                                     or not 0 <= db_seeds <= db.MAX_DB_SEEDS):
+            raise SolverError(f"db_seeds must be an integer 0..{db.MAX_DB_SEEDS} (seeds on "
                               f"the board), or None for automatic, not {db_seeds!r}")
-        if db_seeds is not None and db_seeds > 0 and not D.supported(self.rules):
+        if db_seeds is not None and db_seeds > 0 and not db.supported(self.rules):
             raise SolverError(f"no endgame database for {self.rules.text}: Kalah with "
                               f"leftovers=owner or last_mover only")
-        self.db: D.EndgameDB | None = None
-        self.disk: E.DiskDB | None = None
+        self.db: db.EndgameDB | None = None
+        self.disk: egdb.DiskDB | None = None
         #: ``(level, why)`` for database files on disk found unsound and left out
         self.db_problems: list[tuple[int, str]] = []
-        if disk_db and db_seeds != 0 and D.supported(self.rules) \
-                and E.db_directory(self.rules, db_root).is_dir():
+        if disk_db and db_seeds != 0 and db.supported(self.rules) \
+                and egdb.db_directory(self.rules, db_root).is_dir():
             try:
-                disk = E.DiskDB(self.rules, root=db_root)
-            except (E.EGDBError, OSError) as exc:
+                disk = egdb.DiskDB(self.rules, root=db_root)
+            except (egdb.EGDBError, OSError) as exc:
                 raise SolverError(f"cannot open the endgame databases on disk: {exc} "
                                   f"(--no-disk-db / disk_db=False solves without them)") from None
             self.db_problems = disk.problems
@@ -248,7 +247,7 @@ class Solver:
         return self.db.levels if self.db is not None else 0
 
     def build_db(self, deadline: float | None = None, upto: int | None = None
-                 ) -> D.EndgameDB | None:
+                 ) -> db.EndgameDB | None:
         """Build (or load from the cache) the endgame database's levels up to ``upto``
         seeds on the board (default: all), if this solver uses one; each search does it
         for the seeds on the board of its root (no deeper level can be met). Raises
@@ -257,7 +256,7 @@ class Solver:
         if self.db_seeds <= 0 or self.disk is not None:
             return None
         if self.db is None:
-            self.db = D.EndgameDB(self.rules, self.db_seeds, cache=self._db_cache,
+            self.db = db.EndgameDB(self.rules, self.db_seeds, cache=self._db_cache,
                                   build=False)
             self._db_table = self.db.table
             self._db_binom = self.db.binom
@@ -290,18 +289,18 @@ class Solver:
         self.tt_keys[:] = 0
         self.tt_data[:] = 0
         self.stats[:] = 0
-        self.stats[S.S_ETC_MIN] = ETC_MIN_SEEDS
+        self.stats[solver_kernels.S_ETC_MIN] = ETC_MIN_SEEDS
 
     def stop(self) -> None:
         """Ask a running search (in another thread) to stop; it raises SolveAborted."""
-        self.stats[S.S_STOP] = 1
+        self.stats[solver_kernels.S_STOP] = 1
 
     # --- search ---------------------------------------------------------------------------
     def _check_state(self, state: np.ndarray[Any, Any]) -> None:
         if state.shape != self._template.state.shape:
             raise SolverError("state does not belong to this rule set "
                               f"({self.rules.text}: {self._template.state.shape[0]} fields)")
-        total = int(state[HEADER + 2 * self.pits + 2 + K.F_TOTAL])
+        total = int(sowing.seeds_in_play(self.pits, state))
         if total > MAX_SEEDS:
             raise SolverError(f"the position has {total} seeds; the solver handles at most "
                               f"{MAX_SEEDS}")
@@ -316,26 +315,24 @@ class Solver:
         ``deadline`` (a ``time.monotonic()`` instant) comes first."""
         self._check_state(state)
         stats = self.stats
-        stats[S.S_STOP] = 0
-        stats[S.S_LIMIT] = 0 if node_limit is None else max(1, node_limit)
+        stats[solver_kernels.S_STOP] = 0
+        stats[solver_kernels.S_LIMIT] = 0 if node_limit is None else max(1, node_limit)
         root = np.ascontiguousarray(state, dtype=np.int64).copy()
-        p = self.pits
-        self.build_db(deadline, int(root[HEADER + 2 * p + 2 + K.F_TOTAL] - root[HEADER + p]
-                                    - root[HEADER + 2 * p + 1]))
+        self.build_db(deadline, int(sowing.seeds_on_board(self.pits, root)))
         args = (self.params, self.keys, self.tt_keys, self.tt_data, stats, root,
                 int(alpha), int(beta), self._db_table, self._db_binom, self._db_base,
                 self._reach())
         if progress is None and deadline is None:
-            value = int(S.search(*args))
+            value = int(solver_kernels.search(*args))
         else:
             value = self._search_in_thread(args, progress, interval, deadline)
-        if stats[S.S_TOO_DEEP]:
-            stats[S.S_TOO_DEEP] = 0
-            raise SolverError(f"a line of play is longer than {S.MAX_PLY} steps; the solver "
-                              f"cannot follow it")
-        if stats[S.S_ABORTED]:
+        if stats[solver_kernels.S_TOO_DEEP]:
+            stats[solver_kernels.S_TOO_DEEP] = 0
+            raise SolverError(f"a line of play is longer than {solver_kernels.MAX_PLY} steps; "
+                              f"the solver cannot follow it")
+        if stats[solver_kernels.S_ABORTED]:
             raise SolveAborted("the search stopped before it had the value "
-                               f"({int(stats[S.S_NODES]):,} nodes searched so far)")
+                               f"({int(stats[solver_kernels.S_NODES]):,} nodes searched so far)")
         return value
 
     def _search_in_thread(self, args: tuple[Any, ...], progress: ProgressCallback | None,
@@ -345,12 +342,12 @@ class Solver:
 
         def work() -> None:
             try:
-                box.append(int(S.search(*args)))
+                box.append(int(solver_kernels.search(*args)))
             except BaseException as exc:  # handed to the calling thread below
                 errors.append(exc)
 
         worker = threading.Thread(target=work, name="nugar-solver", daemon=True)
-        start, nodes0 = self._origin or (time.monotonic(), int(self.stats[S.S_NODES]))
+        start, nodes0 = self._origin or (time.monotonic(), int(self.stats[solver_kernels.S_NODES]))
         # one report per interval across the many searches of one solve
         next_report = max(self._next_report, time.monotonic() + min(interval, 0.2))
         worker.start()
@@ -373,9 +370,10 @@ class Solver:
 
     def snapshot(self, seconds: float, nodes_from: int = 0) -> Progress:
         st = self.stats
-        probes = int(st[S.S_PROBES])
-        return Progress(int(st[S.S_NODES]) - nodes_from, seconds, int(st[S.S_USED]),
-                        self.table_size, int(st[S.S_HITS]) / probes if probes else 0.0)
+        probes = int(st[solver_kernels.S_PROBES])
+        return Progress(int(st[solver_kernels.S_NODES]) - nodes_from, seconds,
+                        int(st[solver_kernels.S_USED]), self.table_size,
+                        int(st[solver_kernels.S_HITS]) / probes if probes else 0.0)
 
     def value(self, state: np.ndarray[Any, Any], *, guess: int = 0, **kw: Any) -> int:
         """The exact value (the objective of ``docs/solving.md``) for the player to move.
@@ -383,10 +381,10 @@ class Solver:
         MTD(f): a series of null-window searches closing in on the value from a first guess
         (``guess``, default 0: an even game; a value known nearby, such as the previous
         position's, saves searches); each one leaves bounds in the table that the next one
-        reuses. On Kalah(5,4) and (4,6) this took 13-25 % fewer nodes than one full-window
-        search. The guess changes the work, never the value."""
-        lower, upper = -S.INF, S.INF
-        guess = max(-S.INF + 1, min(S.INF - 1, int(guess)))
+        reuses, so that together they cost fewer nodes than one full-window search
+        (docs/solving.md, "Search"). The guess changes the work, never the value."""
+        lower, upper = -solver_kernels.INF, solver_kernels.INF
+        guess = max(-solver_kernels.INF + 1, min(solver_kernels.INF - 1, int(guess)))
         while lower < upper:
             beta = guess + 1 if guess == lower else guess
             guess = self.search(state, beta - 1, beta, **kw)
@@ -402,7 +400,7 @@ class Solver:
         Cheaper than :meth:`value`: one or two null-window searches at the edges between
         results (a margin above 0 in Kalah; above half of the seeds in Dracala)."""
         if int(state[ST_OUTCOME]) != 0:
-            return self.result_of(state, int(S.terminal_value(self.params, state)))
+            return self.result_of(state, int(solver_kernels.terminal_value(self.params, state)))
         edge = self._result_edge(state)
         if self.search(state, edge, edge + 1, **kw) > edge:
             return 1
@@ -418,17 +416,17 @@ class Solver:
         """The largest value that is not yet a win (the objective of ``docs/solving.md``)."""
         if not self.misere:
             return 0
-        return int(state[HEADER + 2 * self.pits + 2 + K.F_TOTAL])
+        return int(sowing.seeds_in_play(self.pits, state))
 
     def best_actions(self, state: np.ndarray[Any, Any], value: int, **kw: Any) -> list[int]:
         """Every legal action of ``state`` that keeps ``value`` (the state's exact value)."""
         buf = np.empty(self.pits, dtype=np.int64)
-        n = K.legal_actions(self.params, state, buf)
+        n = sowing.legal_actions(self.params, state, buf)
         me = int(state[ST_TO_MOVE])
         out: list[int] = []
         for a in buf[:n]:
             child = state.copy()
-            K.apply_action(self.params, child, int(a))
+            sowing.apply_action(self.params, child, int(a))
             if int(child[ST_TO_MOVE]) == me:
                 ok = self.search(child, value - 1, value, **kw) >= value
             else:
@@ -446,7 +444,7 @@ class Solver:
         bound holds) and the same databases on disk; this solver's table is not used then.
         Raises :class:`SolveAborted` when ``deadline`` (``time.monotonic()``) passes."""
         buf = np.empty(self.pits, dtype=np.int64)
-        actions = [int(a) for a in buf[:K.legal_actions(self.params, state, buf)]]
+        actions = [int(a) for a in buf[:sowing.legal_actions(self.params, state, buf)]]
         if workers <= 1 or len(actions) < 2:
             return [self._step_value(state, a, deadline) for a in actions]
         import multiprocessing
@@ -462,14 +460,14 @@ class Solver:
     def _step_value(self, state: np.ndarray[Any, Any], action: int,
                     deadline: float | None) -> tuple[int, int, int]:
         child = state.copy()
-        K.apply_action(self.params, child, action)
-        nodes0 = int(self.stats[S.S_NODES])
+        sowing.apply_action(self.params, child, action)
+        nodes0 = int(self.stats[solver_kernels.S_NODES])
         if int(child[ST_OUTCOME]) != 0:
-            v = int(S.terminal_value(self.params, child))
+            v = int(solver_kernels.terminal_value(self.params, child))
         else:
             v = self.value(child, deadline=deadline)
         same = int(child[ST_TO_MOVE]) == int(state[ST_TO_MOVE])
-        return action, v if same else -v, int(self.stats[S.S_NODES]) - nodes0
+        return action, v if same else -v, int(self.stats[solver_kernels.S_NODES]) - nodes0
 
     def principal_variation(self, state: np.ndarray[Any, Any], value: int, **kw: Any
                             ) -> tuple[list[int], np.ndarray[Any, Any]]:
@@ -479,13 +477,13 @@ class Solver:
         buf = np.empty(self.pits, dtype=np.int64)
         while int(state[ST_OUTCOME]) == 0:
             me = int(state[ST_TO_MOVE])
-            n = K.legal_actions(self.params, state, buf)
+            n = sowing.legal_actions(self.params, state, buf)
             legal = [int(a) for a in buf[:n]]
             first = self.table_move(state, legal)  # usually passes: one test, not several
             chosen = -1
             for a in [first] + [b for b in legal if b != first]:
                 child = state.copy()
-                K.apply_action(self.params, child, int(a))
+                sowing.apply_action(self.params, child, int(a))
                 if n == 1:
                     chosen = int(a)
                 elif int(child[ST_TO_MOVE]) == me:
@@ -497,7 +495,7 @@ class Solver:
                     break
             if chosen < 0:  # only a hash-key collision could do this
                 raise SolverError("no step keeps the solved value; the table is inconsistent")
-            K.apply_action(self.params, state, chosen)
+            sowing.apply_action(self.params, state, chosen)
             line.append(chosen)
             if int(state[ST_TO_MOVE]) != me:
                 value = -value
@@ -505,8 +503,8 @@ class Solver:
 
     def table_move(self, state: np.ndarray[Any, Any], legal: list[int]) -> int:
         """The best step the table holds for ``state`` if it is legal, else ``legal[0]``."""
-        key = int(S.position_key(self.params, self.keys, state))
-        slot = int(S.tt_probe(self.tt_keys, self.tt_data, key))
+        key = int(solver_kernels.position_key(self.params, self.keys, state))
+        slot = int(solver_kernels.tt_probe(self.tt_keys, self.tt_data, key))
         if slot >= 0:
             move = int((self.tt_data[slot] >> 40) & 255) - 1
             if move in legal:
@@ -541,21 +539,21 @@ class Solver:
         deadline = None if time_limit is None else time.monotonic() + time_limit
         kw: dict[str, Any] = {"progress": progress, "interval": interval,
                               "deadline": deadline}
-        nodes0 = int(self.stats[S.S_NODES])
+        nodes0 = int(self.stats[solver_kernels.S_NODES])
         if max_nodes is not None:
             kw["node_limit"] = nodes0 + max_nodes
         self._origin = (time.monotonic(), nodes0)  # progress counts from here
         self._next_report = self._origin[0] + interval
-        probes0 = int(self.stats[S.S_PROBES])
-        hits0 = int(self.stats[S.S_HITS])
-        db_hits0 = int(self.stats[S.S_DB_HITS])
+        probes0 = int(self.stats[solver_kernels.S_PROBES])
+        hits0 = int(self.stats[solver_kernels.S_HITS])
+        db_hits0 = int(self.stats[solver_kernels.S_DB_HITS])
         db_seconds0 = self.db.seconds if self.db is not None else 0.0
         start = time.perf_counter()
         cpu_start = time.process_time()
         me = int(state[ST_TO_MOVE])
         try:
             if int(state[ST_OUTCOME]) != 0:
-                value = int(S.terminal_value(self.params, state))
+                value = int(solver_kernels.terminal_value(self.params, state))
             else:
                 value = self.value(state, guess=guess, **kw)
             line, final_state = self.principal_variation(state, value, **kw)
@@ -563,8 +561,8 @@ class Solver:
             self._origin = None
         seconds = time.perf_counter() - start
         result, margin = self.describe(state, value)
-        p = self.pits
-        final = (int(final_state[HEADER + p]), int(final_state[HEADER + 2 * p + 1]))
+        final = (int(final_state[sowing.store_at(self.pits, 1)]),
+                 int(final_state[sowing.store_at(self.pits, 2)]))
         check = final[0] - final[1] if me == 1 else final[1] - final[0]
         if check != margin:  # the line must realise the value it was walked from
             raise SolverError(f"principal variation ends {final} but the value says margin "
@@ -572,21 +570,21 @@ class Solver:
         return Solution(
             rules=self.rules.text, to_move=me, result=result, margin=margin, final=final,
             pv=[Move.sow(a + 1) for a in line], pv_turns=_turn_texts(self.params, state, line),
-            value=value, nodes=int(self.stats[S.S_NODES]) - nodes0, seconds=seconds,
-            table_size=self.table_size, table_used=int(self.stats[S.S_USED]),
-            probes=int(self.stats[S.S_PROBES]) - probes0,
-            hits=int(self.stats[S.S_HITS]) - hits0,
+            value=value, nodes=int(self.stats[solver_kernels.S_NODES]) - nodes0, seconds=seconds,
+            table_size=self.table_size, table_used=int(self.stats[solver_kernels.S_USED]),
+            probes=int(self.stats[solver_kernels.S_PROBES]) - probes0,
+            hits=int(self.stats[solver_kernels.S_HITS]) - hits0,
             cpu_seconds=time.process_time() - cpu_start,
             db_seeds=self.db_reach,
-            db_hits=int(self.stats[S.S_DB_HITS]) - db_hits0,
+            db_hits=int(self.stats[solver_kernels.S_DB_HITS]) - db_hits0,
             db_seconds=self.db.seconds - db_seconds0 if self.db is not None else 0.0)
 
 
 def _zeroed_table(entries: int) -> np.ndarray[Any, Any]:
     """``entries`` zeroed int64 slots for the table: on Linux private anonymous memory with
     ``madvise(MADV_HUGEPAGE)`` (the table is probed at random, so huge pages save TLB
-    misses; measured 10-30 % of a Kalah(6, 4) solve against NumPy's own zeroed memory,
-    docs/solving.md), elsewhere, or if the system refuses, NumPy's."""
+    misses; docs/solving.md, "Table", has the measurement), elsewhere, or if the system
+    refuses, NumPy's."""
     import mmap
 
     advice = getattr(mmap, "MADV_HUGEPAGE", None)
@@ -624,7 +622,7 @@ def _turn_texts(params: np.ndarray[Any, Any], state: np.ndarray[Any, Any], line:
             turns.append([])
             mover = int(state[ST_TO_MOVE])
         turns[-1].append(a + 1)
-        K.apply_action(params, state, a)
+        sowing.apply_action(params, state, a)
     return ["-".join(str(h) for h in t) for t in turns]
 
 

@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..kernels import sowing as K
-from ..kernels.common import HEADER, OUTCOME_RUNNING, ST_OUTCOME, ST_TO_MOVE
+from ..kernels import sowing
+from ..kernels.common import OUTCOME_RUNNING, ST_OUTCOME, ST_TO_MOVE
 from ..kernels.jit import kernel
 from ..rules.options import RuleSet, SowingOptions
 
@@ -86,14 +86,14 @@ def entries(pits: int, k: int) -> int:
 @kernel
 def db_index(params: IntArray, binom: IntArray, state: IntArray, n: int) -> int:
     """Index of ``state``'s hole vector (mover's holes first) with ``n`` seeds on the board."""
-    pits = params[K.P_PITS]
+    pits = params[sowing.P_PITS]
     m = 2 * pits
-    mine = 0 if state[ST_TO_MOVE] == 1 else pits + 1
-    theirs = pits + 1 - mine
+    mine = sowing.holes_at(pits, state[ST_TO_MOVE])
+    theirs = sowing.holes_at(pits, 3 - state[ST_TO_MOVE])
     idx = binom[n + m - 1, m] if n > 0 else 0
     r = n
     for i in range(m - 1):
-        x = state[HEADER + (mine + i if i < pits else theirs + i - pits)]
+        x = state[mine + i if i < pits else theirs + i - pits]
         if x > 0:
             length = m - 1 - i
             idx += binom[r + length, length] - binom[r - x + length, length]
@@ -107,25 +107,27 @@ def db_index(params: IntArray, binom: IntArray, state: IntArray, n: int) -> int:
 def _load(params: IntArray, vec: IntArray, state: IntArray) -> None:
     """A fresh state: ``vec`` (mover's holes, then the opponent's), empty stores, player 1
     to move."""
-    pits = params[K.P_PITS]
+    pits = params[sowing.P_PITS]
     state[:] = 0
+    first = sowing.holes_at(pits, 1)
+    second = sowing.holes_at(pits, 2)
     for i in range(pits):
-        state[HEADER + i] = vec[i]
-        state[HEADER + pits + 1 + i] = vec[pits + i]
+        state[first + i] = vec[i]
+        state[second + i] = vec[pits + i]
     state[ST_TO_MOVE] = 1
-    state[HEADER + 2 * pits + 2 + K.F_FIRST_DONE] = 1
-    K.setup_state(params, state)
+    state[sowing.fields_at(pits) + sowing.F_FIRST_DONE] = 1
+    sowing.setup_state(params, state)
 
 
 @kernel
 def _load_child(params: IntArray, child: IntArray, vec: IntArray, state: IntArray) -> None:
     """``state`` = the position ``child`` seen from its player to move, stores emptied."""
-    pits = params[K.P_PITS]
-    mine = 0 if child[ST_TO_MOVE] == 1 else pits + 1
-    theirs = pits + 1 - mine
+    pits = params[sowing.P_PITS]
+    mine = sowing.holes_at(pits, child[ST_TO_MOVE])
+    theirs = sowing.holes_at(pits, 3 - child[ST_TO_MOVE])
     for i in range(pits):
-        vec[i] = child[HEADER + mine + i]
-        vec[pits + i] = child[HEADER + theirs + i]
+        vec[i] = child[mine + i]
+        vec[pits + i] = child[theirs + i]
     _load(params, vec, state)
 
 
@@ -133,7 +135,7 @@ def _load_child(params: IntArray, child: IntArray, vec: IntArray, state: IntArra
 def local_index(params: IntArray, binom: IntArray, state: IntArray, n: int) -> int:
     """Index of ``state``'s hole vector (mover's holes first) among the vectors with ``n``
     seeds on the board."""
-    m = 2 * params[K.P_PITS]
+    m = 2 * params[sowing.P_PITS]
     first = binom[n + m - 1, m] if n > 0 else 0
     return int(db_index(params, binom, state, n) - first)
 
@@ -163,9 +165,10 @@ def fill_range(params: IntArray, binom: IntArray, base: IntArray, db: ByteArray,
     """Fill the entries ``start..stop-1`` of level ``n`` (lower levels done; other entries of
     the level may be filled on the way). Return the positions computed, or -1 on a cycle
     inside the level (impossible by the rules, checked anyway). ``stats[0]`` counts steps."""
-    pits = params[K.P_PITS]
+    pits = params[sowing.P_PITS]
     m = 2 * pits
-    size = params[K.P_STATE_SIZE]
+    own_holes = sowing.holes_at(pits, 1)  # the loaded positions have the first player to move
+    size = params[sowing.P_STATE_SIZE]
     depth = n * pits + 2
     states = np.zeros((depth, size), dtype=np.int64)
     moves = np.zeros(depth, dtype=np.int64)
@@ -192,7 +195,8 @@ def fill_range(params: IntArray, binom: IntArray, base: IntArray, db: ByteArray,
             continue
         _load(params, vec, states[0])
         if states[0, ST_OUTCOME] != OUTCOME_RUNNING:
-            db[g] = states[0, HEADER + pits] - states[0, HEADER + 2 * pits + 1]
+            db[g] = (states[0, sowing.store_at(pits, 1)]
+                     - states[0, sowing.store_at(pits, 2)])
             done += 1
             continue
         sp = 1
@@ -208,14 +212,14 @@ def fill_range(params: IntArray, binom: IntArray, base: IntArray, db: ByteArray,
                 done += 1
                 sp -= 1
                 continue
-            if st[HEADER + j] == 0:
+            if st[own_holes + j] == 0:
                 moves[t] = j + 1
                 continue
             child[:] = st
-            K.apply_action(params, child, j)
+            sowing.apply_action(params, child, j)
             stats[0] += 1
-            s1 = child[HEADER + pits]
-            s2 = child[HEADER + 2 * pits + 1]
+            s1 = child[sowing.store_at(pits, 1)]
+            s2 = child[sowing.store_at(pits, 2)]
             if child[ST_OUTCOME] != OUTCOME_RUNNING:
                 v = s1 - s2
             else:
@@ -246,7 +250,7 @@ def build_levels(params: IntArray, binom: IntArray, db: ByteArray, n_from: int, 
     positions computed, or -1 if a level had a cycle (impossible by the rules, checked
     anyway). ``stats[0]`` counts the steps played. Each level is one :func:`fill_range`,
     the kernel the disk database fills its files with."""
-    m = 2 * params[K.P_PITS]
+    m = 2 * params[sowing.P_PITS]
     base = np.zeros(n_to + 1, dtype=np.int64)
     for n in range(1, n_to + 1):
         base[n] = binom[n + m - 1, m]
@@ -267,10 +271,9 @@ def _cache_dir() -> Path:
 
 def rules_key(rules: RuleSet) -> str:
     """What the database depends on: every Kalah option except ``seeds``."""
-    o = rules.options
-    return (f"kalah-db-p{getattr(o, 'pits')}-so{int(bool(getattr(o, 'skip_origin')))}"  # noqa: B009
-            f"-ec{getattr(o, 'empty_capture')}-end{getattr(o, 'end')}"  # noqa: B009
-            f"-lo{getattr(o, 'leftovers')}")  # noqa: B009
+    o = rules.sowing_options
+    return (f"kalah-db-p{o.pits}-so{int(o.skip_origin)}-ec{o.empty_capture}-end{o.end}"
+            f"-lo{o.leftovers}")
 
 
 class EndgameDB:
@@ -296,7 +299,7 @@ class EndgameDB:
         self.rules = rules
         self.seeds = seeds
         self.params = SowingGame(rules).params
-        self.pits = int(self.params[K.P_PITS])
+        self.pits = int(self.params[sowing.P_PITS])
         self.binom = binomials(self.pits, max(seeds, 1))
         self.size = entries(self.pits, seeds)
         self.steps = 0
@@ -370,9 +373,7 @@ class EndgameDB:
 
     def value(self, state: np.ndarray[Any, Any]) -> int:
         """``W`` of a running position with at most ``seeds`` seeds on the board."""
-        p = self.pits
-        on = int(state[HEADER + 2 * p + 2 + K.F_TOTAL] - state[HEADER + p]
-                 - state[HEADER + 2 * p + 1])
+        on = int(sowing.seeds_on_board(self.pits, state))
         if on > self.levels:
             raise ValueError(f"{on} seeds on the board; the database covers {self.levels}")
         return int(self.table[db_index(self.params, self.binom, state, on)])

@@ -46,8 +46,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..kernels import sowing as K
-from ..kernels.common import HEADER
+from ..kernels import sowing
 from ..rules.options import RuleSet
 from .db import (
     MAX_DB_SEEDS,
@@ -105,8 +104,8 @@ def level_path(directory: Path, n: int) -> Path:
 
 
 def _header_fields(rules: RuleSet, n: int) -> dict[str, Any]:
-    o = rules.options
-    pits = int(getattr(o, "pits"))  # noqa: B009
+    o = rules.sowing_options
+    pits = o.pits
     return {"format": FORMAT_VERSION, "board": {"pits": pits, "holes": 2 * pits},
             "rules": rules_key(rules),
             "options": {name: str(getattr(o, name))
@@ -302,7 +301,7 @@ def _check_rules(rules: RuleSet, seeds: int) -> None:
 
 
 def _open_for_level(rules: RuleSet, directory: Path, n: int, part: Path) -> Region:
-    pits = int(getattr(rules.options, "pits"))  # noqa: B009
+    pits = rules.sowing_options.pits
     region = Region(pits, n)
     for lower in range(n):
         region.map_level(level_path(directory, lower), lower)
@@ -318,7 +317,7 @@ def build_range(rules: RuleSet, n: int, start: int, stop: int, *,
     (each worker maps the same files; see the module docstring). Returns steps played."""
     directory = db_directory(rules, root)
     params = _params_of(rules)
-    pits = int(params[K.P_PITS])
+    pits = int(params[sowing.P_PITS])
     binom = binomials(pits, max(n, 1))
     region = _open_for_level(rules, directory, n, _part(directory, n))
     try:
@@ -339,7 +338,7 @@ def prepare_level(rules: RuleSet, n: int, *, root: Path | None = None) -> Path:
     """Create level ``n``'s unfinished file, every entry unknown; return its path."""
     directory = db_directory(rules, root)
     directory.mkdir(parents=True, exist_ok=True)
-    pits = int(getattr(rules.options, "pits"))  # noqa: B009
+    pits = rules.sowing_options.pits
     count = level_count(pits, n)
     part = _part(directory, n)
     fields = dict(_header_fields(rules, n), checksum="", complete=False)
@@ -360,7 +359,7 @@ def finish_level(rules: RuleSet, n: int, *, root: Path | None = None) -> None:
     """Check that every entry of level ``n``'s unfinished file is known, write its checksum
     into the header and give the file its final name."""
     directory = db_directory(rules, root)
-    pits = int(getattr(rules.options, "pits"))  # noqa: B009
+    pits = rules.sowing_options.pits
     count = level_count(pits, n)
     part = _part(directory, n)
     with open(part, "r+b") as fh:
@@ -389,7 +388,7 @@ def _build_level(rules: RuleSet, directory: Path, n: int, workers: int,
     import multiprocessing
 
     params = _params_of(rules)
-    pits = int(params[K.P_PITS])
+    pits = int(params[sowing.P_PITS])
     count = level_count(pits, n)
     binom = binomials(pits, max(n, 1))
     prepare_level(rules, n, root=root)
@@ -461,7 +460,7 @@ def build(rules: RuleSet, seeds: int, *, root: Path | None = None, workers: int 
         raise ValueError(f"workers must be >= 1, not {workers}")
     directory = db_directory(rules, root)
     directory.mkdir(parents=True, exist_ok=True)
-    pits = int(getattr(rules.options, "pits"))  # noqa: B009
+    pits = rules.sowing_options.pits
     reports: list[LevelReport] = []
     for n in range(seeds + 1):
         count = level_count(pits, n)
@@ -489,9 +488,9 @@ def build(rules: RuleSet, seeds: int, *, root: Path | None = None, workers: int 
 def check_levels(rules: RuleSet, directory: Path, upto: int = MAX_DB_SEEDS) -> None:
     """Check every level file of ``directory`` up to ``upto`` seeds at once, the biggest
     first, in as many threads as there are cores (at most 4): zlib's checksum runs outside
-    Python's lock, so the checksums of the databases to 26 seeds (2.5 GB) take 0.42 s
-    instead of 0.82 on two cores (``bench_solver.py db-open``). The answers are remembered
-    (:func:`check_level` then returns at once)."""
+    Python's lock, so the threads check files side by side (the measurement is in
+    ``docs/solving.md``, "Checks"). The answers are remembered (:func:`check_level` then
+    returns at once)."""
     from concurrent.futures import ThreadPoolExecutor
 
     sizes = []
@@ -518,7 +517,7 @@ class DiskDB:
         _check_rules(rules, 0)
         self.rules = rules
         self.directory = db_directory(rules, root)
-        self.pits = int(getattr(rules.options, "pits"))  # noqa: B009
+        self.pits = rules.sowing_options.pits
         self.problems: list[tuple[int, str]] = []
         start = time.perf_counter()
         check_levels(rules, self.directory, upto)
@@ -546,9 +545,7 @@ class DiskDB:
 
     def value(self, state: np.ndarray[Any, Any]) -> int:
         """``W`` of a running position with at most ``levels`` seeds on the board."""
-        p = self.pits
-        on = int(state[HEADER + 2 * p + 2 + K.F_TOTAL] - state[HEADER + p]
-                 - state[HEADER + 2 * p + 1])
+        on = int(sowing.seeds_on_board(self.pits, state))
         if on > self.levels:
             raise ValueError(f"{on} seeds on the board; the database covers {self.levels}")
         return int(self.table[int(self.base[on])

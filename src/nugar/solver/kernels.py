@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..kernels import sowing as K
+from ..kernels import sowing
 from ..kernels.common import (
     HEADER,
     OUTCOME_DRAW,
@@ -93,21 +93,22 @@ def position_key(params: IntArray, keys: IntArray, state: IntArray) -> int:
     """The solver's key: holes, player to move, and only what changes the value besides:
     the stores under misère, the first-step flag under the capture duty, the last capturer under
     ``leftovers=last_capturer``. Never 0 (0 marks an empty slot)."""
-    pits = params[K.P_PITS]
-    misere = K.misere(params)
+    pits = params[sowing.P_PITS]
+    misere = sowing.misere(params)
     k = 0
-    for c in range(2 * pits + 2):
-        if c == pits or c == 2 * pits + 1:
+    for c in range(sowing.cell_count(pits)):
+        at = HEADER + c
+        if at == sowing.store_at(pits, 1) or at == sowing.store_at(pits, 2):
             if not misere:
                 continue
-        k ^= _cell(keys, c, state[HEADER + c])
+        k ^= _cell(keys, c, state[at])
     if state[ST_TO_MOVE] == 2:
         k ^= keys[_K_SIDE]
-    ext = HEADER + 2 * pits + 2
-    if K.capture_duty(params) and state[ext + K.F_FIRST_DONE] != 0:
+    ext = sowing.fields_at(pits)
+    if sowing.capture_duty(params) and state[ext + sowing.F_FIRST_DONE] != 0:
         k ^= keys[_K_FIRST_DONE]
-    if params[K.P_LEFTOVERS] == K.LEFT_LAST_CAPTURER:
-        k ^= keys[_K_CAPTURER + state[ext + K.F_LAST_CAPTURER]]
+    if params[sowing.P_LEFTOVERS] == sowing.LEFT_LAST_CAPTURER:
+        k ^= keys[_K_CAPTURER + state[ext + sowing.F_LAST_CAPTURER]]
     if k == 0:
         k = 1
     return k
@@ -117,26 +118,24 @@ def position_key(params: IntArray, keys: IntArray, state: IntArray) -> int:
 def store_offset(params: IntArray, state: IntArray) -> int:
     """What the table leaves out of a value: the store difference (mover's view) in Kalah,
     nothing under misère."""
-    if K.misere(params):
+    if sowing.misere(params):
         return 0
-    pits = params[K.P_PITS]
-    s1 = state[HEADER + pits]
-    s2 = state[HEADER + 2 * pits + 1]
+    pits = params[sowing.P_PITS]
+    s1 = state[sowing.store_at(pits, 1)]
+    s2 = state[sowing.store_at(pits, 2)]
     return int(s1 - s2) if state[ST_TO_MOVE] == 1 else int(s2 - s1)
 
 
 @kernel
 def terminal_value(params: IntArray, state: IntArray) -> int:
     """Value of an ended game for ``state[ST_TO_MOVE]`` (see the module docstring)."""
-    pits = params[K.P_PITS]
+    pits = params[sowing.P_PITS]
     me = state[ST_TO_MOVE]
-    s1 = state[HEADER + pits]
-    s2 = state[HEADER + 2 * pits + 1]
-    mine = s1 if me == 1 else s2
-    theirs = s2 if me == 1 else s1
-    if not K.misere(params):
+    mine = state[sowing.store_at(pits, me)]
+    theirs = state[sowing.store_at(pits, 3 - me)]
+    if not sowing.misere(params):
         return int(mine - theirs)
-    total = state[HEADER + 2 * pits + 2 + K.F_TOTAL]
+    total = sowing.seeds_in_play(pits, state)
     outcome = state[ST_OUTCOME]
     if outcome == OUTCOME_DRAW:
         result = 0
@@ -228,8 +227,8 @@ def search(params: IntArray, keys: IntArray, tt_keys: IntArray, tt_data: IntArra
 
     The recursion is unrolled onto explicit per-ply arrays: numba's on-disk cache does not
     reload self-recursive functions safely (a cached recursive version crashed here)."""
-    pits = params[K.P_PITS]
-    misere = K.misere(params)
+    pits = params[sowing.P_PITS]
+    misere = sowing.misere(params)
     depth = MAX_PLY + 1
     states = np.empty((depth, root.shape[0]), dtype=np.int64)
     moves = np.empty((depth, pits), dtype=np.int64)
@@ -274,9 +273,9 @@ def search(params: IntArray, keys: IntArray, tt_keys: IntArray, tt_data: IntArra
             offset = store_offset(params, state)
             if not misere:
                 # stores only grow and every seed ends in a store: the margin is bounded
-                total = state[HEADER + 2 * pits + 2 + K.F_TOTAL]
-                mine = state[HEADER + (pits if me == 1 else 2 * pits + 1)]
-                theirs = state[HEADER + (2 * pits + 1 if me == 1 else pits)]
+                total = sowing.seeds_in_play(pits, state)
+                mine = state[sowing.store_at(pits, me)]
+                theirs = state[sowing.store_at(pits, 3 - me)]
                 top = total - 2 * theirs
                 bottom = 2 * mine - total
                 if top <= a_in:
@@ -318,13 +317,13 @@ def search(params: IntArray, keys: IntArray, tt_keys: IntArray, tt_data: IntArra
                     b_in = hi
             stats[S_NODES] += 1
             row = moves[ply]
-            n = K.legal_actions(params, state, row)
+            n = sowing.legal_actions(params, state, row)
             if n > 1:
                 # the table's best step first, then bonus steps, then the most captures,
                 # and among equals the hole nearest the store first (a bonus step from
-                # there leaves the others' seed counts as they were; on Kalah(6, 4) this
-                # tie-break alone cut the start's search 17-fold: docs/solving.md)
-                K.step_captures(params, state, caps, bonus)
+                # there leaves the others' seed counts as they were; the tie-break that
+                # pays most, docs/solving.md, "Move order")
+                sowing.step_captures(params, state, caps, bonus)
                 for i in range(n):
                     m = row[i]
                     rank[i] = -1 if m == tt_move else \
@@ -339,8 +338,7 @@ def search(params: IntArray, keys: IntArray, tt_keys: IntArray, tt_data: IntArra
                         j -= 1
                     row[j + 1] = m
                     rank[j + 1] = r
-            stones = state[HEADER + 2 * pits + 2 + K.F_TOTAL] - state[HEADER + pits] \
-                - state[HEADER + 2 * pits + 1]
+            stones = sowing.seeds_on_board(pits, state)
             if n > 1 and stones - db_seeds >= stats[S_ETC_MIN]:
                 # enhanced transposition cut-off: a child whose value is known well enough
                 # (game over, endgame database, or bounds in the table) may settle this
@@ -349,14 +347,13 @@ def search(params: IntArray, keys: IntArray, tt_keys: IntArray, tt_data: IntArra
                 child = states[ply + 1]
                 for i in range(n):
                     child[:] = state
-                    K.apply_action(params, child, row[i])
+                    sowing.apply_action(params, child, row[i])
                     if child[ST_OUTCOME] != OUTCOME_RUNNING:
                         c_lo = terminal_value(params, child)
                         c_hi = c_lo
                     else:
                         c_off = store_offset(params, child)
-                        c_on = child[HEADER + 2 * pits + 2 + K.F_TOTAL] - child[HEADER + pits] \
-                            - child[HEADER + 2 * pits + 1]
+                        c_on = sowing.seeds_on_board(pits, child)
                         if not misere and c_on <= db_seeds:
                             first = binom[c_on + 2 * pits - 1, 2 * pits] if c_on > 0 else 0
                             c_lo = c_off + db[db_base[c_on]
@@ -416,7 +413,7 @@ def search(params: IntArray, keys: IntArray, tt_keys: IntArray, tt_data: IntArra
                 f_move[ply] = m
                 child = states[ply + 1]
                 child[:] = states[ply]
-                K.apply_action(params, child, m)
+                sowing.apply_action(params, child, m)
                 if child[ST_TO_MOVE] == states[ply, ST_TO_MOVE]:
                     f_same[ply] = 1
                     a_in = f_now[ply]
