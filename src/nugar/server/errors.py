@@ -29,12 +29,14 @@ STATUS: dict[str, int] = {
     "unknown_game": 404,
     "unknown_challenge": 404,
     "unknown_offer": 404,
+    "unknown_analysis": 404,
     # a request the game's (or the lobby's) state refuses now
     "already_accepted": 409,
     "already_offered": 409,
     "ask_takeback": 409,
     "corrupt_game": 409,
     "game_over": 409,
+    "game_not_over": 409,
     "game_running": 409,
     "illegal_move": 409,
     "no_hints": 409,
@@ -59,6 +61,8 @@ STATUS: dict[str, int] = {
     "bad_seat": 422,
     "bad_turn": 422,
     "invalid_move": 422,
+    # too much of one kind of work asked for at once: the same request may succeed later
+    "analysis_busy": 429,
     # the server cannot do it now; the same request may succeed later
     "ai_busy": 503,
     "lobby_busy": 503,
