@@ -91,7 +91,7 @@ def test_unknown_and_unfinished_games_are_refused(client: TestClient) -> None:
         assert r.status_code == 404 and r.json()["error"] == "unknown_game"
     gid = client.post("/api/games", json={"rules": RULES, "mode": "hotseat"}).json()["id"]
     r = client.post(f"/api/games/{gid}/analysis")
-    assert r.status_code == 409 and r.json()["error"] == "game_not_over"
+    assert r.status_code == 409 and r.json()["error"] == "game_running"
     assert STATUS["analysis_busy"] == 429
 
 

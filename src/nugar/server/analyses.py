@@ -120,7 +120,7 @@ class Analyses:
         if job is not None:
             return job.status()
         if not game.is_over:
-            raise ApiError("game_not_over", "only a finished game can be analysed")
+            raise ApiError("game_running", "only a finished game can be analysed")
         row = await asyncio.to_thread(self._load, game_id)
         now = self.clock()
         if row is not None and (row["done"] or now - row["updated"] < STALE_SECONDS):

@@ -36,7 +36,6 @@ STATUS: dict[str, int] = {
     "ask_takeback": 409,
     "corrupt_game": 409,
     "game_over": 409,
-    "game_not_over": 409,
     "game_running": 409,
     "illegal_move": 409,
     "no_hints": 409,
