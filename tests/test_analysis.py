@@ -181,3 +181,18 @@ def test_cli_analyse_needs_rules_or_game(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["analyse"]) == 2
     err = capsys.readouterr().err
     assert "RULES" in err and "--game" in err and len(err.strip().splitlines()) == 1
+
+
+def test_docs_table_of_thresholds_is_the_profiles() -> None:
+    """docs/ai.md's table of marks says what each AI profile holds."""
+    from pathlib import Path
+
+    from nugar.rules.family import ai_profiles
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "ai.md").read_text(encoding="utf-8")
+    section = doc.split("**Thresholds**", 1)[1].split("\n\n", 2)[1]
+    rows = {}
+    for line in section.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0]] = tuple(float(c) for c in cells[2:5])
+    assert rows == {p.name: p.marks for p in ai_profiles()}
