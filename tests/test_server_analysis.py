@@ -185,3 +185,10 @@ def test_a_game_too_long_is_refused(client: TestClient, monkeypatch: pytest.Monk
     r = client.post(f"/api/games/{gid}/analysis")
     assert r.status_code == 409 and r.json()["error"] == "too_long"
     assert MAX_ANALYSIS_TURNS >= 1000
+
+
+def test_a_wrong_method_names_both_methods_of_the_path(client: TestClient) -> None:
+    """``GET`` and ``POST`` share the analysis' path: a 405 names both (``Allow``)."""
+    r = client.delete("/api/games/abc/analysis")
+    assert r.status_code == 405 and r.headers["allow"] == "GET, POST"
+    assert client.delete("/api/games/abc/move").headers["allow"] == "POST"

@@ -130,7 +130,13 @@ class Analyses:
         if not await asyncio.to_thread(self._claim, game_id, row is not None, now):
             row = await asyncio.to_thread(self._load, game_id)  # another got there first
             return not_started(game_id) if row is None else row_status(game_id, row)
-        job = Job(game_id, self._analyser(game), game_id)
+        try:
+            analyser = await asyncio.to_thread(self._analyser, game)
+            self._check_room()  # others may have come meanwhile
+        except BaseException:
+            await asyncio.to_thread(self._release, game_id)
+            raise
+        job = Job(game_id, analyser, game_id)
         self._start(job)
         return job.status()
 
@@ -159,7 +165,12 @@ class Analyses:
             return job.status()
         self._check_size(game)
         self._check_room()
-        job = Job(key, self._analyser(game), None)
+        analyser = await asyncio.to_thread(self._analyser, game)
+        job = self.jobs.get(key) or self.replays.get(key)
+        if job is not None:  # the same record, posted again meanwhile
+            return job.status()
+        self._check_room()  # others may have come meanwhile
+        job = Job(key, analyser, None)
         self._start(job)
         return job.status()
 
@@ -173,6 +184,7 @@ class Analyses:
 
     # --- computing -------------------------------------------------------------------------
     def _analyser(self, game: Game) -> GameAnalyser:
+        """A game's analyser (in a worker thread: the first one imports the solver)."""
         return GameAnalyser(game, nodes=self.nodes, exact_nodes=self.exact_nodes)
 
     @staticmethod
