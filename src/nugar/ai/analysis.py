@@ -335,5 +335,5 @@ def record_comments(plies: list[PlyAnalysis]) -> dict[int, list[str]]:
 
 
 __all__ = ["ANALYSIS_NODES", "EXACT_NODES", "MARKS", "SYMBOLS", "GameAnalyser", "PlyAnalysis",
-           "PositionEval", "analyse_game", "comment_of", "loss_of", "mark_of",
+           "PositionEval", "analyse_game", "comment_of", "exact_scale", "loss_of", "mark_of",
            "record_comments"]
