@@ -133,7 +133,7 @@ def test_nugar_serve_hands_its_workers_the_whole_config(monkeypatch: pytest.Monk
                           warm_up=True, public_url="https://example.org", api_docs=True,
                           body_timeout=3.0, ai_workers=2, ai_table=8.0, ai_queue=1,
                           expire_days=None, clock_every=0.5, create_tables=True, tune_gc=True,
-                          fast_lane=False)
+                          fast_lane=False, analysis_nodes=7, analysis_queue=2)
     assert all(getattr(config, f.name) != f.default for f in dataclasses.fields(config)
                if f.name != "create_tables")
     made: list[ServerConfig] = []

@@ -137,8 +137,11 @@ def game_tags(game: Game, tags: Mapping[str, str] | None = None) -> dict[str, st
     return out
 
 
-def dumps(game: Game, tags: Mapping[str, str] | None = None) -> str:
-    """The text record of ``game``; ``tags`` adds ``First``, ``Second``, ``Date`` or others.
+def dumps(game: Game, tags: Mapping[str, str] | None = None,
+          comments: Mapping[int, list[str]] | None = None) -> str:
+    """The text record of ``game``; ``tags`` adds ``First``, ``Second``, ``Date`` or others;
+    ``comments`` maps a turn index to the comments written after it (``-1``: before the
+    first turn), as :attr:`Record.comments` (an analysis' evaluations and marks).
 
     >>> from nugar import new_game
     >>> g = new_game("kalah")
@@ -155,7 +158,7 @@ def dumps(game: Game, tags: Mapping[str, str] | None = None) -> str:
     1. 3 *
     <BLANKLINE>
     """
-    return _format(game_tags(game, tags), game.turns(), game.result, {})
+    return _format(game_tags(game, tags), game.turns(), game.result, comments or {})
 
 
 def _check_tag(key: str, value: str) -> None:

@@ -89,10 +89,13 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_tournament)
 
     p = subparsers.add_parser(
-        "analyse", help="what an agent thinks of a position",
+        "analyse", help="what an agent thinks of a position, or the analysis of a game",
         description="Play the given turns from the start, then print the agent's move, score, "
-                    "depth, nodes and principal variation.")
-    p.add_argument("rules", metavar="RULES")
+                    "depth, nodes and principal variation. With --game FILE: analyse every "
+                    "position of the game recorded there at a fixed effort and print the "
+                    "record with each turn's evaluation and mark as comments (docs/ai.md, "
+                    "\"Analysis of a game\").")
+    p.add_argument("rules", metavar="RULES", nargs="?")
     p.add_argument("turns", nargs="*", metavar="TURN")
     p.add_argument("--agent", default="alphabeta", help="agent (default alphabeta). "
                    + AGENT_HELP)
@@ -103,6 +106,9 @@ def register(subparsers: Any) -> None:
                         "the opening book where it has them)")
     p.add_argument("--no-book", action="store_true",
                    help="with --exact: solve even where the opening book has the values")
+    p.add_argument("--game", default=None, metavar="FILE",
+                   help="analyse the whole game of a record file (--nodes: search nodes per "
+                        "decision, default that of the analysis)")
     p.set_defaults(func=cmd_analyse)
 
 
@@ -215,6 +221,10 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     from ..ai import make_agent
     from ..rules import new_game
 
+    if args.game is not None:
+        return analyse_record(args)
+    if args.rules is None:
+        raise CliError("give the RULES (and turns) of a position, or --game FILE")
     if args.exact:
         from .solve import analyse_steps
 
@@ -238,4 +248,41 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     else:
         print(f"move {data['move']}  score {a.score}  depth {a.depth}  nodes {a.nodes}  "
               f"time {a.seconds:.3f}s\npv {' '.join(pv)}")
+    return EXIT_OK
+
+
+def analyse_record(args: argparse.Namespace) -> int:
+    """``nugar analyse --game FILE``: every position of the recorded game evaluated, and the
+    record printed with each turn's evaluation and mark as comments (``--json``: the turns as
+    data, as ``GET /api/games/{id}/analysis`` gives them)."""
+    import sys
+
+    from ..ai.analysis import ANALYSIS_NODES, analyse_game, record_comments
+    from ..record import read_file
+
+    if args.rules is not None or args.turns:
+        raise CliError("--game FILE analyses a recorded game: give no RULES or turns")
+    records = read_file(args.game)
+    if len(records) != 1:
+        raise CliError(f"{args.game} holds {len(records)} games; give a file of one game")
+    record = records[0]
+    nodes = args.nodes or ANALYSIS_NODES
+
+    def progress(done: int, total: int) -> None:
+        if not args.json and sys.stderr.isatty():
+            print(f"\ranalysing: position {done} of {total}", end="", file=sys.stderr,
+                  flush=True)
+
+    plies = analyse_game(record.game, nodes=nodes, progress=progress)
+    if args.json:
+        print(json.dumps({"rules": record.rules.text, "nodes": nodes,
+                          "plies": [p.to_json() for p in plies]}))
+        return EXIT_OK
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    # the record as read (its own result: a game may have ended off the board), its comments
+    # replaced by the analysis'
+    record.tags["Annotator"] = f"nugar analysis ({nodes} nodes per decision)"
+    record.comments = record_comments(plies)
+    print(record.dumps(), end="")
     return EXIT_OK

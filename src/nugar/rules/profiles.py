@@ -46,6 +46,10 @@ class AiProfile:
     #: beyond ``book_depth``, the book also holds the perfect player's lines down to this
     #: many seeds on the board (``nugar.ai.book.line_positions``); ``None``: no lines
     book_seeds: int | None = None
+    #: how much a move must lose, in the unit of the profile's evaluation (pieces or seeds),
+    #: to be marked an inaccuracy, a mistake and a blunder by the game analysis
+    #: (``nugar.ai.analysis``; docs/ai.md, "Analysis of a game")
+    marks: tuple[float, float, float] = (0.5, 1.0, 2.0)
 
     def weights(self) -> IntArray:
         """A fresh copy of the tuned evaluation weights (the search's defaults)."""
@@ -101,7 +105,8 @@ DARA_PROFILE = AiProfile(
                    "alphabeta:nodes=16000,noise=15",
                    "alphabeta:contempt=30"),
     eval_scale=150.0,
-    load_weights=_dara_weights)
+    load_weights=_dara_weights,
+    marks=(0.5, 1.0, 2.0))
 
 #: Dala (captures in the drop phase or lines of four allowed): noise as in Dara, smaller node
 #: budgets, and level 3 still greedy (larger budgets did not play better there)
@@ -116,7 +121,8 @@ DALA_PROFILE = AiProfile(
                    "alphabeta:nodes=4000,noise=60",
                    "alphabeta"),
     eval_scale=150.0,
-    load_weights=_dala_weights)
+    load_weights=_dala_weights,
+    marks=(0.5, 1.0, 2.0))
 
 #: Kalah (sowing without misère): levels held back by blunders, random moves at a decision
 #: with a choice, since only an outright slip tells two strong Kalah players apart
@@ -132,6 +138,7 @@ KALAH_PROFILE = AiProfile(
                    "alphabeta"),
     eval_scale=400.0,
     load_weights=_kalah_weights,
+    marks=(2.0, 4.0, 8.0),
     book_depth=3,
     book_seeds=42)
 
@@ -151,6 +158,7 @@ DRACALA_PROFILE = AiProfile(
                    "perfect:swindle=1"),
     eval_scale=400.0,
     load_weights=_dracala_weights,
+    marks=(2.0, 4.0, 8.0),
     book_depth=4)
 
 

@@ -168,13 +168,24 @@ class AiPool:
         the caller does not touch meanwhile); :class:`AiBusy` if the queue is full, unless
         ``must``. If the caller is cancelled, the worker returns to the pool when its thread
         is done."""
-        worker = await self._acquire(must)
         limits = self.computer.limits()
 
-        def work() -> T:
+        def work(worker: _Worker) -> T:
             return job(self._ready(worker, owner, level, game), game, limits)
 
-        future = asyncio.get_running_loop().run_in_executor(self._executor, work)
+        return await self._in_worker(work, must)
+
+    async def run_task(self, job: Callable[[], T], *, must: bool = False) -> T:
+        """``job()`` in a worker's thread, without the worker's agent (work that brings its
+        own, such as one position of a game's analysis); :class:`AiBusy` if the queue is
+        full, unless ``must``. The worker's agent and its tables are left as they were."""
+        return await self._in_worker(lambda _worker: job(), must)
+
+    async def _in_worker(self, work: Callable[[_Worker], T], must: bool) -> T:
+        """``work(worker)`` in the thread of a worker acquired for it; if the caller is
+        cancelled, the worker returns to the pool when its thread is done."""
+        worker = await self._acquire(must)
+        future = asyncio.get_running_loop().run_in_executor(self._executor, work, worker)
         try:
             return await asyncio.shield(future)
         finally:

@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import routes_api, routes_lessons, routes_lobby, routes_pages, routes_ws
+from . import routes_analysis, routes_api, routes_lessons, routes_lobby, routes_pages, routes_ws
 from .ai_pool import Agents, AiPool
+from .analyses import Analyses
 from .clocks import watch_clocks
 from .config import ServerConfig
 from .fastlane import MoveLane
@@ -118,6 +119,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
                   queue=cfg.ai_queue)
     hub = Hub(store, pool, expire_days=cfg.expire_days)
     lobby = Lobby(store)
+    analyses = Analyses(store, pool, nodes=cfg.analysis_nodes, queue=cfg.analysis_queue)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -149,6 +151,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await analyses.close()
             await hub.close()
             pool.close()
             store.close()
@@ -163,6 +166,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.state.store = store
     app.state.warmup = engine
     app.state.ai_pool = pool
+    app.state.analyses = analyses
     app.state.public_url = cfg.public_url.rstrip("/")
     # in front of FastAPI's own middleware (its error and telemetry layers): the security
     # headers outermost, so refusals get them too; then the size and rate guard; then the
@@ -178,4 +182,5 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.include_router(routes_ws.router)
     app.include_router(routes_lobby.router)
     app.include_router(routes_lessons.router)
+    app.include_router(routes_analysis.router)
     return app

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..ai.analysis import ANALYSIS_NODES
+from .analyses import ANALYSIS_QUEUE
 from .clocks import WATCH_EVERY
 from .rooms import EXPIRE_DAYS
 
@@ -44,6 +46,10 @@ class ServerConfig:
     ai_table: float = 64.0
     #: the hints that may wait for an AI agent (more: ``503 ai_busy``)
     ai_queue: int = 8
+    #: the search nodes per decision of a game's analysis (:mod:`.analyses`)
+    analysis_nodes: int = ANALYSIS_NODES
+    #: the analyses that may wait for their turn (more: ``429 analysis_busy``)
+    analysis_queue: int = ANALYSIS_QUEUE
     #: days after which an unfinished game without a change is closed (``None``: never)
     expire_days: float | None = EXPIRE_DAYS
     #: seconds between two checks of the clocks of games nobody asks about

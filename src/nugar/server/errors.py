@@ -31,6 +31,7 @@ STATUS: dict[str, int] = {
     "unknown_step": 404,
     "unknown_challenge": 404,
     "unknown_offer": 404,
+    "unknown_analysis": 404,
     # a request the game's (or the lobby's) state refuses now
     "already_accepted": 409,
     "already_offered": 409,
@@ -61,6 +62,8 @@ STATUS: dict[str, int] = {
     "bad_seat": 422,
     "bad_turn": 422,
     "invalid_move": 422,
+    # too much of one kind of work asked for at once: the same request may succeed later
+    "analysis_busy": 429,
     # the server cannot do it now; the same request may succeed later
     "ai_busy": 503,
     "lobby_busy": 503,

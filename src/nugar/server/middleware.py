@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -259,8 +259,35 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         return HTMLResponse(not_found_page("Page not found", f"There is no page {path[:80]}."),
                             status_code=404)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-    # keep the exception's headers: a 405 names the allowed methods in ``Allow`` (RFC 9110)
-    return refusal(exc.status_code, code, str(exc.detail), exc.headers)
+    # keep the exception's headers: a 405 names the allowed methods in ``Allow`` (RFC 9110),
+    # those of every route of the path (Starlette names the first route's only)
+    headers = exc.headers
+    if exc.status_code == 405:
+        allowed = _allowed_methods(request)
+        if allowed:
+            headers = {**(headers or {}), "Allow": ", ".join(allowed)}
+    return refusal(exc.status_code, code, str(exc.detail), headers)
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """The methods of every route of the application whose path matches the request's."""
+    path = request.url.path
+    methods: set[str] = set()
+    for route in _all_routes(request.app.routes):
+        regex = getattr(route, "path_regex", None)
+        if regex is not None and regex.match(path):
+            methods.update(getattr(route, "methods", None) or ())
+    return sorted(methods)
+
+
+def _all_routes(routes: Iterable[Any]) -> Iterator[Any]:
+    """The routes, those of included routers too (FastAPI keeps a router included whole)."""
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            yield from _all_routes(inner.routes)
+        else:
+            yield route
 
 
 def add_error_handlers(app: FastAPI) -> None:

@@ -295,7 +295,7 @@ async def api_rematch(game_id: str, body: KeyBody, hub: HubDep) -> dict[str, Any
             response_class=PlainTextResponse, responses={"4XX": {
                 "description": "Refused", "content": {"application/json": {
                     "schema": {"$ref": "#/components/schemas/ErrorBody"}}}}})
-async def api_record(game_id: str, hub: HubDep) -> PlainTextResponse:
+async def api_record(game_id: str, hub: HubDep, request: Request) -> PlainTextResponse:
     from ..record import dumps
 
     room = await hub.room(game_id, fresh=True)
@@ -309,8 +309,12 @@ async def api_record(game_id: str, hub: HubDep) -> PlainTextResponse:
         tags["TimeControl"] = room.clock.control.pgn
     if room.session.aborted is not None:  # no result (``*``): the game never got going
         tags["Aborted"] = f"{room.session.game.player_name(room.session.aborted)} did not move"
-    # the game holds how it ended (an agreed draw, a resignation): the record says so
-    text = dumps(room.session.game, tags)
+    # the game holds how it ended (an agreed draw, a resignation): the record says so; a
+    # finished analysis adds each turn's evaluation and mark as comments
+    comments = await request.app.state.analyses.record_comments(game_id)
+    if comments:
+        tags["Annotator"] = "nugar analysis"
+    text = dumps(room.session.game, tags, comments)
     return PlainTextResponse(text, headers={
         "content-disposition": f'attachment; filename="nugar-{game_id}.txt"'})
 

@@ -113,6 +113,20 @@ challenges_table = Table(
     Column("owner_seat", Integer, nullable=True),      # the creator's seat in that game
 )
 
+#: the computer analyses of finished games (:mod:`.analyses`), one row per game: claimed by
+#: the process computing it (``done`` 0, its ``progress`` and ``updated`` kept fresh), then
+#: the finished turns (``done`` 1), shown to everyone who opens the game
+analyses_table = Table(
+    "nugar_analyses", metadata,
+    Column("game_id", String(32), primary_key=True),
+    Column("done", Integer, nullable=False),           # 0 running, 1 finished
+    Column("progress", Float, nullable=False),         # positions done / positions, 0..1
+    Column("nodes", Integer, nullable=False),          # the search's nodes per decision
+    Column("plies", Text, nullable=False),             # JSON: the analysed turns
+    Column("created", Integer, nullable=False),
+    Column("updated", Integer, nullable=False),        # the last sign of the computing process
+)
+
 
 def hash_key(key: str) -> str:
     """The stored form of a seat secret: only its SHA-256 is kept, never the secret itself."""

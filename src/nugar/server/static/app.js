@@ -582,10 +582,20 @@ function renderMoves(turns, current) {
     span.dataset.index = String(i + 1);
     span.title = `${playerName(ui.state ? ui.state.family : "alignment", t.player)}`;
     span.addEventListener("click", () => goTo(i + 1));
+    if (window.nugarAnalysis) window.nugarAnalysis.decorateTurn(span, i + 1);
     li.appendChild(span);
   });
   const cur = list.querySelector(".current");
   if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
+  if (window.nugarAnalysis) window.nugarAnalysis.showTurn(current);
+}
+
+// the move list again, as it is on screen (an analysis came: its marks)
+function redrawMoves() {
+  if (ui.replay) renderMoves(ui.replay.turns, ui.view === null ? ui.replay.turns.length : ui.view);
+  else if (ui.state && ui.state.turns) {
+    renderMoves(ui.state.turns, ui.view === null ? ui.state.turns.length : ui.view);
+  }
 }
 
 // The board's picture, drawn here from the board data (board.js: the same markup as the
@@ -703,6 +713,7 @@ function render() {
   $("download").href = `/api/games/${s.id}/record`;
   renderOffer(s);
   renderAfter(s);
+  if (window.nugarAnalysis) window.nugarAnalysis.forGame(s);
   refreshInput(s);
   // for tests and assistive tools: which version of the game is on screen
   document.body.dataset.v = String(s.v);
@@ -1094,6 +1105,7 @@ function showReplayHome() {
       }
       ui.state = { family: r.family };
       goTo(r.turns.length);
+      if (window.nugarAnalysis) window.nugarAnalysis.forReplay(record, r.family);
     } catch (e) {
       $("replay-error").textContent = e.message;
     }

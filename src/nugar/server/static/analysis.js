@@ -1,0 +1,205 @@
+// The computer analysis of a finished game or of a replayed record: the "Analyse" button,
+// its progress, the evaluation graph (click a point to see that position), the marks in the
+// move list and, for the turn on screen, the best turn and the engine's line.
+// API: POST/GET /api/games/{id}/analysis, POST /api/replay/analysis and
+// GET /api/replay/analysis/{id}. app.js calls the hooks of window.nugarAnalysis; this file
+// calls app.js's goTo, redrawMoves and playerName when the page is used.
+"use strict";
+
+(function () {
+  const byId = (id) => document.getElementById(id);
+  const SVG = "http://www.w3.org/2000/svg";
+  const SYMBOL = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+  const W = 320;
+  const H = 120;
+  const A = { key: null, source: null, data: null, timer: null, turn: null, family: null };
+
+  async function call(method, path, body) {
+    const r = await fetch(path, {
+      method,
+      headers: body ? { "content-type": "application/json" } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const data = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(data.detail || `${r.status}`);
+    return data;
+  }
+
+  function plyAt(turn) {
+    return A.data && A.data.plies ? A.data.plies[turn] : undefined;
+  }
+
+  function reset(key, source, family) {
+    if (A.timer !== null) clearTimeout(A.timer);
+    Object.assign(A, { key, source, data: null, timer: null, family });
+    byId("analysis").hidden = false;
+    byId("analyse").hidden = false;
+    byId("analyse").disabled = false;
+    byId("analysis-progress").hidden = true;
+    byId("analysis-status").textContent = "";
+    byId("analysis-graph").textContent = "";
+    byId("analysis-note").textContent = "";
+  }
+
+  // what the server said: progress, or the analysed turns drawn
+  function show(data) {
+    A.data = data;
+    const bar = byId("analysis-progress");
+    byId("analyse").hidden = !!data.started;
+    if (data.error) {
+      byId("analysis-status").textContent = data.error;
+    } else if (data.done) {
+      bar.hidden = true;
+      const marks = data.plies.filter((p) => p.mark).length;
+      byId("analysis-status").textContent =
+        `${marks} marked turn${marks === 1 ? "" : "s"}; evaluations for the first player`;
+    } else if (data.started) {
+      bar.hidden = false;
+      bar.value = data.progress;
+      byId("analysis-status").textContent = `analysing: ${Math.round(100 * data.progress)} %`;
+    }
+    drawGraph();
+    if (typeof redrawMoves === "function") redrawMoves();
+    explain();
+  }
+
+  function path() {
+    return A.source.kind === "game" ? `/api/games/${A.source.id}/analysis`
+      : `/api/replay/analysis/${A.source.id}`;
+  }
+
+  async function poll(key) {
+    A.timer = null;
+    if (A.key !== key || !A.source.id) return;
+    try {
+      const data = await call("GET", path());
+      if (A.key !== key) return;
+      show(data);
+      if (data.started && !data.done && !data.error) A.timer = setTimeout(() => poll(key), 400);
+    } catch (e) {
+      if (A.key === key) byId("analysis-status").textContent = e.message;
+    }
+  }
+
+  async function start() {
+    const key = A.key;
+    byId("analyse").disabled = true;
+    byId("analysis-status").textContent = "starting the analysis...";
+    try {
+      const data = A.source.kind === "game"
+        ? await call("POST", `/api/games/${A.source.id}/analysis`)
+        : await call("POST", "/api/replay/analysis", { record: A.source.record });
+      if (A.key !== key) return;
+      A.source.id = data.id;
+      show(data);
+      if (!data.done) A.timer = setTimeout(() => poll(key), 400);
+    } catch (e) {
+      byId("analyse").disabled = false;
+      byId("analysis-status").textContent = e.message;
+    }
+  }
+
+  // an evaluation squashed into -1..1 (won games and forced results reach the edges)
+  function squash(v) {
+    const k = A.family === "sowing" ? 6 : 2;
+    return v / (Math.abs(v) + k);
+  }
+
+  function drawGraph() {
+    const box = byId("analysis-graph");
+    box.textContent = "";
+    const plies = (A.data && A.data.plies) || [];
+    if (plies.length < 1) return;
+    const svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.setAttribute("class", "eval-graph");
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", "evaluation after each turn, the first player's above the line");
+    const n = Math.max(1, plies.length - 1);
+    const x = (i) => 6 + (i * (W - 12)) / n;
+    const y = (v) => H / 2 - squash(v) * (H / 2 - 6);
+    const add = (name, attrs) => {
+      const el = document.createElementNS(SVG, name);
+      for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+      svg.appendChild(el);
+      return el;
+    };
+    add("line", { x1: 0, y1: H / 2, x2: W, y2: H / 2, class: "axis" });
+    if (A.turn !== null && A.turn < plies.length) {
+      add("line", { x1: x(A.turn), y1: 0, x2: x(A.turn), y2: H, class: "now" });
+    }
+    add("polyline", { points: plies.map((p, i) => `${x(i)},${y(p.eval)}`).join(" "),
+      class: "evals" });
+    plies.forEach((p, i) => {
+      const dot = add("circle", { cx: x(i), cy: y(p.eval), r: p.mark ? 4.5 : 3,
+        class: "point" + (p.mark ? ` mark-${p.mark}` : "") + (i === A.turn ? " current" : ""),
+        "data-ply": i, tabindex: -1 });
+      const title = document.createElementNS(SVG, "title");
+      title.textContent = `${i === 0 ? "start" : `turn ${i}: ${p.move}`} ${p.eval > 0 ? "+" : ""}${p.eval}`
+        + (p.mark ? ` (${p.mark}; best ${p.best})` : "");
+      dot.appendChild(title);
+      dot.addEventListener("click", () => goTo(i));
+    });
+    box.appendChild(svg);
+  }
+
+  // the turn on screen: its evaluation, its mark with the best turn, and the engine's line
+  function explain() {
+    const note = byId("analysis-note");
+    note.textContent = "";
+    const p = A.turn === null ? undefined : plyAt(A.turn);
+    if (!p) return;
+    const parts = [];
+    const ev = `${p.eval > 0 ? "+" : ""}${p.eval}${p.exact ? " (exact)" : ""}`;
+    parts.push(A.turn === 0 ? `Start: ${ev}.` : `After ${p.move}: ${ev}.`);
+    if (p.mark) {
+      parts.push(`${p.move}${SYMBOL[p.mark]} is ${p.mark === "inaccuracy" ? "an" : "a"} ${p.mark} (it lost ${p.loss}); best was ${p.best}.`);
+      if (p.pv.length) parts.push(`Line: ${p.pv.join(" ")}.`);
+    }
+    const next = plyAt(A.turn + 1);
+    if (next && next.pv.length) parts.push(`Engine's line from here: ${next.pv.join(" ")}.`);
+    for (const text of parts) {
+      const line = document.createElement("span");
+      line.className = "analysis-line";
+      line.textContent = text;
+      note.appendChild(line);
+    }
+  }
+
+  window.nugarAnalysis = {
+    // a finished game's page: offer the analysis, or show the one stored
+    forGame(state) {
+      if (!state.over || state.aborted) {
+        byId("analysis").hidden = true;
+        return;
+      }
+      const key = `game:${state.id}`;
+      if (A.key === key) return;
+      reset(key, { kind: "game", id: state.id }, state.family);
+      poll(key);
+    },
+    // a replayed record: offer its analysis
+    forReplay(record, family) {
+      reset(`replay:${record}`, { kind: "replay", id: null, record }, family);
+    },
+    // a turn of the move list: its mark
+    decorateTurn(span, turn) {
+      const p = plyAt(turn);
+      if (!p || !p.mark) return;
+      span.textContent += SYMBOL[p.mark];
+      span.classList.add(`mark-${p.mark}`);
+      span.title += ` - ${p.mark}, best ${p.best}`;
+    },
+    // the turn now on screen
+    showTurn(turn) {
+      if (A.turn === turn) return;
+      A.turn = turn;
+      drawGraph();
+      explain();
+    },
+  };
+
+  document.addEventListener("DOMContentLoaded", () => {
+    byId("analyse").addEventListener("click", start);
+  });
+})();
