@@ -74,3 +74,18 @@ def test_dracala_solve_says_the_smaller_store_wins(monkeypatch: pytest.MonkeyPat
     code, out, _ = run_cli(["solve", "kalah(pits=3,seeds=2)", "--quiet"],
                            monkeypatch=monkeypatch, capsys=capsys)
     assert code == 0 and "smaller store" not in out
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_step_values_reports_each_step_solved(workers: int) -> None:
+    from nugar.rules import new_game
+    from nugar.solver.core import Solver
+
+    solver = Solver("kalah(pits=3,seeds=2)", disk_db=False)
+    state = new_game("kalah(pits=3,seeds=2)").state.copy()
+    calls: list[tuple[int, int]] = []
+    values = solver.step_values(state, workers=workers,
+                                step_done=lambda done, total: calls.append((done, total)))
+    assert calls == [(i, len(values)) for i in range(1, len(values) + 1)]
+    alone = Solver("kalah(pits=3,seeds=2)", disk_db=False).step_values(state)
+    assert [v[:2] for v in values] == [v[:2] for v in alone]  # nodes differ by table
