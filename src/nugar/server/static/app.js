@@ -263,20 +263,26 @@ function boardClick(ev) {
 // whether a move is still being drawn (a sowing animated, or states waiting to be drawn)
 function drawing() { return ui.pending > 0 || ui.animating; }
 
-// A click made while a move is drawn is kept when the latest state received leaves the clicker
-// to move (after a bonus step, or the opponent's reply): it is played once the drawing ends. Otherwise, or
-// when the game moved on meanwhile, it is refused, with the reason kept on screen.
+// A click made while a move is drawn is kept when the latest state received leaves the
+// clicker to move (after a bonus step, or the opponent's reply): it is played once the
+// drawing ends. Otherwise, or when the game moved on meanwhile, it is refused, with the
+// reason kept on screen.
 function keepClick(cell) {
   const s = latest();  // the latest state received: the board once every drawing has ended
   const mover = s.to_move;
-  if (s.over) { ui.keepWhy = "turn"; refuse("the game ends with the move being drawn", cell); return; }
+  if (s.over) {
+    ui.keepWhy = "turn";
+    refuse("the game ends with the move being drawn", cell);
+    return;
+  }
   if (ui.seat !== 0 && ui.seat !== mover) {
     ui.keepWhy = "turn";
     refuse(`it is not your turn: ${playerName(s.family, mover)} moves next`
       + (s.mode === "ai" ? " (the computer)" : ""), cell);
     return;
   }
-  ui.kept = { key: cellKey(cell), v: s.v, label: cell.dataset.hole ? `hole ${cell.dataset.hole}` : cellKey(cell) };
+  const label = cell.dataset.hole ? `hole ${cell.dataset.hole}` : cellKey(cell);
+  ui.kept = { key: cellKey(cell), v: s.v, label };
   ui.keepWhy = "kept";
   $("why").textContent = `Your click on ${ui.kept.label} is kept: it is played once the move is drawn.`;
 }
@@ -289,7 +295,8 @@ function playKept() {
   const cell = cellByKey($("board").querySelector("svg"), kept.key);
   if (ui.state.v !== kept.v || !myTurn() || !cell) {
     ui.keepWhy = "lost";
-    refuse(`your click on ${kept.label} was not played: the game moved on while it was drawn; choose again`, cell);
+    refuse(`your click on ${kept.label} was not played: the game moved on while it was drawn;`
+      + " choose again", cell);
     return;
   }
   playCell(cell);
@@ -331,7 +338,8 @@ function cellByKey(svg, key) {
 function refuse(text, cell) {
   // a sentence's first letter is a capital, unless it is a move's notation ("a1 is
   // occupied"): notation is lower case everywhere
-  const lead = /^[a-z]\d|^x[a-z]\d|^\d/.test(text || "") ? text.charAt(0) : (text || "").charAt(0).toUpperCase();
+  const notation = /^[a-z]\d|^x[a-z]\d|^\d/.test(text || "");
+  const lead = notation ? text.charAt(0) : (text || "").charAt(0).toUpperCase();
   $("why").textContent = text ? lead + text.slice(1) + "." : "";
   const svg = $("board").querySelector("svg");
   if (svg) for (const el of svg.querySelectorAll(".refused")) el.classList.remove("refused");
