@@ -138,7 +138,7 @@ def test_full_game_against_the_ai_by_clicks(server: str, browser: Browser, shots
         if clicks == 2:
             page.screenshot(path=str(shots / "kalah-against-ai.png"))
     result = page.text_content("#result") or ""
-    assert ("wins" in result or "Draw" in result) and "stores" in result
+    assert ("wins" in result or "Draw" in result) and "(South's store : North's store)" in result
     page.screenshot(path=str(shots / "kalah-result.png"))
     gid = page.url.split("/g/")[1].split("#")[0]
     state = httpx.get(f"{server}/api/games/{gid}").json()

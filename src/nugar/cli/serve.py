@@ -7,12 +7,14 @@ uvicorn are imported when the command runs.
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
+import socket
 import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .common import EXIT_FAILED, EXIT_OK, CliError, command
+from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CliError, command
 
 if TYPE_CHECKING:
     from ..server.config import ServerConfig
@@ -113,6 +115,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     public_url = check_public_url(args.public_url) if args.public_url else \
         default_public_url(args.host, args.port)
     proxies = check_proxies(args.forwarded_allow_ips)
+    check_port_free(args.host, args.port)
     try:
         import uvicorn
 
@@ -144,7 +147,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         app = create_app(config)
     except Exception as exc:  # a bad URL or an unreachable database
-        raise CliError(f"cannot open the database {args.db!r}: {exc}", EXIT_FAILED) from None
+        raise CliError(f"cannot open the database {args.db!r}: {database_problem(exc)}",
+                       EXIT_FAILED) from None
     shown = app.state.store.engine.url.render_as_string(hide_password=True)
     print(f"nugar: serving on {default_public_url(args.host, args.port)}/ as {public_url}/ "
           f"(database: {shown})", file=sys.stderr)
@@ -173,7 +177,8 @@ def serve_workers(args: argparse.Namespace, config: ServerConfig, served: dict[s
         shown = store.engine.url.render_as_string(hide_password=True)
         store.close()
     except Exception as exc:  # a bad URL, an unreachable database, psycopg missing
-        raise CliError(f"cannot open the database {args.db!r}: {exc}", EXIT_FAILED) from None
+        raise CliError(f"cannot open the database {args.db!r}: {database_problem(exc)}",
+                       EXIT_FAILED) from None
     os.environ[ENV] = options_env(config, args.header_timeout)
     print(f"nugar: serving on {default_public_url(args.host, args.port)}/ as "
           f"{config.public_url}/ with {args.workers} workers (database: {shown})",
@@ -181,6 +186,37 @@ def serve_workers(args: argparse.Namespace, config: ServerConfig, served: dict[s
     uvicorn.run("nugar.server.worker:app_from_env", factory=True, workers=args.workers,
                 http=protocol_path(), **served)
     return EXIT_OK
+
+
+def check_port_free(host: str, port: int) -> None:
+    """A :class:`CliError` (exit status 2) when ``host:port`` cannot be listened on, above all
+    when another program holds the port: said in one line before anything starts, instead of
+    uvicorn's log lines after the warm-up has begun. Bound and let go at once, with the
+    ``SO_REUSEADDR`` uvicorn sets too, so a port left in ``TIME_WAIT`` still counts as free."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        raise CliError(f"--host {host!r} is not an address of this machine: {exc.strerror}",
+                       EXIT_USAGE) from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise CliError(f"port {port} on {host} is in use (another nugar serve?): "
+                               "stop it or choose another with --port", EXIT_USAGE) from None
+            raise CliError(f"cannot listen on {host} port {port}: {exc.strerror or exc}",
+                           EXIT_USAGE) from None
+
+
+def database_problem(exc: BaseException) -> str:
+    """What went wrong opening a database, in one line: the driver's message without
+    SQLAlchemy's "(Background on this error at: ...)" link line."""
+    lines = [line.strip() for line in str(exc).splitlines()]
+    kept = [line for line in lines if line and not line.startswith("(Background on this error")]
+    return "; ".join(kept) or type(exc).__name__
 
 
 def default_public_url(host: str, port: int) -> str:

@@ -156,6 +156,104 @@ def _build_db(args: argparse.Namespace, rules: Any) -> int:
     return EXIT_OK
 
 
+#: said under the results of misère rules (Dracala), where a bigger store is worse
+MISERE_NOTE = ("misère rules: the smaller store wins (a store holding more than half of all "
+               "seeds loses at once)")
+
+#: a solve's progress lines start once it has run this many seconds, and come this often
+PROGRESS_AFTER = 3.0
+PROGRESS_EVERY = 10.0
+
+
+def _duration(seconds: float) -> str:
+    """``40 s``, ``3 min``, ``1.5 h``: a time left, as precise as an estimate deserves."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def database_hint(rules: Any, solver: Any) -> str | None:
+    """Where Kalah endgame databases on disk would make this solve faster and none is used:
+    how to build them (``None`` where they would not, or are used already)."""
+    from ..solver.db import supported
+
+    if not supported(rules) or solver.disk is not None:
+        return None
+    base = rules.text if "(" not in rules.text else repr(rules.text)
+    return (f"no endgame database on disk is used: building one once (nugar solve {base} "
+            f"--build-db 22: about 0.5 GB, a few minutes; docs/solving.md) makes long solves "
+            f"like this one much faster")
+
+
+class StepsProgress:
+    """``--steps`` progress on stderr once the solve has run :data:`PROGRESS_AFTER` seconds:
+    a line as each step is solved and every :data:`PROGRESS_EVERY` seconds between, with the
+    steps done and an estimate of the time left (the mean time of the steps done so far, for
+    each step still to do), and once the database hint (:func:`database_hint`)."""
+
+    def __init__(self, what: str, hint: str | None) -> None:
+        import threading
+        import time
+
+        self.what, self.hint = what, hint
+        self.start = time.monotonic()
+        self.done = self.total = 0
+        self.done_seconds = 0.0
+        self.next_line = self.start + PROGRESS_AFTER
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="nugar-steps-progress",
+                                       daemon=True)
+
+    def __enter__(self) -> StepsProgress:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+
+    def step_done(self, done: int, total: int) -> None:
+        """The solver's ``step_done`` callback."""
+        import time
+
+        with self.lock:
+            self.done, self.total = done, total
+            self.done_seconds = time.monotonic() - self.start
+            if time.monotonic() >= self.start + PROGRESS_AFTER:
+                self._line()
+
+    def _run(self) -> None:
+        import time
+
+        while not self.stop.wait(min(0.5, PROGRESS_EVERY)):
+            with self.lock:
+                if time.monotonic() >= self.next_line:
+                    self._line()
+
+    def _line(self) -> None:
+        import time
+
+        now = time.monotonic()
+        self.next_line = now + PROGRESS_EVERY
+        elapsed = now - self.start
+        if self.done and self.total:
+            left = max(0.0, self.done_seconds / self.done * self.total - elapsed)
+            estimate = (f"about {_duration(left)} left" if self.done < self.total
+                        else "all solved")
+            where = f"{self.done} of {self.total} steps solved"
+        else:
+            estimate = "the time left is estimated once the first step is solved"
+            where = "solving the first step"
+        print(f"{self.what}: {where}, {_duration(elapsed)} so far; {estimate}",
+              file=sys.stderr, flush=True)
+        if self.hint is not None:
+            print(f"{self.what}: {self.hint}", file=sys.stderr, flush=True)
+            self.hint = None
+
+
 def _disk_db_notes(solver: Any) -> None:
     for n, why in solver.db_problems:
         print(f"warning: endgame database level {n} {why}; not used (rebuild it with "
@@ -194,8 +292,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     game = new_game(rules)
     play_turns(game, turn_texts(args.turns))
 
+    hint = [database_hint(rules, solver)]
+
     def report(p: Progress) -> None:
         print(f"solving {rules.text}: {p}", file=sys.stderr, flush=True)
+        if hint[0] is not None and p.seconds >= PROGRESS_AFTER:  # said once, in a long solve
+            print(f"solving {rules.text}: {hint[0]}", file=sys.stderr, flush=True)
+            hint[0] = None
 
     try:
         s = solver.solve(game, progress=None if args.quiet else report,
@@ -210,6 +313,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(json.dumps(s.to_json()))
         return EXIT_OK
     print(s)
+    if rules.misere:
+        print(MISERE_NOTE)
     print(f"principal variation: {' '.join(s.pv_turns) or '(game over)'}")
     rate = s.nodes / s.seconds if s.seconds > 0 else 0.0
     print(f"{s.nodes:,} positions in {s.seconds:.2f} s ({rate:,.0f}/s); table "
@@ -267,8 +372,15 @@ def analyse_steps(args: argparse.Namespace) -> int:
     known = None if getattr(args, "no_book", False) else \
         book_steps(rules.text, solver.params, state)
     try:
-        values = [(a, v, 0) for a, v in known] if known is not None else \
-            solver.step_values(state, workers=workers, deadline=deadline)
+        if known is not None:
+            values = [(a, v, 0) for a, v in known]
+        elif getattr(args, "quiet", False):
+            values = solver.step_values(state, workers=workers, deadline=deadline)
+        else:
+            with StepsProgress(f"solving the steps of {rules.text}",
+                               database_hint(rules, solver)) as shown:
+                values = solver.step_values(state, workers=workers, deadline=deadline,
+                                            step_done=shown.step_done)
     except SolveAborted as exc:
         raise CliError(str(exc), EXIT_FAILED) from None
     nodes = 0
@@ -296,6 +408,8 @@ def analyse_steps(args: argparse.Namespace) -> int:
     name = family_of(rules).player_name(me)
     print(f"{rules.text}: {name} to move; exact value of each step (final margin for {name}, "
           f"perfect play afterwards)")
+    if rules.misere:
+        print(MISERE_NOTE)
     for r in rows:
         mark = " *" if r["best"] else ""
         extra = ", bonus step" if r["bonus"] else ""

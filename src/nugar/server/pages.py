@@ -19,6 +19,15 @@ would on a code host; when rendering, those links are rewritten:
   alternative text) is rendered as plain text;
 - links with a scheme (``https:``) or starting with ``/`` or ``#`` are left as written.
 
+Two things are drawn for a player's screen:
+
+- a fenced block whose info string is ``position`` holds a position text (``docs/records.md``,
+  "Positions") on its first line and, optionally, a caption on the lines after: it becomes a
+  diagram, the same SVG picture the game page draws (:func:`nugar.server.render.svg`), with
+  its caption (on a code host the block shows as the position text itself);
+- every table is put in a box that scrolls sideways on its own, so a wide table never makes
+  the page wider than a phone's screen.
+
 Every heading gets an ``id`` made the way GitHub makes its anchors (lower case, punctuation
 dropped, spaces to hyphens, ``-1``, ``-2`` ... appended to repeats), so the ``#fragments``
 written for the code host land on the same headings here.
@@ -153,6 +162,29 @@ def _fix_inline(children: list[Token], here: str, pages: dict[str, str]) -> list
     return out
 
 
+def diagram(source: str) -> str:
+    """The HTML of a ``position`` block: a figure with the position's board (the game page's
+    SVG) and the caption written under the position text, if any. A position text that cannot
+    be read raises its :class:`~nugar.errors.NugarError`: a page must not ship a broken
+    diagram."""
+    from ..rules import from_position
+    from .render import svg
+
+    first, _, rest = source.strip().partition("\n")
+    game = from_position(first.strip())
+    caption = " ".join(rest.split())
+    said = f"<figcaption>{escape(caption)}</figcaption>" if caption else ""
+    return f'<figure class="diagram">{svg(game)}{said}</figure>\n'
+
+
+def _html_token(content: str) -> Token:
+    from markdown_it.token import Token
+
+    tok = Token("html_block", "", 0)
+    tok.content = content
+    return tok
+
+
 def render(text: str, here: str, pages: dict[str, str] | None = None) -> tuple[str, str]:
     """The HTML of a page's Markdown ``text`` written at ``here`` (a path relative to the docs
     folder, e.g. ``games/dara.md``), and its first heading's text (empty if none)."""
@@ -163,6 +195,7 @@ def render(text: str, here: str, pages: dict[str, str] | None = None) -> tuple[s
     tokens = md.parse(text)
     taken: dict[str, int] = {}
     title = ""
+    out: list[Token] = []
     for i, tok in enumerate(tokens):
         if tok.type == "inline" and tok.children is not None:
             tok.children = _fix_inline(tok.children, here, pages)
@@ -171,7 +204,15 @@ def render(text: str, here: str, pages: dict[str, str] | None = None) -> tuple[s
             tok.attrSet("id", slug(words, taken))
             if not title and tok.tag == "h1":
                 title = words.strip()
-    return md.renderer.render(tokens, md.options, {}), title
+        if tok.type == "fence" and tok.info.strip() == "position":
+            out.append(_html_token(diagram(tok.content)))
+            continue
+        if tok.type == "table_open":
+            out.append(_html_token('<div class="table-scroll">\n'))
+        out.append(tok)
+        if tok.type == "table_close":
+            out.append(_html_token("</div>\n"))
+    return md.renderer.render(out, md.options, {}), title
 
 
 def _page(title: str, body: str) -> str:

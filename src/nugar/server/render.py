@@ -86,7 +86,7 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#f3e3c3" rx="8"/>']
 
     names = (game.player_name(1), game.player_name(2))
-    out.append(_hand_row(2, band / 2 + 2, hands[1], names[1]))
+    out.append(_hand_row(2, band / 2 + 2, hands[1], names[1], width))
     what = {1: f"{names[0]} piece", 2: f"{names[1]} piece"}
     marked = moved_from | moved_to | captured | lit
     rows_drawn, files = _grid_layout(rows, cols)
@@ -111,7 +111,8 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
                                owner, name in captured, name in lit))
         out.append("</g>")
     out.append(files)
-    out.append(_hand_row(1, band + rows * SQUARE + margin + band / 2 - 2, hands[0], names[0]))
+    out.append(_hand_row(1, band + rows * SQUARE + margin + band / 2 - 2, hands[0], names[0],
+                              width))
     out.append("</svg>")
     return "".join(out)
 
@@ -143,14 +144,17 @@ def _grid_layout(rows: int, cols: int
 
 
 @functools.lru_cache(maxsize=1024)
-def _hand_row(player: int, y: float, count: int, name: str) -> str:
-    """The pieces ``player`` (called ``name``) has in hand, drawn above or below the board."""
+def _hand_row(player: int, y: float, count: int, name: str, width: int) -> str:
+    """The pieces ``player`` (called ``name``) has in hand, drawn above or below a board
+    ``width`` wide: the label, then up to 12 pieces after it (a generous 8 units per letter of
+    the 13-unit font, so a count in the hundreds never runs into them), as many as fit."""
     margin = _MARGIN
+    label = f"{name} in hand: {count}"
     parts = [f'<g class="hand" data-player="{player}" aria-hidden="true">',
-             f'<text x="{margin}" y="{y + 5:.0f}" font-size="13" fill="#333">'
-             f'{name} in hand: {count}</text>']
-    for i in range(min(count, 12)):
-        cx = margin + 130 + i * 14
+             f'<text x="{margin}" y="{y + 5:.0f}" font-size="13" fill="#333">{label}</text>']
+    first = margin + 16 + 8 * len(label)
+    for i in range(max(0, min(count, 12, (width - 10 - first) // 14))):
+        cx = first + i * 14
         parts.append(f'<circle cx="{cx}" cy="{y:.0f}" r="6" fill="{_PIECE_FILL[player]}" '
                      f'stroke="{_PIECE_EDGE[player]}"/>')
     parts.append("</g>")

@@ -287,6 +287,7 @@ class Room:
             "game": named[1],
             "family": named[2],
             "players": list(named[3]),
+            "misere": game.rules.misere,  # the smaller store wins (the page's result text)
             "mode": session.mode,
             "ai_level": session.ai_level,
             "ai_seat": session.ai_seat,
@@ -352,6 +353,7 @@ class Room:
 
 
 #: the fields of a state that never change in a game (not repeated in updates)
-STATIC = frozenset({"id", "rules", "game", "family", "players", "mode", "ai_level", "ai_seat"})
+STATIC = frozenset({"id", "rules", "game", "family", "players", "misere", "mode", "ai_level",
+                    "ai_seat"})
 #: what an update leaves out: the fields that never change and the whole history
 NOT_IN_UPDATES = STATIC | {"moves", "turns"}

@@ -350,7 +350,8 @@ def _replay(body: ReplayBody) -> dict[str, Any]:
                          "svg": svg(view, last_move=last)},
             "result": None if outcome is None else outcome.result,
             "reason": None if outcome is None else outcome.reason,
-            "winner": None if outcome is None else outcome.winner}
+            "winner": None if outcome is None else outcome.winner,
+            "score": list(game.score), "misere": game.rules.misere}
 
 
 @router.post("/replay", summary="Read a record: its turns and one position (the last, or "

@@ -436,17 +436,26 @@ class Solver:
         return out
 
     def step_values(self, state: np.ndarray[Any, Any], *, workers: int = 1,
-                    deadline: float | None = None) -> list[tuple[int, int, int]]:
+                    deadline: float | None = None,
+                    step_done: Callable[[int, int], None] | None = None
+                    ) -> list[tuple[int, int, int]]:
         """``(action, value, nodes)`` for every legal action of ``state``: the exact value
         for ``state``'s player to move if he plays it (perfect play afterwards), and the
         positions searched for it. ``workers > 1`` solves the steps in that many forked
         processes, each with its own table of ``1/workers`` of this solver's memory (so the
         bound holds) and the same databases on disk; this solver's table is not used then.
-        Raises :class:`SolveAborted` when ``deadline`` (``time.monotonic()``) passes."""
+        Raises :class:`SolveAborted` when ``deadline`` (``time.monotonic()``) passes.
+        ``step_done(done, total)``, when given, is called as each step's value is known (for
+        a caller's progress report)."""
         buf = np.empty(self.pits, dtype=np.int64)
         actions = [int(a) for a in buf[:sowing.legal_actions(self.params, state, buf)]]
+        out: list[tuple[int, int, int]] = []
         if workers <= 1 or len(actions) < 2:
-            return [self._step_value(state, a, deadline) for a in actions]
+            for a in actions:
+                out.append(self._step_value(state, a, deadline))
+                if step_done is not None:
+                    step_done(len(out), len(actions))
+            return out
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
@@ -455,7 +464,11 @@ class Solver:
                  self.disk is not None, deadline) for a in actions]
         with ProcessPoolExecutor(max_workers=min(workers, len(actions)),
                                  mp_context=multiprocessing.get_context("fork")) as pool:
-            return list(pool.map(_step_job, jobs))
+            for value in pool.map(_step_job, jobs):  # in order: done counts the first ones
+                out.append(value)
+                if step_done is not None:
+                    step_done(len(out), len(actions))
+        return out
 
     def _step_value(self, state: np.ndarray[Any, Any], action: int,
                     deadline: float | None) -> tuple[int, int, int]:

@@ -28,6 +28,10 @@ const ui = {
   hint: null,          // the hinted move {move, v}, marked on the board while v is shown
   focus: null,         // the board cell with the roving tabindex: "c3", "1:4", "store:2"
   netError: false,     // the error shown is a lost connection (cleared when it is back)
+  kept: null,          // a click made during a drawing, played once it ends (keepClick)
+  keepWhy: false,      // the reason beside the board stays through drawings: "turn", "kept", "lost"
+  myOffer: null,       // this page's offer standing: {kind, ply, cancelled} (noteOfferAnswer)
+  share: false,        // this page has the friend's link to show (while the game runs)
 };
 
 function learnNames(data) {
@@ -113,6 +117,7 @@ function showPreset() {
     input.value = opt.default;
     input.dataset.option = opt.name;
     input.addEventListener("input", updateRulesText);
+    input.addEventListener("input", () => { $("home-error").textContent = ""; });
     input.addEventListener("change", updateRulesText);
     label.appendChild(input);
     const doc = document.createElement("span");
@@ -164,6 +169,9 @@ async function showHome() {
     sel.appendChild(o);
   }
   sel.addEventListener("change", showPreset);
+  // a field changed after a refusal: the refusal no longer describes the form
+  $("new-game").addEventListener("input", () => { $("home-error").textContent = ""; });
+  $("new-game").addEventListener("change", () => { $("home-error").textContent = ""; });
   for (const r of document.querySelectorAll('input[name="mode"]')) r.addEventListener("change", updateModeFields);
   updateModeFields();
   showPreset();
@@ -252,6 +260,48 @@ function boardClick(ev) {
   if (cell) playCell(cell);
 }
 
+// whether a move is still being drawn (a sowing animated, or states waiting to be drawn)
+function drawing() { return ui.pending > 0 || ui.animating; }
+
+// A click made while a move is drawn is kept when the latest state received leaves the
+// clicker to move (after a bonus step, or the opponent's reply): it is played once the
+// drawing ends. Otherwise, or when the game moved on meanwhile, it is refused, with the
+// reason kept on screen.
+function keepClick(cell) {
+  const s = latest();  // the latest state received: the board once every drawing has ended
+  const mover = s.to_move;
+  if (s.over) {
+    ui.keepWhy = "turn";
+    refuse("the game ends with the move being drawn", cell);
+    return;
+  }
+  if (ui.seat !== 0 && ui.seat !== mover) {
+    ui.keepWhy = "turn";
+    refuse(`it is not your turn: ${playerName(s.family, mover)} moves next`
+      + (s.mode === "ai" ? " (the computer)" : ""), cell);
+    return;
+  }
+  const label = cell.dataset.hole ? `hole ${cell.dataset.hole}` : cellKey(cell);
+  ui.kept = { key: cellKey(cell), v: s.v, label };
+  ui.keepWhy = "kept";
+  $("why").textContent = `Your click on ${ui.kept.label} is kept: it is played once the move is drawn.`;
+}
+
+// the drawing has ended: play the kept click, or say why it is not played
+function playKept() {
+  const kept = ui.kept;
+  ui.kept = null;
+  if (!kept || !ui.state) return;
+  const cell = cellByKey($("board").querySelector("svg"), kept.key);
+  if (ui.state.v !== kept.v || !myTurn() || !cell) {
+    ui.keepWhy = "lost";
+    refuse(`your click on ${kept.label} was not played: the game moved on while it was drawn;`
+      + " choose again", cell);
+    return;
+  }
+  playCell(cell);
+}
+
 // why the board takes no move now, for reasons outside the rules ("" when it does)
 function notNowReason() {
   const s = ui.state;
@@ -286,7 +336,11 @@ function cellByKey(svg, key) {
 
 // say why a click is refused, next to the board and on the clicked cell
 function refuse(text, cell) {
-  $("why").textContent = text ? text.charAt(0).toUpperCase() + text.slice(1) + "." : "";
+  // a sentence's first letter is a capital, unless it is a move's notation ("a1 is
+  // occupied"): notation is lower case everywhere
+  const notation = /^[a-z]\d|^x[a-z]\d|^\d/.test(text || "");
+  const lead = notation ? text.charAt(0) : (text || "").charAt(0).toUpperCase();
+  $("why").textContent = text ? lead + text.slice(1) + "." : "";
   const svg = $("board").querySelector("svg");
   if (svg) for (const el of svg.querySelectorAll(".refused")) el.classList.remove("refused");
   if (text && cell) cell.classList.add("refused");
@@ -334,6 +388,12 @@ function ownerOf(sq) {
 // a click (or Enter) on a square, hole or store: play it, select it, or say why not
 function playCell(cell) {
   refuse("");
+  ui.kept = null;
+  ui.keepWhy = false;  // the reason kept through drawings (keepClick): "turn", "kept", "lost"
+  if (drawing() && ui.state && !ui.state.over && ui.key !== null && ui.view === null && !ui.replay) {
+    keepClick(cell);
+    return;
+  }
   const why = notNowReason();
   if (why) { refuse(why, cell); return; }
   const s = ui.state;
@@ -536,9 +596,11 @@ function markMoves(svg) {
 }
 
 function statusText(s) {
-  if (s.over) return "Game over";
-  const who = playerName(s.family, s.to_move);
+  if (s.over && !drawing()) return "Game over";
   if (ui.replay) return "";
+  // the status and the board agree: nobody's move is announced before the board shows it
+  if (drawing()) return "Drawing the last move...";
+  const who = playerName(s.family, s.to_move);
   if (ui.key === null) return `${who} to move (you are watching)`;
   if (myTurn()) {
     const moves = legal();
@@ -551,31 +613,54 @@ function statusText(s) {
   return `${who} to move: waiting for your opponent`;
 }
 
-function resultText(family, winner, reason, result, aborted) {
+// who won and why, in words: "White wins (1-0): Black has too few pieces"; a sowing game
+// names the stores: "South wins 25 : 23 (South's store : North's store)", and says when the
+// smaller store wins (misère rules, Dracala). `score` is [first's store, second's store].
+function resultText(family, winner, reason, result, aborted, score, misere) {
+  const name = (p) => playerName(family, p);
   if (reason === "aborted") {  // a first move never came: no result, no winner
-    return `Aborted: ${aborted ? playerName(family, aborted) : "a player"} did not move (no result)`;
+    return `Aborted: ${aborted ? name(aborted) : "a player"} did not move (no result)`;
   }
-  if (reason === "resigned" && winner) {
-    return `${playerName(family, winner)} wins (${result}): ${playerName(family, 3 - winner)} resigned`;
+  const won = winner === 1 || winner === 2;
+  const loser = won ? name(3 - winner) : null;
+  let head = won ? `${name(winner)} wins` : "Draw";
+  if (family === "sowing" && score && reason !== "resigned" && reason !== "time"
+      && reason !== "agreement") {
+    head += ` ${score[0]} : ${score[1]} (${name(1)}'s store : ${name(2)}'s store)`;
+  } else {
+    head += ` (${result})`;
   }
-  if (reason === "time") {  // a fallen flag: a draw when the other could not have won
-    return winner ? `${playerName(family, winner)} wins (${result}): ${playerName(family, 3 - winner)} ran out of time`
-      : `Draw (${result}): time ran out, but the other player could not have won`;
+  let why;
+  if (reason === "resigned" && won) why = `${loser} resigned`;
+  else if (reason === "time") {  // a fallen flag: a draw when the other could not have won
+    why = won ? `${loser} ran out of time` : "time ran out, but the other player could not have won";
+  } else if (reason === "pieces" && won) why = `${loser} has too few pieces`;
+  else if (reason === "blocked" && won) why = `${loser} cannot move`;
+  else if (reason === "majority" && won) why = `${loser}'s store holds more than half of all seeds`;
+  else if (reason === "empty_side" && family === "sowing") why = "a side's holes were empty, and the seeds were counted";
+  else why = REASONS[reason] || reason;
+  if (misere && family === "sowing" && reason !== "resigned" && reason !== "time"
+      && reason !== "agreement") {
+    why += won ? "; the smaller store wins" : "; under these rules the smaller store wins";
   }
-  const why = REASONS[reason] || reason;
-  if (winner === null || winner === undefined) return `Draw (${result}): ${why}`;
-  return `${playerName(family, winner)} wins (${result}): ${why}`;
+  return `${head}: ${why}`;
 }
 
+// the move list: one numbered item per turn, so that its numbers count what the status's
+// "after turn 5 of 24" counts
 function renderMoves(turns, current) {
   const list = $("moves");
   list.textContent = "";
-  let li = null;
   turns.forEach((t, i) => {
-    if (!li || t.player === 1 || li.childElementCount >= 2) {
-      li = document.createElement("li");
-      list.appendChild(li);
-    }
+    const li = document.createElement("li");
+    li.className = `by${t.player}`;
+    li.value = i + 1;
+    const num = document.createElement("span");
+    num.className = "num";
+    num.setAttribute("aria-hidden", "true");  // the list's own numbering says it to readers
+    num.textContent = `${i + 1}.`;
+    li.appendChild(num);
+    list.appendChild(li);
     const span = document.createElement("span");
     span.className = "turn" + (i + 1 === current ? " current" : "");
     span.textContent = t.text;
@@ -611,6 +696,12 @@ function boardSvg(view) {
   return text;
 }
 
+// where the board is in the game's turns, counted as the move list numbers them
+function viewingText(index, total, replay) {
+  const where = index === 0 ? `the start, turn 0 of ${total}` : `after turn ${index} of ${total}`;
+  return replay ? `Replay: ${where}` : `Viewing ${where}`;
+}
+
 function turnCount() {
   if (ui.replay) return ui.replay.turns.length;
   return ui.state && ui.state.turns ? ui.state.turns.length : 0;
@@ -625,6 +716,7 @@ async function goTo(index) {
     const replay = ui.replay;
     ui.view = index;
     renderMoves(replay.turns, index);
+    $("status").textContent = viewingText(index, total, true);
     let pos = replay.drawn[index];
     if (!pos) {
       try {
@@ -654,7 +746,7 @@ async function goTo(index) {
     $("board").innerHTML = boardSvg({ game: ui.state.game, players: ui.state.players, ...pos });
     $("board").classList.add("viewing");
     renderMoves(ui.state.turns, index);
-    $("status").textContent = `Viewing after turn ${index} of ${total}`;
+    $("status").textContent = viewingText(index, total);
     decorate();
   } catch (e) {
     setError(e.message);
@@ -678,6 +770,11 @@ function render() {
     if (focused) ui.boardFocused = true;  // the new picture's cell gets the focus back
   }
   $("title").textContent = `${s.game}`;
+  // examples of the notation of this game's moves
+  $("move-input").placeholder = s.family === "sowing" ? "3, or a turn: 3-6" : "c3, c3-c4, xe5";
+  $("move-input").title = s.family === "sowing"
+    ? "a hole number such as 3, or a turn of several steps such as 3-6"
+    : "a drop such as c3, a step such as c3-c4, a capture such as xe5, or a turn such as c3-c4xe5";
   $("rules-line").innerHTML = "";
   const code = document.createElement("code");
   code.textContent = s.rules;
@@ -695,8 +792,7 @@ function render() {
   const res = $("result");
   if (s.over) {
     res.hidden = false;
-    const score = s.family === "sowing" ? ` - stores ${s.score[0]} : ${s.score[1]}` : "";
-    res.textContent = resultText(s.family, s.winner, s.reason, s.result, s.aborted) + score;
+    res.textContent = resultText(s.family, s.winner, s.reason, s.result, s.aborted, s.score, s.misere);
   } else {
     res.hidden = true;
   }
@@ -714,6 +810,7 @@ function render() {
   renderOffer(s);
   renderAfter(s);
   if (window.nugarAnalysis) window.nugarAnalysis.forGame(s);
+  $("share").hidden = !ui.share || s.over;  // the friend's link is no use once the game is over
   refreshInput(s);
   // for tests and assistive tools: which version of the game is on screen
   document.body.dataset.v = String(s.v);
@@ -727,9 +824,48 @@ function refreshInput(s) {
   $("pass").hidden = !(myTurn() && legal().includes("pass"));
   $("hint").disabled = s.over || !myTurn();
   decorate();
+  if (drawing()) return;
+  if (ui.kept) playKept();
+  else if (ui.keepWhy === "turn" && myTurn()) { ui.keepWhy = false; refuse(""); }  // no longer true
+}
+
+// An offer this page made that is gone from the state was answered: accepted when its effect
+// is there (a draw agreed, turns taken back), else declined; the offerer is told which.
+function noteOfferAnswer(s) {
+  const offers = s.offers || {};
+  const had = ui.myOffer;
+  ui.myOffer = null;
+  if (ui.key === null || !ui.seat) return;
+  for (const kind of ["draw", "takeback"]) {
+    if (offers[kind] === ui.seat) ui.myOffer = { kind, ply: s.ply, cancelled: false };
+  }
+  if (ui.myOffer) { $("offer-answer").textContent = ""; return; }
+  if (!had || had.cancelled) return;
+  const accepted = had.kind === "draw" ? s.over && s.reason === "agreement" : s.ply < had.ply;
+  $("offer-answer").textContent = `Your opponent ${accepted ? "accepted" : "declined"} your ${had.kind} offer.`;
+}
+
+// copy a link to the clipboard (or, where the page may not write it, select it for the
+// person to copy) and say so on the button
+async function copyLink(input, button) {
+  let done = false;
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(input.value);
+      done = true;
+    }
+  } catch (e) { done = false; }
+  if (!done) {
+    input.focus();
+    input.select();
+    try { done = document.execCommand("copy"); } catch (e) { done = false; }
+  }
+  button.textContent = done ? "Copied" : "Select and copy";
+  setTimeout(() => { button.textContent = "Copy"; }, 2000);
 }
 
 function renderOffer(s) {
+  noteOfferAnswer(s);
   const box = $("offer");
   const offers = s.offers || {};
   const kind = offers.draw ? "draw" : offers.takeback ? "takeback" : null;
@@ -829,6 +965,8 @@ async function animateSowing(prev, next) {
     const cellText = (c) => svgEl && svgEl.querySelector(`[data-cell="${c}"] .count`);
     const cellEl = (c) => svgEl && svgEl.querySelector(`[data-cell="${c}"]`);
     for (const m of moves) {
+      $("status").textContent = `${playerName(prev.family, mover)} sows hole ${m}...`;
+      $("pass").hidden = true;
       const { start, path, cells } = sowPath(board, mover, Number(m));
       const counts = [...board.holes[0], board.stores[0], ...board.holes[1], board.stores[1]];
       counts[start] = 0;
@@ -923,7 +1061,8 @@ async function showState(state) {
       if (window.nugarClock) window.nugarClock.show(state, ui.key === null ? null : ui.seat);
       learnNames(state);
       ui.selected = null;
-      refuse("");
+      if (ui.keepWhy) refuse($("why").textContent.replace(/\.$/, ""));  // marks go, the reason stays
+      else refuse("");
       if (prev && ui.view === null && !ui.replay) await animateSowing(prev, state);
     }
   } finally {
@@ -938,7 +1077,7 @@ async function showState(state) {
   if (ui.view === null) render();
   else {
     renderMoves(state.turns || [], ui.view);
-    $("status").textContent = `Viewing after turn ${ui.view} of ${turnCount()}`;
+    $("status").textContent = viewingText(ui.view, turnCount());
   }
 }
 
@@ -1005,9 +1144,12 @@ async function showGame(id) {
   }
   const share = JSON.parse(localStorage.getItem(`nugar:share:${id}`) || "null");
   if (share && ui.key !== null) {
-    $("share").hidden = false;
+    ui.share = true;  // shown while the game runs (render)
     $("share-seat").value = share.seat;
     $("share-watch").value = share.watch;
+  }
+  for (const [button, input] of [["copy-seat", "share-seat"], ["copy-watch", "share-watch"]]) {
+    $(button).addEventListener("click", () => copyLink($(input), $(button)));
   }
   try {
     let opened = null;
@@ -1049,15 +1191,23 @@ async function showGame(id) {
     send(text);
   });
   $("pass").addEventListener("click", () => send("pass"));
+  // a typed move being corrected: the refusal of the last one goes
+  $("move-input").addEventListener("input", () => { if (!ui.netError) setError(""); });
   $("undo").addEventListener("click", () => action("undo"));
   $("resign").addEventListener("click", () => {
     if (confirm("Resign this game?")) action("resign");
   });
-  $("draw").addEventListener("click", () => action("offers/draw", { action: "offer" }));
+  $("draw").addEventListener("click", () => {
+    $("offer-answer").textContent = "";
+    action("offers/draw", { action: "offer" });
+  });
   $("takeback").addEventListener("click", () => action("offers/takeback", { action: "offer" }));
   $("offer-accept").addEventListener("click", () => action(`offers/${$("offer").dataset.kind}`, { action: "accept" }));
   $("offer-decline").addEventListener("click", () => action(`offers/${$("offer").dataset.kind}`, { action: "decline" }));
-  $("offer-cancel").addEventListener("click", () => action(`offers/${$("offer").dataset.kind}`, { action: "cancel" }));
+  $("offer-cancel").addEventListener("click", () => {
+    if (ui.myOffer) ui.myOffer.cancelled = true;  // withdrawn, not answered
+    action(`offers/${$("offer").dataset.kind}`, { action: "cancel" });
+  });
   $("hint").addEventListener("click", async () => {
     $("hint-text").textContent = "thinking...";
     try {
@@ -1084,6 +1234,7 @@ function showReplayHome() {
       $("replay-go").click();
     }).catch((e) => { $("replay-error").textContent = e.message; });
   }
+  $("record-text").addEventListener("input", () => { $("replay-error").textContent = ""; });
   $("replay-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     $("replay-error").textContent = "";
@@ -1101,7 +1252,7 @@ function showReplayHome() {
       const res = $("result");
       if (r.result) {
         res.hidden = false;
-        res.textContent = resultText(r.family, r.winner, r.reason, r.result);
+        res.textContent = resultText(r.family, r.winner, r.reason, r.result, null, r.score, r.misere);
       }
       ui.state = { family: r.family };
       goTo(r.turns.length);

@@ -51,11 +51,16 @@
     return out;
   }
 
-  function handRow(player, y, count, name) {
+  // the label, then up to 12 pieces after it (8 units a letter: a count in the hundreds never
+  // runs into them), as many as fit the board's width
+  function handRow(player, y, count, name, width) {
+    const label = `${name} in hand: ${count}`;
     const parts = [`<g class="hand" data-player="${player}" aria-hidden="true">`,
-      `<text x="${MARGIN}" y="${f0(y + 5)}" font-size="13" fill="#333">${name} in hand: ${count}</text>`];
-    for (let i = 0; i < Math.min(count, 12); i++) {
-      const cx = MARGIN + 130 + i * 14;
+      `<text x="${MARGIN}" y="${f0(y + 5)}" font-size="13" fill="#333">${label}</text>`];
+    const first = MARGIN + 16 + 8 * label.length;
+    const shown = Math.max(0, Math.min(count, 12, Math.floor((width - 10 - first) / 14)));
+    for (let i = 0; i < shown; i++) {
+      const cx = first + i * 14;
       parts.push(`<circle cx="${cx}" cy="${f0(y)}" r="6" fill="${PIECE_FILL[player]}" `
         + `stroke="${PIECE_EDGE[player]}"/>`);
     }
@@ -108,7 +113,7 @@
       + `viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="grid" `
       + `aria-label="${esc(v.game)} board, ${rows} by ${cols}; ${inHand}">`,
       `<rect x="0" y="0" width="${width}" height="${height}" fill="#f3e3c3" rx="8"/>`];
-    out.push(handRow(2, BAND / 2 + 2, hands[1], names[1]));
+    out.push(handRow(2, BAND / 2 + 2, hands[1], names[1], width));
     const what = { 1: `${names[0]} piece`, 2: `${names[1]} piece` };
     for (let r = rows - 1; r >= 0; r--) {  // the top row first: the order a screen reader reads
       const y = BAND + (rows - 1 - r) * SQUARE;
@@ -136,7 +141,7 @@
         + `font-size="13" text-anchor="middle" fill="#5a4630" `
         + `aria-hidden="true">${FILES[c]}</text>`);
     }
-    out.push(handRow(1, BAND + rows * SQUARE + MARGIN + BAND / 2 - 2, hands[0], names[0]));
+    out.push(handRow(1, BAND + rows * SQUARE + MARGIN + BAND / 2 - 2, hands[0], names[0], width));
     out.push("</svg>");
     return out.join("");
   }
