@@ -380,9 +380,7 @@ function neighbours(sq) {
 }
 
 function ownerOf(sq) {
-  const b = ui.state.board;
-  const row = b.grid && b.grid[Number(sq.slice(1)) - 1];
-  return row ? row[sq.charCodeAt(0) - 97] : 0;
+  return window.nugarBoard.ownerOf(ui.state.board, sq);
 }
 
 // a click (or Enter) on a square, hole or store: play it, select it, or say why not

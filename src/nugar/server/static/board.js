@@ -232,5 +232,11 @@
     return gridSvg(view, board, marks, lit);
   }
 
-  window.nugarBoard = { svg };
+  // the player (1 or 2) whose piece stands on the square ``sq`` ("c3") of a grid board, 0 if none
+  function ownerOf(board, sq) {
+    const row = board.grid && board.grid[Number(sq.slice(1)) - 1];
+    return row ? row[sq.charCodeAt(0) - 97] : 0;
+  }
+
+  window.nugarBoard = { svg, ownerOf };
 })();

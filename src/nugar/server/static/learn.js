@@ -265,9 +265,7 @@
   }
 
   function ownerOf(sq) {
-    const b = L.pos.board;
-    const row = b.grid && b.grid[Number(sq.slice(1)) - 1];
-    return row ? row[sq.charCodeAt(0) - 97] : 0;
+    return window.nugarBoard.ownerOf(L.pos.board, sq);
   }
 
   // a click on a square, hole or store: a move to check, a piece chosen, or why not
