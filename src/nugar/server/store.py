@@ -46,11 +46,11 @@ from sqlalchemy import (
     create_engine,
     event,
     insert,
-    inspect,
     select,
-    text,
 )
 from sqlalchemy.pool import StaticPool
+
+from .migrations import upgrade
 
 log = logging.getLogger("nugar.server")
 
@@ -82,6 +82,8 @@ games_table = Table(
     Column("updated", Integer, nullable=False),
     Column("clock", Text, nullable=True),                # JSON: the clocks (clocks.Clock)
     Column("deadline", Float, nullable=True, index=True),  # when the running clock runs out
+    Column("account_1", Integer, nullable=True),         # the account holding seat 1, if any
+    Column("account_2", Integer, nullable=True),
 )
 
 events_table = Table(
@@ -111,6 +113,28 @@ challenges_table = Table(
     Column("taken_at", Float, nullable=False),         # when accepted; 0: open
     Column("game_id", String(32), nullable=True),      # the game made for it
     Column("owner_seat", Integer, nullable=True),      # the creator's seat in that game
+    Column("account", Integer, nullable=True),         # the creator's account, if signed in
+)
+
+#: players' accounts (:mod:`.accounts`); a deleted one keeps its row, without name or
+#: password, so the games that name its id show "deleted player"
+accounts_table = Table(
+    "nugar_accounts", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("username", String(20), nullable=True),     # as written; NULL once deleted
+    Column("name_key", String(20), nullable=True, unique=True),  # lower case: unique
+    Column("password_hash", Text, nullable=True),      # Argon2id (PHC string)
+    Column("created", Float, nullable=False),
+    Column("deleted", Float, nullable=True),
+)
+
+#: signed-in sessions: only the SHA-256 of each cookie's token is kept
+sessions_table = Table(
+    "nugar_sessions", metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("account_id", Integer, nullable=False, index=True),
+    Column("created", Float, nullable=False),
+    Column("last_used", Float, nullable=False),
 )
 
 
@@ -173,6 +197,8 @@ class GameRow:
     updated: int = 0
     clock: dict[str, Any] | None = None  # the clocks as stored (``clocks.Clock.to_json``)
     deadline: float | None = None         # when the running clock reaches zero
+    account_1: int | None = None          # the accounts holding the seats (signed-in players)
+    account_2: int | None = None
 
 
 @dataclass
@@ -214,9 +240,8 @@ class Store:
         #: whether other processes may write the same games (PostgreSQL): the caches of the
         #: server then follow the changes announced on :data:`CHANNEL`
         self.shared = self.engine.dialect.name == "postgresql"
-        if create:
-            metadata.create_all(self.engine)
-            _add_clock_columns(self.engine)
+        if create:  # the newest schema, by the migration chain (:mod:`.migrations`)
+            upgrade(self.engine)
         self._queue: queue.SimpleQueue[tuple[GameRow, StoredEvent, _Done] | None] = \
             queue.SimpleQueue()
         self._sql = _WriterSql(self.engine.dialect.paramstyle)
@@ -245,7 +270,8 @@ class Store:
                 moves=json.dumps(row.moves), ending=_dump_opt(row.ending),
                 offers=json.dumps(row.offers), result=row.result, reason=row.reason,
                 version=row.version, created=now, updated=now,
-                clock=_dump_opt(row.clock), deadline=row.deadline))
+                clock=_dump_opt(row.clock), deadline=row.deadline,
+                account_1=row.account_1, account_2=row.account_2))
             conn.execute(insert(events_table).values(
                 game_id=row.id, version=first_event.version, type=first_event.type,
                 data=json.dumps(first_event.data), created=now))
@@ -397,6 +423,23 @@ class Store:
                 cursor.executemany(sql.insert_event, events)
         return results
 
+    def claim_seat(self, game_id: str, seat: int, account_id: int) -> bool:
+        """Name the account holding a seat of a game, unless one already holds it; whether
+        it was named. The writer's updates leave these columns alone."""
+        column = games_table.c.account_1 if seat == 1 else games_table.c.account_2
+        with self.engine.begin() as conn:
+            done = conn.execute(games_table.update().where(games_table.c.id == game_id)
+                                .where(column.is_(None)).values({column: account_id}))
+        return bool(done.rowcount)
+
+    def seat_accounts(self, game_id: str) -> tuple[int | None, int | None] | None:
+        """The accounts holding a game's two seats (``None`` for a seat nobody signed in
+        holds); ``None`` when there is no such game."""
+        with self.engine.connect() as conn:
+            r = conn.execute(select(games_table.c.account_1, games_table.c.account_2)
+                             .where(games_table.c.id == game_id)).first()
+        return None if r is None else (r[0], r[1])
+
     # --- reading ----------------------------------------------------------------------------
     def load(self, game_id: str) -> GameRow | None:
         with self.engine.connect() as conn:
@@ -420,7 +463,8 @@ class Store:
             ai_seat=m["ai_seat"], key_hash_1=m["key_hash_1"], key_hash_2=m["key_hash_2"],
             moves=moves, ending=ending, offers=offers, result=m["result"],
             reason=m["reason"], version=m["version"], created=m["created"],
-            updated=m["updated"], clock=clock, deadline=m["deadline"])
+            updated=m["updated"], clock=clock, deadline=m["deadline"],
+            account_1=m["account_1"], account_2=m["account_2"])
 
     def version(self, game_id: str) -> int | None:
         """The stored version of a game (``None``: no such game)."""
@@ -474,15 +518,6 @@ class Store:
                 .where(games_table.c.mode == "ai")
                 .where(games_table.c.result.is_(None))).all()
         return [r[0] for r in rows]
-
-
-def _add_clock_columns(engine: Engine) -> None:
-    """Add the clock columns to a games table stored before clocks existed."""
-    have = {c["name"] for c in inspect(engine).get_columns("nugar_games")}
-    with engine.begin() as conn:
-        for name, sql_type in (("clock", "TEXT"), ("deadline", "FLOAT")):
-            if name not in have:
-                conn.execute(text(f"ALTER TABLE nugar_games ADD COLUMN {name} {sql_type}"))
 
 
 #: the writer's values of a game row's update, and of a journal entry, in order
