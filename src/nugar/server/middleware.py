@@ -23,6 +23,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from .errors import ApiError, status_of
 from .pages import not_found_page
@@ -260,7 +261,22 @@ async def _http_error(request: Request, exc: Exception) -> Response:
                             status_code=404)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
     # keep the exception's headers: a 405 names the allowed methods in ``Allow`` (RFC 9110)
-    return refusal(exc.status_code, code, str(exc.detail), exc.headers)
+    headers = exc.headers
+    if exc.status_code == 405:
+        headers = {**(headers or {}), "Allow": ", ".join(_allowed(request))}
+    return refusal(exc.status_code, code, str(exc.detail), headers)
+
+
+def _allowed(request: Request) -> list[str]:
+    """The methods of every route at the request's path (Starlette names only the first
+    route's, where a path has one route per method, e.g. ``POST`` and ``DELETE
+    /api/session``)."""
+    found: set[str] = set()
+    for route in request.app.router.routes:
+        methods = getattr(route, "methods", None)
+        if methods and route.matches(request.scope)[0] is not Match.NONE:
+            found |= set(methods)
+    return sorted(found)
 
 
 def add_error_handlers(app: FastAPI) -> None:
