@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -262,8 +262,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
     # keep the exception's headers: a 405 names the allowed methods in ``Allow`` (RFC 9110)
     headers = exc.headers
-    if exc.status_code == 405:
-        headers = {**(headers or {}), "Allow": ", ".join(_allowed(request))}
+    if exc.status_code == 405 and (allowed := _allowed(request)):
+        headers = {**(headers or {}), "Allow": ", ".join(allowed)}
     return refusal(exc.status_code, code, str(exc.detail), headers)
 
 
@@ -272,11 +272,22 @@ def _allowed(request: Request) -> list[str]:
     route's, where a path has one route per method, e.g. ``POST`` and ``DELETE
     /api/session``)."""
     found: set[str] = set()
-    for route in request.app.router.routes:
+    for route in _routes(request.app.router.routes):
         methods = getattr(route, "methods", None)
         if methods and route.matches(request.scope)[0] is not Match.NONE:
             found |= set(methods)
     return sorted(found)
+
+
+def _routes(routes: list[Any]) -> Iterator[Any]:
+    """Every route, those of the included routers too (FastAPI keeps an included router
+    as one entry, ``original_router`` holding its routes with their whole paths)."""
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            yield from _routes(inner.routes)
+        else:
+            yield route
 
 
 def add_error_handlers(app: FastAPI) -> None:
