@@ -351,15 +351,15 @@ def test_a_signed_in_player_s_seat_shows_his_name_and_a_deleted_player_afterward
     sign_up(client, "judy", "password-1")
     game = client.post("/api/games", json={"mode": "friend"}, headers=SAME).json()
     gid = game["id"]
-    assert client.get(f"/api/games/{gid}/players").json() == {"players": {"1": None,
-                                                                          "2": None}}
+    assert client.get(f"/api/games/{gid}/players").json() == {
+        "players": {"1": None, "2": None}, "rated": False}
     r = client.post(f"/api/games/{gid}/open", json={"key": game["keys"]["1"]}, headers=SAME)
     assert r.status_code == 200
     friend = other_client(client)
     assert friend.post(f"/api/games/{gid}/open", json={"key": game["keys"]["2"]}).status_code \
         == 200  # not signed in: seat 2 stays anonymous
-    assert client.get(f"/api/games/{gid}/players").json() == {"players": {"1": "judy",
-                                                                          "2": None}}
+    assert client.get(f"/api/games/{gid}/players").json()["players"] == {"1": "judy",
+                                                                         "2": None}
     move = str(new_game(parse_rules("dara")).legal_moves()[0])
     r = client.post(f"/api/games/{gid}/move", json={"key": game["keys"]["1"], "move": move},
                     headers=SAME)
@@ -371,8 +371,8 @@ def test_a_signed_in_player_s_seat_shows_his_name_and_a_deleted_player_afterward
     assert r.status_code == 200
     assert client.get("/api/me").status_code == 401
     # the game stays, played by "deleted player", and goes on
-    assert client.get(f"/api/games/{gid}/players").json() == {"players": {
-        "1": DELETED_NAME, "2": None}}
+    assert client.get(f"/api/games/{gid}/players").json()["players"] == {
+        "1": DELETED_NAME, "2": None}
     state = client.get(f"/api/games/{gid}").json()
     assert state["moves"] == [move]
     game_now = new_game(parse_rules("dara"))

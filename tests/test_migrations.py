@@ -104,8 +104,8 @@ def check_upgraded(url: str, gid: str, key: str, moves: list[str]) -> None:
         r = c.post(f"/api/games/{gid}/move", json={"key": key, "move": reply})
         assert r.status_code == 200, r.text
         assert c.get(f"/api/games/{gid}").json()["moves"] == [*moves, reply]
-        assert c.get(f"/api/games/{gid}/players").json() == {"players": {"1": None,
-                                                                         "2": None}}
+        assert c.get(f"/api/games/{gid}/players").json() == {
+            "players": {"1": None, "2": None}, "rated": False}
         r = c.post("/api/accounts", json={"username": "old_timer", "password": "12345678"})
         assert r.status_code == 201
     engine = create_engine(url)

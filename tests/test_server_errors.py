@@ -60,7 +60,7 @@ def test_every_code_raised_is_in_the_table_and_every_code_in_it_is_raised() -> N
 #: the codes the accounts added (issue 29), with their statuses
 ACCOUNTS = {"bad_credentials": 401, "signed_out": 401, "cross_site": 403,
             "wrong_password": 403, "name_taken": 409, "bad_password": 422,
-            "bad_username": 422, "too_many_attempts": 429}
+            "bad_username": 422, "too_many_attempts": 429, "unknown_player": 404}
 
 
 def test_each_code_has_the_status_it_had_before() -> None:

@@ -36,6 +36,7 @@ STATUS: dict[str, int] = {
     "unknown_game": 404,
     "unknown_challenge": 404,
     "unknown_offer": 404,
+    "unknown_player": 404,
     # a request the game's (or the lobby's) state refuses now
     "already_accepted": 409,
     "already_offered": 409,

@@ -1,5 +1,5 @@
-"""The accounts' API (:mod:`.accounts`): signing up, in and out, the signed-in player, and
-who holds a game's seats.
+"""The accounts' API (:mod:`.accounts`): signing up, in and out, the signed-in player, who
+holds a game's seats, and the ratings (:mod:`.standings`).
 
 - ``POST /api/accounts`` ``{username, password}``: 201 ``{username, ratings}``, signed in.
 - ``POST /api/session`` ``{username, password}``: signed in; 401 ``bad_credentials``.
@@ -7,7 +7,10 @@ who holds a game's seats.
 - ``GET /api/me``: ``{username, ratings}``; 401 ``signed_out``.
 - ``POST /api/me/password`` ``{old, new}``: every session ends; this client gets a new one.
 - ``DELETE /api/me`` ``{password}``: the account is deleted; its games stay.
-- ``GET /api/games/{id}/players``: the name on each seat (``null``: nobody signed in).
+- ``GET /api/games/{id}/players``: the name on each seat (``null``: nobody signed in);
+  in a rated game both ratings and, once it ended, what it changed.
+- ``GET /api/players/{username}?page=``: ratings, finished games, rating history.
+- ``GET /api/leaderboard?rules=PRESET``: the best players whose rating is not provisional.
 
 Signing in and up answer with the session cookie (:func:`set_session`); the attempts are
 limited per client address and per user name (429 ``too_many_attempts``). The passwords
@@ -19,9 +22,10 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import Field
 
+from ..rules import PRESETS
 from .accounts import (
     COOKIE,
     MAX_PASSWORD,
@@ -33,6 +37,8 @@ from .accounts import (
 )
 from .errors import ApiError
 from .routes_api import Body, ErrorBody
+from .standings import PAGE, game_players, leaderboard, player, ratings_of
+from .store import Store
 
 AccountsDep = Annotated[Accounts, Depends(accounts_of)]
 MaybeAccount = Annotated[Account | None, Depends(current_account)]
@@ -80,9 +86,13 @@ def clear_session(request: Request, response: Response) -> None:
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax", secure=secure)
 
 
-def me(account: Account) -> dict[str, Any]:
-    """What ``GET /api/me`` says of an account."""
-    return {"username": account.username, "ratings": {}}
+def me(store: Store, account: Account) -> dict[str, Any]:
+    """What ``GET /api/me`` says of an account (blocking: read in a worker thread)."""
+    return {"username": account.username, "ratings": ratings_of(store, account.id)}
+
+
+async def me_of(request: Request, account: Account) -> dict[str, Any]:
+    return await asyncio.to_thread(me, request.app.state.store, account)
 
 
 def _address(request: Request) -> str:
@@ -95,7 +105,7 @@ async def api_sign_up(body: Credentials, request: Request, response: Response,
     accounts.limit(_address(request))
     account, token = await asyncio.to_thread(accounts.sign_up, body.username, body.password)
     set_session(request, response, token)
-    return me(account)
+    return await me_of(request, account)
 
 
 @router.post("/session", summary="Sign in")
@@ -105,7 +115,7 @@ async def api_sign_in(body: Credentials, request: Request, response: Response,
     account, token = await asyncio.to_thread(accounts.sign_in, body.username, body.password)
     accounts.succeeded(body.username)
     set_session(request, response, token)
-    return me(account)
+    return await me_of(request, account)
 
 
 @router.delete("/session", summary="Sign out")
@@ -119,8 +129,8 @@ async def api_sign_out(request: Request, response: Response,
 
 
 @router.get("/me", summary="The signed-in player")
-async def api_me(account: AccountDep) -> dict[str, Any]:
-    return me(account)
+async def api_me(request: Request, account: AccountDep) -> dict[str, Any]:
+    return await me_of(request, account)
 
 
 @router.post("/me/password", summary="Change the password (every other session ends)")
@@ -130,7 +140,7 @@ async def api_password(body: NewPassword, request: Request, response: Response,
     token = await asyncio.to_thread(accounts.change_password, account, body.old, body.new)
     accounts.succeeded(account.username)
     set_session(request, response, token)
-    return me(account)
+    return await me_of(request, account)
 
 
 @router.delete("/me", summary="Delete the account (its games stay, played by \"deleted "
@@ -144,12 +154,31 @@ async def api_delete(body: PasswordBody, request: Request, response: Response,
 
 
 @router.get("/games/{game_id}/players", summary="Who holds each seat of a game (signed-in "
-            "players' names)")
-async def api_players(game_id: str, request: Request,
-                      accounts: AccountsDep) -> dict[str, Any]:
-    found = await asyncio.to_thread(request.app.state.store.seat_accounts, game_id)
+            "players' names) and, in a rated game, their ratings and changes")
+async def api_players(game_id: str, request: Request) -> dict[str, Any]:
+    found = await asyncio.to_thread(game_players, request.app.state.store, game_id)
     if found is None:
         raise ApiError("unknown_game", f"no game with id {game_id!r}")
-    names = await asyncio.to_thread(accounts.names, [a for a in found if a is not None])
-    return {"players": {str(seat): None if a is None else names[a]
-                        for seat, a in ((1, found[0]), (2, found[1]))}}
+    return found
+
+
+@router.get("/players/{username}", summary="A player's ratings, games (newest first, "
+            f"{PAGE} a page) and rating history")
+async def api_player(username: str, request: Request,
+                     page: Annotated[int, Query(ge=1, le=10_000)] = 1) -> dict[str, Any]:
+    found = await asyncio.to_thread(player, request.app.state.store, username[:40], page)
+    if found is None:
+        raise ApiError("unknown_player", f"no player is named {username[:40]!r}")
+    return found
+
+
+@router.get("/leaderboard", summary="The best players of a preset (ratings no longer "
+            "provisional)")
+async def api_leaderboard(request: Request,
+                          rules: Annotated[str, Query(max_length=40)] = "dara"
+                          ) -> dict[str, Any]:
+    if rules not in PRESETS:
+        raise ApiError("bad_rules", f"ratings are kept per preset: {', '.join(PRESETS)}; "
+                       f"not {rules!r}")
+    players = await asyncio.to_thread(leaderboard, request.app.state.store, rules)
+    return {"rules": rules, "players": players}
