@@ -1,6 +1,6 @@
-// The account menu in every page's header (the signed-in name and "Sign out", or links to
-// sign in and up), the sign-up and sign-in pages' forms, and the names of the signed-in
-// players on a game's page. The session is an HttpOnly cookie this script never sees: it
+// The account menu in every page's header (the leaderboard; the signed-in name, a link to
+// his page, and "Sign out", or links to sign in and up), the sign-up and sign-in pages'
+// forms, and the names, ratings and rating changes of the players on a game's page. The session is an HttpOnly cookie this script never sees: it
 // asks GET /api/me who is signed in.
 "use strict";
 (() => {
@@ -48,11 +48,14 @@
       me = null;
     }
     menu.textContent = "";
+    const board = link("/leaderboard", "Leaderboard");
+    board.id = "menu-leaderboard";
+    menu.append(board);
     if (me) {
-      const who = document.createElement("span");
+      document.body.classList.add("signed-in");
+      const who = link(`/players/${encodeURIComponent(me.username)}`, me.username);
       who.className = "who";
       who.id = "menu-name";
-      who.textContent = me.username;
       const out = document.createElement("button");
       out.type = "button";
       out.id = "sign-out";
@@ -113,8 +116,45 @@
     }
     const names = [1, 2].map((s) => found.players[String(s)]);
     if (!names[0] && !names[1]) return;
-    box.textContent = `First: ${names[0] || "anonymous"} \u00b7 Second: ${names[1] || "anonymous"}`;
+    box.textContent = "";
+    [1, 2].forEach((seat, i) => {
+      if (i) box.append(" \u00b7 ");
+      box.append(seat === 1 ? "First: " : "Second: ");
+      const name = names[i];
+      if (name && name !== "deleted player") {
+        box.append(link(`/players/${encodeURIComponent(name)}`, name));
+      } else {
+        box.append(name || "anonymous");
+      }
+      const rating = found.rated && found.ratings ? found.ratings[String(seat)] : null;
+      if (rating) {
+        const shown = document.createElement("span");
+        shown.className = "rating";
+        shown.dataset.seat = String(seat);
+        shown.textContent = ` (${rating.display})`;
+        box.append(shown);
+        if (rating.change !== null) {
+          const change = document.createElement("span");
+          change.className = `change ${rating.change >= 0 ? "change-up" : "change-down"}`;
+          change.dataset.seat = String(seat);
+          change.textContent = ` ${rating.change >= 0 ? "+" : "\u2212"}${Math.abs(Math.round(rating.change))}`;
+          box.append(change);
+        }
+      }
+    });
+    if (found.rated) box.append(" \u00b7 rated");
     box.hidden = false;
+  }
+
+  // once the game ends (its result shows), the rating changes are stored: ask again
+  function watchResult() {
+    const result = byId("result");
+    if (!result || !location.pathname.startsWith("/g/")) return;
+    let shown = !result.hidden;
+    new MutationObserver(() => {
+      if (!result.hidden && !shown) setTimeout(showPlayers, 300);
+      shown = !result.hidden;
+    }).observe(result, { attributes: true, attributeFilter: ["hidden"] });
   }
 
   if (location.pathname === "/signup") form("signup", "/api/accounts");
@@ -122,4 +162,5 @@
   showMenu();
   // app.js opens the page's seat first (which names its holder): ask once it has
   document.addEventListener("nugar:seat-opened", showPlayers);
+  watchResult();
 })();
