@@ -4,7 +4,12 @@ write fails), a player's page and the leaderboard over the API."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +18,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import insert, select
 
+import nugar
 from nugar.server import create_app
 from nugar.server.config import ServerConfig
 from nugar.server.ratings import Rating, rate_game
@@ -20,6 +26,7 @@ from nugar.server.store import (
     GameRow,
     Store,
     StoredEvent,
+    VersionConflict,
     accounts_table,
     rating_changes_table,
     ratings_table,
@@ -223,3 +230,74 @@ def test_the_leaderboard_lists_settled_ratings_best_first(app: FastAPI,
         (1, "dina", "1810"), (2, "carl", "1700")]
     assert alice.get("/api/leaderboard", params={"rules": "dala(x=1)"}).status_code == 422
     assert alice.get("/api/leaderboard", params={"rules": "kalah"}).json()["players"] == []
+
+
+#: a process that stores a rated game between two accounts, then writes its last change
+#: (a resignation) and is killed with SIGKILL at the point named by argv[2]: ``inside``
+#: the transaction (the ratings written, nothing committed) or ``after`` its commit
+KILLED = """
+import os, signal, sys
+from sqlalchemy import insert
+from nugar.server.store import GameRow, Store, StoredEvent, accounts_table
+
+where = sys.argv[2]
+store = Store(sys.argv[1])
+with store.engine.begin() as conn:
+    for i, name in ((1, "ann"), (2, "ben")):
+        conn.execute(insert(accounts_table).values(id=i, username=name, name_key=name,
+                                                   created=0.0))
+def row(result, version):
+    return GameRow(id="g1", rules="dala", mode="friend", ai_level=None, ai_seat=None,
+                   key_hash_1=None, key_hash_2=None, moves=[], ending=None, offers={},
+                   result=result, reason=None, version=version, account_1=1, account_2=2,
+                   rated=True)
+store.create(row(None, 1), StoredEvent(1, "created", {}))
+real_rate, real_transaction = Store._rate, Store._transaction
+def rate(self, cursor, game, now):
+    real_rate(self, cursor, game, now)
+    if where == "inside":
+        os.kill(os.getpid(), signal.SIGKILL)
+def transaction(self, changes):
+    done = real_transaction(self, changes)
+    if where == "after":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return done
+Store._rate, Store._transaction = rate, transaction
+store.save(row("1-0", 2), StoredEvent(2, "resign", {"player": 2}))
+"""
+
+
+@pytest.mark.parametrize("where", ["inside", "after"])
+def test_sigkill_at_the_last_write_neither_loses_nor_doubles_the_rating(
+        tmp_path: Path, where: str) -> None:
+    url = f"sqlite:///{tmp_path / 'killed.db'}"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(nugar.__file__).parents[1]), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", KILLED, url, where], env=env,
+                          capture_output=True, timeout=120)
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
+    store = Store(url)
+    try:
+        row = store.load("g1")
+        assert row is not None
+        with store.engine.connect() as conn:
+            games = conn.execute(select(ratings_table.c.games)).scalars().all()
+            changes = conn.execute(select(rating_changes_table)).all()
+        if where == "inside":  # nothing of the transaction: the game runs, nobody rated
+            assert row.result is None and row.version == 1
+            assert games == [] and changes == []
+        else:  # all of it: the game over and both rated, once
+            assert row.result == "1-0" and row.version == 2
+            assert sorted(games) == [1, 1] and len(changes) == 2
+        # the end written again after the restart: done exactly once in all
+        row.result, row.version = "1-0", 2
+        try:
+            store.save(row, StoredEvent(2, "resign", {"player": 2}))
+        except VersionConflict:
+            assert where == "after"
+        with store.engine.connect() as conn:
+            assert sorted(conn.execute(select(ratings_table.c.games)).scalars().all()) \
+                == [1, 1]
+            assert len(conn.execute(select(rating_changes_table)).all()) == 2
+    finally:
+        store.close()
