@@ -14,6 +14,11 @@ one game, so several server processes may share one PostgreSQL database. Changes
 be written are committed together by one writer thread (group commit: one disk sync for many
 moves); on PostgreSQL each change also sends ``NOTIFY nugar_events, '<game id> <version>
 <type> <data>'`` in its transaction, which the other processes listen to (:mod:`.listen`).
+
+The change that ends a rated game also updates both players' ratings in the writer's
+transaction (:meth:`Store._rate`), so the end and the ratings are stored together or not at
+all. The tables of players' accounts, sessions and ratings are here too; the schema is made
+and changed by the migrations of :mod:`.migrations`.
 """
 
 from __future__ import annotations
