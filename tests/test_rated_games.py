@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from argon2 import PasswordHasher
 from fastapi import FastAPI
@@ -31,6 +32,8 @@ from nugar.server.store import (
     rating_changes_table,
     ratings_table,
 )
+from postgres import postgres, require_binaries
+from test_server_workers import _serve
 
 SAME = {"Origin": "http://127.0.0.1:8000"}
 FAST = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
@@ -301,3 +304,46 @@ def test_sigkill_at_the_last_write_neither_loses_nor_doubles_the_rating(
             assert len(conn.execute(select(rating_changes_table)).all()) == 2
     finally:
         store.close()
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    require_binaries()
+    with postgres() as url:
+        yield url
+
+
+def test_a_rated_game_on_postgresql_served_by_two_workers(pg_url: str, tmp_path: Path) -> None:
+    """``nugar serve --workers 2`` on a new PostgreSQL database (migrated once, before the
+    workers start): two players sign up and play a rated game from the lobby (one resigns),
+    and both see the same rating changes whichever worker answers."""
+    proc, base = _serve(pg_url, tmp_path / "serve.log")
+    try:
+        same = {"Origin": base}
+        with httpx.Client(base_url=base, headers=same, timeout=30) as ann, \
+                httpx.Client(base_url=base, headers=same, timeout=30) as ben:
+            for client, name in ((ann, "ann"), (ben, "ben")):
+                r = client.post("/api/accounts", json={"username": name,
+                                                       "password": f"{name} password"})
+                assert r.status_code == 201, r.text
+            made = ann.post("/api/challenges", json={"rules": "kalah", "colour": "second",
+                                                     "rated": True}).json()
+            taken = ben.post(f"/api/challenges/{made['challenge']['id']}/accept",
+                             json={}).json()
+            assert taken["seat"] == 1
+            r = ben.post(f"/api/games/{taken['id']}/resign", json={"key": taken["key"]})
+            assert r.status_code == 200, r.text
+            changes = set()
+            for client in (ann, ben) * 3:  # asked several times: either worker answers
+                seen = client.get(f"/api/games/{taken['id']}/players").json()
+                assert seen["players"] == {"1": "ben", "2": "ann"}
+                one, two = seen["ratings"]["1"]["change"], seen["ratings"]["2"]["change"]
+                assert one < 0 < two and one == pytest.approx(-two)
+                changes.add((one, two))
+            assert len(changes) == 1
+            for client, name, sign in ((ann, "ann", 1), (ben, "ben", -1)):
+                rating = client.get(f"/api/players/{name}").json()["ratings"]["kalah"]
+                assert rating["games"] == 1 and sign * (rating["rating"] - 1500) > 0
+    finally:
+        proc.terminate()
+        proc.wait(30)
