@@ -13,6 +13,7 @@ from argon2.profiles import RFC_9106_LOW_MEMORY
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select
+from starlette.websockets import WebSocketDisconnect
 
 from nugar.rules import new_game, parse_rules
 from nugar.server import create_app
@@ -302,6 +303,20 @@ def test_the_fast_lane_s_moves_are_checked_too(client: TestClient) -> None:
     assert r.status_code == 403 and r.json()["error"] == "cross_site"
     r = client.post(url, json={"key": game["keys"]["0"], "move": move}, headers=SAME)
     assert r.status_code == 200
+
+
+def test_a_websocket_opened_with_the_cookie_from_another_site_is_closed(
+        client: TestClient) -> None:
+    sign_up(client)
+    gid = client.post("/api/games", json={"mode": "hotseat"}, headers=SAME).json()["id"]
+    with pytest.raises(WebSocketDisconnect):
+        with client.websocket_connect(f"/ws/games/{gid}", headers=EVIL) as ws:
+            ws.receive_json()
+    with client.websocket_connect(f"/ws/games/{gid}", headers=SAME) as ws:
+        assert ws.receive_json()["type"] == "sync"
+    # without the cookie another site's page may watch, as before
+    with other_client(client).websocket_connect(f"/ws/games/{gid}", headers=EVIL) as ws:
+        assert ws.receive_json()["type"] == "sync"
 
 
 # --- limits -------------------------------------------------------------------------------------
