@@ -89,14 +89,18 @@ def test_a_rated_challenge_needs_an_account_and_a_preset_exactly(app: FastAPI,
     r = alice.post("/api/challenges", json={"rules": "kalah", "rated": True}, headers=SAME)
     assert r.status_code == 201
     cid = r.json()["challenge"]["id"]
+    # the lobby names a signed-in creator and his rating in the challenge's preset
+    shown = anonymous.get(f"/api/challenges/{cid}").json()
+    assert (shown["rated"], shown["by"], shown["rating"]) == (True, "alice", "1500?")
     # accepted only by another signed-in player
     r = anonymous.post(f"/api/challenges/{cid}/accept", json={})
     assert r.status_code == 401 and r.json()["error"] == "signed_out"
     r = alice.post(f"/api/challenges/{cid}/accept", json={}, headers=SAME)
     assert r.status_code == 409 and r.json()["error"] == "own_challenge"
-    # an unrated challenge stays open to anyone
+    # an unrated challenge stays open to anyone; an anonymous creator is not named
     r = anonymous.post("/api/challenges", json={"rules": "dala(quiet_limit=off)"})
     assert r.status_code == 201 and r.json()["challenge"]["rated"] is False
+    assert r.json()["challenge"]["by"] is None
 
 
 def test_a_rated_game_updates_both_ratings_once_with_glicko_2(alice: TestClient,

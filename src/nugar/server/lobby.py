@@ -47,14 +47,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy import Select, and_, delete, func, insert, select, text, update
 from sqlalchemy.engine import Connection
 
 from ..errors import RulesError
 from ..rules import PRESETS, parse_rules
 from .clocks import TimeControl
 from .errors import ApiError
-from .store import CHANNEL, LOBBY_NOTE, Store, challenges_table, hash_key
+from .ratings import Rating
+from .store import (
+    CHANNEL,
+    LOBBY_NOTE,
+    Store,
+    accounts_table,
+    challenges_table,
+    hash_key,
+    ratings_table,
+)
 
 #: most open challenges at once, server-wide
 MAX_CHALLENGES = 100
@@ -97,6 +106,8 @@ class Challenge:
     taken_at: float = 0.0  # when it was accepted (0: open)
     account: int | None = None  # the creator's account, if signed in
     rated: bool = False         # the game made is rated (both players signed in)
+    by: str | None = None       # the signed-in creator's name (as listed)
+    rating: str | None = None   # his rating in the challenge's preset, as shown ("1500?")
 
     def view(self) -> dict[str, Any]:
         """The public view: no secrets."""
@@ -104,7 +115,8 @@ class Challenge:
                 "clock": None if self.control is None else self.control.text,
                 "clock_text": "no clock" if self.control is None else self.control.describe(),
                 "colour": self.colour, "public": self.public, "created": round(self.created),
-                "open": not self.taken_at, "rated": self.rated}
+                "open": not self.taken_at, "rated": self.rated, "by": self.by,
+                "rating": self.rating}
 
     def owned_by(self, key: str | None) -> bool:
         return bool(key) and len(key or "") <= 200 and hmac.compare_digest(
@@ -129,10 +141,27 @@ class Snapshot:
     digest: str
 
 
+def _named() -> Select[Any]:
+    """The challenges with their signed-in creators' names and ratings in their presets."""
+    return (select(_t, accounts_table.c.username, ratings_table.c.rating,
+                   ratings_table.c.deviation, ratings_table.c.volatility)
+            .outerjoin(accounts_table, accounts_table.c.id == _t.c.account)
+            .outerjoin(ratings_table, and_(ratings_table.c.account_id == _t.c.account,
+                                           ratings_table.c.preset == _t.c.rules)))
+
+
 def _challenge(row: Any) -> Challenge:
+    """A challenge from its row (with its creator's name and rating where the query joined
+    them: :meth:`Lobby.challenges`)."""
+    m = row._mapping
+    rating = None
+    if m.get("username") is not None:
+        rating = (Rating() if m.get("rating") is None
+                  else Rating(m["rating"], m["deviation"], m["volatility"])).display
     return Challenge(row.id, row.rules, row.game, TimeControl.parse(row.clock), row.colour,
                      bool(row.public), row.owner, row.created, row.seen, row.game_id,
-                     row.owner_seat, row.taken_at, row.account, bool(row.rated))
+                     row.owner_seat, row.taken_at, row.account, bool(row.rated),
+                     m.get("username"), rating)
 
 
 class Lobby:
@@ -208,7 +237,7 @@ class Lobby:
     def _read(self, conn: Connection, cid: str) -> Challenge | None:
         if not (isinstance(cid, str) and cid.isascii() and cid.isalnum() and len(cid) <= 16):
             return None  # never an id (and nothing a database could choke on, such as NUL)
-        row = conn.execute(select(_t).where(_t.c.id == cid)).first()
+        row = conn.execute(_named().where(_t.c.id == cid)).first()
         return None if row is None else _challenge(row)
 
     @staticmethod
@@ -425,7 +454,7 @@ class Lobby:
         """Every challenge stored (open and kept accepted ones: at most twice
         :data:`MAX_CHALLENGES`), in the order posted."""
         with self.store.engine.connect() as conn:
-            rows = conn.execute(select(_t).order_by(_t.c.seq)).all()
+            rows = conn.execute(_named().order_by(_t.c.seq)).all()
         return [_challenge(r) for r in rows]
 
     async def snapshot(self) -> Snapshot:

@@ -66,6 +66,7 @@
     const item = el("li", { class: "challenge", "data-id": c.id },
       el("span", { class: "what", text: `${c.game}: ` }), el("code", { text: c.rules }),
       el("span", { class: "what", text: ` \u00b7 ${clock} \u00b7 ${COLOUR[c.colour] || c.colour} ` }));
+    if (c.by) item.append(el("span", { class: "by", text: `by ${c.by} (${c.rating}) ` }));
     if (c.rated) item.append(el("strong", { class: "rated", text: "rated " }));
     if (lobby.mine && lobby.mine.id === c.id) {
       item.append(el("em", { text: "(yours)" }));
