@@ -63,8 +63,15 @@ def test_every_code_raised_is_in_the_table_and_every_code_in_it_is_raised() -> N
 ADDED = {"analysis_busy": 429, "unknown_analysis": 404}
 
 
+#: the codes the accounts added (issue 29), with their statuses
+ACCOUNTS = {"bad_credentials": 401, "signed_out": 401, "cross_site": 403,
+            "wrong_password": 403, "name_taken": 409, "bad_password": 422,
+            "bad_username": 422, "too_many_attempts": 429, "unknown_player": 404}
+
+
+
 def test_each_code_has_the_status_it_had_before() -> None:
-    assert STATUS == BEFORE | ADDED
+    assert STATUS == BEFORE | ADDED | ACCOUNTS
 
 
 @pytest.mark.parametrize("code", sorted(STATUS))
@@ -79,7 +86,7 @@ def test_each_code_is_answered_with_its_status_and_json(code: str) -> None:
         raise ApiError(code, "no, not now")
 
     answer = TestClient(app).get("/refuse")
-    assert answer.status_code == (BEFORE | ADDED)[code] == status_of(ApiError(code, ""))
+    assert answer.status_code == (BEFORE | ADDED | ACCOUNTS)[code] == status_of(ApiError(code, ""))
     assert answer.json() == {"error": code, "detail": "no, not now"}
     assert "retry-after" not in answer.headers
 

@@ -162,8 +162,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def serve_workers(args: argparse.Namespace, config: ServerConfig, served: dict[str, Any]
                   ) -> int:
-    """``--workers N``: the tables are made here once, then uvicorn's supervisor runs N worker
-    processes (:mod:`nugar.server.worker`) on one socket and replaces any that dies."""
+    """``--workers N``: the database is migrated here once (:mod:`nugar.server.migrations`),
+    then uvicorn's supervisor runs N worker processes (:mod:`nugar.server.worker`) on one
+    socket and replaces any that dies."""
     import os
 
     import uvicorn

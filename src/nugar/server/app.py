@@ -24,11 +24,21 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import routes_analysis, routes_api, routes_lessons, routes_lobby, routes_pages, routes_ws
+from . import (
+    routes_accounts,
+    routes_analysis,
+    routes_api,
+    routes_lessons,
+    routes_lobby,
+    routes_pages,
+    routes_ws,
+)
+from .accounts import Accounts, expire_forever
 from .ai_pool import Agents, AiPool
 from .analyses import Analyses
 from .clocks import watch_clocks
 from .config import ServerConfig
+from .crosssite import CrossSiteGuard
 from .fastlane import MoveLane
 from .listen import listen_forever
 from .lobby import Lobby
@@ -120,6 +130,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     hub = Hub(store, pool, expire_days=cfg.expire_days)
     lobby = Lobby(store)
     analyses = Analyses(store, pool, nodes=cfg.analysis_nodes, queue=cfg.analysis_queue)
+    accounts = Accounts(store)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -143,6 +154,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
         tasks.append(asyncio.create_task(hub.expire_forever()))
         tasks.append(asyncio.create_task(watch_clocks(hub, cfg.clock_every)))
         tasks.append(asyncio.create_task(lobby.sweep_forever()))
+        tasks.append(asyncio.create_task(expire_forever(accounts)))
         try:
             yield
         finally:
@@ -167,13 +179,16 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.state.warmup = engine
     app.state.ai_pool = pool
     app.state.analyses = analyses
+    app.state.accounts = accounts
     app.state.public_url = cfg.public_url.rstrip("/")
     # in front of FastAPI's own middleware (its error and telemetry layers): the security
     # headers outermost, so refusals get them too; then the size and rate guard; then the
-    # move fast lane, inside the guard, so a plain move skips FastAPI's routing
+    # check of requests made with the session cookie from other sites; then the move fast
+    # lane, inside both, so a plain move skips FastAPI's routing
     app.front = lambda inner: SecurityHeaders(
-        Guard(MoveLane(inner) if cfg.fast_lane else inner, max_body=cfg.max_body,
-              rate=cfg.rate, burst=cfg.burst, body_timeout=cfg.body_timeout),
+        Guard(CrossSiteGuard(MoveLane(inner) if cfg.fast_lane else inner, cfg.public_url),
+              max_body=cfg.max_body, rate=cfg.rate, burst=cfg.burst,
+              body_timeout=cfg.body_timeout),
         docs=cfg.api_docs)
     add_error_handlers(app)
     app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")
@@ -183,4 +198,5 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.include_router(routes_lobby.router)
     app.include_router(routes_lessons.router)
     app.include_router(routes_analysis.router)
+    app.include_router(routes_accounts.router)
     return app

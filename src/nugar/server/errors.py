@@ -23,8 +23,15 @@ class ApiError(Exception):
 
 #: the HTTP status of every refusal's code
 STATUS: dict[str, int] = {
+    # a sign-in that names no account with that password; a request that needs one
+    "bad_credentials": 401,
+    "signed_out": 401,
     # a secret that opens no seat of the game, or a spectator acting
     "bad_key": 403,
+    # a request made with the session cookie from another site (:mod:`.crosssite`)
+    "cross_site": 403,
+    # an account's password, asked again before a change, that is not its own
+    "wrong_password": 403,
     # something that does not exist
     "unknown_game": 404,
     "unknown_lesson": 404,
@@ -32,6 +39,7 @@ STATUS: dict[str, int] = {
     "unknown_challenge": 404,
     "unknown_offer": 404,
     "unknown_analysis": 404,
+    "unknown_player": 404,
     # a request the game's (or the lobby's) state refuses now
     "already_accepted": 409,
     "already_offered": 409,
@@ -39,6 +47,7 @@ STATUS: dict[str, int] = {
     "corrupt_game": 409,
     "game_over": 409,
     "game_running": 409,
+    "name_taken": 409,
     "illegal_move": 409,
     "no_hints": 409,
     "no_offer": 409,
@@ -55,15 +64,19 @@ STATUS: dict[str, int] = {
     "bad_colour": 422,
     "bad_level": 422,
     "bad_mode": 422,
+    "bad_password": 422,
     "bad_move": 422,
     "bad_ply": 422,
     "bad_record": 422,
     "bad_rules": 422,
     "bad_seat": 422,
     "bad_turn": 422,
+    "bad_username": 422,
     "invalid_move": 422,
     # too much of one kind of work asked for at once: the same request may succeed later
     "analysis_busy": 429,
+    # too many sign-in attempts for one user name or from one address (``Retry-After``)
+    "too_many_attempts": 429,
     # the server cannot do it now; the same request may succeed later
     "ai_busy": 503,
     "lobby_busy": 503,

@@ -47,14 +47,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy import Select, and_, delete, func, insert, select, text, update
 from sqlalchemy.engine import Connection
 
 from ..errors import RulesError
-from ..rules import parse_rules
+from ..rules import PRESETS, parse_rules
 from .clocks import TimeControl
 from .errors import ApiError
-from .store import CHANNEL, LOBBY_NOTE, Store, challenges_table, hash_key
+from .ratings import Rating
+from .store import (
+    CHANNEL,
+    LOBBY_NOTE,
+    Store,
+    accounts_table,
+    challenges_table,
+    hash_key,
+    ratings_table,
+)
 
 #: most open challenges at once, server-wide
 MAX_CHALLENGES = 100
@@ -95,6 +104,10 @@ class Challenge:
     game_id: str | None = None
     owner_seat: int | None = None
     taken_at: float = 0.0  # when it was accepted (0: open)
+    account: int | None = None  # the creator's account, if signed in
+    rated: bool = False         # the game made is rated (both players signed in)
+    by: str | None = None       # the signed-in creator's name (as listed)
+    rating: str | None = None   # his rating in the challenge's preset, as shown ("1500?")
 
     def view(self) -> dict[str, Any]:
         """The public view: no secrets."""
@@ -102,7 +115,8 @@ class Challenge:
                 "clock": None if self.control is None else self.control.text,
                 "clock_text": "no clock" if self.control is None else self.control.describe(),
                 "colour": self.colour, "public": self.public, "created": round(self.created),
-                "open": not self.taken_at}
+                "open": not self.taken_at, "rated": self.rated, "by": self.by,
+                "rating": self.rating}
 
     def owned_by(self, key: str | None) -> bool:
         return bool(key) and len(key or "") <= 200 and hmac.compare_digest(
@@ -127,10 +141,27 @@ class Snapshot:
     digest: str
 
 
+def _named() -> Select[Any]:
+    """The challenges with their signed-in creators' names and ratings in their presets."""
+    return (select(_t, accounts_table.c.username, ratings_table.c.rating,
+                   ratings_table.c.deviation, ratings_table.c.volatility)
+            .outerjoin(accounts_table, accounts_table.c.id == _t.c.account)
+            .outerjoin(ratings_table, and_(ratings_table.c.account_id == _t.c.account,
+                                           ratings_table.c.preset == _t.c.rules)))
+
+
 def _challenge(row: Any) -> Challenge:
+    """A challenge from its row (with its creator's name and rating where the query joined
+    them: :meth:`Lobby.challenges`)."""
+    m = row._mapping
+    rating = None
+    if m.get("username") is not None:
+        rating = (Rating() if m.get("rating") is None
+                  else Rating(m["rating"], m["deviation"], m["volatility"])).display
     return Challenge(row.id, row.rules, row.game, TimeControl.parse(row.clock), row.colour,
                      bool(row.public), row.owner, row.created, row.seen, row.game_id,
-                     row.owner_seat, row.taken_at)
+                     row.owner_seat, row.taken_at, row.account, bool(row.rated),
+                     m.get("username"), rating)
 
 
 class Lobby:
@@ -206,7 +237,7 @@ class Lobby:
     def _read(self, conn: Connection, cid: str) -> Challenge | None:
         if not (isinstance(cid, str) and cid.isascii() and cid.isalnum() and len(cid) <= 16):
             return None  # never an id (and nothing a database could choke on, such as NUL)
-        row = conn.execute(select(_t).where(_t.c.id == cid)).first()
+        row = conn.execute(_named().where(_t.c.id == cid)).first()
         return None if row is None else _challenge(row)
 
     @staticmethod
@@ -215,9 +246,17 @@ class Lobby:
                         "was accepted, cancelled or has expired")
 
     def post(self, rules: str, control: TimeControl | None, colour: str = "random",
-             public: bool = True) -> tuple[Challenge, str]:
+             public: bool = True, account: int | None = None,
+             rated: bool = False) -> tuple[Challenge, str]:
         """Open a challenge; returns it and its creator's key. ``503 lobby_full`` when
-        :data:`MAX_CHALLENGES` are open."""
+        :data:`MAX_CHALLENGES` are open. ``account``: the creator's, if signed in; a
+        ``rated`` one needs it (401 ``signed_out``) and a preset's name exactly (422
+        ``bad_rules``: the ratings are per preset)."""
+        if rated and account is None:
+            raise ApiError("signed_out", "sign in to post a rated challenge")
+        if rated and rules not in PRESETS:
+            raise ApiError("bad_rules", "a rated challenge plays a preset exactly, without "
+                           "options: " + ", ".join(PRESETS))
         if colour not in COLOURS:
             raise ApiError("bad_colour", f"colour must be first, second or random, not "
                            f"{str(colour)[:20]!r}")
@@ -229,7 +268,8 @@ class Lobby:
         now = self.clock()
         key = secrets.token_urlsafe(18)
         challenge = Challenge(secrets.token_hex(6), rule_set.text, rule_set.game, control,
-                              colour, public, hash_key(key), now, now)
+                              colour, public, hash_key(key), now, now, account=account,
+                              rated=rated)
         with self._lock, self.store.engine.begin() as conn:
             self._write(conn)
             count = conn.execute(select(func.count()).select_from(_t)
@@ -242,7 +282,7 @@ class Lobby:
                 id=challenge.id, rules=challenge.rules, game=challenge.game,
                 clock=None if control is None else control.text, colour=colour,
                 public=int(public), owner=challenge.owner, created=now, seen=now,
-                taken_at=0.0))
+                taken_at=0.0, account=account, rated=1 if rated else None))
             self._announce(conn)
         self.heard()
         return challenge, key
@@ -258,17 +298,21 @@ class Lobby:
             self._seen([challenge.owner])
         return challenge
 
-    def take(self, cid: str, key: str | None = None) -> Challenge:
+    def take(self, cid: str, key: str | None = None,
+             account: int | None = None) -> Challenge:
         """Reserve an open challenge for the one accepting it (the creator cannot): one
         conditional update, so of any number of accepters on any processes exactly one gets
         it (the others: ``409 already_accepted``); :meth:`taken_by` or :meth:`release`
-        follows."""
+        follows. A rated one only for a signed-in ``account`` (401 ``signed_out``) other
+        than the creator's."""
         now = self.clock()
         with self._lock, self.store.engine.begin() as conn:
             challenge = self._read(conn, cid)
             if challenge is None:
                 raise self._unknown(cid)
-            if challenge.owned_by(key):
+            if challenge.rated and account is None:
+                raise ApiError("signed_out", "sign in to accept a rated challenge")
+            if challenge.owned_by(key) or (challenge.rated and account == challenge.account):
                 raise ApiError("own_challenge", "this is your own challenge; wait for "
                                "someone to accept it, or cancel it")
             done = conn.execute(update(_t).where(_t.c.id == cid).where(_t.c.taken_at == 0)
@@ -410,7 +454,7 @@ class Lobby:
         """Every challenge stored (open and kept accepted ones: at most twice
         :data:`MAX_CHALLENGES`), in the order posted."""
         with self.store.engine.connect() as conn:
-            rows = conn.execute(select(_t).order_by(_t.c.seq)).all()
+            rows = conn.execute(_named().order_by(_t.c.seq)).all()
         return [_challenge(r) for r in rows]
 
     async def snapshot(self) -> Snapshot:

@@ -16,13 +16,14 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from .errors import ApiError, status_of
 from .pages import not_found_page
@@ -259,33 +260,32 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         return HTMLResponse(not_found_page("Page not found", f"There is no page {path[:80]}."),
                             status_code=404)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-    # keep the exception's headers: a 405 names the allowed methods in ``Allow`` (RFC 9110),
-    # those of every route of the path (Starlette names the first route's only)
+    # keep the exception's headers: a 405 names the allowed methods in ``Allow`` (RFC 9110)
     headers = exc.headers
-    if exc.status_code == 405:
-        allowed = _allowed_methods(request)
-        if allowed:
-            headers = {**(headers or {}), "Allow": ", ".join(allowed)}
+    if exc.status_code == 405 and (allowed := _allowed(request)):
+        headers = {**(headers or {}), "Allow": ", ".join(allowed)}
     return refusal(exc.status_code, code, str(exc.detail), headers)
 
 
-def _allowed_methods(request: Request) -> list[str]:
-    """The methods of every route of the application whose path matches the request's."""
-    path = request.url.path
-    methods: set[str] = set()
-    for route in _all_routes(request.app.routes):
-        regex = getattr(route, "path_regex", None)
-        if regex is not None and regex.match(path):
-            methods.update(getattr(route, "methods", None) or ())
-    return sorted(methods)
+def _allowed(request: Request) -> list[str]:
+    """The methods of every route at the request's path (Starlette names only the first
+    route's, where a path has one route per method, e.g. ``POST`` and ``DELETE
+    /api/session``)."""
+    found: set[str] = set()
+    for route in _routes(request.app.router.routes):
+        methods = getattr(route, "methods", None)
+        if methods and route.matches(request.scope)[0] is not Match.NONE:
+            found |= set(methods)
+    return sorted(found)
 
 
-def _all_routes(routes: Iterable[Any]) -> Iterator[Any]:
-    """The routes, those of included routers too (FastAPI keeps a router included whole)."""
+def _routes(routes: list[Any]) -> Iterator[Any]:
+    """Every route, those of the included routers too (FastAPI keeps an included router
+    as one entry, ``original_router`` holding its routes with their whole paths)."""
     for route in routes:
         inner = getattr(route, "original_router", None)
         if inner is not None:
-            yield from _all_routes(inner.routes)
+            yield from _routes(inner.routes)
         else:
             yield route
 

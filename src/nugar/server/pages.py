@@ -216,13 +216,17 @@ def render(text: str, here: str, pages: dict[str, str] | None = None) -> tuple[s
 
 
 def _page(title: str, body: str) -> str:
+    """A whole page around ``body``; its header's account menu is added by
+    ``static/accounts.js``."""
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{escape(title)} - nugar</title>"
-            "<link rel=\"stylesheet\" href=\"/static/style.css\"></head>"
+            "<link rel=\"stylesheet\" href=\"/static/style.css\">"
+            "<link rel=\"stylesheet\" href=\"/static/accounts.css\"></head>"
             "<body class=\"doc\"><header class=\"top\"><a href=\"/\">nugar</a> "
             "<a href=\"/rules\">rules</a></header>"
-            f"<main class=\"doc\">{body}</main></body></html>")
+            f"<main class=\"doc\">{body}</main>"
+            "<script src=\"/static/accounts.js\"></script></body></html>")
 
 
 def not_found_page(title: str, text: str) -> str:

@@ -225,12 +225,15 @@ class Hub:
     # --- creating ---------------------------------------------------------------------------
     async def create(self, rules: str, mode: str, ai_level: int | None, human_seat: int | None,
                      time_control: TimeControl | None = None,
-                     seat_hash: tuple[int, str] | None = None
-                     ) -> tuple[Room, dict[str, str]]:
+                     seat_hash: tuple[int, str] | None = None,
+                     accounts: tuple[int | None, int | None] = (None, None),
+                     rated: bool = False) -> tuple[Room, dict[str, str]]:
         """Create and store a new game (with a clock under ``time_control``, if given);
         returns its room and the secrets of its seats. ``seat_hash`` (mode ``friend``):
         ``(seat, hash)``, that seat opens with a secret its holder already has (the lobby's
-        challenge key), whose hash is given; it is not among the secrets returned."""
+        challenge key), whose hash is given; it is not among the secrets returned.
+        ``accounts``: the accounts holding seats 1 and 2 (the lobby's signed-in players);
+        ``rated``: the game's end updates their ratings (:meth:`.store.Store._rate`)."""
         if mode not in MODES:
             raise ApiError("bad_mode", f"mode {mode!r} is unknown; allowed: "
                            + ", ".join(MODES))
@@ -277,8 +280,11 @@ class Hub:
         row = GameRow(id=secrets.token_hex(8), rules=rule_set.text, mode=mode,
                       ai_level=ai_level, ai_seat=ai_seat, key_hash_1=hash_1,
                       key_hash_2=hash_2, moves=[], ending=None, offers={}, result=None,
-                      reason=None, version=1)
+                      reason=None, version=1, account_1=accounts[0],
+                      account_2=accounts[1], rated=rated)
         created: dict[str, Any] = {"rules": row.rules, "mode": mode}
+        if rated:
+            created["rated"] = True
         if time_control is not None:  # the first player's first move is timed from now
             # a game by link waits for both players to open their links; the lobby's game
             # (seat_hash) is made when both are there

@@ -19,6 +19,7 @@ from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
 from ..rules import PRESETS, Game, Move, new_game, parse_rules
 from ..rules.family import preset_json
 from ..rules.options import MAX_RULES_TEXT, format_value
+from .accounts import Account, current_account
 from .clocks import ClockError, TimeControl
 from .errors import ApiError
 from .rematch import rematch
@@ -230,8 +231,17 @@ async def api_svg(game_id: str, hub: HubDep, ply: int | None = None) -> Response
 @router.post("/games/{game_id}/open", summary="Say that a seat's page is open (a timed game "
              "by link waits for both seats before any timer runs); answers the state",
              response_model=dict[str, Any])
-async def api_open(game_id: str, body: KeyBody, hub: HubDep) -> JSONResponse:
-    return answer(await hub.open_seat(game_id, body.key))
+async def api_open(game_id: str, body: KeyBody, hub: HubDep,
+                   account: Annotated[Account | None, Depends(current_account)]
+                   ) -> JSONResponse:
+    """A signed-in player who opens a seat nobody holds yet becomes its holder (the game
+    shows his name: ``GET /api/games/{id}/players``)."""
+    state = await hub.open_seat(game_id, body.key)
+    if account is not None:
+        seat = (await hub.room(game_id)).seat_of(body.key)
+        if seat in (1, 2):
+            await asyncio.to_thread(hub.store.claim_seat, game_id, seat, account.id)
+    return answer(state)
 
 
 @router.post("/games/{game_id}/move", summary="Play a move or a whole turn; answers what "

@@ -3,7 +3,9 @@
 opened with) that his challenge was accepted and where his seat is.
 
 - ``GET /api/lobby``: the open public challenges, newest first.
-- ``POST /api/challenges`` ``{rules, clock, colour, public}``: 201 ``{challenge, key, link}``;
+- ``POST /api/challenges`` ``{rules, clock, colour, public, rated}``: 201
+  ``{challenge, key, link}`` (``rated``: signed in, a preset exactly; only another
+  signed-in player may accept it);
   ``key`` is the creator's secret (to cancel, to be told of the game; it also opens his seat
   in the game made when it is accepted), ``link`` the address that lets a friend accept it.
 - ``GET /api/challenges/{id}?key=``: one challenge; with the creator's key, once accepted,
@@ -31,6 +33,7 @@ from pydantic import Field
 from starlette.requests import HTTPConnection
 
 from ..rules.options import MAX_RULES_TEXT
+from .accounts import Account, current_account
 from .errors import ApiError
 from .lobby import Challenge, Lobby
 from .routes_api import Body, ErrorBody, HubDep, KeyBody, time_control_of
@@ -49,6 +52,7 @@ def lobby_of(conn: HTTPConnection) -> Lobby:
 
 
 LobbyDep = Annotated[Lobby, Depends(lobby_of)]
+MaybeAccount = Annotated[Account | None, Depends(current_account)]
 
 
 class PostChallenge(Body):
@@ -59,6 +63,8 @@ class PostChallenge(Body):
     colour: Literal["first", "second", "random"] = Field(
         "random", description="the creator plays first, second, or a colour drawn on accepting")
     public: bool = Field(True, description="listed in the lobby (else only its link finds it)")
+    rated: bool = Field(False, description="a rated game (signed in only; the rules a "
+                        "preset exactly; accepted only by another signed-in player)")
 
 
 # refusals are documented as ErrorBody, as for the rest of the API
@@ -80,10 +86,12 @@ async def api_lobby(lobby: LobbyDep) -> dict[str, Any]:
 
 
 @router.post("/api/challenges", status_code=201, summary="Open a challenge in the lobby")
-async def api_post(body: PostChallenge, request: Request, lobby: LobbyDep) -> dict[str, Any]:
+async def api_post(body: PostChallenge, request: Request, lobby: LobbyDep,
+                   account: MaybeAccount) -> dict[str, Any]:
     challenge, key = await asyncio.to_thread(lobby.post, body.rules,
                                              time_control_of(body.clock), body.colour,
-                                             body.public)
+                                             body.public, None if account is None
+                                             else account.id, body.rated)
     return {"challenge": challenge.view(), "key": key,
             "link": f"{_public_url(request)}/?challenge={challenge.id}"}
 
@@ -101,14 +109,18 @@ async def api_challenge(cid: str, lobby: LobbyDep, key: str | None = None) -> di
 @router.post("/api/challenges/{cid}/accept", status_code=201, summary="Accept a challenge: the "
              "game is created and the accepter gets his seat")
 async def api_accept(cid: str, body: KeyBody, request: Request, lobby: LobbyDep,
-                     hub: HubDep) -> dict[str, Any]:
-    challenge = await asyncio.to_thread(lobby.take, cid, body.key or None)
+                     hub: HubDep, account: MaybeAccount) -> dict[str, Any]:
+    mine = None if account is None else account.id
+    challenge = await asyncio.to_thread(lobby.take, cid, body.key or None, mine)
     owner_seat = lobby.seats(challenge.colour)
+    # the seats' accounts: the creator's and the accepter's, each where signed in
+    seats = (challenge.account, mine) if owner_seat == 1 else (mine, challenge.account)
     try:
         # the creator's seat opens with his challenge key: nothing secret is kept for him
         room, keys = await hub.create(challenge.rules, "friend", None, None,
                                       challenge.control, seat_hash=(owner_seat,
-                                                                    challenge.owner))
+                                                                    challenge.owner),
+                                      accounts=seats, rated=challenge.rated)
         gid = room.row.id
         await asyncio.to_thread(lobby.taken_by, challenge, gid, owner_seat)
     except BaseException:

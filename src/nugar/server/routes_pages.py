@@ -1,4 +1,7 @@
-"""The web app's pages: the single-page client, its static files and the rules pages."""
+"""The web app's pages: the single-page client, its static files, the rules pages, and the
+sign-up and sign-in pages (``static/account.html``; every page's account menu is drawn by
+``static/accounts.js``), and the players' pages and the leaderboard
+(``static/standings.html``)."""
 
 from __future__ import annotations
 
@@ -43,6 +46,27 @@ async def game_page(game_id: str, request: Request) -> Response:
 @router.get("/replay")
 async def replay_page() -> FileResponse:
     return FileResponse(STATIC / "index.html")
+
+
+@router.get("/signup")
+async def sign_up_page() -> FileResponse:
+    return FileResponse(STATIC / "account.html")
+
+
+@router.get("/signin")
+async def sign_in_page() -> FileResponse:
+    return FileResponse(STATIC / "account.html")
+
+
+@router.get("/players/{username}")
+async def player_page(username: str) -> FileResponse:
+    """A player's page (``static/standings.js`` asks the API and says if there is none)."""
+    return FileResponse(STATIC / "standings.html")
+
+
+@router.get("/leaderboard")
+async def leaderboard_page() -> FileResponse:
+    return FileResponse(STATIC / "standings.html")
 
 
 @router.get("/rules")

@@ -14,6 +14,11 @@ one game, so several server processes may share one PostgreSQL database. Changes
 be written are committed together by one writer thread (group commit: one disk sync for many
 moves); on PostgreSQL each change also sends ``NOTIFY nugar_events, '<game id> <version>
 <type> <data>'`` in its transaction, which the other processes listen to (:mod:`.listen`).
+
+The change that ends a rated game also updates both players' ratings in the writer's
+transaction (:meth:`Store._rate`), so the end and the ratings are stored together or not at
+all. The tables of players' accounts, sessions and ratings are here too; the schema is made
+and changed by the migrations of :mod:`.migrations`.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from sqlalchemy import (
     Column,
     Engine,
     Float,
+    Index,
     Integer,
     MetaData,
     String,
@@ -46,11 +52,12 @@ from sqlalchemy import (
     create_engine,
     event,
     insert,
-    inspect,
     select,
-    text,
 )
 from sqlalchemy.pool import StaticPool
+
+from .migrations import upgrade
+from .ratings import START_DEVIATION, START_RATING, START_VOLATILITY, Rating, rate_game
 
 log = logging.getLogger("nugar.server")
 
@@ -60,6 +67,9 @@ CHANNEL = "nugar_events"
 LOBBY_NOTE = "lobby"
 #: most changes committed in one transaction by the writer thread
 MAX_BATCH = 64
+#: the first player's score in a game of each stored result (an aborted game, ``*``, and a
+#: running one are not rated)
+SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 metadata = MetaData()
 
@@ -82,6 +92,9 @@ games_table = Table(
     Column("updated", Integer, nullable=False),
     Column("clock", Text, nullable=True),                # JSON: the clocks (clocks.Clock)
     Column("deadline", Float, nullable=True, index=True),  # when the running clock runs out
+    Column("account_1", Integer, nullable=True),         # the account holding seat 1, if any
+    Column("account_2", Integer, nullable=True),
+    Column("rated", Integer, nullable=True),             # 1: a rated game (between accounts)
 )
 
 events_table = Table(
@@ -111,6 +124,58 @@ challenges_table = Table(
     Column("taken_at", Float, nullable=False),         # when accepted; 0: open
     Column("game_id", String(32), nullable=True),      # the game made for it
     Column("owner_seat", Integer, nullable=True),      # the creator's seat in that game
+    Column("account", Integer, nullable=True),         # the creator's account, if signed in
+    Column("rated", Integer, nullable=True),           # 1: the game made will be rated
+)
+
+#: players' accounts (:mod:`.accounts`); a deleted one keeps its row, without name or
+#: password, so the games that name its id show "deleted player"
+accounts_table = Table(
+    "nugar_accounts", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("username", String(20), nullable=True),     # as written; NULL once deleted
+    Column("name_key", String(20), nullable=True, unique=True),  # lower case: unique
+    Column("password_hash", Text, nullable=True),      # Argon2id (PHC string)
+    Column("created", Float, nullable=False),
+    Column("deleted", Float, nullable=True),
+)
+
+#: one Glicko-2 rating per account and preset (:mod:`.ratings`)
+ratings_table = Table(
+    "nugar_ratings", metadata,
+    Column("account_id", Integer, primary_key=True),
+    Column("preset", String(32), primary_key=True),
+    Column("rating", Float, nullable=False),
+    Column("deviation", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("updated", Float, nullable=False),
+    Index("ix_nugar_ratings_preset_rating", "preset", "rating"),
+)
+
+#: what each rated game did to each of its players' ratings, written with its last move
+rating_changes_table = Table(
+    "nugar_rating_changes", metadata,
+    Column("game_id", String(32), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("account_id", Integer, nullable=False, index=True),
+    Column("preset", String(32), nullable=False),
+    Column("score", Float, nullable=False),             # the player's: 1, 0.5 or 0
+    Column("rating_before", Float, nullable=False),
+    Column("deviation_before", Float, nullable=False),
+    Column("rating_after", Float, nullable=False),
+    Column("deviation_after", Float, nullable=False),
+    Column("volatility_after", Float, nullable=False),
+    Column("ended", Float, nullable=False),
+)
+
+#: signed-in sessions: only the SHA-256 of each cookie's token is kept
+sessions_table = Table(
+    "nugar_sessions", metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("account_id", Integer, nullable=False, index=True),
+    Column("created", Float, nullable=False),
+    Column("last_used", Float, nullable=False),
 )
 
 #: the computer analyses of finished games (:mod:`.analyses`), one row per game: claimed by
@@ -187,6 +252,9 @@ class GameRow:
     updated: int = 0
     clock: dict[str, Any] | None = None  # the clocks as stored (``clocks.Clock.to_json``)
     deadline: float | None = None         # when the running clock reaches zero
+    account_1: int | None = None          # the accounts holding the seats (signed-in players)
+    account_2: int | None = None
+    rated: bool = False                   # rated: its end updates both accounts' ratings
 
 
 @dataclass
@@ -228,9 +296,8 @@ class Store:
         #: whether other processes may write the same games (PostgreSQL): the caches of the
         #: server then follow the changes announced on :data:`CHANNEL`
         self.shared = self.engine.dialect.name == "postgresql"
-        if create:
-            metadata.create_all(self.engine)
-            _add_clock_columns(self.engine)
+        if create:  # the newest schema, by the migration chain (:mod:`.migrations`)
+            upgrade(self.engine)
         self._queue: queue.SimpleQueue[tuple[GameRow, StoredEvent, _Done] | None] = \
             queue.SimpleQueue()
         self._sql = _WriterSql(self.engine.dialect.paramstyle)
@@ -259,7 +326,9 @@ class Store:
                 moves=json.dumps(row.moves), ending=_dump_opt(row.ending),
                 offers=json.dumps(row.offers), result=row.result, reason=row.reason,
                 version=row.version, created=now, updated=now,
-                clock=_dump_opt(row.clock), deadline=row.deadline))
+                clock=_dump_opt(row.clock), deadline=row.deadline,
+                account_1=row.account_1, account_2=row.account_2,
+                rated=1 if row.rated else None))
             conn.execute(insert(events_table).values(
                 game_id=row.id, version=first_event.version, type=first_event.type,
                 data=json.dumps(first_event.data), created=now))
@@ -401,6 +470,9 @@ class Store:
             results.append(None)
             events.append((row.id, new_event.version, new_event.type,
                            json.dumps(new_event.data), now))
+        for (row, _ev), error in zip(changes, results, strict=True):
+            if error is None and row.rated and row.result in SCORES:
+                self._rate(cursor, row, now)
         if events:
             if self.shared:
                 cursor.execute(sql.insert_events, (json.dumps([
@@ -410,6 +482,46 @@ class Store:
             else:
                 cursor.executemany(sql.insert_event, events)
         return results
+
+    def claim_seat(self, game_id: str, seat: int, account_id: int) -> bool:
+        """Name the account holding a seat of a game, unless one already holds it; whether
+        it was named. The writer's updates leave these columns alone."""
+        column = games_table.c.account_1 if seat == 1 else games_table.c.account_2
+        with self.engine.begin() as conn:
+            done = conn.execute(games_table.update().where(games_table.c.id == game_id)
+                                .where(column.is_(None)).values({column: account_id}))
+        return bool(done.rowcount)
+
+    def _rate(self, cursor: Any, row: GameRow, now: float) -> None:
+        """Inside the writer's transaction of a rated game's last change: both accounts'
+        ratings for the game's preset updated (:func:`.ratings.rate_game`, the game a rating
+        period of its own) and the change recorded for each seat, unless this game's change
+        is recorded already. The same transaction as the move: a crash loses both or
+        neither, and a repeated write cannot rate twice."""
+        sql = self._sql
+        if row.account_1 is None or row.account_2 is None:
+            return
+        accounts = (row.account_1, row.account_2)
+        cursor.execute(sql.rated_done, (row.id,))
+        if cursor.fetchone() is not None:
+            return
+        before: dict[int, Rating] = {}
+        for account in sorted(set(accounts)):  # in id order: two games lock in one order
+            cursor.execute(sql.rating_ensure, (account, row.rules, START_RATING,
+                                               START_DEVIATION, START_VOLATILITY, now))
+            cursor.execute(sql.rating_get, (account, row.rules))
+            rating, deviation, volatility = cursor.fetchone()
+            before[account] = Rating(rating, deviation, volatility)
+        score = SCORES[row.result or ""]
+        first, second = before[accounts[0]], before[accounts[1]]
+        after = rate_game(first, second, score)
+        for seat, account, old, new, mine in ((1, accounts[0], first, after[0], score),
+                                              (2, accounts[1], second, after[1], 1 - score)):
+            cursor.execute(sql.rating_set, (new.rating, new.deviation, new.volatility, now,
+                                            account, row.rules))
+            cursor.execute(sql.change_insert, (row.id, seat, account, row.rules, mine,
+                                               old.rating, old.deviation, new.rating,
+                                               new.deviation, new.volatility, now))
 
     # --- reading ----------------------------------------------------------------------------
     def load(self, game_id: str) -> GameRow | None:
@@ -434,7 +546,8 @@ class Store:
             ai_seat=m["ai_seat"], key_hash_1=m["key_hash_1"], key_hash_2=m["key_hash_2"],
             moves=moves, ending=ending, offers=offers, result=m["result"],
             reason=m["reason"], version=m["version"], created=m["created"],
-            updated=m["updated"], clock=clock, deadline=m["deadline"])
+            updated=m["updated"], clock=clock, deadline=m["deadline"],
+            account_1=m["account_1"], account_2=m["account_2"], rated=bool(m["rated"]))
 
     def version(self, game_id: str) -> int | None:
         """The stored version of a game (``None``: no such game)."""
@@ -490,15 +603,6 @@ class Store:
         return [r[0] for r in rows]
 
 
-def _add_clock_columns(engine: Engine) -> None:
-    """Add the clock columns to a games table stored before clocks existed."""
-    have = {c["name"] for c in inspect(engine).get_columns("nugar_games")}
-    with engine.begin() as conn:
-        for name, sql_type in (("clock", "TEXT"), ("deadline", "FLOAT")):
-            if name not in have:
-                conn.execute(text(f"ALTER TABLE nugar_games ADD COLUMN {name} {sql_type}"))
-
-
 #: the writer's values of a game row's update, and of a journal entry, in order
 _UPDATE_FIELDS = ("moves", "ending", "offers", "result", "reason", "version", "updated",
                   "clock", "deadline", "id", "before")
@@ -542,6 +646,22 @@ class _WriterSql:
             "SELECT * FROM json_to_recordset(?::json) AS v(game_id text, version int, "
             "type text, data text, created int)")
         self.notify = sql("SELECT pg_notify(?, p) FROM json_array_elements_text(?::json) AS p")
+        # a rated game's end (:meth:`Store._rate`); on PostgreSQL the rating rows are
+        # locked until the transaction ends, so two games ending at once update in turn
+        lock = " FOR UPDATE" if paramstyle != "qmark" else ""
+        self.rated_done = sql("SELECT 1 FROM nugar_rating_changes WHERE game_id = ?")
+        self.rating_ensure = sql(
+            "INSERT INTO nugar_ratings (account_id, preset, rating, deviation, volatility, "
+            "games, updated) VALUES (?, ?, ?, ?, ?, 0, ?) ON CONFLICT DO NOTHING")
+        self.rating_get = sql("SELECT rating, deviation, volatility FROM nugar_ratings "
+                              "WHERE account_id = ? AND preset = ?" + lock)
+        self.rating_set = sql(
+            "UPDATE nugar_ratings SET rating = ?, deviation = ?, volatility = ?, "
+            "games = games + 1, updated = ? WHERE account_id = ? AND preset = ?")
+        self.change_insert = sql(
+            "INSERT INTO nugar_rating_changes (game_id, seat, account_id, preset, score, "
+            "rating_before, deviation_before, rating_after, deviation_after, "
+            "volatility_after, ended) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 
 #: the longest announcement payload sent with its event (PostgreSQL allows 8000 bytes)

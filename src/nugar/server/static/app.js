@@ -1158,6 +1158,8 @@ async function showGame(id) {
       opened = await api("POST", `/api/games/${id}/open`, { key: ui.key }).catch(() => null);
     }
     await applyState(opened || await api("GET", `/api/games/${id}`));
+    // the seat is open (a signed-in player now holds it): accounts.js shows the names
+    document.dispatchEvent(new Event("nugar:seat-opened"));
   } catch (e) {
     if (/^no game with id/.test(e.message)) {
       // gone (or never there): say so instead of a board and buttons for nothing

@@ -47,6 +47,8 @@
     el("option", { value: "first", text: "I play first" }),
     el("option", { value: "second", text: "I play second" }));
   const privateBox = el("input", { type: "checkbox", id: "challenge-private" });
+  // rated: only for a signed-in player (accounts.js marks the page signed-in), a preset exactly
+  const ratedBox = el("input", { type: "checkbox", id: "challenge-rated" });
   const post = el("button", { type: "button", id: "challenge-post",
     text: "Post an open challenge" });
   const waiting = el("div", { id: "challenge-waiting", class: "waiting", hidden: "" });
@@ -54,7 +56,8 @@
   const invite = el("div", { id: "challenge-invite", class: "invite", hidden: "" });
   box.append(el("h2", { text: "Lobby: open challenges" }), invite, list, empty,
     el("p", { class: "post" }, colour, " ",
-      el("label", { class: "inline" }, privateBox, " only by link"), " ", post),
+      el("label", { class: "inline" }, privateBox, " only by link"), " ",
+      el("label", { class: "inline needs-account" }, ratedBox, " rated"), " ", post),
     waiting, error);
   box.hidden = false;
 
@@ -63,6 +66,8 @@
     const item = el("li", { class: "challenge", "data-id": c.id },
       el("span", { class: "what", text: `${c.game}: ` }), el("code", { text: c.rules }),
       el("span", { class: "what", text: ` \u00b7 ${clock} \u00b7 ${COLOUR[c.colour] || c.colour} ` }));
+    if (c.by) item.append(el("span", { class: "by", text: `by ${c.by} (${c.rating}) ` }));
+    if (c.rated) item.append(el("strong", { class: "rated", text: "rated " }));
     if (lobby.mine && lobby.mine.id === c.id) {
       item.append(el("em", { text: "(yours)" }));
     } else {
@@ -110,7 +115,7 @@
   post.addEventListener("click", async () => {
     error.textContent = "";
     const body = { rules: typeof currentRulesText === "function" ? currentRulesText() : "dara",
-      colour: colour.value, public: !privateBox.checked };
+      colour: colour.value, public: !privateBox.checked, rated: ratedBox.checked };
     const clock = window.nugarClock ? window.nugarClock.choice() : null;
     if (clock) body.clock = clock;
     try {
