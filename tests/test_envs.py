@@ -248,9 +248,22 @@ def test_pettingzoo_render_and_arguments() -> None:
     e.reset()
     assert e.render() == str(e.unwrapped.game)
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env("kalah", render_mode="human")
+        raw_env("kalah", render_mode="rgb_array")
     with pytest.raises(nugar.RulesError):
         env("chess")
+
+
+def test_pettingzoo_render_test_and_human_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode=None: env("kalah(pits=3,seeds=2)", render_mode=render_mode))
+    e = env("dara", render_mode="human")
+    e.reset()
+    capsys.readouterr()
+    assert e.render() is None
+    assert capsys.readouterr().out.strip() == str(e.unwrapped.game).strip()
+    e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    assert str(e.unwrapped.game).strip() in capsys.readouterr().out
 
 
 # --- Gymnasium ---------------------------------------------------------------------------------
