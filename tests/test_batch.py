@@ -151,8 +151,13 @@ def test_finished_games_wait_while_the_others_step_and_reset_by_mask() -> None:
     assert resets > 0
     with pytest.raises(ValueError, match="mask"):
         sim.reset(np.zeros(5, bool))
-    with pytest.raises(IllegalMoveError):  # -1 only for a finished game
-        BatchSimulator(rules, 1, auto_reset=False).step(np.array([-1]))
+    waiting = BatchSimulator(rules, 2, auto_reset=False)
+    start = waiting.states.copy()
+    out = waiting.step(np.array([-1, int(np.flatnonzero(waiting.masks[1])[0])]))
+    assert np.array_equal(waiting.states[0], start[0]) and out.movers.tolist() == [0, 1]
+    assert not np.array_equal(waiting.states[1], start[1])
+    with pytest.raises(IllegalMoveError):
+        waiting.step(np.array([-2, -1]))
 
 
 def test_functional_steps_leave_their_input_and_agree_with_the_simulator() -> None:

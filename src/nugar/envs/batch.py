@@ -17,9 +17,9 @@ with ``movers``). A finished game reports its rewards and ``terminated`` (or ``t
 repetition / quiet-limit draw) and, with ``auto_reset`` (the default), starts again in the same
 step, so the observation and mask returned for it are those of the new game.
 
-Without ``auto_reset`` a finished game waits: it takes the action -1 (what
-``random_actions`` gives it) while the others play on, keeps its end flags and gets rewards 0,
-until ``reset(mask)`` starts the chosen games again:
+The action -1 leaves a game as it is while the others play on (rewards 0). Without
+``auto_reset`` a finished game waits that way (-1 is what ``random_actions`` gives it),
+keeping its end flags, until ``reset(mask)`` starts the chosen games again:
 
 >>> sim = BatchSimulator("kalah(pits=2,seeds=1)", 3, auto_reset=False)
 >>> out = sim.step(sim.random_actions(seed=1))
@@ -167,8 +167,8 @@ class BatchSimulator:
         return self._result()
 
     def step(self, actions: NDArray[np.integer] | list[int]) -> BatchStep:
-        """Apply one action code per game (-1 for a finished game waiting for its reset,
-        without ``auto_reset``). Raises ``IllegalMoveError`` (and changes nothing) if any
+        """Apply one action code per game (-1: the game waits as it is, e.g. a finished game
+        waiting for its reset without ``auto_reset``). Raises ``IllegalMoveError`` (and changes nothing) if any
         action is not legal in its game."""
         acts = self._check_actions(actions, self.num_envs)
         self._actions[:] = acts
@@ -204,8 +204,8 @@ class BatchSimulator:
 
     def step_states(self, batch: BatchState, actions: NDArray[np.integer] | list[int]
                     ) -> BatchState:
-        """The games of ``batch`` after one action each (-1 for a finished game, which stays
-        as it is), in new arrays; ``batch`` is not changed, and finished games never restart.
+        """The games of ``batch`` after one action each (-1: the game stays as it is), in new
+        arrays; ``batch`` is not changed, and finished games never restart.
         Raises ``IllegalMoveError`` if an action is not legal."""
         n = batch.states.shape[0]
         acts = self._check_actions(actions, n).astype(np.int64)

@@ -259,8 +259,9 @@ def step_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
     ``dispatch.fam_note_position`` (repetition).
 
     Returns -1, or the index of the first game whose action is not legal; then no game has
-    been changed. A game already over (possible with ``auto_reset`` off) takes the action -1
-    and stays as it is: rewards 0, its end flags still set, until it is reset. A game that
+    been changed. The action -1 leaves a game as it is (rewards 0; the end flags of a
+    finished game stay set): a finished game waiting for its reset (``auto_reset`` off), or
+    a game the caller does not step now. A game that
     ends now gets its rewards and its ``terminated`` flag, or ``truncated`` for a house-rule
     draw (repetition, quiet limit), and, with ``auto_reset``, starts again in the same call:
     its observation and mask are then those of the new game.
@@ -269,18 +270,18 @@ def step_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
     n_act = masks.shape[1]
     for i in range(n_games):
         a = actions[i]
-        if states[i, ST_OUTCOME] != OUTCOME_RUNNING:
-            if a != -1:
-                return i
-        elif a < 0 or a >= n_act or not masks[i, a]:
+        if a == -1:
+            continue
+        if states[i, ST_OUTCOME] != OUTCOME_RUNNING or a < 0 or a >= n_act or not masks[i, a]:
             return i
     for i in range(n_games):
         state = states[i]
-        if state[ST_OUTCOME] != OUTCOME_RUNNING:  # over before this step: it waits
+        if actions[i] == -1:  # no action: the game waits as it is
             rewards[i, 0] = 0.0
             rewards[i, 1] = 0.0
+            over = state[ST_OUTCOME] != OUTCOME_RUNNING
             house = _is_house_draw(state)
-            terminated[i] = not house
+            terminated[i] = over and not house
             truncated[i] = house
             continue
         fam_apply(fam, params, state, actions[i])
