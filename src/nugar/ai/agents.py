@@ -8,6 +8,8 @@ stays light.
 
 from __future__ import annotations
 
+import dataclasses
+
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -119,8 +121,7 @@ class LevelAgent(Agent):
         if first.depth > 0 or left < 0.01:
             return first
         second = self._fallback_agent().analyse(game, Limits(left, limits.depth, limits.nodes))
-        return Analysis(second.move, second.score, second.depth, second.nodes, second.pv,
-                        time.perf_counter() - start)
+        return dataclasses.replace(second, seconds=time.perf_counter() - start)
 
     def _fallback_agent(self) -> Agent:
         if self._fallback is None:

@@ -192,12 +192,91 @@ def play_game(spec: GameSpec) -> GameResult:
 
 
 def _warm_worker() -> None:
-    """Load the compiled kernels once per worker before its first game."""
+    """Load the compiled kernels once per worker before its first game (the search and the
+    rules of both families, so that no game of any rule set pays for loading them)."""
     import nugar
 
     from .search_setup import warm_up
 
-    warm_up(nugar.new_game("kalah"))
+    for rules in ("kalah", "dara"):
+        game = nugar.new_game(rules)
+        warm_up(game)
+        warm_up(game, mcts=True)
+        game.push_action(game.legal_actions()[0])
+
+
+def _worker_ready(pause: float) -> tuple[int, float]:
+    """A worker's process id and the time (``time.time``) it answered; ``pause`` keeps it
+    busy a moment so that the other workers answer the other calls."""
+    import os
+    import time
+
+    time.sleep(pause)
+    return os.getpid(), time.time() - pause
+
+
+class WorkerPool:
+    """``workers`` processes started once, each loading the compiled kernels before its
+    first task (``_warm_worker``) and keeping its agents from task to task.
+
+    A start costs seconds per process (the interpreter, numba and the kernels loaded from
+    its cache: ``benchmarks/bench_workers.py``), paid once for every match and self-play
+    run of this process: :func:`worker_pool` keeps one pool per size until the process ends
+    (or :func:`close_pools`)."""
+
+    def __init__(self, workers: int) -> None:
+        import time
+
+        self.workers = workers
+        self.started = time.time()
+        self.executor = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
+                                            initializer=_warm_worker)
+
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any],
+            on_done: Callable[[Any], None] | None = None) -> list[Any]:
+        """``fn(item)`` for every item in the workers; results in the items' order,
+        ``on_done`` called for each in that order too."""
+        futures = [self.executor.submit(fn, item) for item in items]
+        out = []
+        for fut in futures:
+            r = fut.result()
+            out.append(r)
+            if on_done is not None:
+                on_done(r)
+        return out
+
+    def wait_ready(self) -> float:
+        """Seconds from the pool's creation until every worker could take a task (its
+        start-up); at once for a pool that was ready before."""
+        answers = self.map(_worker_ready, [0.2] * (2 * self.workers))
+        pids: dict[int, float] = {}
+        for pid, at in answers:
+            pids[pid] = min(at, pids.get(pid, at))
+        return max(pids.values()) - self.started if pids else 0.0
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+_pools: dict[int, WorkerPool] = {}
+
+
+def worker_pool(workers: int) -> WorkerPool:
+    """The pool of ``workers`` processes kept by this process (started on first use)."""
+    pool = _pools.get(workers)
+    if pool is None:
+        import atexit
+
+        if not _pools:
+            atexit.register(close_pools)
+        pool = _pools[workers] = WorkerPool(workers)
+    return pool
+
+
+def close_pools() -> None:
+    """Stop every kept worker pool."""
+    while _pools:
+        _pools.popitem()[1].close()
 
 
 # --- matches -------------------------------------------------------------------------------
@@ -244,8 +323,8 @@ GameRunner = Callable[[Sequence[GameSpec], Callable[[GameResult], None] | None],
 def run_games(specs: Sequence[GameSpec], workers: int = 1,
               on_result: Callable[[GameResult], None] | None = None,
               runner: GameRunner | None = None) -> list[GameResult]:
-    """Play games, in ``workers`` processes (1: in this process) or with ``runner``;
-    results in game order."""
+    """Play games, in ``workers`` processes (1: in this process; the processes are kept for
+    the next call, :func:`worker_pool`) or with ``runner``; results in game order."""
     results: list[GameResult] = []
     if runner is not None:
         results = runner(specs, on_result)
@@ -256,15 +335,8 @@ def run_games(specs: Sequence[GameSpec], workers: int = 1,
             if on_result is not None:
                 on_result(r)
     else:
-        ctx = get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(specs)), mp_context=ctx,
-                                 initializer=_warm_worker) as pool:
-            futures = [pool.submit(play_game, s) for s in specs]
-            for fut in futures:
-                r = fut.result()
-                results.append(r)
-                if on_result is not None:
-                    on_result(r)
+        # the processes are started once and kept for the next match (see WorkerPool)
+        results = worker_pool(workers).map(play_game, specs, on_result)
     return sorted(results, key=lambda r: r.index)
 
 

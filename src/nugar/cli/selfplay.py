@@ -1,6 +1,6 @@
 """The ``selfplay`` sub-command: training data from an agent playing itself.
 
-``nugar selfplay AGENT --rules R --games N --out DIR [--ray ADDRESS]`` writes one Parquet
+``nugar selfplay AGENT --rules R --games N --out DIR [--workers N | --ray ADDRESS]`` writes one Parquet
 file of rows and one record per game into ``DIR`` (the columns are described in
 :mod:`nugar.scale.selfplay` and docs/scaling.md), skipping games already there. pyarrow (and
 Ray with ``--ray``) are imported only when the command runs.
@@ -35,6 +35,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--opening", type=count, default=4, metavar="N",
                    help="random decisions opening each game (default 4)")
     p.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                   help="play the games in N local processes (default 1)")
     p.add_argument("--ray", default=None, metavar="ADDRESS",
                    help="play the games as tasks on a Ray cluster: 'auto', 'local' or its "
                         "address (docs/scaling.md)")
@@ -58,8 +60,10 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     runner = None
     if args.ray is not None:
-        ray_runner(args.ray, 1)  # connects (one-line errors)
+        ray_runner(args.ray, args.workers)  # connects (one-line errors)
         runner = selfplay.ray_selfplay_runner()
+    elif args.workers > 1:
+        runner = selfplay.process_selfplay_runner(args.workers)
     console = Console(stderr=True)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                         MofNCompleteColumn(), console=console, disable=args.quiet)
