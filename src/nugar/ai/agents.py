@@ -8,11 +8,9 @@ stays light.
 
 from __future__ import annotations
 
-import dataclasses
-
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..rules.base import Game
 from ..rules.family import ai_profiles
@@ -121,7 +119,7 @@ class LevelAgent(Agent):
         if first.depth > 0 or left < 0.01:
             return first
         second = self._fallback_agent().analyse(game, Limits(left, limits.depth, limits.nodes))
-        return dataclasses.replace(second, seconds=time.perf_counter() - start)
+        return replace(second, seconds=time.perf_counter() - start)
 
     def _fallback_agent(self) -> Agent:
         if self._fallback is None:

@@ -1,7 +1,7 @@
 """The ``selfplay`` sub-command: training data from an agent playing itself.
 
-``nugar selfplay AGENT --rules R --games N --out DIR [--workers N | --ray ADDRESS]`` writes one Parquet
-file of rows and one record per game into ``DIR`` (the columns are described in
+``nugar selfplay AGENT --rules R --games N --out DIR [--workers N | --ray ADDRESS]`` writes
+one Parquet file of rows and one record per game into ``DIR`` (the columns are described in
 :mod:`nugar.scale.selfplay` and docs/scaling.md), skipping games already there. pyarrow (and
 Ray with ``--ray``) are imported only when the command runs.
 """

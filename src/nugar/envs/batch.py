@@ -168,8 +168,8 @@ class BatchSimulator:
 
     def step(self, actions: NDArray[np.integer] | list[int]) -> BatchStep:
         """Apply one action code per game (-1: the game waits as it is, e.g. a finished game
-        waiting for its reset without ``auto_reset``). Raises ``IllegalMoveError`` (and changes nothing) if any
-        action is not legal in its game."""
+        waiting for its reset without ``auto_reset``). Raises ``IllegalMoveError`` (and
+        changes nothing) if any action is not legal in its game."""
         acts = self._check_actions(actions, self.num_envs)
         self._actions[:] = acts
         np.copyto(self.movers, self.states[:, ST_TO_MOVE])

@@ -129,7 +129,7 @@ class NugarEnv(gym.Env[Obs, np.int64]):
         return info
 
 
-class NugarVectorEnv(gym.vector.VectorEnv[Obs, NDArray[np.int64], NDArray[np.float32]]):
+class NugarVectorEnv(gym.vector.VectorEnv[Obs, NDArray[np.int64], NDArray[Any]]):
     """``num_envs`` games against a built-in agent, stepped together by the batched simulator.
 
     Every game waits for the learner (``player``) when ``step`` returns; ``step(actions)``
@@ -187,8 +187,7 @@ class NugarVectorEnv(gym.vector.VectorEnv[Obs, NDArray[np.int64], NDArray[np.flo
         return self._observations(), self._info()
 
     def step(self, actions: NDArray[np.int64]
-             ) -> tuple[Obs, NDArray[np.float32], NDArray[np.bool_], NDArray[np.bool_],
-                        dict[str, Any]]:
+             ) -> tuple[Obs, NDArray[Any], NDArray[Any], NDArray[Any], dict[str, Any]]:
         acts = np.asarray(actions, np.int64)
         rewards = np.zeros(self.num_envs, np.float32)
         out = self.sim.step(acts)
