@@ -1,13 +1,13 @@
 """Start-up of match worker processes, and a match's speed-up with workers kept (docs/scaling.md).
 
-    python benchmarks/bench_workers.py                       # 2 workers, 16 games
-    python benchmarks/bench_workers.py --workers 16 --games 160 \
-        --agents alphabeta:nodes=20000 alphabeta:nodes=10000  # the 16-core measurement
+    python benchmarks/bench_workers.py                        # 2 workers, 24 games
+    python benchmarks/bench_workers.py --workers 16 --games 160   # the 16-core measurement
 
 Plays the same match (``--seed``: the same games every time, searches bounded by nodes) in
 this process, then in ``--workers`` processes three ways, and prints one Markdown row each:
 
-- ``1 process``: the reference time;
+- ``1 process``: the reference time (this process loads the kernels before it starts the
+  clock, as a kept worker has);
 - ``cold pool``: a new pool (``WorkerPool``) started for the match, so the match pays every
   worker's start-up (Python, numba, the compiled kernels loaded from the cache), as each
   ``nugar match --workers N`` did before the pool was kept;
@@ -25,7 +25,7 @@ import os
 import time
 
 from nugar.ai.base import Limits
-from nugar.ai.tournament import WorkerPool, close_pools, run_match
+from nugar.ai.tournament import WorkerPool, _warm_worker, close_pools, run_match
 
 
 def _match(agents: list[str], rules: str, games: int, workers: int, seed: int) -> float:
@@ -37,14 +37,15 @@ def _match(agents: list[str], rules: str, games: int, workers: int, seed: int) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--games", type=int, default=16)
+    parser.add_argument("--games", type=int, default=24)
     parser.add_argument("--rules", default="kalah")
-    parser.add_argument("--agents", nargs=2, default=["alphabeta:nodes=4000",
-                                                      "alphabeta:nodes=2000"])
+    parser.add_argument("--agents", nargs=2, default=["alphabeta:nodes=20000",
+                                                      "alphabeta:nodes=10000"])
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     load = os.getloadavg()[0]
     rows = []
+    _warm_worker()
     t1 = _match(args.agents, args.rules, args.games, 1, args.seed)
     rows.append(("1 process", t1))
     close_pools()

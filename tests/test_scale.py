@@ -232,6 +232,15 @@ def test_selfplay_workers_write_the_same_rows(tmp_path: Path) -> None:
     assert main(["selfplay", A, "--rules", "kalah(pits=4,seeds=3)", "--games", "3", "--out",
                  str(two), "--seed", "4", "--quiet", "--workers", "2"]) == 0
     assert _comparable(_rows(one)) == _comparable(_rows(two))
+    bare = tmp_path / "bare"
+    assert main(["selfplay", A, "--rules", "kalah(pits=4,seeds=3)", "--games", "3", "--out",
+                 str(bare), "--seed", "4", "--quiet", "--no-move-scores"]) == 0
+    rows, scored = _comparable(_rows(bare)), _comparable(_rows(one))
+    assert all(x is None for row in rows for x in row["move_scores"])
+    assert any(x is not None for row in scored for x in row["move_scores"])
+    for row in rows + scored:
+        del row["move_scores"]
+    assert rows == scored  # the same games otherwise
 
 
 def test_selfplay_resumes_and_is_the_same_on_ray(cluster: None, tmp_path: Path) -> None:

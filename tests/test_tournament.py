@@ -131,6 +131,25 @@ def test_match_in_worker_processes() -> None:
     assert {r.a_first for r in table.results} == {True, False}
 
 
+def test_worker_processes_are_started_once_and_kept() -> None:
+    from nugar.ai import tournament
+
+    tournament.close_pools()
+    args = ("alphabeta:depth=2", "random", "dara(rows=4,cols=4,pieces=5)")
+    first = run_match(*args, games=4, limits=Limits(nodes=2000), workers=2, seed=3)
+    pool = tournament.worker_pool(2)
+    pids = {pid for pid, _ in pool.map(tournament._worker_ready, [0.2] * 4)}
+    second = run_match(*args, games=4, limits=Limits(nodes=2000), workers=2, seed=3)
+    assert tournament.worker_pool(2) is pool  # the same processes played the second match
+    assert {pid for pid, _ in pool.map(tournament._worker_ready, [0.2] * 4)} == pids
+    assert len(pids) == 2
+    assert [r.result for r in first.results] == [r.result for r in second.results]
+    assert pool.wait_ready() > 0.0
+    tournament.close_pools()
+    assert tournament.worker_pool(2) is not pool
+    tournament.close_pools()
+
+
 def test_round_robin_points_add_up() -> None:
     rr = run_round_robin(["random:seed=1", "greedy:seed=2", "alphabeta:depth=1"], "kalah",
                          games=2, seed=4)

@@ -106,6 +106,8 @@ class SelfPlayJob:
     limits: Limits
     opening: int
     seed: int
+    #: whether to score every legal move (``move_scores``; NaN throughout when off)
+    score_moves: bool = True
 
 
 @dataclass
@@ -147,20 +149,28 @@ def _scorer() -> Agent:
     return make_agent("alphabeta")
 
 
-def move_scores(game: Any, depth: int, num_actions: int) -> np.ndarray[Any, Any]:
+#: the fewest positions a move's scoring search may visit (see ``move_scores``)
+MIN_SCORE_NODES = 2000
+
+
+def move_scores(game: Any, depth: int, num_actions: int, nodes: int = 0
+                ) -> np.ndarray[Any, Any]:
     """Each legal move's score for the player to move (NaN for the other action codes): a
     move that ends the game scores its result (a win ``10000 - 1``, a loss the negation, a
     draw 0, as the search reports forced results); any other is a plain alpha-beta search
     (the game's default evaluation, no noise) of the position after it to ``depth - 1``
     decisions (at least 1), negated when the opponent decides there. The same depth for
     every move, so the scores compare (a policy target); the search the agent played may
-    differ (noise, its own weights, the time it had)."""
+    differ (noise, its own weights, the time it had). Each move's search also stops after
+    ``max(nodes, MIN_SCORE_NODES)`` positions (``nodes``: what the agent's search visited),
+    so that scoring a deep timed search cannot take many times its time; a bound by nodes
+    keeps the scores the same on every machine."""
     from ..ai.base import Limits
 
     out = np.full(num_actions, np.nan, np.float32)
     mover = game.to_move
     scorer = _scorer()
-    limits = Limits(depth=max(1, depth - 1))
+    limits = Limits(depth=max(1, depth - 1), nodes=max(nodes, MIN_SCORE_NODES))
     for action in game.legal_actions():
         game.push_action(action)
         outcome = game.outcome
@@ -211,7 +221,8 @@ def play_selfplay_game(job: SelfPlayJob) -> SelfPlayGame:
             if a.root_visits is not None:
                 for code, count in a.root_visits.items():
                     visits[code] = count
-            scores = move_scores(game, depth, enc.num_actions)
+            scores = (move_scores(game, depth, enc.num_actions, nodes) if job.score_moves
+                      else np.full(enc.num_actions, np.nan, np.float32))
         for name, value in (("game", job.index), ("ply", ply), ("player", player),
                             ("action", action), ("searched", searched), ("score", score),
                             ("move_scores", scores), ("visits", visits),
@@ -272,10 +283,10 @@ def done_games(out: Path) -> set[int]:
             if p.stem.removeprefix("game-").isdigit()}
 
 
-def _settings(jobs_agent: str, rules: str, limits: Limits, opening: int, seed: int) -> dict[
-        str, Any]:
+def _settings(jobs_agent: str, rules: str, limits: Limits, opening: int, seed: int,
+              score_moves: bool = True) -> dict[str, Any]:
     return {"agent": jobs_agent, "rules": rules, "limits": asdict(limits),
-            "opening": opening, "seed": seed}
+            "opening": opening, "seed": seed, "move_scores": score_moves}
 
 
 def prepare_out(out: Path, settings: dict[str, Any]) -> None:
@@ -311,7 +322,8 @@ SelfPlayRunner = Callable[[Sequence[SelfPlayJob], Callable[[SelfPlayGame], None]
 def run_selfplay(agent: str, rules: str, games: int, out: str | Path,
                  limits: Limits | None = None, opening: int = 4, seed: int = 0,
                  runner: SelfPlayRunner | None = None,
-                 on_game: Callable[[SelfPlayGame | None], None] | None = None) -> list[int]:
+                 on_game: Callable[[SelfPlayGame | None], None] | None = None,
+                 score_moves: bool = True) -> list[int]:
     """Write games ``0..games-1`` into ``out``, skipping those written before; returns the
     indices played now. ``on_game`` is called once per game written (with ``None`` first for
     each game skipped, so a progress bar can count them)."""
@@ -326,10 +338,10 @@ def run_selfplay(agent: str, rules: str, games: int, out: str | Path,
         raise ValueError(f"opening must be >= 0, not {opening}")
     lim = limits if limits is not None else Limits()
     folder = Path(out)
-    prepare_out(folder, _settings(agent, rules, lim, opening, seed))
+    prepare_out(folder, _settings(agent, rules, lim, opening, seed, score_moves))
     have = done_games(folder)
-    jobs = [SelfPlayJob(i, agent, rules, lim, opening, seed) for i in range(games)
-            if i not in have]
+    jobs = [SelfPlayJob(i, agent, rules, lim, opening, seed, score_moves)
+            for i in range(games) if i not in have]
     for _ in range(games - len(jobs)):
         if on_game is not None:
             on_game(None)
