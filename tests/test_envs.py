@@ -391,8 +391,32 @@ def test_gymnasium_vector_env_follows_the_games(rules: str, opponent: str, playe
             assert np.array_equal(info["_final_obs"], done)
             assert info["final_obs"].shape == obs.shape
     assert ends > 0
-    with pytest.raises(IllegalMoveError):
+    with pytest.raises(InvalidMoveError):
         venv.step(np.full(n, -5))
+
+
+def test_gymnasium_vector_env_illegal_actions() -> None:
+    from nugar.envs.gymnasium import NugarVectorEnv
+
+    rules = "dara"  # at the start only drops are legal: step codes are not
+    venv = NugarVectorEnv(rules, 3, opponent="random")
+    _, info = venv.reset(seed=1)
+    masks = info["action_mask"].astype(bool)
+    actions = np.array([int(np.flatnonzero(m)[0]) for m in masks])
+    actions[1] = int(np.flatnonzero(~masks[1])[0])
+    before = venv.sim.states[1].copy()
+    obs, rewards, terminated, truncated, info = venv.step(actions)
+    assert info["illegal"].tolist() == [False, True, False]
+    assert rewards[1] == -1.0 and terminated[1] and info["_final_obs"][1]
+    assert np.array_equal(venv.sim.states[1], before)  # lost, and started again
+    strict = NugarVectorEnv(rules, 3, opponent="random", illegal_action="raise")
+    strict.reset(seed=1)
+    start = strict.sim.states.copy()
+    with pytest.raises(IllegalMoveError):
+        strict.step(actions)
+    assert np.array_equal(strict.sim.states, start)
+    with pytest.raises(ValueError, match="illegal_action"):
+        NugarVectorEnv(rules, 2, illegal_action="ignore")
 
 
 def test_gymnasium_vector_env_agent_opponent_sees_the_history() -> None:

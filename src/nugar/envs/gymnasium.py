@@ -27,7 +27,7 @@ from gymnasium import spaces
 from numpy.typing import NDArray
 
 from ..ai import DEFAULT_LEVEL, Agent, Limits, make_agent
-from ..errors import IllegalMoveError
+from ..errors import IllegalMoveError, InvalidMoveError
 from ..kernels import batch as batch_kernels
 from ..kernels.common import ST_TO_MOVE
 from ..rules import RuleSet, new_game, parse_rules
@@ -133,9 +133,11 @@ class NugarVectorEnv(gym.vector.VectorEnv[Obs, NDArray[np.int64], NDArray[Any]])
     """``num_envs`` games against a built-in agent, stepped together by the batched simulator.
 
     Every game waits for the learner (``player``) when ``step`` returns; ``step(actions)``
-    takes one legal action code per game (``info["action_mask"]`` and ``action_masks()``
-    give them; an illegal one raises ``IllegalMoveError``), then plays the opponent's
-    decisions. ``opponent="random"`` picks the opponent's moves in compiled code; any other
+    takes one action code per game (``info["action_mask"]`` and ``action_masks()`` give the
+    legal ones), then plays the opponent's decisions. A code outside the space raises
+    ``InvalidMoveError``; a legal-looking but illegal one loses that game, as in
+    :class:`NugarEnv` (``illegal_action="lose"``: reward -1, terminated,
+    ``info["illegal"]``), or raises ``IllegalMoveError`` (``"raise"``) before any game moves. ``opponent="random"`` picks the opponent's moves in compiled code; any other
     agent spec (``"level:3"``, an :class:`~nugar.ai.base.Agent`) decides game by game on a
     copy of the game kept beside the batch (its history included). Rewards are the learner's
     (+1/-1/0 at the end). Finished games restart in the same step (Gymnasium's
@@ -149,9 +151,12 @@ class NugarVectorEnv(gym.vector.VectorEnv[Obs, NDArray[np.int64], NDArray[Any]])
 
     def __init__(self, rules: str | RuleSet = "dara", num_envs: int = 8,
                  opponent: str | Agent = f"level:{DEFAULT_LEVEL}", player: int = 1,
-                 opponent_limits: Limits | None = None) -> None:
+                 opponent_limits: Limits | None = None, illegal_action: str = "lose") -> None:
         if player not in (1, 2):
             raise ValueError(f"player must be 1 (moves first) or 2, not {player!r}")
+        if illegal_action not in ("lose", "raise"):
+            raise ValueError(f"illegal_action must be 'lose' or 'raise', not {illegal_action!r}")
+        self.illegal_action = illegal_action
         self.sim = BatchSimulator(rules, num_envs, auto_reset=False)
         self.rule_set = self.sim.rules
         self.encoder = self.sim.encoder
@@ -188,16 +193,30 @@ class NugarVectorEnv(gym.vector.VectorEnv[Obs, NDArray[np.int64], NDArray[Any]])
 
     def step(self, actions: NDArray[np.int64]
              ) -> tuple[Obs, NDArray[Any], NDArray[Any], NDArray[Any], dict[str, Any]]:
-        acts = np.asarray(actions, np.int64)
+        given = np.asarray(actions)
+        if given.shape != (self.num_envs,):
+            raise InvalidMoveError(f"actions must be {self.num_envs} codes (shape "
+                                   f"({self.num_envs},)), got shape {given.shape}")
+        acts = np.array([self.encoder.check_action(a) for a in given.tolist()], np.int64)
+        illegal = ~self.sim.masks[np.arange(self.num_envs), acts]
+        if illegal.any() and self.illegal_action == "raise":
+            i = int(np.flatnonzero(illegal)[0])
+            raise IllegalMoveError(
+                f"game {i}: action {acts[i]} ({self.encoder.action_name(int(acts[i]))}) is "
+                f"not legal; legal: {np.flatnonzero(self.sim.masks[i]).tolist()}")
+        acts[illegal] = -1  # a lost game: it does not move, and starts again below
         rewards = np.zeros(self.num_envs, np.float32)
         out = self.sim.step(acts)
         self._push(acts)
         rewards += out.rewards[:, self.player - 1]
         self._play_opponent(rewards)
-        terminated = self.sim.terminated.copy()
+        terminated = self.sim.terminated | illegal
         truncated = self.sim.truncated.copy()
+        rewards[illegal] = -1.0
         done = terminated | truncated
         info: dict[str, Any] = {}
+        if illegal.any():
+            info["illegal"] = illegal
         if done.any():
             info["final_obs"] = self._observations()
             info["_final_obs"] = done.copy()
