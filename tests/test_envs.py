@@ -405,7 +405,7 @@ def test_gymnasium_vector_env_illegal_actions() -> None:
     actions = np.array([int(np.flatnonzero(m)[0]) for m in masks])
     actions[1] = int(np.flatnonzero(~masks[1])[0])
     before = venv.sim.states[1].copy()
-    obs, rewards, terminated, truncated, info = venv.step(actions)
+    _, rewards, terminated, _, info = venv.step(actions)
     assert info["illegal"].tolist() == [False, True, False]
     assert rewards[1] == -1.0 and terminated[1] and info["_final_obs"][1]
     assert np.array_equal(venv.sim.states[1], before)  # lost, and started again

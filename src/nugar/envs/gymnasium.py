@@ -137,7 +137,8 @@ class NugarVectorEnv(gym.vector.VectorEnv[Obs, NDArray[np.int64], NDArray[Any]])
     legal ones), then plays the opponent's decisions. A code outside the space raises
     ``InvalidMoveError``; a legal-looking but illegal one loses that game, as in
     :class:`NugarEnv` (``illegal_action="lose"``: reward -1, terminated,
-    ``info["illegal"]``), or raises ``IllegalMoveError`` (``"raise"``) before any game moves. ``opponent="random"`` picks the opponent's moves in compiled code; any other
+    ``info["illegal"]``), or raises ``IllegalMoveError`` (``"raise"``) before any game
+    moves. ``opponent="random"`` picks the opponent's moves in compiled code; any other
     agent spec (``"level:3"``, an :class:`~nugar.ai.base.Agent`) decides game by game on a
     copy of the game kept beside the batch (its history included). Rewards are the learner's
     (+1/-1/0 at the end). Finished games restart in the same step (Gymnasium's
@@ -200,10 +201,10 @@ class NugarVectorEnv(gym.vector.VectorEnv[Obs, NDArray[np.int64], NDArray[Any]])
         acts = np.array([self.encoder.check_action(a) for a in given.tolist()], np.int64)
         illegal = ~self.sim.masks[np.arange(self.num_envs), acts]
         if illegal.any() and self.illegal_action == "raise":
-            i = int(np.flatnonzero(illegal)[0])
+            bad = int(np.flatnonzero(illegal)[0])
             raise IllegalMoveError(
-                f"game {i}: action {acts[i]} ({self.encoder.action_name(int(acts[i]))}) is "
-                f"not legal; legal: {np.flatnonzero(self.sim.masks[i]).tolist()}")
+                f"game {bad}: action {acts[bad]} ({self.encoder.action_name(int(acts[bad]))})"
+                f" is not legal; legal: {np.flatnonzero(self.sim.masks[bad]).tolist()}")
         acts[illegal] = -1  # a lost game: it does not move, and starts again below
         rewards = np.zeros(self.num_envs, np.float32)
         out = self.sim.step(acts)
