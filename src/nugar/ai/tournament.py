@@ -410,8 +410,9 @@ def run_games(specs: Sequence[GameSpec], workers: int = 1,
             if on_result is not None:
                 on_result(r)
     else:
-        # the processes are started once and kept for the next match (see WorkerPool)
-        results = worker_pool(workers).map(play_game, specs, on_result)
+        # the processes are started once and kept for the next match (see WorkerPool); no
+        # more of them than games
+        results = worker_pool(min(workers, len(specs))).map(play_game, specs, on_result)
     return sorted(results, key=lambda r: r.index)
 
 
