@@ -224,7 +224,11 @@ class NugarBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel has no type hints
         return int(game.move_to_action(self.agent.choose(game, self.limits)))
 
     def restart_at(self, state: NugarSpielState) -> None:
-        pass  # the agent reads the whole game at each step: nothing to keep in step
+        # a new game: the agent forgets its search table (it reads the whole game at each
+        # step, so there is nothing else to follow)
+        reset = getattr(self.agent, "reset", None)
+        if callable(reset):
+            reset()
 
     def inform_action(self, state: NugarSpielState, player_id: int, action: int) -> None:
         pass
