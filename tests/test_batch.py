@@ -108,6 +108,97 @@ def test_without_auto_reset_a_finished_game_stays_over() -> None:
         sim.run_random(10)
 
 
+def test_finished_games_wait_while_the_others_step_and_reset_by_mask() -> None:
+    rules = "kalah(pits=2,seeds=1)"
+    sim = BatchSimulator(rules, 6, auto_reset=False)
+    games = [nugar.new_game(rules) for _ in range(6)]
+    out = sim.reset()
+    rng = np.random.default_rng(4)
+    resets = 0
+    for step in range(120):
+        actions = np.array([rng.choice(g.legal_actions()) if not g.is_over else -1
+                            for g in games])
+        movers = [0 if g.is_over else g.to_move for g in games]
+        was_over = [g.is_over for g in games]
+        out = sim.step(actions)
+        for i, game in enumerate(games):
+            if actions[i] >= 0:
+                game.push_action(int(actions[i]))
+            assert out.movers[i] == movers[i]
+            if game.is_over:
+                assert out.terminated[i] or out.truncated[i]
+                assert not out.masks[i].any()
+                if was_over[i]:
+                    assert list(out.rewards[i]) == [0.0, 0.0] and out.mover_rewards[i] == 0.0
+                else:
+                    winner = game.outcome.winner
+                    mine = 0.0 if winner is None else (1.0 if winner == movers[i] else -1.0)
+                    assert out.mover_rewards[i] == mine
+                    assert out.rewards[i, movers[i] - 1] == mine
+            else:
+                assert np.flatnonzero(out.masks[i]).tolist() == game.legal_actions()
+                assert out.to_move[i] == game.to_move
+        if step % 7 == 6:  # restart some finished games, leave the others waiting
+            over = out.terminated | out.truncated
+            pick = over & (np.arange(6) % 2 == 0)
+            out = sim.reset(pick)
+            for i in np.flatnonzero(pick):
+                games[i] = nugar.new_game(rules)
+                resets += 1
+                assert not out.terminated[i] and out.masks[i].any()
+            for i in np.flatnonzero(over & ~pick):
+                assert out.terminated[i] or out.truncated[i]
+    assert resets > 0
+    with pytest.raises(ValueError, match="mask"):
+        sim.reset(np.zeros(5, bool))
+    waiting = BatchSimulator(rules, 2, auto_reset=False)
+    start = waiting.states.copy()
+    out = waiting.step(np.array([-1, int(np.flatnonzero(waiting.masks[1])[0])]))
+    assert np.array_equal(waiting.states[0], start[0]) and out.movers.tolist() == [0, 1]
+    assert not np.array_equal(waiting.states[1], start[1])
+    with pytest.raises(IllegalMoveError):
+        waiting.step(np.array([-2, -1]))
+
+
+def test_functional_steps_leave_their_input_and_agree_with_the_simulator() -> None:
+    for rules in ("kalah", "dara(quiet_limit=6)"):
+        sim = BatchSimulator(rules, 5, auto_reset=False)
+        batch = sim.initial_states()
+        out = sim.reset()
+        for step in range(40):
+            actions = sim.random_actions(seed=step)
+            before = batch.copy()
+            after = sim.step_states(batch, actions)
+            for name in ("states", "history", "counts", "masks", "observations"):
+                assert np.array_equal(getattr(batch, name), getattr(before, name))
+            out = sim.step(actions)
+            assert np.array_equal(after.states, sim.states)
+            assert np.array_equal(after.observations, out.observations)
+            assert np.array_equal(after.masks, out.masks)
+            assert np.array_equal(after.rewards, out.rewards)
+            assert np.array_equal(after.mover_rewards, out.mover_rewards)
+            assert np.array_equal(after.terminated, out.terminated)
+            batch = after
+        # one position stepped every legal way (a search's expansion)
+        root = sim.initial_states(1)
+        moves = np.flatnonzero(root.masks[0])
+        children = sim.step_states(root.take([0] * len(moves)), moves)
+        for k, a in enumerate(moves):
+            game = nugar.new_game(rules)
+            game.push_action(int(a))
+            assert np.flatnonzero(children.masks[k]).tolist() == game.legal_actions()
+
+
+def test_returned_buffers_are_reused_and_copy_keeps_them() -> None:
+    sim = BatchSimulator("kalah", 3)
+    first = sim.reset()
+    kept = first.copy()
+    sim.step(sim.random_actions(seed=2))
+    assert first.observations is not kept.observations
+    assert not np.array_equal(first.observations, kept.observations)  # overwritten
+    assert np.array_equal(kept.observations, sim.initial_states(3).observations)
+
+
 def test_run_random_keeps_consistent_states() -> None:
     for rules in ("kalah", "dala"):
         sim = BatchSimulator(rules, 16)

@@ -10,7 +10,7 @@ from pettingzoo.test import api_test, seed_test
 
 import nugar
 from nugar import PRESETS, IllegalMoveError, InvalidMoveError
-from nugar.ai import DEFAULT_LEVEL, LEVELS
+from nugar.ai import DEFAULT_LEVEL, LEVELS, Limits
 from nugar.ai.agents import LevelAgent
 from nugar.envs.encoding import Encoder
 from nugar.envs.gymnasium import NugarEnv
@@ -248,9 +248,22 @@ def test_pettingzoo_render_and_arguments() -> None:
     e.reset()
     assert e.render() == str(e.unwrapped.game)
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env("kalah", render_mode="human")
+        raw_env("kalah", render_mode="rgb_array")
     with pytest.raises(nugar.RulesError):
         env("chess")
+
+
+def test_pettingzoo_render_test_and_human_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode=None: env("kalah(pits=3,seeds=2)", render_mode=render_mode))
+    e = env("dara", render_mode="human")
+    e.reset()
+    capsys.readouterr()
+    assert e.render() is None
+    assert capsys.readouterr().out.strip() == str(e.unwrapped.game).strip()
+    e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    assert str(e.unwrapped.game).strip() in capsys.readouterr().out
 
 
 # --- Gymnasium ---------------------------------------------------------------------------------
@@ -341,3 +354,80 @@ def test_gymnasium_bad_arguments() -> None:
         NugarEnv("kalah", render_mode="rgb_array")
     with pytest.raises(ValueError, match="level"):
         NugarEnv("kalah", opponent="level:9")
+
+
+@pytest.mark.parametrize(("rules", "opponent", "player"),
+                         [("kalah(pits=3,seeds=2)", "random", 1),
+                          ("kalah(pits=3,seeds=2)", "greedy", 2),
+                          ("dara(quiet_limit=6)", "random", 2)])
+def test_gymnasium_vector_env_follows_the_games(rules: str, opponent: str, player: int) -> None:
+    from nugar.envs.gymnasium import NugarVectorEnv
+
+    n = 4
+    venv = NugarVectorEnv(rules, n, opponent=opponent, player=player)
+    assert isinstance(venv, gym.vector.VectorEnv)
+    obs, info = venv.reset(seed=3)
+    assert obs.shape == (n, *Encoder(rules).observation_shape)
+    assert venv.observation_space.contains(obs)
+    rng = np.random.default_rng(1)
+    enc = Encoder(rules)
+    ends = 0
+    for _ in range(60):
+        masks = info["action_mask"].astype(bool)
+        assert np.array_equal(masks, venv.action_masks())
+        for i in range(n):
+            state = venv.sim.states[i]
+            game = nugar.rules.from_state(rules, state)
+            assert game.to_move == player
+            assert np.flatnonzero(masks[i]).tolist() == game.legal_actions()
+            assert np.array_equal(obs[i], enc.observe(game, player))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, terminated, truncated, info = venv.step(actions)
+        done = terminated | truncated
+        assert rewards[~done].tolist() == [0.0] * int((~done).sum())
+        assert set(rewards[done].tolist()) <= {-1.0, 0.0, 1.0}
+        if done.any():
+            ends += int(done.sum())
+            assert np.array_equal(info["_final_obs"], done)
+            assert info["final_obs"].shape == obs.shape
+    assert ends > 0
+    with pytest.raises(InvalidMoveError):
+        venv.step(np.full(n, -5))
+
+
+def test_gymnasium_vector_env_illegal_actions() -> None:
+    from nugar.envs.gymnasium import NugarVectorEnv
+
+    rules = "dara"  # at the start only drops are legal: step codes are not
+    venv = NugarVectorEnv(rules, 3, opponent="random")
+    _, info = venv.reset(seed=1)
+    masks = info["action_mask"].astype(bool)
+    actions = np.array([int(np.flatnonzero(m)[0]) for m in masks])
+    actions[1] = int(np.flatnonzero(~masks[1])[0])
+    before = venv.sim.states[1].copy()
+    _, rewards, terminated, _, info = venv.step(actions)
+    assert info["illegal"].tolist() == [False, True, False]
+    assert rewards[1] == -1.0 and terminated[1] and info["_final_obs"][1]
+    assert np.array_equal(venv.sim.states[1], before)  # lost, and started again
+    strict = NugarVectorEnv(rules, 3, opponent="random", illegal_action="raise")
+    strict.reset(seed=1)
+    start = strict.sim.states.copy()
+    with pytest.raises(IllegalMoveError):
+        strict.step(actions)
+    assert np.array_equal(strict.sim.states, start)
+    with pytest.raises(ValueError, match="illegal_action"):
+        NugarVectorEnv(rules, 2, illegal_action="ignore")
+
+
+def test_gymnasium_vector_env_agent_opponent_sees_the_history() -> None:
+    from nugar.envs.gymnasium import NugarVectorEnv
+
+    venv = NugarVectorEnv("kalah(pits=3,seeds=2)", 2, opponent="level:2", player=2,
+                          opponent_limits=Limits(depth=2))
+    venv.reset(seed=0)
+    masks = venv.action_masks()
+    for i, game in enumerate(venv.games):  # the opponent (first player) moved in both games
+        assert game.turns() and game.to_move == 2
+        assert game.legal_actions() == np.flatnonzero(masks[i]).tolist()
+        mirrored = nugar.rules.from_state(game.rules, venv.sim.states[i])
+        assert mirrored.position_text() == game.position_text()

@@ -130,3 +130,60 @@ def test_states_follow_the_nugar_game(name: str) -> None:
     expected = {None: [0.0, 0.0], 1: [1.0, -1.0], 2: [-1.0, 1.0]}[outcome.winner]
     assert state.returns() == expected
     assert state.history() == [int(a) for a in state.history()]
+
+
+@pytest.mark.parametrize("name", ALIGNMENT + SOWING)
+def test_games_and_states_pickle(name: str) -> None:
+    import pickle
+
+    game = pyspiel.load_game(name)
+    again = pickle.loads(pickle.dumps(game))
+    assert type(again) is type(game) and str(again) == str(game)
+    assert again.rules == game.rules
+    state = game.new_initial_state()
+    rng = np.random.default_rng(3)
+    for _ in range(7):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    copy = pickle.loads(pickle.dumps(state))
+    assert copy.history() == state.history()
+    assert str(copy) == str(state)
+    assert copy.legal_actions() == state.legal_actions()
+    assert copy.current_player() == state.current_player()
+    assert np.array_equal(copy.observation_tensor(0), state.observation_tensor(0))
+    action = state.legal_actions()[0]  # the copy is independent and plays on alike
+    copy.apply_action(action)
+    assert copy.history() != state.history()
+    state.apply_action(action)
+    assert str(copy) == str(state)
+
+
+def test_parametrised_game_pickles_with_its_parameters() -> None:
+    import pickle
+
+    game = pyspiel.load_game("nugar_kalah(pits=4,seeds=3)")
+    again = pickle.loads(pickle.dumps(game))
+    assert again.rules.options.pits == 4 and again.rules.options.seeds == 3
+
+
+def test_nugar_bot_against_openspiel_mcts() -> None:
+    from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+
+    from nugar.ai.base import Limits
+    from nugar.envs.openspiel import NugarBot, bot
+
+    game = pyspiel.load_game("nugar_kalah(pits=4,seeds=3)")
+    nugar_bot = bot("alphabeta:depth=8", game, seed=1)
+    assert isinstance(nugar_bot, pyspiel.Bot) and isinstance(nugar_bot, NugarBot)
+    rng = np.random.RandomState(5)
+    mcts_bot = mcts.MCTSBot(game, 1.4, 30, mcts.RandomRolloutEvaluator(1, rng),
+                            random_state=rng)
+    total = 0.0
+    for first in (True, False):
+        bots = [nugar_bot, mcts_bot] if first else [mcts_bot, nugar_bot]
+        returns = evaluate_bots(game.new_initial_state(), bots, rng)
+        total += returns[0 if first else 1]
+    assert total > 0  # a depth-8 search beats 30 random playouts on the small board
+    with pytest.raises(TypeError):
+        bot("level:2", pyspiel.load_game("tic_tac_toe"))
+    limited = bot("level:3", game, limits=Limits(depth=2))
+    assert limited.step(game.new_initial_state()) in range(4)

@@ -154,6 +154,7 @@ def _comparable(table: Any) -> list[dict[str, Any]]:
     for row in rows:
         if row["score"] != row["score"]:
             row["score"] = None
+        row["move_scores"] = [None if x != x else x for x in row["move_scores"]]
     return rows
 
 
@@ -184,6 +185,62 @@ def test_selfplay_rows_follow_the_schema(tmp_path: Path) -> None:
         winner = game.outcome.winner if game.outcome else None
         assert all(r["result"] == (0.5 if winner is None else float(winner == r["player"]))
                    for r in mine)
+
+
+def test_selfplay_rows_carry_the_policy_target(tmp_path: Path) -> None:
+    out = tmp_path / "ab"
+    S.run_selfplay("alphabeta:depth=3", "kalah(pits=4,seeds=3)", 2, out, opening=2, seed=1)
+    best = searched = 0
+    for row in _rows(out).to_pylist():
+        scores = np.array(row["move_scores"], np.float64)
+        legal = np.array(row["legal_mask"])
+        assert len(scores) == len(legal) and not any(row["visits"])
+        if row["ply"] < 2:
+            assert np.isnan(scores).all() and not row["searched"]
+            continue
+        assert row["searched"]
+        assert (np.isnan(scores) == ~legal).all()
+        searched += 1
+        best += scores[row["action"]] == np.nanmax(scores)
+    # the plain searches of the moves mostly rank the agent's move first (not always: the
+    # agent's own search extends bonus steps and keeps its table between iterations)
+    assert best >= 0.7 * searched
+    # a level's blunders are not searched moves
+    out = tmp_path / "blunder"
+    S.run_selfplay("alphabeta:depth=2,blunder=1", "kalah(pits=4,seeds=3)", 1, out, opening=0)
+    rows = _rows(out).to_pylist()
+    assert all(r["searched"] == (sum(r["legal_mask"]) == 1) for r in rows)
+    assert any(not r["searched"] for r in rows)
+    # MCTS: root visits, most on the move played
+    out = tmp_path / "mcts"
+    S.run_selfplay("mcts:playouts=60", "kalah(pits=4,seeds=3)", 1, out, opening=1, seed=2)
+    checked = 0
+    for row in _rows(out).to_pylist():
+        visits = np.array(row["visits"])
+        if row["ply"] < 1 or sum(row["legal_mask"]) == 1:
+            continue
+        assert visits[~np.array(row["legal_mask"])].sum() == 0
+        assert 0 < visits.sum() <= 60 and visits[row["action"]] == visits.max()
+        checked += 1
+    assert checked > 0
+
+
+def test_selfplay_workers_write_the_same_rows(tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert main(["selfplay", A, "--rules", "kalah(pits=4,seeds=3)", "--games", "3", "--out",
+                 str(one), "--seed", "4", "--quiet"]) == 0
+    assert main(["selfplay", A, "--rules", "kalah(pits=4,seeds=3)", "--games", "3", "--out",
+                 str(two), "--seed", "4", "--quiet", "--workers", "2"]) == 0
+    assert _comparable(_rows(one)) == _comparable(_rows(two))
+    bare = tmp_path / "bare"
+    assert main(["selfplay", A, "--rules", "kalah(pits=4,seeds=3)", "--games", "3", "--out",
+                 str(bare), "--seed", "4", "--quiet", "--no-move-scores"]) == 0
+    rows, scored = _comparable(_rows(bare)), _comparable(_rows(one))
+    assert all(x is None for row in rows for x in row["move_scores"])
+    assert any(x is not None for row in scored for x in row["move_scores"])
+    for row in rows + scored:
+        del row["move_scores"]
+    assert rows == scored  # the same games otherwise
 
 
 def test_selfplay_resumes_and_is_the_same_on_ray(cluster: None, tmp_path: Path) -> None:

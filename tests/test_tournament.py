@@ -48,7 +48,42 @@ class TestElo:
     def test_perfect_score_stays_finite(self) -> None:
         elo, lo, hi = elo_interval(8, 0, 0)
         assert all(math.isfinite(x) for x in (elo, lo, hi))
-        assert 0 < lo < elo <= hi
+        assert 0 < lo < elo < hi
+
+    def test_one_sided_results_get_an_open_end(self) -> None:
+        for n in (2, 8, 50, 400):
+            elo, lo, hi = elo_interval(n, 0, 0)
+            assert lo < elo < hi < math.inf
+            m_elo, m_lo, m_hi = elo_interval(0, 0, n)
+            assert -math.inf < m_lo < m_elo < m_hi
+            assert (m_elo, m_lo, m_hi) == pytest.approx((-elo, -hi, -lo))
+        # the bound tightens with more games
+        assert elo_interval(400, 0, 0)[2] - elo_interval(400, 0, 0)[0] < (
+            elo_interval(8, 0, 0)[2] - elo_interval(8, 0, 0)[0])
+
+
+class TestRatingList:
+    def test_known_two_agent_fit(self) -> None:
+        from nugar.ai.tournament import fit_ratings
+
+        # 75 of 100 points: with the prior of 2 draws, 76/102, split around the mean
+        a, b = fit_ratings(["a", "b"], [[0, 75], [25, 0]], [[0, 100], [100, 0]])
+        assert a.elo - b.elo == pytest.approx(elo_from_score(76 / 102), abs=1e-6)
+        assert a.elo == pytest.approx(-b.elo)
+        assert a.elo_low < a.elo < a.elo_high
+
+    def test_all_games_at_once_and_one_sided(self) -> None:
+        from nugar.ai.tournament import fit_ratings
+
+        # a beat b 8-0, b beat c 8-0, a never met c: the fit ranks a over c through b
+        pts = [[0, 8, 0], [0, 0, 8], [0, 0, 0]]
+        games = [[0, 8, 0], [8, 0, 8], [0, 8, 0]]
+        a, b, c = fit_ratings(["a", "b", "c"], pts, games)
+        assert a.elo > b.elo > c.elo
+        assert sum(r.elo for r in (a, b, c)) == pytest.approx(0.0, abs=1e-6)
+        for r in (a, b, c):
+            assert math.isfinite(r.elo_low) and r.elo_low < r.elo < r.elo_high
+        assert (a.elo_high - a.elo_low) > (b.elo_high - b.elo_low)  # b played twice as much
 
     def test_table_counts(self) -> None:
         table = MatchTable("a", "b", "dara")
@@ -94,6 +129,25 @@ def test_match_in_worker_processes() -> None:
                       limits=Limits(nodes=2000), workers=2, seed=3)
     assert table.games == 2
     assert {r.a_first for r in table.results} == {True, False}
+
+
+def test_worker_processes_are_started_once_and_kept() -> None:
+    from nugar.ai import tournament
+
+    tournament.close_pools()
+    args = ("alphabeta:depth=2", "random", "dara(rows=4,cols=4,pieces=5)")
+    first = run_match(*args, games=4, limits=Limits(nodes=2000), workers=2, seed=3)
+    pool = tournament.worker_pool(2)
+    pids = {pid for pid, _ in pool.map(tournament._worker_ready, [0.2] * 4)}
+    second = run_match(*args, games=4, limits=Limits(nodes=2000), workers=2, seed=3)
+    assert tournament.worker_pool(2) is pool  # the same processes played the second match
+    assert {pid for pid, _ in pool.map(tournament._worker_ready, [0.2] * 4)} == pids
+    assert len(pids) == 2
+    assert [r.result for r in first.results] == [r.result for r in second.results]
+    assert pool.wait_ready() > 0.0
+    tournament.close_pools()
+    assert tournament.worker_pool(2) is not pool
+    tournament.close_pools()
 
 
 def test_round_robin_points_add_up() -> None:
@@ -147,6 +201,13 @@ class TestCommandLine:
         assert code == 0
         data = json.loads(capsys.readouterr().out)
         assert sum(s["points"] for s in data["standings"]) == pytest.approx(2.0)
+        ratings = {r["agent"]: r for r in data["ratings"]}
+        assert set(ratings) == {"random:seed=1", "greedy:seed=1"}
+        for r in ratings.values():
+            assert r["elo_low"] < r["elo"] < r["elo_high"]
+        assert main(["tournament", "random:seed=1", "greedy:seed=1", "--rules", "kalah",
+                     "--games", "2", "--quiet"]) == 0
+        assert "Elo (95%)" in capsys.readouterr().out
 
     def test_analyse(self, capsys: pytest.CaptureFixture[str]) -> None:
         assert main(["analyse", "kalah", "--agent", "alphabeta", "--depth", "3",

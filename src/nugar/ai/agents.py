@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..rules.base import Game
 from ..rules.family import ai_profiles
@@ -119,8 +119,7 @@ class LevelAgent(Agent):
         if first.depth > 0 or left < 0.01:
             return first
         second = self._fallback_agent().analyse(game, Limits(left, limits.depth, limits.nodes))
-        return Analysis(second.move, second.score, second.depth, second.nodes, second.pv,
-                        time.perf_counter() - start)
+        return replace(second, seconds=time.perf_counter() - start)
 
     def _fallback_agent(self) -> Agent:
         if self._fallback is None:

@@ -202,13 +202,15 @@ class AlphaBetaAgent(Agent):
                 # otherwise go on: an unfinished iteration still improves the root move
         n_pv = C.principal_variation(fam.fam, fam.params, state, buf.tt_keys,
                                      buf.tt_data, fam.n_actions, best, buf.pv)
+        searched = True
         if opts.blunder and len(legal) > 1 and self._rng.random() < opts.blunder:
             # a deliberate slip of a weaker level: any other legal move
             best = self._rng.choice([a for a in legal if a != best])
             n_pv = 0
+            searched = False
         move = game.action_to_move(best)
         pv: list[Move] = [game.action_to_move(int(a)) for a in buf.pv[:n_pv]]
         if not pv or pv[0] != move:
             pv = [move]
         return Analysis(move, score_to_float(best_score), reached, int(buf.ctx[C.CX_NODES]),
-                        pv, time.perf_counter() - start)
+                        pv, time.perf_counter() - start, searched)

@@ -80,6 +80,12 @@ class Analysis:
     nodes: int
     pv: list[Move] = field(default_factory=list)
     seconds: float = 0.0
+    #: false when the move is not the one the agent's search found: a level's deliberate
+    #: blunder, a greedy agent's noise, a random agent's pick (``score`` is still the
+    #: search's, for the move it found)
+    searched: bool = True
+    #: MCTS: the visits of each root action code (None for other agents)
+    root_visits: dict[int, int] | None = None
 
 
 class Agent(ABC):

@@ -110,7 +110,15 @@ class MctsAgent(Agent):
             pv_actions = [legal[0]]
         moves: list[Move] = [game.action_to_move(int(a)) for a in pv_actions]
         return Analysis(moves[0], value, len(moves), int(done), moves,
-                        time.perf_counter() - start)
+                        time.perf_counter() - start, root_visits=self._root_visits())
+
+    def _root_visits(self) -> dict[int, int]:
+        """Visits of each root action code in the tree just searched."""
+        nodes = self._nodes
+        first = int(nodes[0, C.ND_CHILD])
+        count = int(nodes[0, C.ND_NCHILD])
+        return {int(nodes[k, C.ND_ACTION]): int(nodes[k, C.ND_VISITS])
+                for k in range(first, first + count)}
 
     def _principal_line(self) -> tuple[list[int], float]:
         """Most visited moves from the root down; the root choice's mean reward as score

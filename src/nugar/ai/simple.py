@@ -43,7 +43,8 @@ class RandomAgent(Agent):
         actions = game.legal_actions()
         action = self.rng.choice(actions)
         move = game.action_to_move(action)
-        return Analysis(move, None, 0, len(actions), [move], time.perf_counter() - start)
+        return Analysis(move, None, 0, len(actions), [move], time.perf_counter() - start,
+                        searched=False)
 
 
 def _balance(game: Game, player: int) -> float:
@@ -112,7 +113,8 @@ class GreedyAgent(Agent):
         noise = self.options.noise
         if noise and self.rng.random() < noise:
             move = game.action_to_move(self.rng.choice(actions))
-            return Analysis(move, None, 0, len(actions), [move], time.perf_counter() - start)
+            return Analysis(move, None, 0, len(actions), [move], time.perf_counter() - start,
+                            searched=False)
         player = game.to_move
         base = _balance(game, player)
         best_value = -WIN_VALUE * 4

@@ -9,7 +9,8 @@ process played before: the same ``seed`` gives the same games, in one process, i
 processes or on a Ray cluster (with searches bounded by depth or nodes; a time limit
 depends on the machine's speed). Every game can be saved as a record
 (``nugar.record.dumps``). The table gives wins, draws and losses of the first-named agent,
-its score and the Elo difference with a 95% interval.
+its score and the Elo difference with a 95% interval; a round robin adds a rating list
+fitted to all its games at once (:func:`fit_ratings`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -114,22 +115,96 @@ def elo_interval(wins: int, draws: int, losses: int) -> tuple[float, float, floa
     variance, which is never smaller than the variance with draws), mapped through the
     logistic Elo curve. It stays sensible for a perfect or zero score, where the estimate
     itself is clamped half a point from the end so that every figure is finite.
+
+    A one-sided result (every point to one agent) has no finite upper bound by likelihood:
+    the open end there is the bound of the score with ``PRIOR_DRAWS`` virtual draws added
+    (the prior BayesElo uses), so that an 8-0 still says how much higher it may be.
     """
     n = wins + draws + losses
     if n == 0:
         return 0.0, -math.inf, math.inf
     s = (wins + 0.5 * draws) / n
-    z = 1.96
-    denom = 1.0 + z * z / n
-    centre = (s + z * z / (2 * n)) / denom
-    half = z * math.sqrt(s * (1.0 - s) / n + z * z / (4.0 * n * n)) / denom
     eps = 0.5 / n
 
     def clamp(x: float) -> float:
         return min(max(x, eps), 1.0 - eps)
 
-    return (elo_from_score(clamp(s)), elo_from_score(clamp(centre - half)),
-            elo_from_score(clamp(centre + half)))
+    low, high = _wilson(s, n)
+    elo, lo, hi = (elo_from_score(clamp(s)), elo_from_score(clamp(low)),
+                   elo_from_score(clamp(high)))
+    if s in (0.0, 1.0):
+        m = n + PRIOR_DRAWS
+        p_low, p_high = _wilson((n * s + 0.5 * PRIOR_DRAWS) / m, m)
+        if s == 1.0:
+            hi = max(elo_from_score(p_high), elo)
+        else:
+            lo = min(elo_from_score(p_low), elo)
+    return elo, lo, hi
+
+
+#: virtual draws added to a one-sided match's bound and between every pair of a rating
+#: list, as BayesElo's prior does (they keep every rating finite)
+PRIOR_DRAWS = 2
+
+
+def _wilson(s: float, n: float, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's score interval of a mean score ``s`` over ``n`` games."""
+    denom = 1.0 + z * z / n
+    centre = (s + z * z / (2 * n)) / denom
+    half = z * math.sqrt(s * (1.0 - s) / n + z * z / (4.0 * n * n)) / denom
+    return centre - half, centre + half
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One agent of a rating list: Elo relative to the list's mean, with its 95% interval."""
+
+    agent: str
+    elo: float
+    elo_low: float
+    elo_high: float
+
+
+def fit_ratings(agents: Sequence[str], points: Sequence[Sequence[float]],
+                games: Sequence[Sequence[float]], prior_draws: float = PRIOR_DRAWS
+                ) -> list[Rating]:
+    """Elo ratings fitted to all games at once by maximum likelihood, as BayesElo and Ordo
+    do: ``points[i][j]`` is what agent i scored against j (draws half), ``games[i][j]`` how
+    many games they played. The expected score of i against j is
+    ``1 / (1 + 10 ** ((r_j - r_i) / 400))``; ``prior_draws`` virtual draws between every
+    pair that met keep one-sided results finite. The ratings average 0; the intervals are
+    1.96 standard deviations from the curvature of the likelihood at its maximum (the
+    observed information). Agents that met nobody get 0 with an infinite interval."""
+    import numpy as np
+
+    k = len(agents)
+    n = np.array(games, dtype=np.float64)
+    w = np.array(points, dtype=np.float64)
+    met = n > 0
+    n = n + np.where(met, prior_draws, 0.0)
+    w = w + np.where(met, 0.5 * prior_draws, 0.0)
+    c = math.log(10.0) / 400.0
+    r = np.zeros(k)
+    hess = np.zeros((k, k))
+    for _ in range(100):  # Newton's method on the concave log-likelihood
+        e = 1.0 / (1.0 + np.power(10.0, (r[None, :] - r[:, None]) / 400.0))
+        grad = c * (w - n * e).sum(axis=1)
+        curv = c * c * n * e * e.T
+        hess = curv - np.diag(curv.sum(axis=1))
+        step = np.linalg.lstsq(-hess, grad, rcond=None)[0]
+        r = r + step
+        r -= r.mean()
+        if np.abs(step).max() < 1e-9:
+            break
+    cov = np.linalg.pinv(-hess)
+    out = []
+    for i, agent in enumerate(agents):
+        if not met[i].any():
+            out.append(Rating(agent, 0.0, -math.inf, math.inf))
+            continue
+        half = 1.96 * math.sqrt(max(float(cov[i, i]), 0.0))
+        out.append(Rating(agent, float(r[i]), float(r[i]) - half, float(r[i]) + half))
+    return out
 
 
 # --- one game ------------------------------------------------------------------------------
@@ -192,12 +267,91 @@ def play_game(spec: GameSpec) -> GameResult:
 
 
 def _warm_worker() -> None:
-    """Load the compiled kernels once per worker before its first game."""
+    """Load the compiled kernels once per worker before its first game (the search and the
+    rules of both families, so that no game of any rule set pays for loading them)."""
     import nugar
 
     from .search_setup import warm_up
 
-    warm_up(nugar.new_game("kalah"))
+    for rules in ("kalah", "dara"):
+        game = nugar.new_game(rules)
+        warm_up(game)
+        warm_up(game, mcts=True)
+        game.push_action(game.legal_actions()[0])
+
+
+def _worker_ready(pause: float) -> tuple[int, float]:
+    """A worker's process id and the time (``time.time``) it answered; ``pause`` keeps it
+    busy a moment so that the other workers answer the other calls."""
+    import os
+    import time
+
+    time.sleep(pause)
+    return os.getpid(), time.time() - pause
+
+
+class WorkerPool:
+    """``workers`` processes started once, each loading the compiled kernels before its
+    first task (``_warm_worker``) and keeping its agents from task to task.
+
+    A start costs seconds per process (the interpreter, numba and the kernels loaded from
+    its cache: ``benchmarks/bench_workers.py``), paid once for every match and self-play
+    run of this process: :func:`worker_pool` keeps one pool per size until the process ends
+    (or :func:`close_pools`)."""
+
+    def __init__(self, workers: int) -> None:
+        import time
+
+        self.workers = workers
+        self.started = time.time()
+        self.executor = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
+                                            initializer=_warm_worker)
+
+    def map(self, fn: Callable[[Any], Any], items: Sequence[Any],
+            on_done: Callable[[Any], None] | None = None) -> list[Any]:
+        """``fn(item)`` for every item in the workers; results in the items' order,
+        ``on_done`` called for each in that order too."""
+        futures = [self.executor.submit(fn, item) for item in items]
+        out = []
+        for fut in futures:
+            r = fut.result()
+            out.append(r)
+            if on_done is not None:
+                on_done(r)
+        return out
+
+    def wait_ready(self) -> float:
+        """Seconds from the pool's creation until every worker could take a task (its
+        start-up); at once for a pool that was ready before."""
+        answers = self.map(_worker_ready, [0.2] * (2 * self.workers))
+        pids: dict[int, float] = {}
+        for pid, at in answers:
+            pids[pid] = min(at, pids.get(pid, at))
+        return max(pids.values()) - self.started if pids else 0.0
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+_pools: dict[int, WorkerPool] = {}
+
+
+def worker_pool(workers: int) -> WorkerPool:
+    """The pool of ``workers`` processes kept by this process (started on first use)."""
+    pool = _pools.get(workers)
+    if pool is None:
+        import atexit
+
+        if not _pools:
+            atexit.register(close_pools)
+        pool = _pools[workers] = WorkerPool(workers)
+    return pool
+
+
+def close_pools() -> None:
+    """Stop every kept worker pool."""
+    while _pools:
+        _pools.popitem()[1].close()
 
 
 # --- matches -------------------------------------------------------------------------------
@@ -244,8 +398,8 @@ GameRunner = Callable[[Sequence[GameSpec], Callable[[GameResult], None] | None],
 def run_games(specs: Sequence[GameSpec], workers: int = 1,
               on_result: Callable[[GameResult], None] | None = None,
               runner: GameRunner | None = None) -> list[GameResult]:
-    """Play games, in ``workers`` processes (1: in this process) or with ``runner``;
-    results in game order."""
+    """Play games, in ``workers`` processes (1: in this process; the processes are kept for
+    the next call, :func:`worker_pool`) or with ``runner``; results in game order."""
     results: list[GameResult] = []
     if runner is not None:
         results = runner(specs, on_result)
@@ -256,15 +410,9 @@ def run_games(specs: Sequence[GameSpec], workers: int = 1,
             if on_result is not None:
                 on_result(r)
     else:
-        ctx = get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(workers, len(specs)), mp_context=ctx,
-                                 initializer=_warm_worker) as pool:
-            futures = [pool.submit(play_game, s) for s in specs]
-            for fut in futures:
-                r = fut.result()
-                results.append(r)
-                if on_result is not None:
-                    on_result(r)
+        # the processes are started once and kept for the next match (see WorkerPool); no
+        # more of them than games
+        results = worker_pool(min(workers, len(specs))).map(play_game, specs, on_result)
     return sorted(results, key=lambda r: r.index)
 
 
@@ -334,6 +482,18 @@ class RoundRobin:
             n[j] += t.games
         return n
 
+    def ratings(self) -> list[Rating]:
+        """The rating list fitted to every game of the round robin (:func:`fit_ratings`)."""
+        k = len(self.agents)
+        points = [[0.0] * k for _ in range(k)]
+        games = [[0.0] * k for _ in range(k)]
+        for (i, j), t in self.tables.items():
+            points[i][j] += t.wins + 0.5 * t.draws
+            points[j][i] += t.losses + 0.5 * t.draws
+            games[i][j] += t.games
+            games[j][i] += t.games
+        return fit_ratings(self.agents, points, games)
+
     def to_json(self) -> dict[str, Any]:
         pts = self.points()
         played = self.games_played()
@@ -342,6 +502,7 @@ class RoundRobin:
             "standings": [{"agent": a, "points": p, "games": g,
                            "score": p / g if g else 0.5}
                           for a, p, g in zip(self.agents, pts, played, strict=True)],
+            "ratings": [asdict(r) for r in self.ratings()],
             "matches": [t.to_json() for t in self.tables.values()],
         }
 

@@ -206,12 +206,16 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         print(json.dumps(data, default=lambda x: None))
         return EXIT_OK
     out = Table(title=f"round robin ({args.rules}, {args.games} games per pair)")
-    for col in ("rank", "agent", "points", "games", "score %"):
+    for col in ("rank", "agent", "points", "games", "score %", "Elo (95%)"):
         out.add_column(col)
     rows = sorted(data["standings"], key=lambda s: -s["points"])
+    ratings = {r["agent"]: r for r in data["ratings"]}
     for rank, s in enumerate(rows, 1):
+        r = ratings[s["agent"]]
         out.add_row(str(rank), s["agent"], f"{s['points']:g}", str(s["games"]),
-                    f"{100 * s['score']:.1f}")
+                    f"{100 * s['score']:.1f}",
+                    f"{_fmt_elo(r['elo'])} [{_fmt_elo(r['elo_low'])}, "
+                    f"{_fmt_elo(r['elo_high'])}]")
     Console().print(out)
     return EXIT_OK
 

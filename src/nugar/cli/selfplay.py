@@ -1,7 +1,7 @@
 """The ``selfplay`` sub-command: training data from an agent playing itself.
 
-``nugar selfplay AGENT --rules R --games N --out DIR [--ray ADDRESS]`` writes one Parquet
-file of rows and one record per game into ``DIR`` (the columns are described in
+``nugar selfplay AGENT --rules R --games N --out DIR [--workers N | --ray ADDRESS]`` writes
+one Parquet file of rows and one record per game into ``DIR`` (the columns are described in
 :mod:`nugar.scale.selfplay` and docs/scaling.md), skipping games already there. pyarrow (and
 Ray with ``--ray``) are imported only when the command runs.
 """
@@ -35,6 +35,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--opening", type=count, default=4, metavar="N",
                    help="random decisions opening each game (default 4)")
     p.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    p.add_argument("--no-move-scores", dest="move_scores", action="store_false",
+                   help="leave the move_scores column NaN: scoring every legal move costs "
+                        "about 3 to 5 times the agent's own search (docs/scaling.md)")
+    p.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                   help="play the games in N local processes (default 1)")
     p.add_argument("--ray", default=None, metavar="ADDRESS",
                    help="play the games as tasks on a Ray cluster: 'auto', 'local' or its "
                         "address (docs/scaling.md)")
@@ -58,8 +63,10 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     runner = None
     if args.ray is not None:
-        ray_runner(args.ray, 1)  # connects (one-line errors)
+        ray_runner(args.ray, args.workers)  # connects (one-line errors)
         runner = selfplay.ray_selfplay_runner()
+    elif args.workers > 1:
+        runner = selfplay.process_selfplay_runner(args.workers)
     console = Console(stderr=True)
     progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                         MofNCompleteColumn(), console=console, disable=args.quiet)
@@ -71,7 +78,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 
         try:
             new = selfplay.run_selfplay(args.agent, args.rules, args.games, args.out, limits,
-                                        args.opening, args.seed, runner, on_game)
+                                        args.opening, args.seed, runner, on_game,
+                                        args.move_scores)
         except ValueError as exc:
             raise CliError(str(exc)) from None
     print(f"{len(new)} games played, {args.games - len(new)} already in {args.out}")

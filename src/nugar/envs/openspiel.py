@@ -7,8 +7,14 @@ Switches are booleans, choices are strings, numbers are ints; for ``repetition``
 ``quiet_limit`` the value 0 means ``off``. Actions are the flat codes of ``docs/envs.md``,
 observation tensors are the planes documented there.
 
-OpenSpiel 2.0.2's C++ MCTS (``pyspiel.MCTSBot``) crashes on games written in Python; use the
-Python ``open_spiel.python.algorithms.mcts.MCTSBot``, which works on these games.
+Games and states pickle (for multiprocessing and Ray): a game as its OpenSpiel name with
+parameters (each preset's class is a module attribute, found by name when loading), a state as
+OpenSpiel's serialisation of its game and history.
+
+:func:`bot` makes a ``pyspiel.Bot`` of any nugar agent spec (``bot("level:8", game)``), to play
+nugar's agents against OpenSpiel's own with ``evaluate_bots``. OpenSpiel 2.0.2's C++ MCTS
+(``pyspiel.MCTSBot``) crashes on games written in Python; use the Python
+``open_spiel.python.algorithms.mcts.MCTSBot``, which works on these games.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import numpy as np
 import pyspiel
 from numpy.typing import NDArray
 
+from ..ai.base import Agent, Limits
 from ..errors import RulesError
 from ..rules import PRESETS, RuleSet, new_game, parse_rules
 from ..rules.base import Game
@@ -124,6 +131,11 @@ class NugarSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type
 
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pyspiel's own pickling rebuilds the C++ game without running __init__ (no rules
+        # then): load it again from its name and parameters instead
+        return pyspiel.load_game, (str(self),)
+
 
 class NugarSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type hints
     """An OpenSpiel state holding a nugar :class:`~nugar.rules.base.Game`."""
@@ -161,6 +173,18 @@ class NugarSpielState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no ty
     def __str__(self) -> str:
         return str(self.nugar_game)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the game (pickled by name) and the actions played: replayed when loading
+        return _replay, (self.get_game(), [int(a) for a in self.history()])
+
+
+def _replay(game: NugarSpielGame, history: list[int]) -> NugarSpielState:
+    """A new state of ``game`` after ``history`` (how states are unpickled)."""
+    state = game.new_initial_state()
+    for action in history:
+        state.apply_action(action)
+    return state
+
 
 class NugarObserver:
     """OpenSpiel observer: the planes of ``docs/envs.md`` from the observing player's view."""
@@ -182,12 +206,72 @@ class NugarObserver:
         return f"{game.player_name(player + 1)} observes; to move: {mover}\n{state}"
 
 
+class NugarBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel has no type hints
+    """A nugar agent as an OpenSpiel bot: ``step`` asks the agent for the state's player to
+    move (the agent sees a copy of the nugar game, with its whole history, so repetition
+    rules count). Works on the states of the games registered here only."""
+
+    def __init__(self, agent: Agent, limits: Limits | None = None) -> None:
+        super().__init__()
+        self.agent = agent
+        self.limits = limits
+
+    def step(self, state: NugarSpielState) -> int:
+        nugar_game = getattr(state, "nugar_game", None)
+        if nugar_game is None:
+            raise TypeError(f"a nugar bot plays the nugar games only, not {state.get_game()}")
+        game = nugar_game.copy()
+        return int(game.move_to_action(self.agent.choose(game, self.limits)))
+
+    def restart_at(self, state: NugarSpielState) -> None:
+        # a new game: the agent forgets its search table (it reads the whole game at each
+        # step, so there is nothing else to follow)
+        reset = getattr(self.agent, "reset", None)
+        if callable(reset):
+            reset()
+
+    def inform_action(self, state: NugarSpielState, player_id: int, action: int) -> None:
+        pass
+
+    def provides_policy(self) -> bool:
+        return False
+
+
+def bot(spec: str | Agent, game: NugarSpielGame, limits: Limits | None = None,
+        seed: int | None = None) -> NugarBot:
+    """A ``pyspiel.Bot`` playing ``spec`` (``"level:8"``, ``"alphabeta:depth=6"``, an
+    :class:`~nugar.ai.base.Agent`...) on ``game``'s states, each decision within ``limits``
+    (default: the agent's own budget); ``seed`` seeds the agent's random choices.
+
+    >>> import pyspiel
+    >>> game = pyspiel.load_game("nugar_kalah(pits=4,seeds=3)")
+    >>> b = bot("level:2", game, seed=1)
+    >>> b.step(game.new_initial_state()) in range(4)
+    True
+    """
+    if not isinstance(game, NugarSpielGame):
+        raise TypeError(f"bot() takes a nugar OpenSpiel game (nugar_...), not {game}")
+    if isinstance(spec, str):
+        from ..ai.agents import make_agent
+
+        agent = make_agent(spec)
+    else:
+        agent = spec
+    if seed is not None:
+        agent.reseed(seed)
+    return NugarBot(agent, limits)
+
+
 def _register() -> None:
     registered = set(pyspiel.registered_names())
     for short_name, preset_name in GAME_NAMES.items():
         preset = PRESETS[preset_name]
-        cls = type(f"NugarSpielGame_{preset_name.replace('-', '_')}", (NugarSpielGame,),
-                   {"preset": preset, "short_name": short_name})
+        name = f"NugarSpielGame_{preset_name.replace('-', '_')}"
+        cls = type(name, (NugarSpielGame,),
+                   {"preset": preset, "short_name": short_name, "__module__": __name__,
+                    "__qualname__": name})
+        # a module attribute, so that pickle finds the class of a game by its name
+        globals()[name] = cls
         if short_name not in registered:
             pyspiel.register_game(_game_type(short_name, preset), cls)
 

@@ -8,6 +8,11 @@ Decisions in a row by the same player (a capture after a three, a bonus sowing s
 select the same agent again. Rewards are +1/-1 (or 0/0 for a draw) on the last step;
 draws by the house rules ``repetition`` and ``quiet_limit`` are reported as truncation, every
 other end of the game as termination. An illegal action raises ``IllegalMoveError``.
+
+Rendering: ``render_mode="ansi"`` makes ``render()`` return the text board;
+``render_mode="human"`` prints it (after every step too, as PettingZoo's classic games do)
+and ``render()`` returns ``None``. There is no parallel (simultaneous-move) version: in these
+games one player decides at a time (``docs/envs.md``).
 """
 
 from __future__ import annotations
@@ -45,15 +50,16 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo has no type hints
     infos: dict[str, dict[str, Any]]
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - PettingZoo reads this class attribute
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human"],
         "name": "nugar_v0",
         "is_parallelizable": False,
     }
 
     def __init__(self, rules: str | RuleSet = "dara", render_mode: str | None = None) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not "
+                             f"{render_mode!r}")
         self.rule_set = parse_rules(rules)
         self.encoder = Encoder(self.rule_set)
         self.render_mode = render_mode
@@ -123,9 +129,14 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo has no type hints
         if outcome is not None:
             # Both agents still have to see the end; start with the one not selected.
             self.agent_selection = AGENTS[1 - AGENTS.index(agent)]
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> str | None:
         if self.render_mode is None:
+            return None
+        if self.render_mode == "human":
+            print(self.game, flush=True)
             return None
         return str(self.game)
 

@@ -228,6 +228,27 @@ def reset_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
 
 
 @kernel_noalloc
+def reset_games(fam: int, params: IntArray, initial: IntArray, states: IntArray,
+                history: IntArray, counts: IntArray, legal: IntArray, num_legal: IntArray,
+                masks: BoolArray, obs: FloatArray, rewards: FloatArray, terminated: BoolArray,
+                truncated: BoolArray, which: BoolArray) -> None:
+    """Put the games ``i`` with ``which[i]`` at the start (rewards and end flags cleared);
+    the others are left as they are."""
+    for i in range(states.shape[0]):
+        if not which[i]:
+            continue
+        for j in range(initial.shape[0]):
+            states[i, j] = initial[j]
+        counts[i] = 0
+        _note(fam, params, states[i], history, counts, i)
+        num_legal[i] = _refresh(fam, params, states[i], legal[i], masks[i], obs[i])
+        rewards[i, 0] = 0.0
+        rewards[i, 1] = 0.0
+        terminated[i] = False
+        truncated[i] = False
+
+
+@kernel_noalloc
 def step_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
                history: IntArray, counts: IntArray, actions: IntArray, legal: IntArray,
                num_legal: IntArray, masks: BoolArray, obs: FloatArray, rewards: FloatArray,
@@ -235,20 +256,32 @@ def step_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
     """Apply ``actions[i]`` to game ``i`` for every game, through ``dispatch.fam_apply`` and
     ``dispatch.fam_note_position`` (repetition).
 
-    Returns -1, or the index of the first game whose action is not legal (or which is over,
-    with ``auto_reset`` off); then no game has been changed. A finished game gets its rewards
-    and its ``terminated`` flag, or ``truncated`` for a house-rule draw (repetition, quiet
-    limit), and, with ``auto_reset``, starts again in the same call: its observation and mask
-    are then those of the new game.
+    Returns -1, or the index of the first game whose action is not legal; then no game has
+    been changed. The action -1 leaves a game as it is (rewards 0; the end flags of a
+    finished game stay set): a finished game waiting for its reset (``auto_reset`` off), or
+    a game the caller does not step now. A game that
+    ends now gets its rewards and its ``terminated`` flag, or ``truncated`` for a house-rule
+    draw (repetition, quiet limit), and, with ``auto_reset``, starts again in the same call:
+    its observation and mask are then those of the new game.
     """
     n_games = states.shape[0]
     n_act = masks.shape[1]
     for i in range(n_games):
         a = actions[i]
-        if a < 0 or a >= n_act or not masks[i, a]:
+        if a == -1:
+            continue
+        if states[i, ST_OUTCOME] != OUTCOME_RUNNING or a < 0 or a >= n_act or not masks[i, a]:
             return i
     for i in range(n_games):
         state = states[i]
+        if actions[i] == -1:  # no action: the game waits as it is
+            rewards[i, 0] = 0.0
+            rewards[i, 1] = 0.0
+            over = state[ST_OUTCOME] != OUTCOME_RUNNING
+            house = _is_house_draw(state)
+            terminated[i] = over and not house
+            truncated[i] = house
+            continue
         fam_apply(fam, params, state, actions[i])
         _note(fam, params, state, history, counts, i)
         if state[ST_OUTCOME] != OUTCOME_RUNNING:

@@ -24,9 +24,17 @@ plays only the games that are missing (``resume``). The columns (``ROW_SCHEMA``)
                           the mover's side, flattened in C order; its shape is in schema.json
 ``legal_mask``   bool     list, one per action code (``Encoder.num_actions``): legal or not
 ``action``       int32    the action code played
-``searched``     bool     whether the agent chose it (false: a random opening decision)
-``score``        float32  the agent's score of its move for the mover, in pieces or seeds
-                          (``Analysis.score``; beyond +-9000 a forced result), NaN when random
+``searched``     bool     whether the move played is the one the agent's search found (false:
+                          a random opening decision, a level's deliberate blunder, a greedy
+                          agent's noise, a random agent)
+``score``        float32  the agent's score of the move its search found, for the mover, in
+                          pieces or seeds (``Analysis.score``; beyond +-9000 a forced result;
+                          MCTS: the chance of winning), NaN for a random opening decision
+``move_scores``  float32  list, one per action code: each legal move's search score at the
+                          root (the policy target), NaN for illegal codes and random openings;
+                          see :func:`move_scores`
+``visits``       int32    list, one per action code: MCTS's root visits (all 0 for other
+                          agents and random openings)
 ``depth``        int16    depth the search completed (0 when random)
 ``nodes``        int64    positions searched (0 when random)
 ``features``     int64    list, the evaluation's features of the position from the mover's
@@ -56,10 +64,11 @@ from ..ai.tournament import MAX_DECISIONS
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("game", "int32"), ("ply", "int32"), ("player", "int8"),
     ("observation", "list<float32>"), ("legal_mask", "list<bool>"), ("action", "int32"),
-    ("searched", "bool"), ("score", "float32"), ("depth", "int16"), ("nodes", "int64"),
+    ("searched", "bool"), ("score", "float32"), ("move_scores", "list<float32>"),
+    ("visits", "list<int32>"), ("depth", "int16"), ("nodes", "int64"),
     ("features", "list<int64>"), ("result", "float32"),
 )
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def _arrow() -> Any:
@@ -83,7 +92,7 @@ def row_schema() -> Any:
     types = {"int8": pa.int8(), "int16": pa.int16(), "int32": pa.int32(), "int64": pa.int64(),
              "float32": pa.float32(), "bool": pa.bool_(),
              "list<float32>": pa.list_(pa.float32()), "list<bool>": pa.list_(pa.bool_()),
-             "list<int64>": pa.list_(pa.int64())}
+             "list<int64>": pa.list_(pa.int64()), "list<int32>": pa.list_(pa.int32())}
     return pa.schema([(name, types[t]) for name, t in COLUMNS])
 
 
@@ -97,6 +106,8 @@ class SelfPlayJob:
     limits: Limits
     opening: int
     seed: int
+    #: whether to score every legal move (``move_scores``; NaN throughout when off)
+    score_moves: bool = True
 
 
 @dataclass
@@ -130,6 +141,49 @@ def _encoder(rules: str) -> Any:
     return Encoder(rules)
 
 
+@functools.cache
+def _scorer() -> Agent:
+    """The plain search that scores each root move (default evaluation, no noise)."""
+    from ..ai.agents import make_agent
+
+    return make_agent("alphabeta")
+
+
+#: the fewest positions a move's scoring search may visit (see ``move_scores``)
+MIN_SCORE_NODES = 2000
+
+
+def move_scores(game: Any, depth: int, num_actions: int, nodes: int = 0
+                ) -> np.ndarray[Any, Any]:
+    """Each legal move's score for the player to move (NaN for the other action codes): a
+    move that ends the game scores its result (a win ``10000 - 1``, a loss the negation, a
+    draw 0, as the search reports forced results); any other is a plain alpha-beta search
+    (the game's default evaluation, no noise) of the position after it to ``depth - 1``
+    decisions (at least 1), negated when the opponent decides there. The same depth for
+    every move, so the scores compare (a policy target); the search the agent played may
+    differ (noise, its own weights, the time it had). Each move's search also stops after
+    ``max(nodes, MIN_SCORE_NODES)`` positions (``nodes``: what the agent's search visited),
+    so that scoring a deep timed search cannot take many times its time; a bound by nodes
+    keeps the scores the same on every machine."""
+    from ..ai.base import Limits
+
+    out = np.full(num_actions, np.nan, np.float32)
+    mover = game.to_move
+    scorer = _scorer()
+    limits = Limits(depth=max(1, depth - 1), nodes=max(nodes, MIN_SCORE_NODES))
+    for action in game.legal_actions():
+        game.push_action(action)
+        outcome = game.outcome
+        if outcome is not None:
+            out[action] = (0.0 if outcome.winner is None
+                           else 9999.0 if outcome.winner == mover else -9999.0)
+        else:
+            score = scorer.analyse(game, limits).score or 0.0
+            out[action] = score if game.to_move == mover else -score
+        game.undo()
+    return out
+
+
 def play_selfplay_game(job: SelfPlayJob) -> SelfPlayGame:
     """Play game ``job.index`` with the agent on both sides and return its rows."""
     import nugar
@@ -141,6 +195,7 @@ def play_selfplay_game(job: SelfPlayJob) -> SelfPlayGame:
     rng = random.Random(seed)
     agent = _agent(job.agent)
     agent.reseed(seed)  # also forgets the search table of the last game
+    _scorer().reseed(seed)  # the scores of a game do not depend on the games before it
     enc = _encoder(job.rules)
     game = nugar.new_game(job.rules)
     cols: dict[str, list[Any]] = {name: [] for name, _ in COLUMNS}
@@ -153,16 +208,24 @@ def play_selfplay_game(job: SelfPlayJob) -> SelfPlayGame:
         cols["observation"].append(enc.observe(game, player).ravel())
         cols["legal_mask"].append(mask)
         cols["features"].append(evaluation_features(game))
+        visits = np.zeros(enc.num_actions, np.int32)
         if ply < job.opening:
             action = rng.choice(legal)
             score, depth, nodes, searched = math.nan, 0, 0, False
+            scores = np.full(enc.num_actions, np.nan, np.float32)
         else:
             a = agent.analyse(game, job.limits)
             action = game.move_to_action(a.move)
             score = math.nan if a.score is None else a.score
-            depth, nodes, searched = a.depth, a.nodes, True
+            depth, nodes, searched = a.depth, a.nodes, a.searched
+            if a.root_visits is not None:
+                for code, count in a.root_visits.items():
+                    visits[code] = count
+            scores = (move_scores(game, depth, enc.num_actions, nodes) if job.score_moves
+                      else np.full(enc.num_actions, np.nan, np.float32))
         for name, value in (("game", job.index), ("ply", ply), ("player", player),
                             ("action", action), ("searched", searched), ("score", score),
+                            ("move_scores", scores), ("visits", visits),
                             ("depth", depth), ("nodes", nodes)):
             cols[name].append(value)
         game.push_action(action)
@@ -220,10 +283,10 @@ def done_games(out: Path) -> set[int]:
             if p.stem.removeprefix("game-").isdigit()}
 
 
-def _settings(jobs_agent: str, rules: str, limits: Limits, opening: int, seed: int) -> dict[
-        str, Any]:
+def _settings(jobs_agent: str, rules: str, limits: Limits, opening: int, seed: int,
+              score_moves: bool = True) -> dict[str, Any]:
     return {"agent": jobs_agent, "rules": rules, "limits": asdict(limits),
-            "opening": opening, "seed": seed}
+            "opening": opening, "seed": seed, "move_scores": score_moves}
 
 
 def prepare_out(out: Path, settings: dict[str, Any]) -> None:
@@ -259,7 +322,8 @@ SelfPlayRunner = Callable[[Sequence[SelfPlayJob], Callable[[SelfPlayGame], None]
 def run_selfplay(agent: str, rules: str, games: int, out: str | Path,
                  limits: Limits | None = None, opening: int = 4, seed: int = 0,
                  runner: SelfPlayRunner | None = None,
-                 on_game: Callable[[SelfPlayGame | None], None] | None = None) -> list[int]:
+                 on_game: Callable[[SelfPlayGame | None], None] | None = None,
+                 score_moves: bool = True) -> list[int]:
     """Write games ``0..games-1`` into ``out``, skipping those written before; returns the
     indices played now. ``on_game`` is called once per game written (with ``None`` first for
     each game skipped, so a progress bar can count them)."""
@@ -274,10 +338,10 @@ def run_selfplay(agent: str, rules: str, games: int, out: str | Path,
         raise ValueError(f"opening must be >= 0, not {opening}")
     lim = limits if limits is not None else Limits()
     folder = Path(out)
-    prepare_out(folder, _settings(agent, rules, lim, opening, seed))
+    prepare_out(folder, _settings(agent, rules, lim, opening, seed, score_moves))
     have = done_games(folder)
-    jobs = [SelfPlayJob(i, agent, rules, lim, opening, seed) for i in range(games)
-            if i not in have]
+    jobs = [SelfPlayJob(i, agent, rules, lim, opening, seed, score_moves)
+            for i in range(games) if i not in have]
     for _ in range(games - len(jobs)):
         if on_game is not None:
             on_game(None)
@@ -293,6 +357,17 @@ def run_selfplay(agent: str, rules: str, games: int, out: str | Path,
     else:
         runner(jobs, collect)
     return [j.index for j in jobs]
+
+
+def process_selfplay_runner(workers: int) -> SelfPlayRunner:
+    """A runner playing the games in ``workers`` local processes (started once and kept:
+    ``nugar.ai.tournament.worker_pool``), each game written as soon as its turn comes."""
+    from ..ai.tournament import worker_pool
+
+    def run(jobs: Sequence[SelfPlayJob], collect: Callable[[SelfPlayGame], None]) -> None:
+        worker_pool(workers).map(play_selfplay_game, jobs, collect)
+
+    return run
 
 
 def ray_selfplay_runner() -> SelfPlayRunner:
