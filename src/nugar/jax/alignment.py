@@ -34,7 +34,7 @@ from ..kernels.common import (
 )
 from ..rules.alignment import make_params
 from ..rules.options import AlignmentOptions
-from .state import Array, State, ending_fields, quotient_table, register
+from .state import Array, State, ending_fields, quotient_table, register, select
 
 I32 = jnp.int32
 U32 = jnp.uint32
@@ -104,7 +104,8 @@ def _threes(own: Array) -> tuple[Array, Array]:
 def _xor_all(values: Array) -> Array:
     """XOR of ``values`` ``(..., 2)`` over all leading axes: one uint32 pair."""
     flat = values.reshape(-1, 2)
-    return jax.lax.reduce(flat, np.uint32(0), jax.lax.bitwise_xor, (0,))
+    out: Array = jax.lax.reduce(flat, np.uint32(0), jax.lax.bitwise_xor, (0,))
+    return out
 
 
 def _halves(keys: np.ndarray) -> Array:
@@ -223,7 +224,7 @@ class AlignmentRules:
 
     def _legal(self, state: AlignmentState) -> Array:
         """The legal action mask (all false once the game is over)."""
-        own, opp = self._boards(state)
+        _own, opp = self._boards(state)
         drops, steps = self._turn_moves(state)
         turn = jnp.concatenate([drops.reshape(-1), steps.reshape(-1)])
         blocked = ~jnp.any(turn)
@@ -374,9 +375,7 @@ class AlignmentRules:
         over = handed.replace(_pending=jnp.zeros((), bool), _quiet=quiet.astype(I32),
                               _to_move=(3 - mover).astype(I32), _passed=is_pass)
         over = self._end_turn(over, mover)
-        nxt: AlignmentState = jax.tree_util.tree_map(
-            lambda a, b: jnp.where(owed, a, b), kept, over)
-        return self.finish(self._note(nxt))
+        return self.finish(self._note(select(owed, kept, over)))
 
     def observe(self, state: AlignmentState, player: Array, turn_board: bool) -> Array:
         """The ``ALIGN_PLANES`` planes of ``docs/envs.md`` for ``player`` (0 or 1); with

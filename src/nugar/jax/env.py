@@ -176,6 +176,6 @@ def auto_reset(env: Env) -> Callable[[State, Array, Array | None], State]:
         fresh = env.init(jax.random.PRNGKey(0) if key is None else key)
         restarted = fresh.replace(rewards=after.rewards, terminated=after.terminated,
                                   truncated=after.truncated)
-        return select(after.terminated | after.truncated, restarted, after)  # type: ignore[no-any-return]
+        return select(after.terminated | after.truncated, restarted, after)
 
     return step

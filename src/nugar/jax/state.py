@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -88,7 +88,11 @@ def quotient_table(numerators: int, denominator: int) -> Array:
     return jnp.asarray(values.astype(np.float32))
 
 
-def select(flag: Array, on_true: State, on_false: State) -> Any:
+S = TypeVar("S", bound="State")
+
+
+def select(flag: Array, on_true: S, on_false: S) -> S:
     """The whole state ``on_true`` where ``flag`` holds, else ``on_false`` (no branch: under
     ``vmap`` both sides are computed anyway)."""
-    return jax.tree_util.tree_map(lambda a, b: jnp.where(flag, a, b), on_true, on_false)
+    out: S = jax.tree_util.tree_map(lambda a, b: jnp.where(flag, a, b), on_true, on_false)
+    return out
