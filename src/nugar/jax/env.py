@@ -101,20 +101,22 @@ class Env(_EnvBase):
         """Play ``action`` in ``state`` (``key`` is accepted and not used: no chance)."""
         action = jnp.asarray(action, jnp.int32)
         done = state.terminated | state.truncated
-        legal = state.legal_action_mask[jnp.clip(action, 0, self.num_actions - 1)]
-        legal = legal & (action >= 0) & (action < self.num_actions)
-        played = self._step(state.replace(_step_count=state._step_count + 1),
-                            jnp.where(legal, action, jnp.argmax(state.legal_action_mask)),
+        codes = jnp.arange(self.num_actions, dtype=jnp.int32)
+        legal = jnp.any(state.legal_action_mask & (codes == action))
+        played = self._step(state, jnp.where(legal, action, jnp.argmax(state.legal_action_mask)),
                             key)
-        # an illegal action loses: the state is kept, with the mover's defeat recorded
-        loser = state.current_player
-        penalty = jnp.where(jnp.arange(2) == loser, -1.0, 1.0).astype(jnp.float32)
-        refused = state.replace(rewards=penalty, terminated=jnp.ones((), bool),
-                                _step_count=state._step_count + 1)
-        nxt = select(legal, played, refused)
-        nxt = select(done, state.replace(rewards=jnp.zeros(2, jnp.float32)), nxt)
-        over = nxt.terminated | nxt.truncated
-        nxt = nxt.replace(legal_action_mask=nxt.legal_action_mask | over)
+        nxt = select(legal & ~done, played, state)
+        # an illegal action loses: the position is kept, with the mover's defeat recorded; a
+        # finished game stays as it is, with zero rewards
+        refused = ~legal & ~done
+        penalty = jnp.where(jnp.arange(2) == state.current_player, -1.0, 1.0)
+        rewards = jnp.where(refused, penalty.astype(jnp.float32), nxt.rewards)
+        rewards = jnp.where(done, jnp.zeros_like(rewards), rewards)
+        terminated = nxt.terminated | refused
+        over = terminated | nxt.truncated
+        nxt = nxt.replace(rewards=rewards, terminated=terminated,
+                          legal_action_mask=nxt.legal_action_mask | over,
+                          _step_count=state._step_count + jnp.where(done, 0, 1))
         return nxt.replace(observation=self.observe(nxt))
 
     def observe(self, state: State, player_id: Array | None = None) -> Array:

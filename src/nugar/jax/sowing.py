@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import jax
 import jax.numpy as jnp
 
 from ..kernels.common import (
@@ -82,64 +81,90 @@ class SowingRules:
             _cells=cells, _to_move=jnp.ones((), I32), _first_done=jnp.zeros((), bool),
             _last_capturer=zero, _outcome=zero, _reason=zero))
 
-    def _relative(self, cells: Array, mover: Array) -> Array:
-        """The cells counted from ``mover``'s hole 1."""
-        base = jnp.where(mover == 1, 0, self.pits + 1)
-        return cells[(jnp.arange(self.n_cells) + base) % self.n_cells]
-
-    def _absolute(self, rel: Array, mover: Array) -> Array:
-        """The inverse of :meth:`_relative` (turning by half the cells twice is no turn)."""
-        base = jnp.where(mover == 1, 0, self.pits + 1)
-        return rel[(jnp.arange(self.n_cells) + base) % self.n_cells]
-
-    def _sow(self, rel: Array, hole: Array) -> tuple[Array, Array]:
-        """Sow from relative ``hole`` (non-empty) and make the capture it makes: the cells
-        after the step and the relative cell of the last seed."""
+    def _own_holes(self, cells: Array, seat: Array) -> tuple[Array, Array]:
+        """The holes of ``seat`` (1 or 2) and those of his opponent, each from hole 1."""
         p = self.pits
-        ring = 2 * p + 1  # the sown cells: all but the opponent's store
-        x = jnp.arange(self.n_cells)
-        n = rel[hole]
-        rel = jnp.where(x == hole, 0, rel)
+        first, second = cells[:p], cells[p + 1:2 * p + 1]
+        return jnp.where(seat == 1, first, second), jnp.where(seat == 1, second, first)
+
+    def _seen_from(self, cells: Array, seat: Array) -> Array:
+        """All cells counted from ``seat``'s hole 1 (his holes, store, the opponent's)."""
+        turned = jnp.concatenate([cells[self.pits + 1:], cells[:self.pits + 1]])
+        return jnp.where(seat == 1, cells, turned)
+
+    def _sow(self, cells: Array, mover: Array, hole: Array) -> tuple[Array, Array, Array]:
+        """Sow from ``mover``'s ``hole`` (0-based, non-empty) and make the capture it makes:
+        the cells after the step, the relative cell of the last seed and the seeds the step
+        put into the mover's store. Cells are addressed by one-hot comparisons rather than
+        gathers (cheap on every backend at these sizes)."""
+        p, n = self.pits, self.n_cells
+        ring = 2 * p + 1  # the sown cells, counted from the mover's hole 1: all but 2P + 1
         span = ring - (1 if self.skip else 0)
-        laps = jnp.maximum(n - 1, 0) // span
-        rest = n - laps * span
-        sown = x < ring
+        base = jnp.where(mover == 1, 0, p + 1)
+        j = jnp.arange(n, dtype=I32)
+        rel = j - base
+        rel = jnp.where(rel < 0, rel + n, rel)  # each cell's number from the mover's hole 1
+        origin = rel == hole
+        seeds = jnp.sum(jnp.where(origin, cells, 0))
+        cells = jnp.where(origin, 0, cells)
+        laps = jnp.maximum(seeds - 1, 0) // span
+        rest = seeds - laps * span
+        sown = rel < ring
         if self.skip:
-            sown = sown & (x != hole)
-        after = (x - hole - 1) % ring  # position of each cell in sowing order
-        rel = rel + jnp.where(sown, laps, 0) + jnp.where((x < ring) & (after < rest), 1, 0)
-        last = (hole + rest) % ring
+            sown = sown & ~origin
+        after = rel - hole - 1  # place of each cell in sowing order after the hole
+        after = jnp.where(after < 0, after + ring, after)
+        cells = cells + jnp.where(sown, laps, 0) + jnp.where((rel < ring) & (after < rest), 1, 0)
+        last = hole + rest
+        last = jnp.where(last >= ring, last - ring, last)
         # the last seed alone in an own hole: it and the facing hole's seeds go to the store
-        facing = 2 * p - last
-        facing_seeds = rel[facing]
-        lone = (last < p) & (rel[jnp.minimum(last, p - 1)] == 1)
+        at_last = rel == last
+        at_facing = rel == 2 * p - last
+        facing_seeds = jnp.sum(jnp.where(at_facing, cells, 0))
+        lone = (last < p) & (jnp.sum(jnp.where(at_last, cells, 0)) == 1)
         gain = jnp.where(facing_seeds > 0, facing_seeds + 1, 1 if self.empty_single else 0)
-        take = lone & (gain > 0)
-        rel = jnp.where(take & ((x == last) | (x == facing)), 0, rel)
-        rel = rel.at[p].add(jnp.where(take, gain, 0))
-        return rel, last
+        gain = jnp.where(lone, gain, 0)
+        cells = jnp.where((gain > 0) & (at_last | at_facing), 0, cells)
+        cells = cells + jnp.where(rel == p, gain, 0)
+        stored = laps + jnp.where(p - hole <= rest, 1, 0) + gain
+        return cells, last, stored
+
+    def _duty_mask(self, own: Array, opp: Array, first_done: Array) -> Array:
+        """The steps ``capture_duty=maximal`` allows: those capturing the most, then (after
+        the first step of the game) the rightmost of them that gives a bonus step. Every
+        hole's captures are computed without playing it, as the kernel's step_result does."""
+        p = self.pits
+        ring = 2 * p + 1
+        span = ring - (1 if self.skip else 0)
+        h = jnp.arange(p, dtype=I32)
+        filled = own > 0
+        laps = jnp.maximum(own - 1, 0) // span
+        rest = own - laps * span
+        captures = laps + jnp.where(p - h <= rest, 1, 0)
+        last = h + rest
+        last = jnp.where(last >= ring, last - ring, last)
+        bonus = last == p
+        # the own hole the last seed falls in (when it does) and the hole facing it
+        pick = h[None, :] == last[:, None]
+        before = jnp.where(last == h, 0, jnp.sum(jnp.where(pick, own[None, :], 0), axis=1))
+        facing = h[None, :] == (p - 1 - last)[:, None]  # opponent hole 2P - last, from 0
+        facing_seeds = (jnp.sum(jnp.where(facing, opp[None, :], 0), axis=1)
+                        + jnp.where(2 * p - last - h <= rest, 1, 0))
+        lone = (last < p) & (laps == 0) & (before == 0)
+        gain = jnp.where(facing_seeds > 0, facing_seeds + 1, 1 if self.empty_single else 0)
+        captures = jnp.where(filled, captures + jnp.where(lone, gain, 0), -1)
+        kept = filled & (captures == jnp.max(captures))
+        bonus_kept = kept & bonus
+        rightmost = jnp.max(jnp.where(bonus_kept, h, -1))
+        only = jnp.any(bonus_kept) & first_done
+        return jnp.where(only, h == rightmost, kept)
 
     def _legal(self, cells: Array, to_move: Array, first_done: Array,
                outcome: Array) -> Array:
         """The legal action mask (all false once the game is over)."""
-        p = self.pits
-        rel = self._relative(cells, to_move)
-        filled = rel[:p] > 0
-        if self.duty:
-            # only the steps capturing the most; after the first step of the game, the
-            # rightmost of those that give a bonus step, if one does
-            holes = jnp.arange(p)
-            before = rel[p]
-            after, last = jax.vmap(self._sow, in_axes=(None, 0))(rel, holes)
-            captures = jnp.where(filled, after[:, p] - before, -1)
-            bonus = last == p
-            best = jnp.max(captures)
-            kept = filled & (captures == best)
-            bonus_kept = kept & bonus
-            rightmost = jnp.max(jnp.where(bonus_kept, holes, -1))
-            only = jnp.any(bonus_kept) & first_done
-            filled = jnp.where(only, holes == rightmost, kept)
-        return filled & (outcome == 0)
+        own, opp = self._own_holes(cells, to_move)
+        mask = self._duty_mask(own, opp, first_done) if self.duty else own > 0
+        return mask & (outcome == 0)
 
     def _check_end(self, cells: Array, to_move: Array, mover: Array, capturer: Array,
                    ) -> tuple[Array, Array, Array]:
@@ -193,15 +218,10 @@ class SowingRules:
 
     def apply(self, state: SowingState, action: Array) -> SowingState:
         """Play ``action`` (a legal hole code) and fill in the fields of the new position."""
-        p = self.pits
         mover = state._to_move
-        rel = self._relative(state._cells, mover)
-        store_before = rel[p]
-        rel, last = self._sow(rel, action)
-        captured = rel[p] - store_before
-        capturer = jnp.where(captured > 0, mover, state._last_capturer)
-        to_move = jnp.where(last == p, mover, 3 - mover)
-        cells = self._absolute(rel, mover)
+        cells, last, stored = self._sow(state._cells, mover, action)
+        capturer = jnp.where(stored > 0, mover, state._last_capturer)
+        to_move = jnp.where(last == self.pits, mover, 3 - mover)
         cells, outcome, reason = self._check_end(cells, to_move, mover, capturer)
         return self.finish(state.replace(
             _cells=cells, _to_move=to_move.astype(I32), _first_done=jnp.ones((), bool),
@@ -210,8 +230,7 @@ class SowingRules:
     def observe(self, state: SowingState, player: Array) -> Array:
         """The observation vector of ``docs/envs.md`` for ``player`` (0 or 1)."""
         seat = player + 1
-        rel = self._relative(state._cells, seat)
-        share = self._share[jnp.clip(rel, 0, self.total)]
+        share = self._share[jnp.clip(self._seen_from(state._cells, seat), 0, self.total)]
         flags = jnp.stack([state._to_move == seat, state._first_done,
                            state._last_capturer == seat,
                            state._last_capturer == 3 - seat]).astype(jnp.float32)
