@@ -8,10 +8,11 @@ compiles it, up to ``block_until_ready``. Beside it, in the same run, the numba 
 simulator (``BatchSimulator.run_random``, one CPU thread) at the same batch sizes.
 
 Run on CPU: ``python benchmarks/bench_jax.py`` (``--quick`` for a short look; ``--games``,
-``--sizes`` as exponents of two). On a GPU machine: ``python benchmarks/bench_jax.py --gpu``
-measures batch sizes 2^10..2^22 and, where pgx is installed, pgx's own ``connect_four`` and
-``othello`` in the same loop as the peers (the numba simulator is then measured only up to
-2^16 games, on the machine's CPU). Prints a Markdown table.
+``--sizes`` as exponents of two; ``--peers`` adds pgx's games where pgx is installed). On a
+GPU machine: ``python benchmarks/bench_jax.py --gpu`` measures batch sizes 2^10..2^22 and,
+where pgx is installed, pgx's own ``connect_four`` and ``othello`` in the same loop as the
+peers (the numba simulator is then measured only up to 2^16 games, on the machine's CPU).
+Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -119,6 +120,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="0.3 s per measurement")
     parser.add_argument("--gpu", action="store_true",
                         help="the accelerator's run: every size, pgx's games as peers")
+    parser.add_argument("--peers", action="store_true",
+                        help="measure pgx's connect_four and othello too (always with --gpu)")
     args = parser.parse_args()
     seconds = 0.3 if args.quick else args.seconds
     device = jax.devices()[0]
@@ -143,7 +146,7 @@ def main() -> None:
             numba = (f"{numba_rate(rules, size, seconds):,.0f}" if e <= NUMBA_MAX_EXP
                      else "")
             print(f"| {rules} | 2^{e} | {rate:,.0f} | {numba} |", flush=True)
-    if args.gpu:
+    if args.gpu or args.peers:
         try:
             import pgx
             from pgx.experimental import auto_reset
@@ -153,6 +156,8 @@ def main() -> None:
         for name in ("connect_four", "othello"):
             peer = pgx.make(name)
             for e in exps:
+                if e > (99 if args.gpu else CPU_MAX_EXP["alignment"]):
+                    continue
                 size = 2 ** e
                 rate = jax_rate(auto_reset(peer.step, peer.init), peer.init, size, seconds,
                                 keyed=True)

@@ -92,7 +92,7 @@ def play_and_compare(rules: str, games: int, finished: int, max_steps: int,
 def _count(family_games: int) -> tuple[int, int, int]:
     """Games at once, games to finish, most batch steps."""
     if FULL:
-        return 512, 10_000, 1_000_000
+        return 1024, 10_000, 1_000_000
     return 16, family_games, 300
 
 
