@@ -222,16 +222,14 @@ class AlignmentRules:
         steps = self._steps(state, own, empty) & ~drop_phase
         return drops, steps
 
-    def _legal(self, state: AlignmentState) -> Array:
-        """The legal action mask (all false once the game is over)."""
-        _own, opp = self._boards(state)
-        drops, steps = self._turn_moves(state)
-        turn = jnp.concatenate([drops.reshape(-1), steps.reshape(-1)])
+    def _legal(self, state: AlignmentState, turn: Array, captures: Array) -> Array:
+        """The legal action mask (all false once the game is over), from the drops and steps
+        of the player to move (``turn``, flat) and the pieces he may capture: the caller
+        has them at hand, so they are not computed twice."""
         blocked = ~jnp.any(turn)
-        captures = self._takeable(opp).reshape(-1)
         pending = state._pending
         mask = jnp.concatenate([
-            turn & ~pending, captures & pending, (blocked & ~pending)[None]])
+            turn & ~pending, captures.reshape(-1) & pending, (blocked & ~pending)[None]])
         return mask & (state._outcome == 0)
 
     # --- keys and repetition -----------------------------------------------------------------
@@ -280,9 +278,10 @@ class AlignmentRules:
             _reason=jnp.where(repeated, REASON_REPETITION, state._reason).astype(I32))
 
     # --- turns -------------------------------------------------------------------------------
-    def _end_turn(self, state: AlignmentState, mover: Array) -> AlignmentState:
+    def _end_turn(self, state: AlignmentState, mover: Array) -> tuple[AlignmentState, Array]:
         """Piece count, quiet limit, blocked player (kernel _end_turn's checks after the
-        hand-over, and finish_setup's)."""
+        hand-over, and finish_setup's); also returns the drops and steps of the player to move
+        now, flat (his legal moves unless the game ended)."""
         loss_at = self.loss_at
         other = 3 - mover
         left = state._on + state._hands
@@ -295,7 +294,8 @@ class AlignmentRules:
             outcome = jnp.where(quiet_draw, OUTCOME_DRAW, outcome)
             reason = jnp.where(quiet_draw, REASON_QUIET_LIMIT, reason)
         drops, steps = self._turn_moves(state)
-        blocked = (outcome == 0) & ~state._pending & ~(jnp.any(drops) | jnp.any(steps))
+        turn = jnp.concatenate([drops.reshape(-1), steps.reshape(-1)])
+        blocked = (outcome == 0) & ~state._pending & ~jnp.any(turn)
         if self.blocked_lose:
             outcome = jnp.where(blocked, 3 - state._to_move, outcome)
             reason = jnp.where(blocked, REASON_BLOCKED, reason)
@@ -303,7 +303,7 @@ class AlignmentRules:
             drawn = blocked & state._passed
             outcome = jnp.where(drawn, OUTCOME_DRAW, outcome)
             reason = jnp.where(drawn, REASON_BLOCKED, reason)
-        return state.replace(_outcome=outcome.astype(I32), _reason=reason.astype(I32))
+        return state.replace(_outcome=outcome.astype(I32), _reason=reason.astype(I32)), turn
 
     def initial(self) -> AlignmentState:
         zero = jnp.zeros((), I32)
@@ -317,14 +317,15 @@ class AlignmentRules:
             _pending=jnp.zeros((), bool), _passed=jnp.zeros((), bool), _quiet=zero,
             _last=jnp.full((2, 2), -1, I32), _outcome=zero, _reason=zero,
             _history=jnp.zeros((self.history, 2), U32), _count=zero)
-        return self.finish(self._note(self._end_turn(state, jnp.full((), 2, I32))))
+        state, turn = self._end_turn(state, jnp.full((), 2, I32))
+        return self.finish(self._note(state), turn, jnp.zeros((self.rows, self.cols), bool))
 
-    def finish(self, state: AlignmentState) -> AlignmentState:
+    def finish(self, state: AlignmentState, turn: Array, captures: Array) -> AlignmentState:
         """Fill in the fields read from the position: mask, rewards, flags, player."""
         rewards, terminated, truncated = ending_fields(state._outcome, state._reason)
         return state.replace(current_player=state._to_move - 1, rewards=rewards,
                              terminated=terminated, truncated=truncated,
-                             legal_action_mask=self._legal(state))
+                             legal_action_mask=self._legal(state, turn, captures))
 
     def apply(self, state: AlignmentState, action: Array) -> AlignmentState:
         """Play ``action`` (a legal code) and fill in the fields of the new position."""
@@ -363,7 +364,8 @@ class AlignmentRules:
         formed_step = (jnp.any((rows3 | cols3) & at_target) | jnp.any(rows3 & beside)
                        | jnp.any(cols3 & above_below))
         formed = (is_drop & formed_drop) | (is_step & formed_step)
-        owed = formed & jnp.any(self._takeable(opp))
+        takeable = self._takeable(opp)
+        owed = formed & jnp.any(takeable)
         drop_phase = state._hands[1] > 0
         counted = is_step | (is_pass & ~drop_phase)
         quiet = jnp.where(is_capture, 0, state._quiet + counted.astype(I32))
@@ -374,8 +376,9 @@ class AlignmentRules:
         kept = handed.replace(_pending=jnp.ones((), bool))
         over = handed.replace(_pending=jnp.zeros((), bool), _quiet=quiet.astype(I32),
                               _to_move=(3 - mover).astype(I32), _passed=is_pass)
-        over = self._end_turn(over, mover)
-        return self.finish(self._note(select(owed, kept, over)))
+        over, turn = self._end_turn(over, mover)
+        # with a capture owed the mask is the takeable pieces, else the new player's moves
+        return self.finish(self._note(select(owed, kept, over)), turn, takeable)
 
     def observe(self, state: AlignmentState, player: Array, turn_board: bool) -> Array:
         """The ``ALIGN_PLANES`` planes of ``docs/envs.md`` for ``player`` (0 or 1); with

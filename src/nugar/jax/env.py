@@ -31,9 +31,9 @@ else:
 MAX_JAX_PITS = 8
 MAX_JAX_SEEDS = 8
 
-COVERAGE = (f"nugar.jax covers Kalah and Dracala (the sowing family) with pits and seeds up "
-            f"to {MAX_JAX_PITS} and every sowing option, and Dara and Dala (the alignment "
-            f"family) with every alignment option")
+COVERAGE = (f"nugar.jax covers Kalah and Dracala (the sowing family) with pits up to "
+            f"{MAX_JAX_PITS}, seeds up to {MAX_JAX_SEEDS} and every sowing option, and Dara "
+            f"and Dala (the alignment family) with every alignment option")
 
 VERSION = "v0"
 
