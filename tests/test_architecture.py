@@ -107,3 +107,19 @@ def test_kernels_import_nothing_above_them() -> None:
                     if name and name.startswith("nugar") and not name.startswith(
                             "nugar.kernels"):
                         pytest.fail(f"{path.name} imports {name}")
+
+
+def test_importing_the_rest_stays_free_of_jax() -> None:
+    """JAX (the ``jax`` extra) is imported by ``nugar.jax`` alone: the core package, the command
+    line, the server and the other faces load neither JAX nor pgx."""
+    code = ("import importlib.util, sys, nugar, nugar.cli, nugar.ai, nugar.solver, nugar.server\n"
+            "import nugar.envs.batch, nugar.envs.encoding, nugar.scale\n"
+            "for name, lib in (('gymnasium', 'gymnasium'), ('pettingzoo', 'pettingzoo'),\n"
+            "                  ('openspiel', 'pyspiel')):\n"
+            "    if importlib.util.find_spec(lib) is not None:\n"
+            "        __import__('nugar.envs.' + name)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'jaxlib', 'pgx')\n"
+            "             or m.startswith('nugar.jax')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout
+    assert out.strip() == "[]"
