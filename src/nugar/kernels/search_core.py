@@ -24,6 +24,8 @@ Conventions
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import numpy.typing as npt
 
@@ -43,6 +45,33 @@ WIN = 1_000_000
 WIN_BOUND = WIN - 10_000   # scores beyond this are forced wins or losses
 INF = 2_000_000
 MAX_PLY = 160
+
+
+class SearchGame(NamedTuple):
+    """What the search knows of a game: the family code that picks the rules kernels and the
+    evaluation, the rules' params, the evaluation weights and the number of action codes."""
+
+    fam: int
+    params: IntArray
+    weights: IntArray
+    n_actions: int
+
+
+class SearchTables(NamedTuple):
+    """The buffers of an alpha-beta search, made once by the caller (``rows`` is
+    ``MAX_PLY + 2``); the kernels write into the arrays, never replace them."""
+
+    stack: IntArray    # (rows, state size): the position at each ply, the root in row 0
+    moves: IntArray    # (rows, n_actions): the legal moves at each ply
+    order: IntArray    # (rows, n_actions): their move-ordering scores
+    tt_keys: IntArray  # transposition table (2**k slots): the key held in each slot
+    tt_data: IntArray  # and its entry (``tt_pack``)
+    killers: IntArray  # (rows, 2): the last two moves that caused a cutoff at each ply
+    history: IntArray  # (3, n_actions): cutoff credit by player and move
+    path: IntArray     # keys of the turn starts so far (game, then search path): repetitions
+    ctx: IntArray      # CX_* counters, settings and results
+    stop: IntArray     # stop[0] != 0: abort (set by the caller's timer thread)
+    pv: IntArray       # the principal variation written by ``principal_variation``
 
 # The rules come through dispatch's switches; the evaluation and the move-ordering shortcut,
 # which only the search needs, through the switches below (same pattern, one branch a family).
@@ -163,10 +192,9 @@ def _leaf_noise(ctx: IntArray, key: int) -> int:
 
 
 @kernel_noalloc
-def _leaf(fam: int, params: IntArray, state: IntArray, weights: IntArray,
-          scratch: IntArray, ctx: IntArray) -> int:
+def _leaf(game: SearchGame, state: IntArray, scratch: IntArray, ctx: IntArray) -> int:
     """The static evaluation of a search leaf, with the level's noise when it has some."""
-    v = _evaluate(fam, params, state, weights, scratch)
+    v = _evaluate(game.fam, game.params, state, game.weights, scratch)
     if ctx[CX_NOISE] > 0:
         v += _leaf_noise(ctx, state[ST_KEY])
     return v
@@ -209,9 +237,19 @@ _GOT = 3
 
 
 @kernel_noalloc
-def _order_moves(fam: int, params: IntArray, state: IntArray, child: IntArray, mv: IntArray,
-                 sc: IntArray, n: int, me: int, depth: int, tt_move: int, k0: int, k1: int,
-                 history: IntArray) -> None:
+def _order_moves(game: SearchGame, tables: SearchTables, ply: int, n: int, me: int, depth: int,
+                 tt_move: int) -> None:
+    """Score the ``n`` legal moves of ``ply`` for ``me`` into ``tables.order[ply]``: the
+    table's move first, then winning and turn-keeping moves, the killers, the history."""
+    fam = game.fam
+    params = game.params
+    state = tables.stack[ply]
+    child = tables.stack[ply + 1]
+    mv = tables.moves[ply]
+    sc = tables.order[ply]
+    k0 = tables.killers[ply, 0]
+    k1 = tables.killers[ply, 1]
+    history = tables.history
     for i in range(n):
         a = mv[i]
         s = history[me, a]
@@ -237,34 +275,42 @@ def _order_moves(fam: int, params: IntArray, state: IntArray, child: IntArray, m
 
 
 @kernel
-def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
-                moves: IntArray, order: IntArray, tt_keys: IntArray, tt_data: IntArray,
-                killers: IntArray, history: IntArray, path: IntArray, ctx: IntArray,
-                stop: IntArray, root_depth: int) -> int:
-    """One iteration of iterative deepening from ``stack[0]`` to ``root_depth`` decisions.
+def search_root(game: SearchGame, tables: SearchTables, root_depth: int) -> int:
+    """One iteration of iterative deepening from ``tables.stack[0]`` to ``root_depth``
+    decisions.
 
     Returns the score for the player to move at the root. The best root move is left in
     ``ctx[CX_ROOT_MOVE]``, also when the iteration is aborted (then it is the best among the
     root moves searched to the end). The recursion of negamax is run on an explicit stack
     (``frames``), because numba's on-disk cache cannot hold recursive functions.
     """
+    ctx = tables.ctx
     ctx[CX_ABORTED] = 0
     ctx[CX_ROOT_MOVE] = -1
     ctx[CX_ROOT_SCORE] = 0
-    ctx[CX_ROOT_PLAYER] = stack[0][ST_TO_MOVE]
-    frames = np.zeros((stack.shape[0], FR_FIELDS), dtype=np.int64)
-    scratch = _scratch(fam, params)
-    return _search_loop(fam, params, weights, stack, moves, order, tt_keys, tt_data, killers,
-                        history, path, ctx, stop, root_depth, frames, scratch)
+    ctx[CX_ROOT_PLAYER] = tables.stack[0][ST_TO_MOVE]
+    frames = np.zeros((tables.stack.shape[0], FR_FIELDS), dtype=np.int64)
+    scratch = _scratch(game.fam, game.params)
+    return _search_loop(game, tables, root_depth, frames, scratch)
 
 
 @kernel_noalloc
-def _search_loop(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
-                 moves: IntArray, order: IntArray, tt_keys: IntArray, tt_data: IntArray,
-                 killers: IntArray, history: IntArray, path: IntArray, ctx: IntArray,
-                 stop: IntArray, root_depth: int, frames: IntArray, scratch: IntArray) -> int:
+def _search_loop(game: SearchGame, tables: SearchTables, root_depth: int, frames: IntArray,
+                 scratch: IntArray) -> int:
     """:func:`search_root`'s loop over buffers made once (compiled without reference
     counting, which would cost more than the rules at every node)."""
+    fam = game.fam
+    params = game.params
+    stack = tables.stack
+    moves = tables.moves
+    order = tables.order
+    tt_keys = tables.tt_keys
+    tt_data = tables.tt_data
+    killers = tables.killers
+    history = tables.history
+    path = tables.path
+    ctx = tables.ctx
+    stop = tables.stop
     mask = tt_keys.shape[0] - 1
     ply = 0
     frames[0, FR_DEPTH] = root_depth
@@ -291,7 +337,7 @@ def _search_loop(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
             fr[FR_ME] = me
             fr[FR_PATH_LEN] = ctx[CX_PATH_LEN]
             if (depth <= 0 and fr[FR_CONT] == 0) or ply >= stack.shape[0] - 2:
-                ret = _leaf(fam, params, state, weights, scratch, ctx)
+                ret = _leaf(game, state, scratch, ctx)
                 mode = _RETURN
                 continue
             key = state[ST_KEY]
@@ -314,11 +360,10 @@ def _search_loop(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
                 tt_move = ctx[CX_ROOT_HINT]
             n = fam_legal(fam, params, state, moves[ply])
             if n == 0:
-                ret = _leaf(fam, params, state, weights, scratch, ctx)
+                ret = _leaf(game, state, scratch, ctx)
                 mode = _RETURN
                 continue
-            _order_moves(fam, params, state, stack[ply + 1], moves[ply], order[ply], n, me,
-                         depth, tt_move, killers[ply, 0], killers[ply, 1], history)
+            _order_moves(game, tables, ply, n, me, depth, tt_move)
             fr[FR_COUNT] = n
             fr[FR_INDEX] = 0
             fr[FR_ORIG_ALPHA] = fr[FR_ALPHA]
@@ -472,12 +517,17 @@ def _store(tt_keys: IntArray, tt_data: IntArray, key: int, fr: IntArray, ply: in
 
 
 @kernel
-def principal_variation(fam: int, params: IntArray, state: IntArray,
-                        tt_keys: IntArray, tt_data: IntArray, n_act: int, first: int,
-                        out: IntArray) -> int:
-    """Follow the table's best moves from ``state`` after ``first``; write them into ``out``."""
+def principal_variation(game: SearchGame, tables: SearchTables, state: IntArray,
+                        first: int) -> int:
+    """Follow the table's best moves from ``state`` after ``first``; write them into
+    ``tables.pv`` and return how many."""
+    fam = game.fam
+    params = game.params
+    tt_keys = tables.tt_keys
+    tt_data = tables.tt_data
+    out = tables.pv
     cur = state.copy()
-    buf = np.empty(n_act, dtype=np.int64)
+    buf = np.empty(game.n_actions, dtype=np.int64)
     count = 0
     move = first
     mask = tt_keys.shape[0] - 1
@@ -513,22 +563,46 @@ ND_MOVER = 5     # the player who made the move leading to this node
 ND_FIELDS = 6
 
 
+class UctTree(NamedTuple):
+    """The buffers of a UCT search, made once by the caller."""
+
+    nodes: IntArray     # (capacity, ND_FIELDS): the tree, node 0 the root
+    values: FloatArray  # (capacity,): each node's summed rewards for the player who moved in
+    ctx: IntArray       # CX_* counters and limits (CX_NODES, CX_NODE_LIMIT, CX_ABORTED)
+    stop: IntArray      # stop[0] != 0: abort (set by the caller's timer thread)
+
+
+class UctSettings(NamedTuple):
+    """How a UCT search plays: the most playouts, the exploration constant, the playout
+    cutoff in decisions (0: to the end) with the logistic width of its evaluation, and the
+    seed of the random numbers."""
+
+    playouts: int
+    exploration: float
+    cutoff: int
+    scale: float
+    seed: int
+
+
 @kernel_noalloc
-def _rollout(fam: int, params: IntArray, weights: IntArray,
-             state: IntArray, buf: IntArray, stream: IntArray, cutoff: int, scale: float,
-             scratch: IntArray) -> float:
+def _rollout(game: SearchGame, settings: UctSettings, state: IntArray, buf: IntArray,
+             stream: IntArray, scratch: IntArray) -> float:
     """Random play from ``state`` (in place); the reward in [0, 1] for the first player.
 
-    With ``cutoff`` > 0 the playout stops after that many decisions and the evaluation,
-    squashed by a logistic curve of width ``scale``, stands in for the result.
+    With a ``settings.cutoff`` > 0 the playout stops after that many decisions and the
+    evaluation, squashed by a logistic curve of width ``settings.scale``, stands in for the
+    result.
     """
+    fam = game.fam
+    params = game.params
+    cutoff = settings.cutoff
     steps = 0
     while state[ST_OUTCOME] == OUTCOME_RUNNING:
         if cutoff > 0 and steps >= cutoff:
-            v = _evaluate(fam, params, state, weights, scratch)
+            v = _evaluate(fam, params, state, game.weights, scratch)
             if state[ST_TO_MOVE] != 1:
                 v = -v
-            return float(1.0 / (1.0 + np.exp(-v / scale)))
+            return float(1.0 / (1.0 + np.exp(-v / settings.scale)))
         n = fam_legal(fam, params, state, buf)
         if n == 0:
             break
@@ -543,21 +617,26 @@ def _rollout(fam: int, params: IntArray, weights: IntArray,
 
 
 @kernel
-def mcts(fam: int, params: IntArray, weights: IntArray,
-         root: IntArray, nodes: IntArray, values: FloatArray, ctx: IntArray, stop: IntArray,
-         n_act: int, playouts: int, exploration: float, cutoff: int, scale: float,
-         seed: int) -> int:
-    """UCT from ``root`` for at most ``playouts`` playouts (or until ``stop``/node limit).
+def mcts(game: SearchGame, root: IntArray, tree: UctTree, settings: UctSettings) -> int:
+    """UCT from ``root`` for at most ``settings.playouts`` playouts (or until the stop flag or
+    the node limit).
 
-    ``nodes`` is an ``(capacity, ND_FIELDS)`` array and ``values`` the summed rewards of each
-    node for the player who moved into it; node 0 is the root. When the tree is full, leaves
-    are no longer expanded but playouts go on. Returns the number of playouts made.
+    The tree is built in ``tree.nodes`` from node 0, the root. When it is full, leaves are no
+    longer expanded but playouts go on. Returns the number of playouts made.
     """
-    buf = np.empty(n_act, dtype=np.int64)
+    fam = game.fam
+    params = game.params
+    nodes = tree.nodes
+    values = tree.values
+    ctx = tree.ctx
+    stop = tree.stop
+    playouts = settings.playouts
+    exploration = settings.exploration
+    buf = np.empty(game.n_actions, dtype=np.int64)
     scratch = _scratch(fam, params)
     state = root.copy()
     stream = np.zeros(1, dtype=np.int64)  # the random numbers of this search (module rng)
-    stream[0] = _rng.seed_state(seed)
+    stream[0] = _rng.seed_state(settings.seed)
     capacity = nodes.shape[0]
     nodes[0, ND_PARENT] = -1
     nodes[0, ND_CHILD] = -1
@@ -615,8 +694,7 @@ def mcts(fam: int, params: IntArray, weights: IntArray,
                 fam_apply(fam, params, state, nodes[node, ND_ACTION])
                 ctx[CX_NODES] += 1
         # simulation
-        reward_first = _rollout(fam, params, weights, state, buf, stream,
-                                cutoff, scale, scratch)
+        reward_first = _rollout(game, settings, state, buf, stream, scratch)
         # back-propagation
         while node >= 0:
             nodes[node, ND_VISITS] += 1
