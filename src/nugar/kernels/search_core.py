@@ -36,7 +36,7 @@ from .common import OUTCOME_DRAW, OUTCOME_RUNNING, ST_KEY, ST_OUTCOME, ST_TO_MOV
 from .dispatch import FAM_ALIGNMENT as FAM_ALIGNMENT  # the family codes, also read from here
 from .dispatch import FAM_SOWING as FAM_SOWING
 from .dispatch import fam_apply, fam_legal
-from .jit import kernel, kernel_noalloc
+from .jit import kernel, kernel_inline, kernel_noalloc
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -298,209 +298,247 @@ def search_root(game: SearchGame, tables: SearchTables, root_depth: int) -> int:
 def _search_loop(game: SearchGame, tables: SearchTables, root_depth: int, frames: IntArray,
                  scratch: IntArray) -> int:
     """:func:`search_root`'s loop over buffers made once (compiled without reference
-    counting, which would cost more than the rules at every node)."""
-    fam = game.fam
-    params = game.params
-    stack = tables.stack
-    moves = tables.moves
-    order = tables.order
-    tt_keys = tables.tt_keys
-    tt_data = tables.tt_data
-    killers = tables.killers
-    history = tables.history
-    path = tables.path
-    ctx = tables.ctx
-    stop = tables.stop
-    mask = tt_keys.shape[0] - 1
-    ply = 0
+    counting, which would cost more than the rules at every node).
+
+    A state machine over the frames, one step a turn of the loop: ``_ENTER`` a node,
+    try its ``_NEXT`` move, ``_RETURN`` a node's score to its parent, and the parent has
+    ``_GOT`` the value of a move. ``value`` carries the score between the steps: a returned
+    node's own, then the move's value for the parent's player.
+    """
     frames[0, FR_DEPTH] = root_depth
     frames[0, FR_ALPHA] = -INF
     frames[0, FR_BETA] = INF
     frames[0, FR_CONT] = 1
+    ply = 0
     mode = _ENTER
-    ret = 0
-    v = 0
+    value = 0
     while True:
         if mode == _ENTER:
-            ctx[CX_NODES] += 1
-            if ctx[CX_NODES] >= ctx[CX_NODE_LIMIT] or (
-                    (ctx[CX_NODES] & 63) == 0 and stop[0] != 0):
-                ctx[CX_ABORTED] = 1
-            if ctx[CX_ABORTED] != 0:
+            if _count_node(tables.ctx, tables.stop, ply):
                 return 0
-            if ply > ctx[CX_SELDEPTH]:
-                ctx[CX_SELDEPTH] = ply
-            fr = frames[ply]
-            state = stack[ply]
-            me = state[ST_TO_MOVE]
-            depth = fr[FR_DEPTH]
-            fr[FR_ME] = me
-            fr[FR_PATH_LEN] = ctx[CX_PATH_LEN]
-            if (depth <= 0 and fr[FR_CONT] == 0) or ply >= stack.shape[0] - 2:
-                ret = _leaf(game, state, scratch, ctx)
-                mode = _RETURN
-                continue
-            key = state[ST_KEY]
-            slot = key & mask
-            fr[FR_SLOT] = slot
-            tt_move = -1
-            if tt_keys[slot] == key:
-                t_score, t_depth, t_flag, t_move = tt_unpack(tt_data[slot])
-                tt_move = t_move
-                if t_depth >= depth and ply > 0:
-                    t_score = _from_tt(t_score, ply)
-                    if (t_flag == TT_EXACT or (t_flag == TT_LOWER and t_score >= fr[FR_BETA])
-                            or (t_flag == TT_UPPER and t_score <= fr[FR_ALPHA])):
-                        ret = t_score
-                        mode = _RETURN
-                        continue
-            if ply == 0 and ctx[CX_ROOT_HINT] >= 0:
-                # the table slot may have been overwritten: the last iteration's best move
-                # must come first, so that an unfinished iteration's choice stays sound
-                tt_move = ctx[CX_ROOT_HINT]
-            n = fam_legal(fam, params, state, moves[ply])
-            if n == 0:
-                ret = _leaf(game, state, scratch, ctx)
-                mode = _RETURN
-                continue
-            _order_moves(game, tables, ply, n, me, depth, tt_move)
-            fr[FR_COUNT] = n
-            fr[FR_INDEX] = 0
-            fr[FR_ORIG_ALPHA] = fr[FR_ALPHA]
-            fr[FR_BEST] = -INF
-            fr[FR_BEST_MOVE] = -1
-            mode = _NEXT
-            continue
-
-        fr = frames[ply]
-        if mode == _NEXT:
-            i = fr[FR_INDEX]
-            n = fr[FR_COUNT]
-            if i >= n:
-                mode = _RETURN
-                ret = _store(tt_keys, tt_data, stack[ply][ST_KEY], fr, ply)
-                continue
-            mv = moves[ply]
-            sc = order[ply]
-            j_best = i
-            for j in range(i + 1, n):
-                if sc[j] > sc[j_best]:
-                    j_best = j
-            if j_best != i:
-                tmp = mv[i]
-                mv[i] = mv[j_best]
-                mv[j_best] = tmp
-                tmp = sc[i]
-                sc[i] = sc[j_best]
-                sc[j_best] = tmp
-            a = mv[i]
-            state = stack[ply]
-            child = stack[ply + 1]
-            for j in range(state.shape[0]):  # a loop: a slice copy may allocate
-                child[j] = state[j]
-            fam_apply(fam, params, child, a)
-            me = fr[FR_ME]
-            outcome = child[ST_OUTCOME]
-            if outcome != OUTCOME_RUNNING:
-                if outcome == OUTCOME_DRAW:
-                    v = _draw_score(ctx, me)
-                else:
-                    v = _terminal_score(outcome, me, ply + 1)
-                mode = _GOT
-                continue
-            cf = frames[ply + 1]
-            alpha = fr[FR_ALPHA]
-            beta = fr[FR_BETA]
-            cf[FR_DEPTH] = fr[FR_DEPTH] - 1
-            if child[ST_TO_MOVE] == me:
-                fr[FR_SAME] = 1
-                cf[FR_CONT] = 1
-                if i == 0:
-                    fr[FR_STAGE] = 0
-                    cf[FR_ALPHA] = alpha
-                    cf[FR_BETA] = beta
-                else:
-                    fr[FR_STAGE] = 1
-                    cf[FR_ALPHA] = alpha
-                    cf[FR_BETA] = alpha + 1
-            else:
-                ck = child[ST_KEY]
-                if _is_repeat(path, ctx[CX_PATH_LEN], ck):
-                    v = _draw_score(ctx, me)
-                    mode = _GOT
-                    continue
-                path[ctx[CX_PATH_LEN]] = ck
-                ctx[CX_PATH_LEN] += 1
-                fr[FR_SAME] = 0
-                cf[FR_CONT] = 0
-                if i == 0:
-                    fr[FR_STAGE] = 0
-                    cf[FR_ALPHA] = -beta
-                    cf[FR_BETA] = -alpha
-                else:
-                    fr[FR_STAGE] = 1
-                    cf[FR_ALPHA] = -alpha - 1
-                    cf[FR_BETA] = -alpha
-            ply += 1
-            mode = _ENTER
-            continue
-
-        if mode == _RETURN:
-            if ply == 0:
-                return ret
-            ply -= 1
-            fr = frames[ply]
-            ctx[CX_PATH_LEN] = fr[FR_PATH_LEN]
-            v = ret if fr[FR_SAME] == 1 else -ret
-            if fr[FR_STAGE] == 1 and fr[FR_ALPHA] < v < fr[FR_BETA]:
-                # the null-window probe says this move is better: search it again fully
-                fr[FR_STAGE] = 2
-                cf = frames[ply + 1]
-                cf[FR_DEPTH] = fr[FR_DEPTH] - 1
-                if fr[FR_SAME] == 1:
-                    cf[FR_ALPHA] = fr[FR_ALPHA]
-                    cf[FR_BETA] = fr[FR_BETA]
-                else:
-                    path[ctx[CX_PATH_LEN]] = stack[ply + 1][ST_KEY]
-                    ctx[CX_PATH_LEN] += 1
-                    cf[FR_ALPHA] = -fr[FR_BETA]
-                    cf[FR_BETA] = -fr[FR_ALPHA]
+            mode, value = _enter(game, tables, frames, scratch, ply)
+        elif mode == _NEXT:
+            mode, value = _next_move(game, tables, frames, ply)
+            if mode == _ENTER:
                 ply += 1
-                mode = _ENTER
-                continue
-            mode = _GOT
-
-        # mode == _GOT: the value v of the move at FR_INDEX, for this node's player
-        a = moves[ply, fr[FR_INDEX]]
-        if v > fr[FR_BEST]:
-            fr[FR_BEST] = v
-            fr[FR_BEST_MOVE] = a
+        elif mode == _RETURN:
             if ply == 0:
-                ctx[CX_ROOT_MOVE] = a
-                ctx[CX_ROOT_SCORE] = v
-        if v > fr[FR_ALPHA]:
-            fr[FR_ALPHA] = v
-        if fr[FR_ALPHA] >= fr[FR_BETA]:
-            if a != killers[ply, 0]:
-                killers[ply, 1] = killers[ply, 0]
-                killers[ply, 0] = a
-            depth = fr[FR_DEPTH]
-            me = fr[FR_ME]
-            history[me, a] += depth * depth if depth > 0 else 1
-            if history[me, a] > (1 << 30):
-                for p in range(history.shape[0]):
-                    for q in range(history.shape[1]):
-                        history[p, q] >>= 1
-            ret = _store(tt_keys, tt_data, stack[ply][ST_KEY], fr, ply)
-            mode = _RETURN
-            continue
-        fr[FR_INDEX] += 1
-        mode = _NEXT
+                return value
+            ply -= 1
+            mode, value = _returned(tables, frames, ply, value)
+            if mode == _ENTER:
+                ply += 1
+        else:
+            mode, value = _got(tables, frames, ply, value)
+
+
+# The steps of the loop, inlined into it by numba (``kernel_inline``): the same compiled
+# code as one long loop body.
+
+
+@kernel_inline
+def _count_node(ctx: IntArray, stop: IntArray, ply: int) -> bool:
+    """Count a node entered at ``ply``; whether the search must stop (the node limit, or
+    the stop flag, looked at every 64 nodes)."""
+    ctx[CX_NODES] += 1
+    if ctx[CX_NODES] >= ctx[CX_NODE_LIMIT] or ((ctx[CX_NODES] & 63) == 0 and stop[0] != 0):
+        ctx[CX_ABORTED] = 1
+    if ctx[CX_ABORTED] != 0:
+        return True
+    if ply > ctx[CX_SELDEPTH]:
+        ctx[CX_SELDEPTH] = ply
+    return False
+
+
+@kernel_inline
+def _enter(game: SearchGame, tables: SearchTables, frames: IntArray, scratch: IntArray,
+           ply: int) -> tuple[int, int]:
+    """Enter the node at ``ply``: ``(_RETURN, score)`` for a leaf or a node the table
+    settles, else ``(_NEXT, 0)`` with its moves generated and ordered."""
+    ctx = tables.ctx
+    fr = frames[ply]
+    state = tables.stack[ply]
+    me = state[ST_TO_MOVE]
+    depth = fr[FR_DEPTH]
+    fr[FR_ME] = me
+    fr[FR_PATH_LEN] = ctx[CX_PATH_LEN]
+    if (depth <= 0 and fr[FR_CONT] == 0) or ply >= tables.stack.shape[0] - 2:
+        return _RETURN, _leaf(game, state, scratch, ctx)
+    settled, score, tt_move = _probe(tables, fr, state[ST_KEY], ply)
+    if settled:
+        return _RETURN, score
+    if ply == 0 and ctx[CX_ROOT_HINT] >= 0:
+        # the table slot may have been overwritten: the last iteration's best move
+        # must come first, so that an unfinished iteration's choice stays sound
+        tt_move = ctx[CX_ROOT_HINT]
+    n = fam_legal(game.fam, game.params, state, tables.moves[ply])
+    if n == 0:
+        return _RETURN, _leaf(game, state, scratch, ctx)
+    _order_moves(game, tables, ply, n, me, depth, tt_move)
+    fr[FR_COUNT] = n
+    fr[FR_INDEX] = 0
+    fr[FR_ORIG_ALPHA] = fr[FR_ALPHA]
+    fr[FR_BEST] = -INF
+    fr[FR_BEST_MOVE] = -1
+    return _NEXT, 0
+
+
+@kernel_inline
+def _probe(tables: SearchTables, fr: IntArray, key: int, ply: int) -> tuple[bool, int, int]:
+    """Look the node of frame ``fr`` up in the table (and note its slot): whether the entry
+    settles the node, with which score, and the entry's best move (-1 none)."""
+    slot = key & (tables.tt_keys.shape[0] - 1)
+    fr[FR_SLOT] = slot
+    if tables.tt_keys[slot] != key:
+        return False, 0, -1
+    t_score, t_depth, t_flag, t_move = tt_unpack(tables.tt_data[slot])
+    if t_depth >= fr[FR_DEPTH] and ply > 0:
+        t_score = _from_tt(t_score, ply)
+        if (t_flag == TT_EXACT or (t_flag == TT_LOWER and t_score >= fr[FR_BETA])
+                or (t_flag == TT_UPPER and t_score <= fr[FR_ALPHA])):
+            return True, t_score, t_move
+    return False, 0, t_move
+
+
+@kernel_inline
+def _next_move(game: SearchGame, tables: SearchTables, frames: IntArray,
+               ply: int) -> tuple[int, int]:
+    """Play the best-ordered move not searched yet at ``ply`` into the next row of the
+    stack: ``(_GOT, value)`` when its value is known at once (the game ended, a
+    repetition), ``(_ENTER, 0)`` with the child's frame set to search it, or
+    ``(_RETURN, score)`` when no move is left."""
+    fr = frames[ply]
+    i = fr[FR_INDEX]
+    if i >= fr[FR_COUNT]:
+        return _RETURN, _store(tables, fr, ply)
+    a = _pick_next(tables.moves[ply], tables.order[ply], i, fr[FR_COUNT])
+    state = tables.stack[ply]
+    child = tables.stack[ply + 1]
+    for j in range(state.shape[0]):  # a loop: a slice copy may allocate
+        child[j] = state[j]
+    fam_apply(game.fam, game.params, child, a)
+    ctx = tables.ctx
+    me = fr[FR_ME]
+    outcome = child[ST_OUTCOME]
+    if outcome != OUTCOME_RUNNING:
+        if outcome == OUTCOME_DRAW:
+            return _GOT, _draw_score(ctx, me)
+        return _GOT, _terminal_score(outcome, me, ply + 1)
+    if child[ST_TO_MOVE] == me:
+        fr[FR_SAME] = 1
+    else:
+        key = child[ST_KEY]
+        if _is_repeat(tables.path, ctx[CX_PATH_LEN], key):
+            return _GOT, _draw_score(ctx, me)
+        _push_path(tables, key)
+        fr[FR_SAME] = 0
+    # the first move gets the full window, the others a null-window probe first
+    fr[FR_STAGE] = 0 if i == 0 else 1
+    _open_child(fr, frames[ply + 1], i != 0)
+    return _ENTER, 0
+
+
+@kernel_inline
+def _pick_next(mv: IntArray, sc: IntArray, i: int, n: int) -> int:
+    """Bring the best-scored of moves ``i..n-1`` to index ``i`` (a step of selection sort:
+    a cutoff usually comes before the rest need sorting); returns it."""
+    j_best = i
+    for j in range(i + 1, n):
+        if sc[j] > sc[j_best]:
+            j_best = j
+    if j_best != i:
+        tmp = mv[i]
+        mv[i] = mv[j_best]
+        mv[j_best] = tmp
+        tmp = sc[i]
+        sc[i] = sc[j_best]
+        sc[j_best] = tmp
+    return int(mv[i])
+
+
+@kernel_inline
+def _push_path(tables: SearchTables, key: int) -> None:
+    """Add the key of a turn start to the repetition path."""
+    ctx = tables.ctx
+    tables.path[ctx[CX_PATH_LEN]] = key
+    ctx[CX_PATH_LEN] += 1
+
+
+@kernel_inline
+def _open_child(fr: IntArray, cf: IntArray, null_window: bool) -> None:
+    """Set the child frame ``cf`` for the move being searched at frame ``fr``: a decision
+    less, and the parent's window (a null window just above alpha for a probe), negated
+    unless the child continues the same player's turn."""
+    alpha = fr[FR_ALPHA]
+    beta = alpha + 1 if null_window else fr[FR_BETA]
+    cf[FR_DEPTH] = fr[FR_DEPTH] - 1
+    cf[FR_CONT] = fr[FR_SAME]
+    if fr[FR_SAME] == 1:
+        cf[FR_ALPHA] = alpha
+        cf[FR_BETA] = beta
+    else:
+        cf[FR_ALPHA] = -beta
+        cf[FR_BETA] = -alpha
+
+
+@kernel_inline
+def _returned(tables: SearchTables, frames: IntArray, ply: int, score: int) -> tuple[int, int]:
+    """The child of ``ply`` returned ``score``: ``(_GOT, value)`` with the move's value for
+    this node's player, or ``(_ENTER, 0)`` to search the child again with the full window
+    when its null-window probe says the move is better."""
+    fr = frames[ply]
+    tables.ctx[CX_PATH_LEN] = fr[FR_PATH_LEN]
+    v = score if fr[FR_SAME] == 1 else -score
+    if fr[FR_STAGE] == 1 and fr[FR_ALPHA] < v < fr[FR_BETA]:
+        fr[FR_STAGE] = 2
+        if fr[FR_SAME] == 0:
+            _push_path(tables, tables.stack[ply + 1][ST_KEY])
+        _open_child(fr, frames[ply + 1], False)
+        return _ENTER, 0
+    return _GOT, v
+
+
+@kernel_inline
+def _got(tables: SearchTables, frames: IntArray, ply: int, v: int) -> tuple[int, int]:
+    """The move being searched at ``ply`` is worth ``v``: ``(_RETURN, score)`` on a cutoff,
+    else ``(_NEXT, 0)`` for the next move."""
+    fr = frames[ply]
+    a = tables.moves[ply, fr[FR_INDEX]]
+    if v > fr[FR_BEST]:
+        fr[FR_BEST] = v
+        fr[FR_BEST_MOVE] = a
+        if ply == 0:
+            tables.ctx[CX_ROOT_MOVE] = a
+            tables.ctx[CX_ROOT_SCORE] = v
+    if v > fr[FR_ALPHA]:
+        fr[FR_ALPHA] = v
+    if fr[FR_ALPHA] >= fr[FR_BETA]:
+        _credit_cutoff(tables, ply, fr[FR_ME], a, fr[FR_DEPTH])
+        return _RETURN, _store(tables, fr, ply)
+    fr[FR_INDEX] += 1
+    return _NEXT, 0
+
+
+@kernel_inline
+def _credit_cutoff(tables: SearchTables, ply: int, me: int, a: int, depth: int) -> None:
+    """Move ``a`` of ``me`` caused a cutoff at ``ply`` (``depth`` decisions left): make it a
+    killer of the ply and credit it in the history (halved all over when it grows large)."""
+    killers = tables.killers
+    history = tables.history
+    if a != killers[ply, 0]:
+        killers[ply, 1] = killers[ply, 0]
+        killers[ply, 0] = a
+    history[me, a] += depth * depth if depth > 0 else 1
+    if history[me, a] > (1 << 30):
+        for p in range(history.shape[0]):
+            for q in range(history.shape[1]):
+                history[p, q] >>= 1
 
 
 @kernel_noalloc
-def _store(tt_keys: IntArray, tt_data: IntArray, key: int, fr: IntArray, ply: int) -> int:
-    """Write a finished node into the table; returns its score."""
+def _store(tables: SearchTables, fr: IntArray, ply: int) -> int:
+    """Write the finished node of frame ``fr`` at ``ply`` into the table; returns its
+    score."""
     best = fr[FR_BEST]
     if best <= fr[FR_ORIG_ALPHA]:
         flag = TT_UPPER
@@ -510,9 +548,9 @@ def _store(tt_keys: IntArray, tt_data: IntArray, key: int, fr: IntArray, ply: in
         flag = TT_EXACT
     depth = fr[FR_DEPTH]
     slot = fr[FR_SLOT]
-    tt_keys[slot] = key
-    tt_data[slot] = tt_pack(_to_tt(best, ply), depth if depth > 0 else 0, flag,
-                            fr[FR_BEST_MOVE])
+    tables.tt_keys[slot] = tables.stack[ply][ST_KEY]
+    tables.tt_data[slot] = tt_pack(_to_tt(best, ply), depth if depth > 0 else 0, flag,
+                                   fr[FR_BEST_MOVE])
     return int(best)
 
 
