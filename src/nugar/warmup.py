@@ -383,7 +383,9 @@ def search_steps(*, mcts: bool = False) -> list[Step]:
     def order() -> None:
         _, fam, buf = setup()
         n = legal()
-        order_k(fam, buf.tables, 0, n, buf.tables.stack[0][0], 2, -1)
+        t = buf.tables
+        order_k(fam.fam, fam.params, t.stack[0], t.stack[1], t.moves[0], t.order[0], n,
+                t.stack[0][0], 2, -1, t.killers[0, 0], t.killers[0, 1], t.history)
 
     def search() -> None:
         _, fam, buf = setup()

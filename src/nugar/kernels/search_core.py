@@ -5,6 +5,28 @@ kernels (through ``dispatch``), the evaluation and the move-ordering shortcut at
 Everything the search needs lives in preallocated ``int64`` arrays owned by the caller, so a
 search allocates nothing per node and never grows past its table size.
 
+Records
+-------
+The kernels take a few records instead of long lists of arrays: :class:`SearchGame` (the
+family code, params and weights of the game), :class:`SearchTables` (the alpha-beta buffers),
+:class:`UctTree` and :class:`UctSettings` (the UCT buffers and settings). They are
+``NamedTuple`` records rather than numba structrefs, as a tuple costs nothing at run time:
+numba passes its members as separate arguments of the compiled function and reads a field
+like a local variable, so ``tables.ctx`` is exactly the array parameter it replaces (the
+node counts and nodes per second stay the same, docs/benchmarks.md, "Search kernels take one
+record"). A structref is a reference-counted object on the heap whose fields are loaded
+through a pointer: reference counting is what the ``kernel_noalloc`` kernels are compiled
+without, and each structref needs a type class, a proxy and registration. A NamedTuple is
+also made by plain Python code, is typed by mypy, and runs unchanged under
+``NUMBA_DISABLE_JIT=1``. The records are never changed; the kernels write into their arrays.
+The flattening has one price: a record handed to a function that stays a call is passed
+member by member, so the one such helper at every inner node, ``_order_moves``, takes the
+arrays it reads instead.
+
+The alpha-beta loop is a state machine over an explicit stack of frames; each of its steps
+is a small function (``kernel_inline``) that numba inlines into the loop, so splitting it
+costs nothing.
+
 Conventions
 -----------
 * Scores are integers from the point of view of the player to decide at a node. A won game
@@ -237,19 +259,17 @@ _GOT = 3
 
 
 @kernel_noalloc
-def _order_moves(game: SearchGame, tables: SearchTables, ply: int, n: int, me: int, depth: int,
-                 tt_move: int) -> None:
-    """Score the ``n`` legal moves of ``ply`` for ``me`` into ``tables.order[ply]``: the
-    table's move first, then winning and turn-keeping moves, the killers, the history."""
-    fam = game.fam
-    params = game.params
-    state = tables.stack[ply]
-    child = tables.stack[ply + 1]
-    mv = tables.moves[ply]
-    sc = tables.order[ply]
-    k0 = tables.killers[ply, 0]
-    k1 = tables.killers[ply, 1]
-    history = tables.history
+def _order_moves(fam: int, params: IntArray, state: IntArray, child: IntArray, mv: IntArray,
+                 sc: IntArray, n: int, me: int, depth: int, tt_move: int, k0: int, k1: int,
+                 history: IntArray) -> None:
+    """Score the ``n`` legal moves ``mv`` of ``state`` for ``me`` into ``sc``: the table's
+    move first, then winning and turn-keeping moves (played into ``child`` to see), the
+    killers ``k0``, ``k1``, the history.
+
+    It takes the arrays it reads rather than the records: it stays a call (neither numba nor
+    LLVM inlines it), and a record is passed to a call member by member, each array as its
+    pointer, shape and strides: 110 arguments instead of these 53 at every inner node.
+    """
     for i in range(n):
         a = mv[i]
         s = history[me, a]
@@ -317,19 +337,22 @@ def _search_loop(game: SearchGame, tables: SearchTables, root_depth: int, frames
             if _count_node(tables.ctx, tables.stop, ply):
                 return 0
             mode, value = _enter(game, tables, frames, scratch, ply)
-        elif mode == _NEXT:
+            continue
+        if mode == _NEXT:
             mode, value = _next_move(game, tables, frames, ply)
             if mode == _ENTER:
                 ply += 1
-        elif mode == _RETURN:
+            continue
+        if mode == _RETURN:
             if ply == 0:
                 return value
             ply -= 1
             mode, value = _returned(tables, frames, ply, value)
             if mode == _ENTER:
                 ply += 1
-        else:
-            mode, value = _got(tables, frames, ply, value)
+                continue
+        # _GOT, also straight after a _RETURN
+        mode, value = _got(tables, frames, ply, value)
 
 
 # The steps of the loop, inlined into it by numba (``kernel_inline``): the same compiled
@@ -374,7 +397,9 @@ def _enter(game: SearchGame, tables: SearchTables, frames: IntArray, scratch: In
     n = fam_legal(game.fam, game.params, state, tables.moves[ply])
     if n == 0:
         return _RETURN, _leaf(game, state, scratch, ctx)
-    _order_moves(game, tables, ply, n, me, depth, tt_move)
+    _order_moves(game.fam, game.params, state, tables.stack[ply + 1], tables.moves[ply],
+                 tables.order[ply], n, me, depth, tt_move, tables.killers[ply, 0],
+                 tables.killers[ply, 1], tables.history)
     fr[FR_COUNT] = n
     fr[FR_INDEX] = 0
     fr[FR_ORIG_ALPHA] = fr[FR_ALPHA]
