@@ -8,24 +8,24 @@ search allocates nothing per node and never grows past its table size.
 Records
 -------
 The kernels take a few records instead of long lists of arrays: :class:`SearchGame` (the
-family code, params and weights of the game), :class:`SearchTables` (the alpha-beta buffers),
-:class:`UctTree` and :class:`UctSettings` (the UCT buffers and settings). They are
+family code, params and weights of the game), :class:`SearchTables` (the alpha-beta
+buffers), :class:`UctTree` and :class:`UctSettings` (the UCT buffers and settings). They are
 ``NamedTuple`` records rather than numba structrefs, as a tuple costs nothing at run time:
 numba passes its members as separate arguments of the compiled function and reads a field
 like a local variable, so ``tables.ctx`` is exactly the array parameter it replaces (the
-node counts and nodes per second stay the same, docs/benchmarks.md, "Search kernels take one
-record"). A structref is a reference-counted object on the heap whose fields are loaded
-through a pointer: reference counting is what the ``kernel_noalloc`` kernels are compiled
-without, and each structref needs a type class, a proxy and registration. A NamedTuple is
-also made by plain Python code, is typed by mypy, and runs unchanged under
-``NUMBA_DISABLE_JIT=1``. The records are never changed; the kernels write into their arrays.
-The flattening has one price: a record handed to a function that stays a call is passed
-member by member, so the one such helper at every inner node, ``_order_moves``, takes the
-arrays it reads instead.
+same node counts, and the same speed within the measurement's few percent:
+docs/benchmarks.md, "Search kernels take one record"). A structref is a reference-counted
+object on the heap whose fields are loaded through a pointer: reference counting is what the
+``kernel_noalloc`` kernels are compiled without, and each structref needs a type class, a
+proxy and registration. A NamedTuple is also made by plain Python code, is typed by mypy,
+and runs unchanged under ``NUMBA_DISABLE_JIT=1``. The records are never changed; the kernels
+write into their arrays. The flattening has one price: a record handed to a function that
+stays a call is passed member by member, so the one such helper at every inner node,
+``_order_moves``, takes the arrays it reads instead.
 
 The alpha-beta loop is a state machine over an explicit stack of frames; each of its steps
-is a small function (``kernel_inline``) that numba inlines into the loop, so splitting it
-costs nothing.
+is a small function (``kernel_inline``) that numba inlines into the loop, so the split costs
+no call.
 
 Conventions
 -----------
