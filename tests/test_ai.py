@@ -467,13 +467,13 @@ def test_table_size_is_fixed_by_the_option() -> None:
     game = nugar.new_game("kalah")
     agent.analyse(game)
     (buffers,) = agent._buffers.values()
-    keys, data = buffers.tt_keys, buffers.tt_data
+    keys, data = buffers.tables.tt_keys, buffers.tables.tt_data
     assert keys.nbytes + data.nbytes <= 2 * 1024 * 1024
     assert keys.nbytes + data.nbytes > 1024 * 1024  # the largest power of two that fits
     game.play(agent.choose(game))
     agent.analyse(game)
     (again,) = agent._buffers.values()
-    assert again.tt_keys is keys and again.tt_data is data
+    assert again.tables.tt_keys is keys and again.tables.tt_data is data
     assert int((keys != 0).sum()) > 0
 
 

@@ -14,8 +14,7 @@ import nugar
 from nugar.kernels import alignment as KA
 from nugar.kernels import batch as B
 from nugar.kernels import dispatch as D
-from nugar.kernels import rng
-from nugar.kernels import search_core as C
+from nugar.kernels import rng, search_core
 from nugar.kernels.common import OUTCOME_RUNNING, ST_OUTCOME
 from nugar.rules.family import family_of
 from rule_sets import RULE_SETS, is_small
@@ -210,11 +209,11 @@ def test_batch_random_actions_draw_from_the_generator_and_chain() -> None:
 
 
 def test_leaf_noise_is_the_generators_hash() -> None:
-    ctx = np.zeros(C.CX_SIZE, np.int64)
-    ctx[C.CX_NOISE] = 25
-    ctx[C.CX_NOISE_SEED] = 4242
+    ctx = np.zeros(search_core.CX_SIZE, np.int64)
+    ctx[search_core.CX_NOISE] = 25
+    ctx[search_core.CX_NOISE_SEED] = 4242
     for key in (0, 1, -1, 2**62 + 3, -(2**63), 987654321987):
         h = ((key ^ (key >> 31)) ^ 4242) & 0x7FFFFFFF
         h = (h * 48271 + 11) % (2**31 - 1)
         h = (h * 48271 + 13) % (2**31 - 1)
-        assert C._leaf_noise(ctx, key) == h % 51 - 25
+        assert search_core._leaf_noise(ctx, key) == h % 51 - 25

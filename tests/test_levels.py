@@ -14,7 +14,7 @@ from nugar.ai import Limits, make_agent
 from nugar.ai.agents import LEVEL_RANGE, LEVELS, LevelAgent, level_spec
 from nugar.ai.alphabeta import AlphaBetaAgent
 from nugar.ai.base import parse_spec
-from nugar.kernels import search_core as C
+from nugar.kernels import search_core
 from nugar.rules import parse_rules
 from nugar.rules.alignment import AlignmentGame
 from nugar.rules.family import ai_profiles
@@ -171,18 +171,19 @@ def test_bad_level_and_handicap_options_are_refused(spec: str) -> None:
 
 
 def test_noise_offsets_stay_in_range_and_follow_key_and_seed() -> None:
-    ctx = np.zeros(C.CX_SIZE, dtype=np.int64)
-    ctx[C.CX_NOISE] = 40
+    ctx = np.zeros(search_core.CX_SIZE, dtype=np.int64)
+    ctx[search_core.CX_NOISE] = 40
     rng = random.Random(1)
     keys = [rng.randrange(1 << 63) for _ in range(2000)]
-    ctx[C.CX_NOISE_SEED] = 12345
-    first = [C._leaf_noise(ctx, k) for k in keys]
+    ctx[search_core.CX_NOISE_SEED] = 12345
+    first = [search_core._leaf_noise(ctx, k) for k in keys]
     assert all(-40 <= v <= 40 for v in first)
     assert min(first) < -30 and max(first) > 30          # spread over the whole range
     assert abs(sum(first) / len(first)) < 4               # centred on 0
-    assert [C._leaf_noise(ctx, k) for k in keys] == first  # a position keeps its offset
-    ctx[C.CX_NOISE_SEED] = 999
-    other = [C._leaf_noise(ctx, k) for k in keys]
+    # a position keeps its offset
+    assert [search_core._leaf_noise(ctx, k) for k in keys] == first
+    ctx[search_core.CX_NOISE_SEED] = 999
+    other = [search_core._leaf_noise(ctx, k) for k in keys]
     # another game, other offsets
     assert sum(a != b for a, b in zip(first, other, strict=True)) > 1800
 

@@ -787,8 +787,7 @@ def test_the_game_api_kernels_keep_the_gil_and_the_searches_let_it_go() -> None:
     microsecond of work); the kernels the searches and simulators call still release it."""
     from nugar.kernels import alignment as KA
     from nugar.kernels import dispatch as D
-    from nugar.kernels import jit
-    from nugar.kernels import search_core as C
+    from nugar.kernels import jit, search_core
 
     if jit.enabled():  # interpreted (NUMBA_DISABLE_JIT=1), there is no GIL to keep or not
         for held, plain in ((D.fam_legal_held, D.fam_legal), (D.fam_apply_held, D.fam_apply),
@@ -797,7 +796,7 @@ def test_the_game_api_kernels_keep_the_gil_and_the_searches_let_it_go() -> None:
             assert plain.targetoptions["nogil"] is True, plain
         for module in (K, KA):
             assert module.legal_actions.targetoptions["nogil"] is True
-        search = [k for k in jit.KERNELS if k.py_func.__module__ == C.__name__]
+        search = [k for k in jit.KERNELS if k.py_func.__module__ == search_core.__name__]
         assert search and all(k.targetoptions["nogil"] for k in search)
     game = nugar.new_game("dara")
     before = game.legal_actions()

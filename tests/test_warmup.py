@@ -25,8 +25,7 @@ import pytest
 import nugar
 from nugar import warmup
 from nugar.ai import Limits, make_agent
-from nugar.kernels import jit
-from nugar.kernels import search_core as C
+from nugar.kernels import jit, search_core
 from nugar.rules import parse_rules
 from nugar.warmup import Progress, Step, Warmup, line_reporter, steps_for
 
@@ -322,7 +321,7 @@ def test_the_warm_up_compiles_the_versions_the_search_calls() -> None:
         game = nugar.new_game(rules)
         make_agent("alphabeta").analyse(game, Limits(depth=3))
         make_agent("mcts").analyse(game, Limits(nodes=64))
-    search = [k for k in jit.KERNELS if k.py_func.__module__ == C.__name__]
+    search = [k for k in jit.KERNELS if k.py_func.__module__ == search_core.__name__]
     assert search and all(len(k.signatures) <= 1 for k in search), \
         {k.py_func.__name__: k.signatures for k in search if len(k.signatures) > 1}
 
@@ -371,9 +370,9 @@ def test_engine_answers_a_timed_go_at_once_while_compiling_and_says_so(
     steps = [Step("toy compile", lambda: toy.add_one(1)), Step("blocker", release.wait)]
     monkeypatch.setattr(warmup, "steps_for", lambda rules, specs=(): steps)
     # a search kernel not compiled yet in this process: what a first run finds
-    fresh = jit.KernelDispatcher(py_func=C.search_root.py_func, locals={},
+    fresh = jit.KernelDispatcher(py_func=search_core.search_root.py_func, locals={},
                                  targetoptions={"nopython": True, "nogil": True})
-    monkeypatch.setattr(C, "search_root", fresh)
+    monkeypatch.setattr(search_core, "search_root", fresh)
     log = io.StringIO()
     try:
         session = EngineSession("dara", warmup=engine, log=log)

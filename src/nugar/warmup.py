@@ -335,15 +335,15 @@ def search_steps(*, mcts: bool = False) -> list[Step]:
     """
     import numpy as np
 
-    from .ai.search_setup import SearchBuffers, default_weights, game_state, kernels_for
-    from .kernels import search_core as C
+    from .ai.search_setup import SearchBuffers, game_state, kernels_for
+    from .kernels import search_core
     from .rules import new_game
 
     try:
         from .kernels import dispatch
-        switches: list[Any] = [dispatch, C]
+        switches: list[Any] = [dispatch, search_core]
     except ImportError:
-        switches = [C]
+        switches = [search_core]
     holder: dict[str, Any] = {}
 
     def setup() -> tuple[Any, Any, Any]:
@@ -353,56 +353,55 @@ def search_steps(*, mcts: bool = False) -> list[Step]:
             state = game_state(game)
             buf = SearchBuffers(state.shape[0], fam.n_actions, 0.01)
             buf.new_search([], None)
-            buf.stack[0] = state
+            buf.tables.stack[0] = state
             holder.update(game=game, fam=fam, buf=buf)
         return holder["game"], holder["fam"], holder["buf"]
 
     legal_k = _find(switches, "fam_legal") or _find(switches, "_legal")
     apply_k = _find(switches, "fam_apply") or _find(switches, "_apply")
-    leaf_k = _find([C], "_leaf")
-    scratch_k = _find([C], "_scratch")
-    order_k = _find([C], "_order_moves")
+    leaf_k = _find([search_core], "_leaf")
+    scratch_k = _find([search_core], "_scratch")
+    order_k = _find([search_core], "_order_moves")
 
     def legal() -> int:
         _, fam, buf = setup()
-        return int(legal_k(fam.fam, fam.params, buf.stack[0], buf.moves[0]))
+        return int(legal_k(fam.fam, fam.params, buf.tables.stack[0], buf.tables.moves[0]))
 
     def apply() -> None:
         _, fam, buf = setup()
         n = legal()
-        buf.stack[1] = buf.stack[0]
+        stack = buf.tables.stack
+        stack[1] = stack[0]
         if n > 0:
-            apply_k(fam.fam, fam.params, buf.stack[1], buf.moves[0][0])
+            apply_k(fam.fam, fam.params, stack[1], buf.tables.moves[0][0])
 
     def leaf() -> None:
-        game, fam, buf = setup()
+        _, fam, buf = setup()
         scratch = scratch_k(fam.fam, fam.params)
-        leaf_k(fam.fam, fam.params, buf.stack[0], default_weights(game.rules), scratch,
-               buf.ctx)
+        leaf_k(fam, buf.tables.stack[0], scratch, buf.tables.ctx)
 
     def order() -> None:
         _, fam, buf = setup()
         n = legal()
-        order_k(fam.fam, fam.params, buf.stack[0], buf.stack[1], buf.moves[0], buf.order[0],
-                n, buf.stack[0][0], 2, -1, buf.killers[0, 0], buf.killers[0, 1], buf.history)
+        t = buf.tables
+        order_k(fam.fam, fam.params, t.stack[0], t.stack[1], t.moves[0], t.order[0], n,
+                t.stack[0][0], 2, -1, t.killers[0, 0], t.killers[0, 1], t.history)
 
     def search() -> None:
         _, fam, buf = setup()
-        C.search_root(fam.fam, fam.params, fam.weights, buf.stack, buf.moves, buf.order,
-                      buf.tt_keys, buf.tt_data, buf.killers, buf.history, buf.path, buf.ctx,
-                      buf.stop, 2)
+        search_core.search_root(fam, buf.tables, 2)
 
     def pv() -> None:
         _, fam, buf = setup()
-        C.principal_variation(fam.fam, fam.params, buf.stack[0], buf.tt_keys, buf.tt_data,
-                              fam.n_actions, -1, buf.pv)
+        search_core.principal_variation(fam, buf.tables, buf.tables.stack[0], -1)
 
     def monte_carlo() -> None:
         _, fam, buf = setup()
-        nodes = np.zeros((8, C.ND_FIELDS), dtype=np.int64)
-        values = np.zeros(8, dtype=np.float64)
-        C.mcts(fam.fam, fam.params, fam.weights, buf.stack[0], nodes, values, buf.ctx,
-               buf.stop, fam.n_actions, 1, 1.0, 0, 100.0, 1)
+        tree = search_core.UctTree(np.zeros((8, search_core.ND_FIELDS), dtype=np.int64),
+                                   np.zeros(8, dtype=np.float64), buf.tables.ctx,
+                                   buf.tables.stop)
+        search_core.mcts(fam, buf.tables.stack[0], tree,
+                         search_core.UctSettings(1, 1.0, 0, 100.0, 1))
 
     steps: list[Step] = []
     if legal_k is not None:

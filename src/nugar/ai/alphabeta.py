@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels import search_core as C
+from ..kernels import search_core
 from ..rules.base import Game, Move
 from .base import Agent, Analysis, Limits, check_playable
 from .options import (
@@ -51,10 +51,10 @@ TIME_RESERVE = 0.003
 def score_to_float(score: int) -> float:
     """Search score in pieces (alignment) or seeds (sowing); forced results stay beyond
     ``±9000`` (``10000 - plies to the end``)."""
-    if score > C.WIN_BOUND:
-        return 10000.0 - (C.WIN - score)
-    if score < -C.WIN_BOUND:
-        return -10000.0 + (C.WIN + score)
+    if score > search_core.WIN_BOUND:
+        return 10000.0 - (search_core.WIN - score)
+    if score < -search_core.WIN_BOUND:
+        return -10000.0 + (search_core.WIN + score)
     return score / 100.0
 
 
@@ -165,43 +165,41 @@ class AlphaBetaAgent(Agent):
             buf.clear_table()
         self._last_player = game.to_move
         buf.new_search(turn_start_keys(game), lim.nodes)
-        buf.ctx[C.CX_NOISE] = opts.noise
-        buf.ctx[C.CX_NOISE_SEED] = self._noise_seed
-        buf.ctx[C.CX_CONTEMPT] = opts.contempt
-        buf.stack[0] = state
+        tables = buf.tables
+        ctx = tables.ctx
+        ctx[search_core.CX_NOISE] = opts.noise
+        ctx[search_core.CX_NOISE_SEED] = self._noise_seed
+        ctx[search_core.CX_CONTEMPT] = opts.contempt
+        tables.stack[0] = state
         best = legal[0]
         best_score = 0
         reached = 0
         deadline = None if lim.time is None else max(0.0, lim.time * TIME_MARGIN - TIME_RESERVE)
-        with Deadline(buf.stop, deadline):
+        with Deadline(tables.stop, deadline):
             for depth in range(1, max_depth + 1):
-                buf.ctx[C.CX_ROOT_HINT] = best if reached > 0 else -1
-                score = C.search_root(fam.fam, fam.params,
-                                      fam.weights, buf.stack, buf.moves, buf.order,
-                                      buf.tt_keys, buf.tt_data, buf.killers, buf.history,
-                                      buf.path, buf.ctx, buf.stop, depth)
-                aborted = buf.ctx[C.CX_ABORTED] != 0
+                ctx[search_core.CX_ROOT_HINT] = best if reached > 0 else -1
+                score = search_core.search_root(fam, tables, depth)
+                aborted = ctx[search_core.CX_ABORTED] != 0
                 if aborted:
                     # the best root move so far of an unfinished iteration is still sound
                     # when it differs from the last one: it was searched to the end
-                    root_move = int(buf.ctx[C.CX_ROOT_MOVE])
+                    root_move = int(ctx[search_core.CX_ROOT_MOVE])
                     if root_move >= 0 and reached > 0 and root_move != best:
                         best = root_move
-                        best_score = int(buf.ctx[C.CX_ROOT_SCORE])
+                        best_score = int(ctx[search_core.CX_ROOT_SCORE])
                     elif reached == 0 and root_move >= 0:
                         best = root_move
-                        best_score = int(buf.ctx[C.CX_ROOT_SCORE])
+                        best_score = int(ctx[search_core.CX_ROOT_SCORE])
                     break
-                best = int(buf.ctx[C.CX_ROOT_MOVE])
+                best = int(ctx[search_core.CX_ROOT_MOVE])
                 best_score = int(score)
                 reached = depth
-                if abs(best_score) > C.WIN_BOUND:
+                if abs(best_score) > search_core.WIN_BOUND:
                     break  # a forced result: deeper search cannot change it
                 if lim.time is not None and time.perf_counter() - start > 0.8 * lim.time:
                     break  # too little time left for the next iteration to change anything
                 # otherwise go on: an unfinished iteration still improves the root move
-        n_pv = C.principal_variation(fam.fam, fam.params, state, buf.tt_keys,
-                                     buf.tt_data, fam.n_actions, best, buf.pv)
+        n_pv = search_core.principal_variation(fam, tables, state, best)
         searched = True
         if opts.blunder and len(legal) > 1 and self._rng.random() < opts.blunder:
             # a deliberate slip of a weaker level: any other legal move
@@ -209,8 +207,9 @@ class AlphaBetaAgent(Agent):
             n_pv = 0
             searched = False
         move = game.action_to_move(best)
-        pv: list[Move] = [game.action_to_move(int(a)) for a in buf.pv[:n_pv]]
+        pv: list[Move] = [game.action_to_move(int(a)) for a in tables.pv[:n_pv]]
         if not pv or pv[0] != move:
             pv = [move]
-        return Analysis(move, score_to_float(best_score), reached, int(buf.ctx[C.CX_NODES]),
-                        pv, time.perf_counter() - start, searched)
+        return Analysis(move, score_to_float(best_score), reached,
+                        int(ctx[search_core.CX_NODES]), pv, time.perf_counter() - start,
+                        searched)

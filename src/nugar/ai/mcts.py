@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels import search_core as C
+from ..kernels import search_core
 from ..rules.base import Game, Move
 from .base import Agent, Analysis, Limits, check_playable
 from .options import COUNT_MAX, AgentOptions, configure, float_option, int_option, seed_option
@@ -62,7 +62,7 @@ class MctsAgent(Agent):
         self.options = configure(MctsOptions, options, changes)
         self.spec = self.options.spec
         self._rng = np.random.default_rng(self.options.seed)
-        self._nodes = np.zeros((0, C.ND_FIELDS), dtype=np.int64)
+        self._nodes = np.zeros((0, search_core.ND_FIELDS), dtype=np.int64)
         self._values = np.zeros(0, dtype=np.float64)
 
     def reseed(self, value: int) -> None:
@@ -92,19 +92,21 @@ class MctsAgent(Agent):
             return Analysis(move, None, 1, 0, [move], time.perf_counter() - start)
         if self._nodes.shape[0] != opts.tree:
             # plain small pages: touched gradually during a timed search (see engine.zeroed)
-            self._nodes = zeroed(opts.tree * C.ND_FIELDS).reshape(opts.tree, C.ND_FIELDS)
+            fields = search_core.ND_FIELDS
+            self._nodes = zeroed(opts.tree * fields).reshape(opts.tree, fields)
             self._values = zeroed(opts.tree).view(np.float64)
-        ctx = np.zeros(C.CX_SIZE, dtype=np.int64)
-        ctx[C.CX_NODE_LIMIT] = 1 << 62
+        ctx = np.zeros(search_core.CX_SIZE, dtype=np.int64)
+        ctx[search_core.CX_NODE_LIMIT] = 1 << 62
         stop = np.zeros(1, dtype=np.int64)
         seed = int(self._rng.integers(0, 2**62))
         budget = playouts if playouts is not None else 1 << 62
         deadline = (None if time_limit is None
                     else max(0.0, time_limit * TIME_MARGIN - TIME_RESERVE))
         with Deadline(stop, deadline):
-            done = C.mcts(fam.fam, fam.params, fam.weights, state, self._nodes, self._values,
-                          ctx, stop, fam.n_actions, int(budget), float(opts.c), int(opts.cutoff),
-                          float(game.rules.ai_profile.eval_scale), seed)
+            tree = search_core.UctTree(self._nodes, self._values, ctx, stop)
+            settings = search_core.UctSettings(int(budget), float(opts.c), int(opts.cutoff),
+                                               float(game.rules.ai_profile.eval_scale), seed)
+            done = search_core.mcts(fam, state, tree, settings)
         pv_actions, value = self._principal_line()
         if not pv_actions:  # the limit ran out before the first playout
             pv_actions = [legal[0]]
@@ -115,9 +117,9 @@ class MctsAgent(Agent):
     def _root_visits(self) -> dict[int, int]:
         """Visits of each root action code in the tree just searched."""
         nodes = self._nodes
-        first = int(nodes[0, C.ND_CHILD])
-        count = int(nodes[0, C.ND_NCHILD])
-        return {int(nodes[k, C.ND_ACTION]): int(nodes[k, C.ND_VISITS])
+        first = int(nodes[0, search_core.ND_CHILD])
+        count = int(nodes[0, search_core.ND_NCHILD])
+        return {int(nodes[k, search_core.ND_ACTION]): int(nodes[k, search_core.ND_VISITS])
                 for k in range(first, first + count)}
 
     def _principal_line(self) -> tuple[list[int], float]:
@@ -127,15 +129,15 @@ class MctsAgent(Agent):
         line: list[int] = []
         node = 0
         value = 0.5
-        while nodes[node, C.ND_NCHILD] > 0 and len(line) < 32:
-            first = int(nodes[node, C.ND_CHILD])
-            count = int(nodes[node, C.ND_NCHILD])
-            visits = nodes[first:first + count, C.ND_VISITS]
+        while nodes[node, search_core.ND_NCHILD] > 0 and len(line) < 32:
+            first = int(nodes[node, search_core.ND_CHILD])
+            count = int(nodes[node, search_core.ND_NCHILD])
+            visits = nodes[first:first + count, search_core.ND_VISITS]
             if visits.max() == 0:
                 break
             best = first + int(np.argmax(visits))
             if not line:
-                value = float(self._values[best] / max(1, nodes[best, C.ND_VISITS]))
-            line.append(int(nodes[best, C.ND_ACTION]))
+                value = float(self._values[best] / max(1, nodes[best, search_core.ND_VISITS]))
+            line.append(int(nodes[best, search_core.ND_ACTION]))
             node = best
         return line, value

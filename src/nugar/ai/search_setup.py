@@ -11,14 +11,14 @@ from __future__ import annotations
 import mmap
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import numba
 import numpy as np
 import numpy.typing as npt
 
-from ..kernels import search_core as C
+from ..kernels import search_core
+from ..kernels.search_core import SearchGame, SearchTables, UctSettings, UctTree
 from ..rules.base import Game
 from ..rules.options import RuleSet
 
@@ -28,28 +28,19 @@ IntArray = npt.NDArray[np.int64]
 DEFAULT_TABLE_MB = 256
 
 
-@dataclass(frozen=True)
-class FamilyKernels:
-    """What the search needs to know of a game: family code, params, weights, action count."""
-
-    fam: int
-    weights: IntArray
-    params: IntArray
-    n_actions: int
-
-
 def default_weights(rules: RuleSet) -> IntArray:
     """The tuned evaluation weights of a rule set (docs/ai.md): a copy of those of its AI
     profile (``RuleSet.ai_profile``)."""
     return rules.ai_profile.weights()
 
 
-def kernels_for(game: Game, weights: IntArray | None = None) -> FamilyKernels:
-    """The kernels, params and weights for searching ``game``."""
+def kernels_for(game: Game, weights: IntArray | None = None) -> SearchGame:
+    """What the search kernels take of ``game``: its family code, params, the evaluation
+    weights (``weights``, else the rule set's defaults) and its number of action codes."""
     w = default_weights(game.rules) if weights is None else weights
     params = game.params
     parts = game.descriptor.parts
-    return FamilyKernels(parts.code, w, params, int(parts.kernel.num_actions(params)))
+    return SearchGame(parts.code, params, w, int(parts.kernel.num_actions(params)))
 
 
 def game_state(game: Game) -> IntArray:
@@ -78,7 +69,8 @@ def zeroed(n: int) -> IntArray:
 
 
 class SearchBuffers:
-    """Every array one search uses, allocated once per agent and family.
+    """Every array one search uses, allocated once per agent and family, as the record the
+    search kernels take (``tables``; ``search_core.SearchTables`` says what each holds).
 
     The transposition table is a fixed pair of arrays of ``2**k`` entries (the largest power
     of two that fits in ``table_mb``), allocated zeroed: the operating system only commits the
@@ -90,18 +82,20 @@ class SearchBuffers:
         while entries * 2 * 16 <= table_mb * 1024 * 1024:
             entries *= 2
         self.table_entries = entries
-        self.tt_keys = zeroed(entries)
-        self.tt_data = zeroed(entries)
-        rows = C.MAX_PLY + 2
-        self.stack = np.zeros((rows, state_size), dtype=np.int64)
-        self.moves = np.zeros((rows, n_actions), dtype=np.int64)
-        self.order = np.zeros((rows, n_actions), dtype=np.int64)
-        self.killers = np.full((rows, 2), -1, dtype=np.int64)
-        self.history = np.zeros((3, n_actions), dtype=np.int64)
-        self.path = np.zeros(4096 + rows, dtype=np.int64)
-        self.ctx = np.zeros(C.CX_SIZE, dtype=np.int64)
-        self.stop = np.zeros(1, dtype=np.int64)
-        self.pv = np.zeros(64, dtype=np.int64)
+        rows = search_core.MAX_PLY + 2
+        self.tables = SearchTables(
+            stack=np.zeros((rows, state_size), dtype=np.int64),
+            moves=np.zeros((rows, n_actions), dtype=np.int64),
+            order=np.zeros((rows, n_actions), dtype=np.int64),
+            tt_keys=zeroed(entries),
+            tt_data=zeroed(entries),
+            killers=np.full((rows, 2), -1, dtype=np.int64),
+            history=np.zeros((3, n_actions), dtype=np.int64),
+            path=np.zeros(4096 + rows, dtype=np.int64),
+            ctx=np.zeros(search_core.CX_SIZE, dtype=np.int64),
+            stop=np.zeros(1, dtype=np.int64),
+            pv=np.zeros(64, dtype=np.int64),
+        )
         self.state_size = state_size
         self.n_actions = n_actions
 
@@ -109,27 +103,28 @@ class SearchBuffers:
         return self.state_size == state_size and self.n_actions == n_actions
 
     def clear_table(self) -> None:
-        self.tt_keys[:] = 0
-        self.tt_data[:] = 0
+        self.tables.tt_keys[:] = 0
+        self.tables.tt_data[:] = 0
 
     def clear(self) -> None:
         """Forget everything learnt from earlier searches (table, killers, history), so
         that a new game plays the same wherever and after whatever it is played."""
         self.clear_table()
-        self.killers[:] = -1
-        self.history[:] = 0
+        self.tables.killers[:] = -1
+        self.tables.history[:] = 0
 
     def new_search(self, keys: list[int], node_limit: int | None) -> None:
         """Reset counters, age the move-ordering tables and load the repetition path."""
-        self.ctx[:] = 0
-        self.ctx[C.CX_ROOT_HINT] = -1
-        self.ctx[C.CX_NODE_LIMIT] = node_limit if node_limit is not None else 1 << 62
-        self.stop[0] = 0
-        self.history >>= 2
-        self.killers[:] = -1
+        t = self.tables
+        t.ctx[:] = 0
+        t.ctx[search_core.CX_ROOT_HINT] = -1
+        t.ctx[search_core.CX_NODE_LIMIT] = node_limit if node_limit is not None else 1 << 62
+        t.stop[0] = 0
+        t.history[:] >>= 2
+        t.killers[:] = -1
         recent = keys[-4096:]
-        self.path[: len(recent)] = recent
-        self.ctx[C.CX_PATH_LEN] = len(recent)
+        t.path[: len(recent)] = recent
+        t.ctx[search_core.CX_PATH_LEN] = len(recent)
 
 
 class Deadline:
@@ -171,17 +166,13 @@ def warm_up(game: Game, *, mcts: bool = False) -> float:
     state = game_state(game)
     buf = SearchBuffers(state.shape[0], fam.n_actions, 0.01)
     buf.new_search([], None)
-    buf.stack[0] = state
+    buf.tables.stack[0] = state
     if mcts:
-        nodes = np.zeros((8, C.ND_FIELDS), dtype=np.int64)
-        values = np.zeros(8, dtype=np.float64)
-        C.mcts(fam.fam, fam.params, fam.weights, state, nodes, values,
-               buf.ctx, buf.stop, fam.n_actions, 1, 1.0, 0, 100.0, 1)
+        tree = UctTree(np.zeros((8, search_core.ND_FIELDS), dtype=np.int64),
+                       np.zeros(8, dtype=np.float64), buf.tables.ctx, buf.tables.stop)
+        search_core.mcts(fam, state, tree, UctSettings(1, 1.0, 0, 100.0, 1))
     else:
-        C.search_root(fam.fam, fam.params, fam.weights, buf.stack,
-                      buf.moves, buf.order, buf.tt_keys, buf.tt_data, buf.killers,
-                      buf.history, buf.path, buf.ctx, buf.stop, 1)
-        C.principal_variation(fam.fam, fam.params, state, buf.tt_keys, buf.tt_data,
-                              fam.n_actions, -1, buf.pv)
+        search_core.search_root(fam, buf.tables, 1)
+        search_core.principal_variation(fam, buf.tables, state, -1)
     _warm.add(kind)
     return time.perf_counter() - start

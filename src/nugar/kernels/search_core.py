@@ -5,6 +5,28 @@ kernels (through ``dispatch``), the evaluation and the move-ordering shortcut at
 Everything the search needs lives in preallocated ``int64`` arrays owned by the caller, so a
 search allocates nothing per node and never grows past its table size.
 
+Records
+-------
+The kernels take a few records instead of long lists of arrays: :class:`SearchGame` (the
+family code, params and weights of the game), :class:`SearchTables` (the alpha-beta
+buffers), :class:`UctTree` and :class:`UctSettings` (the UCT buffers and settings). They are
+``NamedTuple`` records rather than numba structrefs, as a tuple costs nothing at run time:
+numba passes its members as separate arguments of the compiled function and reads a field
+like a local variable, so ``tables.ctx`` is exactly the array parameter it replaces (the
+same node counts, and the same speed within the measurement's few percent:
+docs/benchmarks.md, "Search kernels take one record"). A structref is a reference-counted
+object on the heap whose fields are loaded through a pointer: reference counting is what the
+``kernel_noalloc`` kernels are compiled without, and each structref needs a type class, a
+proxy and registration. A NamedTuple is also made by plain Python code, is typed by mypy,
+and runs unchanged under ``NUMBA_DISABLE_JIT=1``. The records are never changed; the kernels
+write into their arrays. The flattening has one price: a record handed to a function that
+stays a call is passed member by member, so the one such helper at every inner node,
+``_order_moves``, takes the arrays it reads instead.
+
+The alpha-beta loop is a state machine over an explicit stack of frames; each of its steps
+is a small function (``kernel_inline``) that numba inlines into the loop, so the split costs
+no call.
+
 Conventions
 -----------
 * Scores are integers from the point of view of the player to decide at a node. A won game
@@ -24,6 +46,8 @@ Conventions
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import numpy.typing as npt
 
@@ -34,7 +58,7 @@ from .common import OUTCOME_DRAW, OUTCOME_RUNNING, ST_KEY, ST_OUTCOME, ST_TO_MOV
 from .dispatch import FAM_ALIGNMENT as FAM_ALIGNMENT  # the family codes, also read from here
 from .dispatch import FAM_SOWING as FAM_SOWING
 from .dispatch import fam_apply, fam_legal
-from .jit import kernel, kernel_noalloc
+from .jit import kernel, kernel_inline, kernel_noalloc
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -43,6 +67,33 @@ WIN = 1_000_000
 WIN_BOUND = WIN - 10_000   # scores beyond this are forced wins or losses
 INF = 2_000_000
 MAX_PLY = 160
+
+
+class SearchGame(NamedTuple):
+    """What the search knows of a game: the family code that picks the rules kernels and the
+    evaluation, the rules' params, the evaluation weights and the number of action codes."""
+
+    fam: int
+    params: IntArray
+    weights: IntArray
+    n_actions: int
+
+
+class SearchTables(NamedTuple):
+    """The buffers of an alpha-beta search, made once by the caller (``rows`` is
+    ``MAX_PLY + 2``); the kernels write into the arrays, never replace them."""
+
+    stack: IntArray    # (rows, state size): the position at each ply, the root in row 0
+    moves: IntArray    # (rows, n_actions): the legal moves at each ply
+    order: IntArray    # (rows, n_actions): their move-ordering scores
+    tt_keys: IntArray  # transposition table (2**k slots): the key held in each slot
+    tt_data: IntArray  # and its entry (``tt_pack``)
+    killers: IntArray  # (rows, 2): the last two moves that caused a cutoff at each ply
+    history: IntArray  # (3, n_actions): cutoff credit by player and move
+    path: IntArray     # keys of the turn starts so far (game, then search path): repetitions
+    ctx: IntArray      # CX_* counters, settings and results
+    stop: IntArray     # stop[0] != 0: abort (set by the caller's timer thread)
+    pv: IntArray       # the principal variation written by ``principal_variation``
 
 # The rules come through dispatch's switches; the evaluation and the move-ordering shortcut,
 # which only the search needs, through the switches below (same pattern, one branch a family).
@@ -163,10 +214,9 @@ def _leaf_noise(ctx: IntArray, key: int) -> int:
 
 
 @kernel_noalloc
-def _leaf(fam: int, params: IntArray, state: IntArray, weights: IntArray,
-          scratch: IntArray, ctx: IntArray) -> int:
+def _leaf(game: SearchGame, state: IntArray, scratch: IntArray, ctx: IntArray) -> int:
     """The static evaluation of a search leaf, with the level's noise when it has some."""
-    v = _evaluate(fam, params, state, weights, scratch)
+    v = _evaluate(game.fam, game.params, state, game.weights, scratch)
     if ctx[CX_NOISE] > 0:
         v += _leaf_noise(ctx, state[ST_KEY])
     return v
@@ -212,6 +262,14 @@ _GOT = 3
 def _order_moves(fam: int, params: IntArray, state: IntArray, child: IntArray, mv: IntArray,
                  sc: IntArray, n: int, me: int, depth: int, tt_move: int, k0: int, k1: int,
                  history: IntArray) -> None:
+    """Score the ``n`` legal moves ``mv`` of ``state`` for ``me`` into ``sc``: the table's
+    move first, then winning and turn-keeping moves (played into ``child`` to see), the
+    killers ``k0``, ``k1``, the history.
+
+    It takes the arrays it reads rather than the records: it stays a call (neither numba nor
+    LLVM inlines it), and a record is passed to a call member by member, each array as its
+    pointer, shape and strides: 110 arguments instead of these 53 at every inner node.
+    """
     for i in range(n):
         a = mv[i]
         s = history[me, a]
@@ -237,225 +295,275 @@ def _order_moves(fam: int, params: IntArray, state: IntArray, child: IntArray, m
 
 
 @kernel
-def search_root(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
-                moves: IntArray, order: IntArray, tt_keys: IntArray, tt_data: IntArray,
-                killers: IntArray, history: IntArray, path: IntArray, ctx: IntArray,
-                stop: IntArray, root_depth: int) -> int:
-    """One iteration of iterative deepening from ``stack[0]`` to ``root_depth`` decisions.
+def search_root(game: SearchGame, tables: SearchTables, root_depth: int) -> int:
+    """One iteration of iterative deepening from ``tables.stack[0]`` to ``root_depth``
+    decisions.
 
     Returns the score for the player to move at the root. The best root move is left in
     ``ctx[CX_ROOT_MOVE]``, also when the iteration is aborted (then it is the best among the
     root moves searched to the end). The recursion of negamax is run on an explicit stack
     (``frames``), because numba's on-disk cache cannot hold recursive functions.
     """
+    ctx = tables.ctx
     ctx[CX_ABORTED] = 0
     ctx[CX_ROOT_MOVE] = -1
     ctx[CX_ROOT_SCORE] = 0
-    ctx[CX_ROOT_PLAYER] = stack[0][ST_TO_MOVE]
-    frames = np.zeros((stack.shape[0], FR_FIELDS), dtype=np.int64)
-    scratch = _scratch(fam, params)
-    return _search_loop(fam, params, weights, stack, moves, order, tt_keys, tt_data, killers,
-                        history, path, ctx, stop, root_depth, frames, scratch)
+    ctx[CX_ROOT_PLAYER] = tables.stack[0][ST_TO_MOVE]
+    frames = np.zeros((tables.stack.shape[0], FR_FIELDS), dtype=np.int64)
+    scratch = _scratch(game.fam, game.params)
+    return _search_loop(game, tables, root_depth, frames, scratch)
 
 
 @kernel_noalloc
-def _search_loop(fam: int, params: IntArray, weights: IntArray, stack: IntArray,
-                 moves: IntArray, order: IntArray, tt_keys: IntArray, tt_data: IntArray,
-                 killers: IntArray, history: IntArray, path: IntArray, ctx: IntArray,
-                 stop: IntArray, root_depth: int, frames: IntArray, scratch: IntArray) -> int:
+def _search_loop(game: SearchGame, tables: SearchTables, root_depth: int, frames: IntArray,
+                 scratch: IntArray) -> int:
     """:func:`search_root`'s loop over buffers made once (compiled without reference
-    counting, which would cost more than the rules at every node)."""
-    mask = tt_keys.shape[0] - 1
-    ply = 0
+    counting, which would cost more than the rules at every node).
+
+    A state machine over the frames, one step a turn of the loop: ``_ENTER`` a node,
+    try its ``_NEXT`` move, ``_RETURN`` a node's score to its parent, and the parent has
+    ``_GOT`` the value of a move. ``value`` carries the score between the steps: a returned
+    node's own, then the move's value for the parent's player.
+    """
     frames[0, FR_DEPTH] = root_depth
     frames[0, FR_ALPHA] = -INF
     frames[0, FR_BETA] = INF
     frames[0, FR_CONT] = 1
+    ply = 0
     mode = _ENTER
-    ret = 0
-    v = 0
+    value = 0
     while True:
         if mode == _ENTER:
-            ctx[CX_NODES] += 1
-            if ctx[CX_NODES] >= ctx[CX_NODE_LIMIT] or (
-                    (ctx[CX_NODES] & 63) == 0 and stop[0] != 0):
-                ctx[CX_ABORTED] = 1
-            if ctx[CX_ABORTED] != 0:
+            if _count_node(tables.ctx, tables.stop, ply):
                 return 0
-            if ply > ctx[CX_SELDEPTH]:
-                ctx[CX_SELDEPTH] = ply
-            fr = frames[ply]
-            state = stack[ply]
-            me = state[ST_TO_MOVE]
-            depth = fr[FR_DEPTH]
-            fr[FR_ME] = me
-            fr[FR_PATH_LEN] = ctx[CX_PATH_LEN]
-            if (depth <= 0 and fr[FR_CONT] == 0) or ply >= stack.shape[0] - 2:
-                ret = _leaf(fam, params, state, weights, scratch, ctx)
-                mode = _RETURN
-                continue
-            key = state[ST_KEY]
-            slot = key & mask
-            fr[FR_SLOT] = slot
-            tt_move = -1
-            if tt_keys[slot] == key:
-                t_score, t_depth, t_flag, t_move = tt_unpack(tt_data[slot])
-                tt_move = t_move
-                if t_depth >= depth and ply > 0:
-                    t_score = _from_tt(t_score, ply)
-                    if (t_flag == TT_EXACT or (t_flag == TT_LOWER and t_score >= fr[FR_BETA])
-                            or (t_flag == TT_UPPER and t_score <= fr[FR_ALPHA])):
-                        ret = t_score
-                        mode = _RETURN
-                        continue
-            if ply == 0 and ctx[CX_ROOT_HINT] >= 0:
-                # the table slot may have been overwritten: the last iteration's best move
-                # must come first, so that an unfinished iteration's choice stays sound
-                tt_move = ctx[CX_ROOT_HINT]
-            n = fam_legal(fam, params, state, moves[ply])
-            if n == 0:
-                ret = _leaf(fam, params, state, weights, scratch, ctx)
-                mode = _RETURN
-                continue
-            _order_moves(fam, params, state, stack[ply + 1], moves[ply], order[ply], n, me,
-                         depth, tt_move, killers[ply, 0], killers[ply, 1], history)
-            fr[FR_COUNT] = n
-            fr[FR_INDEX] = 0
-            fr[FR_ORIG_ALPHA] = fr[FR_ALPHA]
-            fr[FR_BEST] = -INF
-            fr[FR_BEST_MOVE] = -1
-            mode = _NEXT
+            mode, value = _enter(game, tables, frames, scratch, ply)
             continue
-
-        fr = frames[ply]
         if mode == _NEXT:
-            i = fr[FR_INDEX]
-            n = fr[FR_COUNT]
-            if i >= n:
-                mode = _RETURN
-                ret = _store(tt_keys, tt_data, stack[ply][ST_KEY], fr, ply)
-                continue
-            mv = moves[ply]
-            sc = order[ply]
-            j_best = i
-            for j in range(i + 1, n):
-                if sc[j] > sc[j_best]:
-                    j_best = j
-            if j_best != i:
-                tmp = mv[i]
-                mv[i] = mv[j_best]
-                mv[j_best] = tmp
-                tmp = sc[i]
-                sc[i] = sc[j_best]
-                sc[j_best] = tmp
-            a = mv[i]
-            state = stack[ply]
-            child = stack[ply + 1]
-            for j in range(state.shape[0]):  # a loop: a slice copy may allocate
-                child[j] = state[j]
-            fam_apply(fam, params, child, a)
-            me = fr[FR_ME]
-            outcome = child[ST_OUTCOME]
-            if outcome != OUTCOME_RUNNING:
-                if outcome == OUTCOME_DRAW:
-                    v = _draw_score(ctx, me)
-                else:
-                    v = _terminal_score(outcome, me, ply + 1)
-                mode = _GOT
-                continue
-            cf = frames[ply + 1]
-            alpha = fr[FR_ALPHA]
-            beta = fr[FR_BETA]
-            cf[FR_DEPTH] = fr[FR_DEPTH] - 1
-            if child[ST_TO_MOVE] == me:
-                fr[FR_SAME] = 1
-                cf[FR_CONT] = 1
-                if i == 0:
-                    fr[FR_STAGE] = 0
-                    cf[FR_ALPHA] = alpha
-                    cf[FR_BETA] = beta
-                else:
-                    fr[FR_STAGE] = 1
-                    cf[FR_ALPHA] = alpha
-                    cf[FR_BETA] = alpha + 1
-            else:
-                ck = child[ST_KEY]
-                if _is_repeat(path, ctx[CX_PATH_LEN], ck):
-                    v = _draw_score(ctx, me)
-                    mode = _GOT
-                    continue
-                path[ctx[CX_PATH_LEN]] = ck
-                ctx[CX_PATH_LEN] += 1
-                fr[FR_SAME] = 0
-                cf[FR_CONT] = 0
-                if i == 0:
-                    fr[FR_STAGE] = 0
-                    cf[FR_ALPHA] = -beta
-                    cf[FR_BETA] = -alpha
-                else:
-                    fr[FR_STAGE] = 1
-                    cf[FR_ALPHA] = -alpha - 1
-                    cf[FR_BETA] = -alpha
-            ply += 1
-            mode = _ENTER
+            mode, value = _next_move(game, tables, frames, ply)
+            if mode == _ENTER:
+                ply += 1
             continue
-
         if mode == _RETURN:
             if ply == 0:
-                return ret
+                return value
             ply -= 1
-            fr = frames[ply]
-            ctx[CX_PATH_LEN] = fr[FR_PATH_LEN]
-            v = ret if fr[FR_SAME] == 1 else -ret
-            if fr[FR_STAGE] == 1 and fr[FR_ALPHA] < v < fr[FR_BETA]:
-                # the null-window probe says this move is better: search it again fully
-                fr[FR_STAGE] = 2
-                cf = frames[ply + 1]
-                cf[FR_DEPTH] = fr[FR_DEPTH] - 1
-                if fr[FR_SAME] == 1:
-                    cf[FR_ALPHA] = fr[FR_ALPHA]
-                    cf[FR_BETA] = fr[FR_BETA]
-                else:
-                    path[ctx[CX_PATH_LEN]] = stack[ply + 1][ST_KEY]
-                    ctx[CX_PATH_LEN] += 1
-                    cf[FR_ALPHA] = -fr[FR_BETA]
-                    cf[FR_BETA] = -fr[FR_ALPHA]
+            mode, value = _returned(tables, frames, ply, value)
+            if mode == _ENTER:
                 ply += 1
-                mode = _ENTER
                 continue
-            mode = _GOT
+        # _GOT, also straight after a _RETURN
+        mode, value = _got(tables, frames, ply, value)
 
-        # mode == _GOT: the value v of the move at FR_INDEX, for this node's player
-        a = moves[ply, fr[FR_INDEX]]
-        if v > fr[FR_BEST]:
-            fr[FR_BEST] = v
-            fr[FR_BEST_MOVE] = a
-            if ply == 0:
-                ctx[CX_ROOT_MOVE] = a
-                ctx[CX_ROOT_SCORE] = v
-        if v > fr[FR_ALPHA]:
-            fr[FR_ALPHA] = v
-        if fr[FR_ALPHA] >= fr[FR_BETA]:
-            if a != killers[ply, 0]:
-                killers[ply, 1] = killers[ply, 0]
-                killers[ply, 0] = a
-            depth = fr[FR_DEPTH]
-            me = fr[FR_ME]
-            history[me, a] += depth * depth if depth > 0 else 1
-            if history[me, a] > (1 << 30):
-                for p in range(history.shape[0]):
-                    for q in range(history.shape[1]):
-                        history[p, q] >>= 1
-            ret = _store(tt_keys, tt_data, stack[ply][ST_KEY], fr, ply)
-            mode = _RETURN
-            continue
-        fr[FR_INDEX] += 1
-        mode = _NEXT
+
+# The steps of the loop, inlined into it by numba (``kernel_inline``): the same compiled
+# code as one long loop body.
+
+
+@kernel_inline
+def _count_node(ctx: IntArray, stop: IntArray, ply: int) -> bool:
+    """Count a node entered at ``ply``; whether the search must stop (the node limit, or
+    the stop flag, looked at every 64 nodes)."""
+    ctx[CX_NODES] += 1
+    if ctx[CX_NODES] >= ctx[CX_NODE_LIMIT] or ((ctx[CX_NODES] & 63) == 0 and stop[0] != 0):
+        ctx[CX_ABORTED] = 1
+    if ctx[CX_ABORTED] != 0:
+        return True
+    if ply > ctx[CX_SELDEPTH]:
+        ctx[CX_SELDEPTH] = ply
+    return False
+
+
+@kernel_inline
+def _enter(game: SearchGame, tables: SearchTables, frames: IntArray, scratch: IntArray,
+           ply: int) -> tuple[int, int]:
+    """Enter the node at ``ply``: ``(_RETURN, score)`` for a leaf or a node the table
+    settles, else ``(_NEXT, 0)`` with its moves generated and ordered."""
+    ctx = tables.ctx
+    fr = frames[ply]
+    state = tables.stack[ply]
+    me = state[ST_TO_MOVE]
+    depth = fr[FR_DEPTH]
+    fr[FR_ME] = me
+    fr[FR_PATH_LEN] = ctx[CX_PATH_LEN]
+    if (depth <= 0 and fr[FR_CONT] == 0) or ply >= tables.stack.shape[0] - 2:
+        return _RETURN, _leaf(game, state, scratch, ctx)
+    settled, score, tt_move = _probe(tables, fr, state[ST_KEY], ply)
+    if settled:
+        return _RETURN, score
+    if ply == 0 and ctx[CX_ROOT_HINT] >= 0:
+        # the table slot may have been overwritten: the last iteration's best move
+        # must come first, so that an unfinished iteration's choice stays sound
+        tt_move = ctx[CX_ROOT_HINT]
+    n = fam_legal(game.fam, game.params, state, tables.moves[ply])
+    if n == 0:
+        return _RETURN, _leaf(game, state, scratch, ctx)
+    _order_moves(game.fam, game.params, state, tables.stack[ply + 1], tables.moves[ply],
+                 tables.order[ply], n, me, depth, tt_move, tables.killers[ply, 0],
+                 tables.killers[ply, 1], tables.history)
+    fr[FR_COUNT] = n
+    fr[FR_INDEX] = 0
+    fr[FR_ORIG_ALPHA] = fr[FR_ALPHA]
+    fr[FR_BEST] = -INF
+    fr[FR_BEST_MOVE] = -1
+    return _NEXT, 0
+
+
+@kernel_inline
+def _probe(tables: SearchTables, fr: IntArray, key: int, ply: int) -> tuple[bool, int, int]:
+    """Look the node of frame ``fr`` up in the table (and note its slot): whether the entry
+    settles the node, with which score, and the entry's best move (-1 none)."""
+    slot = key & (tables.tt_keys.shape[0] - 1)
+    fr[FR_SLOT] = slot
+    if tables.tt_keys[slot] != key:
+        return False, 0, -1
+    t_score, t_depth, t_flag, t_move = tt_unpack(tables.tt_data[slot])
+    if t_depth >= fr[FR_DEPTH] and ply > 0:
+        t_score = _from_tt(t_score, ply)
+        if (t_flag == TT_EXACT or (t_flag == TT_LOWER and t_score >= fr[FR_BETA])
+                or (t_flag == TT_UPPER and t_score <= fr[FR_ALPHA])):
+            return True, t_score, t_move
+    return False, 0, t_move
+
+
+@kernel_inline
+def _next_move(game: SearchGame, tables: SearchTables, frames: IntArray,
+               ply: int) -> tuple[int, int]:
+    """Play the best-ordered move not searched yet at ``ply`` into the next row of the
+    stack: ``(_GOT, value)`` when its value is known at once (the game ended, a
+    repetition), ``(_ENTER, 0)`` with the child's frame set to search it, or
+    ``(_RETURN, score)`` when no move is left."""
+    fr = frames[ply]
+    i = fr[FR_INDEX]
+    if i >= fr[FR_COUNT]:
+        return _RETURN, _store(tables, fr, ply)
+    a = _pick_next(tables.moves[ply], tables.order[ply], i, fr[FR_COUNT])
+    state = tables.stack[ply]
+    child = tables.stack[ply + 1]
+    for j in range(state.shape[0]):  # a loop: a slice copy may allocate
+        child[j] = state[j]
+    fam_apply(game.fam, game.params, child, a)
+    ctx = tables.ctx
+    me = fr[FR_ME]
+    outcome = child[ST_OUTCOME]
+    if outcome != OUTCOME_RUNNING:
+        if outcome == OUTCOME_DRAW:
+            return _GOT, _draw_score(ctx, me)
+        return _GOT, _terminal_score(outcome, me, ply + 1)
+    if child[ST_TO_MOVE] == me:
+        fr[FR_SAME] = 1
+    else:
+        key = child[ST_KEY]
+        if _is_repeat(tables.path, ctx[CX_PATH_LEN], key):
+            return _GOT, _draw_score(ctx, me)
+        _push_path(tables, key)
+        fr[FR_SAME] = 0
+    # the first move gets the full window, the others a null-window probe first
+    fr[FR_STAGE] = 0 if i == 0 else 1
+    _open_child(fr, frames[ply + 1], i != 0)
+    return _ENTER, 0
+
+
+@kernel_inline
+def _pick_next(mv: IntArray, sc: IntArray, i: int, n: int) -> int:
+    """Bring the best-scored of moves ``i..n-1`` to index ``i`` (a step of selection sort:
+    a cutoff usually comes before the rest need sorting); returns it."""
+    j_best = i
+    for j in range(i + 1, n):
+        if sc[j] > sc[j_best]:
+            j_best = j
+    if j_best != i:
+        tmp = mv[i]
+        mv[i] = mv[j_best]
+        mv[j_best] = tmp
+        tmp = sc[i]
+        sc[i] = sc[j_best]
+        sc[j_best] = tmp
+    return int(mv[i])
+
+
+@kernel_inline
+def _push_path(tables: SearchTables, key: int) -> None:
+    """Add the key of a turn start to the repetition path."""
+    ctx = tables.ctx
+    tables.path[ctx[CX_PATH_LEN]] = key
+    ctx[CX_PATH_LEN] += 1
+
+
+@kernel_inline
+def _open_child(fr: IntArray, cf: IntArray, null_window: bool) -> None:
+    """Set the child frame ``cf`` for the move being searched at frame ``fr``: a decision
+    less, and the parent's window (a null window just above alpha for a probe), negated
+    unless the child continues the same player's turn."""
+    alpha = fr[FR_ALPHA]
+    beta = alpha + 1 if null_window else fr[FR_BETA]
+    cf[FR_DEPTH] = fr[FR_DEPTH] - 1
+    cf[FR_CONT] = fr[FR_SAME]
+    if fr[FR_SAME] == 1:
+        cf[FR_ALPHA] = alpha
+        cf[FR_BETA] = beta
+    else:
+        cf[FR_ALPHA] = -beta
+        cf[FR_BETA] = -alpha
+
+
+@kernel_inline
+def _returned(tables: SearchTables, frames: IntArray, ply: int, score: int) -> tuple[int, int]:
+    """The child of ``ply`` returned ``score``: ``(_GOT, value)`` with the move's value for
+    this node's player, or ``(_ENTER, 0)`` to search the child again with the full window
+    when its null-window probe says the move is better."""
+    fr = frames[ply]
+    tables.ctx[CX_PATH_LEN] = fr[FR_PATH_LEN]
+    v = score if fr[FR_SAME] == 1 else -score
+    if fr[FR_STAGE] == 1 and fr[FR_ALPHA] < v < fr[FR_BETA]:
+        fr[FR_STAGE] = 2
+        if fr[FR_SAME] == 0:
+            _push_path(tables, tables.stack[ply + 1][ST_KEY])
+        _open_child(fr, frames[ply + 1], False)
+        return _ENTER, 0
+    return _GOT, v
+
+
+@kernel_inline
+def _got(tables: SearchTables, frames: IntArray, ply: int, v: int) -> tuple[int, int]:
+    """The move being searched at ``ply`` is worth ``v``: ``(_RETURN, score)`` on a cutoff,
+    else ``(_NEXT, 0)`` for the next move."""
+    fr = frames[ply]
+    a = tables.moves[ply, fr[FR_INDEX]]
+    if v > fr[FR_BEST]:
+        fr[FR_BEST] = v
+        fr[FR_BEST_MOVE] = a
+        if ply == 0:
+            tables.ctx[CX_ROOT_MOVE] = a
+            tables.ctx[CX_ROOT_SCORE] = v
+    if v > fr[FR_ALPHA]:
+        fr[FR_ALPHA] = v
+    if fr[FR_ALPHA] >= fr[FR_BETA]:
+        _credit_cutoff(tables, ply, fr[FR_ME], a, fr[FR_DEPTH])
+        return _RETURN, _store(tables, fr, ply)
+    fr[FR_INDEX] += 1
+    return _NEXT, 0
+
+
+@kernel_inline
+def _credit_cutoff(tables: SearchTables, ply: int, me: int, a: int, depth: int) -> None:
+    """Move ``a`` of ``me`` caused a cutoff at ``ply`` (``depth`` decisions left): make it a
+    killer of the ply and credit it in the history (halved all over when it grows large)."""
+    killers = tables.killers
+    history = tables.history
+    if a != killers[ply, 0]:
+        killers[ply, 1] = killers[ply, 0]
+        killers[ply, 0] = a
+    history[me, a] += depth * depth if depth > 0 else 1
+    if history[me, a] > (1 << 30):
+        for p in range(history.shape[0]):
+            for q in range(history.shape[1]):
+                history[p, q] >>= 1
 
 
 @kernel_noalloc
-def _store(tt_keys: IntArray, tt_data: IntArray, key: int, fr: IntArray, ply: int) -> int:
-    """Write a finished node into the table; returns its score."""
+def _store(tables: SearchTables, fr: IntArray, ply: int) -> int:
+    """Write the finished node of frame ``fr`` at ``ply`` into the table; returns its
+    score."""
     best = fr[FR_BEST]
     if best <= fr[FR_ORIG_ALPHA]:
         flag = TT_UPPER
@@ -465,19 +573,24 @@ def _store(tt_keys: IntArray, tt_data: IntArray, key: int, fr: IntArray, ply: in
         flag = TT_EXACT
     depth = fr[FR_DEPTH]
     slot = fr[FR_SLOT]
-    tt_keys[slot] = key
-    tt_data[slot] = tt_pack(_to_tt(best, ply), depth if depth > 0 else 0, flag,
-                            fr[FR_BEST_MOVE])
+    tables.tt_keys[slot] = tables.stack[ply][ST_KEY]
+    tables.tt_data[slot] = tt_pack(_to_tt(best, ply), depth if depth > 0 else 0, flag,
+                                   fr[FR_BEST_MOVE])
     return int(best)
 
 
 @kernel
-def principal_variation(fam: int, params: IntArray, state: IntArray,
-                        tt_keys: IntArray, tt_data: IntArray, n_act: int, first: int,
-                        out: IntArray) -> int:
-    """Follow the table's best moves from ``state`` after ``first``; write them into ``out``."""
+def principal_variation(game: SearchGame, tables: SearchTables, state: IntArray,
+                        first: int) -> int:
+    """Follow the table's best moves from ``state`` after ``first``; write them into
+    ``tables.pv`` and return how many."""
+    fam = game.fam
+    params = game.params
+    tt_keys = tables.tt_keys
+    tt_data = tables.tt_data
+    out = tables.pv
     cur = state.copy()
-    buf = np.empty(n_act, dtype=np.int64)
+    buf = np.empty(game.n_actions, dtype=np.int64)
     count = 0
     move = first
     mask = tt_keys.shape[0] - 1
@@ -513,22 +626,46 @@ ND_MOVER = 5     # the player who made the move leading to this node
 ND_FIELDS = 6
 
 
+class UctTree(NamedTuple):
+    """The buffers of a UCT search, made once by the caller."""
+
+    nodes: IntArray     # (capacity, ND_FIELDS): the tree, node 0 the root
+    values: FloatArray  # (capacity,): each node's summed rewards for the player who moved in
+    ctx: IntArray       # CX_* counters and limits (CX_NODES, CX_NODE_LIMIT, CX_ABORTED)
+    stop: IntArray      # stop[0] != 0: abort (set by the caller's timer thread)
+
+
+class UctSettings(NamedTuple):
+    """How a UCT search plays: the most playouts, the exploration constant, the playout
+    cutoff in decisions (0: to the end) with the logistic width of its evaluation, and the
+    seed of the random numbers."""
+
+    playouts: int
+    exploration: float
+    cutoff: int
+    scale: float
+    seed: int
+
+
 @kernel_noalloc
-def _rollout(fam: int, params: IntArray, weights: IntArray,
-             state: IntArray, buf: IntArray, stream: IntArray, cutoff: int, scale: float,
-             scratch: IntArray) -> float:
+def _rollout(game: SearchGame, settings: UctSettings, state: IntArray, buf: IntArray,
+             stream: IntArray, scratch: IntArray) -> float:
     """Random play from ``state`` (in place); the reward in [0, 1] for the first player.
 
-    With ``cutoff`` > 0 the playout stops after that many decisions and the evaluation,
-    squashed by a logistic curve of width ``scale``, stands in for the result.
+    With a ``settings.cutoff`` > 0 the playout stops after that many decisions and the
+    evaluation, squashed by a logistic curve of width ``settings.scale``, stands in for the
+    result.
     """
+    fam = game.fam
+    params = game.params
+    cutoff = settings.cutoff
     steps = 0
     while state[ST_OUTCOME] == OUTCOME_RUNNING:
         if cutoff > 0 and steps >= cutoff:
-            v = _evaluate(fam, params, state, weights, scratch)
+            v = _evaluate(fam, params, state, game.weights, scratch)
             if state[ST_TO_MOVE] != 1:
                 v = -v
-            return float(1.0 / (1.0 + np.exp(-v / scale)))
+            return float(1.0 / (1.0 + np.exp(-v / settings.scale)))
         n = fam_legal(fam, params, state, buf)
         if n == 0:
             break
@@ -543,21 +680,26 @@ def _rollout(fam: int, params: IntArray, weights: IntArray,
 
 
 @kernel
-def mcts(fam: int, params: IntArray, weights: IntArray,
-         root: IntArray, nodes: IntArray, values: FloatArray, ctx: IntArray, stop: IntArray,
-         n_act: int, playouts: int, exploration: float, cutoff: int, scale: float,
-         seed: int) -> int:
-    """UCT from ``root`` for at most ``playouts`` playouts (or until ``stop``/node limit).
+def mcts(game: SearchGame, root: IntArray, tree: UctTree, settings: UctSettings) -> int:
+    """UCT from ``root`` for at most ``settings.playouts`` playouts (or until the stop flag or
+    the node limit).
 
-    ``nodes`` is an ``(capacity, ND_FIELDS)`` array and ``values`` the summed rewards of each
-    node for the player who moved into it; node 0 is the root. When the tree is full, leaves
-    are no longer expanded but playouts go on. Returns the number of playouts made.
+    The tree is built in ``tree.nodes`` from node 0, the root. When it is full, leaves are no
+    longer expanded but playouts go on. Returns the number of playouts made.
     """
-    buf = np.empty(n_act, dtype=np.int64)
+    fam = game.fam
+    params = game.params
+    nodes = tree.nodes
+    values = tree.values
+    ctx = tree.ctx
+    stop = tree.stop
+    playouts = settings.playouts
+    exploration = settings.exploration
+    buf = np.empty(game.n_actions, dtype=np.int64)
     scratch = _scratch(fam, params)
     state = root.copy()
     stream = np.zeros(1, dtype=np.int64)  # the random numbers of this search (module rng)
-    stream[0] = _rng.seed_state(seed)
+    stream[0] = _rng.seed_state(settings.seed)
     capacity = nodes.shape[0]
     nodes[0, ND_PARENT] = -1
     nodes[0, ND_CHILD] = -1
@@ -615,8 +757,7 @@ def mcts(fam: int, params: IntArray, weights: IntArray,
                 fam_apply(fam, params, state, nodes[node, ND_ACTION])
                 ctx[CX_NODES] += 1
         # simulation
-        reward_first = _rollout(fam, params, weights, state, buf, stream,
-                                cutoff, scale, scratch)
+        reward_first = _rollout(game, settings, state, buf, stream, scratch)
         # back-propagation
         while node >= 0:
             nodes[node, ND_VISITS] += 1

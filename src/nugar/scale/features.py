@@ -16,7 +16,7 @@ import numpy.typing as npt
 from ..ai.search_setup import default_weights, kernels_for
 
 __all__ = ["default_weights", "evaluation", "evaluation_features", "linear_check"]
-from ..kernels import search_core as C
+from ..kernels import search_core
 from ..rules.base import Game
 
 IntArray = npt.NDArray[np.int64]
@@ -30,17 +30,17 @@ def evaluation_features(game: Game) -> IntArray:
     """The evaluation's features of ``game``'s position, from the player to move's side."""
     fam = kernels_for(game)
     n = default_weights(game.rules).shape[0]
-    scratch = C._scratch(fam.fam, fam.params)
+    scratch = search_core._scratch(fam.fam, fam.params)
     state = game.state
-    return np.array([C._evaluate(fam.fam, fam.params, state, unit, scratch)
+    return np.array([search_core._evaluate(fam.fam, fam.params, state, unit, scratch)
                      for unit in _unit_vectors(n)], dtype=np.int64)
 
 
 def evaluation(game: Game, weights: IntArray) -> int:
     """The static evaluation of ``game``'s position with ``weights`` (the search's own)."""
     fam = kernels_for(game, weights)
-    return int(C._evaluate(fam.fam, fam.params, game.state, fam.weights,
-                           C._scratch(fam.fam, fam.params)))
+    return int(search_core._evaluate(fam.fam, fam.params, game.state, fam.weights,
+                                     search_core._scratch(fam.fam, fam.params)))
 
 
 def linear_check(game: Game) -> bool:
