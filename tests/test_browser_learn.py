@@ -152,3 +152,57 @@ def test_every_step_is_played_by_clicks(server: str, browser: Browser) -> None:
             play_by_clicks(page, step, step.expected[0])
             assert page.get_attribute("#reply", "data-verdict") == "right", (name, i)
     assert PAGE_ERRORS[page] == []
+
+
+def _card_progress(page: Page, name: str) -> str:
+    page.wait_for_selector(f'.lesson-card[data-lesson="{name}"] .progress')
+    return page.text_content(f'.lesson-card[data-lesson="{name}"] .progress') or ""
+
+
+def _do_step(page: Page, step: Step, index: int) -> None:
+    """Play step ``index`` of the open lesson right and wait for the account to keep it."""
+    kept = int(page.evaluate("Number(document.body.dataset.kept || 0)"))
+    page.evaluate(f"location.hash = '#step={index + 1}'")
+    page.wait_for_function(f"() => document.body.dataset.step === '{index}'")
+    play_by_clicks(page, step, step.expected[0])
+    assert page.get_attribute("#reply", "data-verdict") == "right"
+    page.wait_for_function(f"() => Number(document.body.dataset.kept || 0) > {kept}")
+
+
+def test_signed_in_the_progress_follows_the_account(server: str, browser: Browser) -> None:
+    """A step done before signing up is merged into the new account; another browser signed
+    in to it shows it, a step done there is kept too, and the first browser then shows both;
+    signed out, a browser keeps its own progress only."""
+    steps = lessons.load("dala").steps
+    first = new_page(browser)
+    first.goto(server + "/learn/dala")
+    first.wait_for_selector("#board svg")
+    play_by_clicks(first, steps[0], steps[0].expected[0])  # done before having an account
+    first.goto(server + "/signup")
+    first.fill("#signup-name", "learner")
+    first.fill("#signup-password", "learner password")
+    first.click("#signup-go")
+    first.wait_for_selector("#menu-name:has-text('learner')")
+    first.goto(server + "/learn")
+    assert _card_progress(first, "dala").startswith("1 of ")
+    first.wait_for_function("() => Number(document.body.dataset.kept || 0) > 0")  # merged
+
+    other = new_page(browser)  # another browser: nothing in its localStorage
+    other.goto(server + "/learn")
+    assert _card_progress(other, "dala").startswith("Not started")
+    other.goto(server + "/signin")
+    other.fill("#signin-name", "learner")
+    other.fill("#signin-password", "learner password")
+    other.click("#signin-go")
+    other.wait_for_selector("#menu-name:has-text('learner')")
+    other.goto(server + "/learn")
+    assert _card_progress(other, "dala").startswith("1 of ")
+    other.goto(server + "/learn/dala")
+    other.wait_for_selector("#board svg")
+    _do_step(other, steps[1], 1)
+
+    first.goto(server + "/learn")
+    assert _card_progress(first, "dala").startswith("2 of ")
+    assert PAGE_ERRORS[first] == [] and PAGE_ERRORS[other] == []
+    first.context.close()
+    other.context.close()

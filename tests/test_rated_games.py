@@ -89,6 +89,8 @@ def test_a_rated_challenge_needs_an_account_and_a_preset_exactly(app: FastAPI,
     r = alice.post("/api/challenges", json={"rules": "kalah", "rated": True}, headers=SAME)
     assert r.status_code == 201
     cid = r.json()["challenge"]["id"]
+    # the answer to the post names its creator as the listing does
+    assert (r.json()["challenge"]["by"], r.json()["challenge"]["rating"]) == ("alice", "1500?")
     # the lobby names a signed-in creator and his rating in the challenge's preset
     shown = anonymous.get(f"/api/challenges/{cid}").json()
     assert (shown["rated"], shown["by"], shown["rating"]) == (True, "alice", "1500?")

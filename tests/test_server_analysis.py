@@ -176,6 +176,56 @@ def test_analysis_of_a_pasted_record(client: TestClient) -> None:
     assert gone.status_code == 404 and gone.json()["error"] == "unknown_analysis"
 
 
+def _record(seed: int) -> tuple[Game, str]:
+    rng = random.Random(seed)
+    game = new_game(RULES)
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    return game, dumps(game)
+
+
+def test_a_pasted_record_s_analysis_is_stored_for_every_process(db_url: str) -> None:
+    """Two processes on one database (``--workers``): the analysis of a record pasted on one
+    is read on the other, which does not compute it again."""
+    _game, record = _record(7)
+    with app_client(db_url) as one, app_client(db_url) as two:
+        key = one.post("/api/replay/analysis", json={"record": record}).json()["id"]
+        running = two.get(f"/api/replay/analysis/{key}")
+        assert running.status_code == 200 and running.json()["started"]
+        data = wait_done(one, f"/api/replay/analysis/{key}")
+        assert data["done"]
+        assert two.get(f"/api/replay/analysis/{key}").json() == data
+        assert two.post("/api/replay/analysis", json={"record": record}).json() == data
+        assert not two.app.state.analyses.jobs  # type: ignore[attr-defined]
+        # never confused with a game: no game has that id
+        assert two.get(f"/api/games/{key}/analysis").status_code == 404
+
+
+def test_the_analyses_of_pasted_records_are_bounded(db_url: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The newest ``KEEP_REPLAYS`` are kept, none older than ``REPLAY_SECONDS``; games'
+    analyses are never pruned."""
+    from nugar.server import analyses as AN
+
+    monkeypatch.setattr(AN, "KEEP_REPLAYS", 1)
+    with app_client(db_url) as c:
+        gid, _ = finished_game(c, 8)
+        c.post(f"/api/games/{gid}/analysis")
+        assert wait_done(c, f"/api/games/{gid}/analysis")["done"]
+        keys = []
+        for seed in (9, 10):
+            keys.append(c.post("/api/replay/analysis",
+                               json={"record": _record(seed)[1]}).json()["id"])
+            assert wait_done(c, f"/api/replay/analysis/{keys[-1]}")["done"]
+        assert c.get(f"/api/replay/analysis/{keys[0]}").status_code == 404
+        assert c.get(f"/api/replay/analysis/{keys[1]}").json()["done"]
+        store = c.app.state.store  # type: ignore[attr-defined]
+        with store.engine.begin() as conn:
+            AN.Analyses._prune_replays(conn, int(time.time()) + AN.REPLAY_SECONDS + 10)
+        assert c.get(f"/api/replay/analysis/{keys[1]}").status_code == 404
+        assert c.get(f"/api/games/{gid}/analysis").json()["done"]
+
+
 def test_a_game_too_long_is_refused(client: TestClient, monkeypatch: pytest.MonkeyPatch
                                     ) -> None:
     from nugar.server import analyses

@@ -488,3 +488,85 @@ def test_one_transaction_writes_many_games_and_refuses_only_the_stale_one(pg_url
     assert sorted(p.split(" ", 2)[0] for p in heard) == sorted(
         rows[i].id for i in (0, 1, 3))
     store.close()
+
+
+class _On:
+    """An HTTP connection held open to one worker (found from /proc by its client port)."""
+
+    def __init__(self, port: int) -> None:
+        import http.client
+
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.conn.connect()
+        assert self.conn.sock is not None
+        self.client_port: int = self.conn.sock.getsockname()[1]
+
+    def ask(self, method: str, path: str, body: dict[str, Any] | None = None
+            ) -> tuple[int, Any]:
+        self.conn.request(method, path, body=None if body is None else json.dumps(body),
+                          headers={"content-type": "application/json"})
+        r = self.conn.getresponse()
+        assert self.conn.sock is not None, "the worker closed the connection"
+        assert self.conn.sock.getsockname()[1] == self.client_port, "reconnected elsewhere"
+        return r.status, json.loads(r.read() or b"null")
+
+
+def test_analyses_started_on_one_worker_are_read_on_the_other(pg_url: str,
+                                                              tmp_path: Path) -> None:
+    """A game's analysis and a pasted record's, each started through one worker, are read
+    back through the other (they are stored in the database, not in a worker's memory)."""
+    from nugar.record import dumps
+    from nugar.rules import new_game
+
+    proc, base = _serve(pg_url, tmp_path / "serve.log")
+    port = int(base.rsplit(":", 1)[1])
+    try:
+        workers = _workers(proc.pid)
+        by_worker: dict[int, _On] = {}
+        spare = []
+        end = time.monotonic() + 30
+        while len(by_worker) < 2:  # connections until each worker holds one
+            assert time.monotonic() < end, "the kernel gave every connection to one worker"
+            on = _On(port)
+            on.ask("GET", "/api/levels")
+            held = _holding(workers, port, {on.client_port})
+            if held and held[0] not in by_worker:
+                by_worker[held[0]] = on
+            else:
+                spare.append(on)
+        one, two = by_worker.values()
+        # a finished game (hot-seat, ended by a resignation after two turns)
+        status, made = one.ask("POST", "/api/games", {"rules": "kalah(pits=3,seeds=3)",
+                                                       "mode": "hotseat"})
+        assert status == 201, made
+        gid, key = made["id"], next(iter(made["keys"].values()))
+        for _ in range(2):
+            status, state = one.ask("GET", f"/api/games/{gid}")
+            one.ask("POST", f"/api/games/{gid}/move", {"key": key, "move": state["legal"][0]})
+        assert one.ask("POST", f"/api/games/{gid}/resign", {"key": key})[0] == 200
+        game = new_game("kalah(pits=3,seeds=3)")
+        for _ in range(3):
+            game.play(game.legal_moves()[-1])
+        status, started = one.ask("POST", "/api/replay/analysis", {"record": dumps(game)})
+        assert status == 202, started
+        rid = started["id"]
+        status, started = one.ask("POST", f"/api/games/{gid}/analysis")
+        assert status == 202 and started["started"], started
+        end = time.monotonic() + 240
+        while True:  # read through the other worker until both are done
+            status, theirs = two.ask("GET", f"/api/games/{gid}/analysis")
+            status2, record = two.ask("GET", f"/api/replay/analysis/{rid}")
+            assert status == 200 and theirs["started"], theirs
+            assert status2 == 200 and record["started"], record
+            if theirs["done"] and record["done"]:
+                break
+            assert time.monotonic() < end, (theirs, record)
+            time.sleep(0.2)
+        assert one.ask("GET", f"/api/games/{gid}/analysis")[1] == theirs
+        assert one.ask("GET", f"/api/replay/analysis/{rid}")[1] == record
+        assert [p["ply"] for p in record["plies"]] == [0, 1, 2, 3]
+        for on in (one, two, *spare):
+            on.conn.close()
+    finally:
+        proc.terminate()
+        proc.wait(30)

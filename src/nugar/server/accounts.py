@@ -41,6 +41,7 @@ from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection
 
 from .errors import ApiError
+from .lesson_progress import forget_account
 from .store import Store, accounts_table, sessions_table
 
 log = logging.getLogger("nugar.server")
@@ -216,8 +217,8 @@ class Accounts:
 
     def delete(self, account: Account, password: str) -> None:
         """Delete the account after checking its password (403 ``wrong_password``): its
-        name and password go, its sessions end; its games keep its id (shown as
-        :data:`DELETED_NAME`)."""
+        name and password go, its sessions and its lessons' progress end; its games keep
+        its id (shown as :data:`DELETED_NAME`)."""
         self._check(account, password)
         with self.store.engine.begin() as conn:
             conn.execute(update(accounts_table).where(accounts_table.c.id == account.id)
@@ -225,6 +226,7 @@ class Accounts:
                                  deleted=self.clock()))
             conn.execute(delete(sessions_table)
                          .where(sessions_table.c.account_id == account.id))
+            forget_account(conn, account.id)
 
     def names(self, ids: Iterable[int]) -> dict[int, str]:
         """The user names of accounts by id (:data:`DELETED_NAME` for a deleted one)."""

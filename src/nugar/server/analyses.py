@@ -11,8 +11,13 @@ A game's analysis is stored with it (``store.analyses_table``): its row is claim
 analysis starts, so that processes sharing a database compute it once, kept fresh with the
 progress while it runs, and holds the analysed turns when it is done, shown to everyone who
 opens the game afterwards (and written into its record as comments). A claim whose process
-gave no sign for :data:`STALE_SECONDS` (it stopped) is taken over by the next request. The
-analyses of pasted records are kept in memory only, the last :data:`KEEP_REPLAYS` of them.
+gave no sign for :data:`STALE_SECONDS` (it stopped) is taken over by the next request.
+
+The analysis of a pasted record is stored the same way, in the same table, keyed by its id:
+``r`` and 24 hex digits of the SHA-256 of its rules and turns (:func:`replay_key`), which no
+game id (16 hex digits) can be, so every process sharing the database answers it. They are
+bounded: the newest :data:`KEEP_REPLAYS` are kept, none older than :data:`REPLAY_SECONDS`
+(pruned whenever one finishes).
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ import contextlib
 import hashlib
 import json
 import logging
+import re
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -48,8 +53,12 @@ ANALYSIS_QUEUE = 4
 STALE_SECONDS = 120.0
 #: seconds between two writes of a running analysis' progress
 PROGRESS_EVERY = 1.0
-#: finished analyses of pasted records kept for their readers
-KEEP_REPLAYS = 32
+#: analyses of pasted records kept in the database (the newest; older ones are deleted)
+KEEP_REPLAYS = 256
+#: seconds an analysis of a pasted record is kept after its last change (7 days)
+REPLAY_SECONDS = 7 * 86400
+#: what the id of a pasted record's analysis looks like (:func:`replay_key`)
+REPLAY_ID = re.compile(r"r[0-9a-f]{24}")
 
 
 class AnalysisBusy(ApiError):
@@ -61,13 +70,20 @@ class AnalysisBusy(ApiError):
         self.retry_after = retry_after
 
 
-class Job:
-    """One analysis under way (or, for a pasted record, kept once done)."""
+def replay_key(game: Game) -> str:
+    """The id of the analysis of a pasted record's game: the same game pasted again (on any
+    process) gets the same one; never a game's id (those are 16 hex digits)."""
+    text = game.rules.text + "\n" + "\n".join(game.turns())
+    return "r" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
-    def __init__(self, key: str, analyser: GameAnalyser, game_id: str | None) -> None:
+
+class Job:
+    """One analysis under way in this process (a game's or a pasted record's: its row's
+    key)."""
+
+    def __init__(self, key: str, analyser: GameAnalyser) -> None:
         self.key = key
         self.analyser = analyser
-        self.game_id = game_id
         self.done = False
         self.error: str | None = None
         self.plies: list[dict[str, Any]] = []
@@ -110,7 +126,6 @@ class Analyses:
         self.running = running
         self.clock = clock
         self.jobs: dict[str, Job] = {}
-        self.replays: OrderedDict[str, Job] = OrderedDict()
         self._slots: asyncio.Semaphore | None = None
 
     # --- games -----------------------------------------------------------------------------
@@ -121,22 +136,27 @@ class Analyses:
             return job.status()
         if not game.is_over:
             raise ApiError("game_running", "only a finished game can be analysed")
-        row = await asyncio.to_thread(self._load, game_id)
+        return await self._start_stored(game_id, game)
+
+    async def _start_stored(self, key: str, game: Game) -> dict[str, Any]:
+        """Answer the stored analysis ``key`` (done, or under way in a live process), or
+        claim its row and start computing it here."""
+        row = await asyncio.to_thread(self._load, key)
         now = self.clock()
         if row is not None and (row["done"] or now - row["updated"] < STALE_SECONDS):
-            return row_status(game_id, row)
+            return row_status(key, row)
         self._check_size(game)
         self._check_room()
-        if not await asyncio.to_thread(self._claim, game_id, row is not None, now):
-            row = await asyncio.to_thread(self._load, game_id)  # another got there first
-            return not_started(game_id) if row is None else row_status(game_id, row)
+        if not await asyncio.to_thread(self._claim, key, row is not None, now):
+            row = await asyncio.to_thread(self._load, key)  # another got there first
+            return not_started(key) if row is None else row_status(key, row)
         try:
             analyser = await asyncio.to_thread(self._analyser, game)
             self._check_room()  # others may have come meanwhile
         except BaseException:
-            await asyncio.to_thread(self._release, game_id)
+            await asyncio.to_thread(self._release, key)
             raise
-        job = Job(game_id, analyser, game_id)
+        job = Job(key, analyser)
         self._start(job)
         return job.status()
 
@@ -157,30 +177,25 @@ class Analyses:
     # --- pasted records --------------------------------------------------------------------
     async def start_replay(self, game: Game) -> dict[str, Any]:
         """Start analysing the game of a pasted record (or answer the one of the same game
-        under way or kept)."""
-        text = game.rules.text + "\n" + "\n".join(game.turns())
-        key = "r" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
-        job = self.jobs.get(key) or self.replays.get(key)
+        under way or kept, by any process)."""
+        key = replay_key(game)
+        job = self.jobs.get(key)
         if job is not None:
             return job.status()
-        self._check_size(game)
-        self._check_room()
-        analyser = await asyncio.to_thread(self._analyser, game)
-        job = self.jobs.get(key) or self.replays.get(key)
-        if job is not None:  # the same record, posted again meanwhile
-            return job.status()
-        self._check_room()  # others may have come meanwhile
-        job = Job(key, analyser, None)
-        self._start(job)
-        return job.status()
+        return await self._start_stored(key, game)
 
-    def replay_status(self, key: str) -> dict[str, Any]:
-        job = self.jobs.get(key) or self.replays.get(key)
-        if job is None:
-            raise ApiError("unknown_analysis", f"no analysis {key!r} here (analyses of "
-                           f"records are kept for the last {KEEP_REPLAYS} only): post the "
-                           "record again")
-        return job.status()
+    async def replay_status(self, key: str) -> dict[str, Any]:
+        """The analysis of a pasted record so far (``404 unknown_analysis`` when there is
+        none, or no longer)."""
+        job = self.jobs.get(key)
+        if job is not None:
+            return job.status()
+        row = await asyncio.to_thread(self._load, key) if REPLAY_ID.fullmatch(key) else None
+        if row is None:
+            raise ApiError("unknown_analysis", f"no analysis {key[:40]!r} here (analyses of "
+                           f"records are kept for {REPLAY_SECONDS // 86400} days, the "
+                           f"newest {KEEP_REPLAYS}): post the record again")
+        return row_status(key, row)
 
     # --- computing -------------------------------------------------------------------------
     def _analyser(self, game: Game) -> GameAnalyser:
@@ -211,28 +226,21 @@ class Analyses:
                 last = self.clock()
                 while not analyser.done:
                     await self.pool.run_task(analyser.step, must=True)
-                    if job.game_id is not None and self.clock() - last >= PROGRESS_EVERY:
+                    if self.clock() - last >= PROGRESS_EVERY:
                         last = self.clock()
-                        await asyncio.to_thread(self._touch, job.game_id, job.progress, last)
+                        await asyncio.to_thread(self._touch, job.key, job.progress, last)
                 job.plies = [p.to_json() for p in analyser.plies()]
-                if job.game_id is not None:
-                    await asyncio.to_thread(self._finish, job.game_id, job.plies,
-                                            analyser.nodes)
+                await asyncio.to_thread(self._finish, job.key, job.plies, analyser.nodes)
                 job.done = True
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the analysis fails alone; the server goes on
             log.exception("the analysis %s failed", job.key)
             job.error = f"the analysis failed: {exc}"
-            if job.game_id is not None:
-                with contextlib.suppress(Exception):
-                    await asyncio.to_thread(self._release, job.game_id)
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self._release, job.key)
         finally:
             self.jobs.pop(job.key, None)
-            if job.game_id is None and job.done:
-                self.replays[job.key] = job
-                while len(self.replays) > KEEP_REPLAYS:
-                    self.replays.popitem(last=False)
 
     async def close(self) -> None:
         """Stop the analyses under way (the server is stopping; their claims go stale)."""
@@ -276,10 +284,26 @@ class Analyses:
 
     def _finish(self, game_id: str, plies: list[dict[str, Any]], nodes: int) -> None:
         t = analyses_table
+        now = int(self.clock())
         with self.store.engine.begin() as conn:
             conn.execute(update(t).where(t.c.game_id == game_id)
                          .values(done=1, progress=1.0, nodes=nodes, plies=json.dumps(plies),
-                                 updated=int(self.clock())))
+                                 updated=now))
+            if REPLAY_ID.fullmatch(game_id):
+                self._prune_replays(conn, now)
+
+    @staticmethod
+    def _prune_replays(conn: Any, now: int) -> None:
+        """Delete the analyses of pasted records beyond the bounds: older than
+        :data:`REPLAY_SECONDS`, or finished and not among the newest :data:`KEEP_REPLAYS`."""
+        t = analyses_table
+        rows = conn.execute(select(t.c.game_id, t.c.done, t.c.updated)
+                            .where(t.c.game_id.like("r%"))).all()
+        finished = sorted((r for r in rows if r.done), key=lambda r: (-r.updated, r.game_id))
+        gone = ({r.game_id for r in rows if r.updated < now - REPLAY_SECONDS}
+                | {r.game_id for r in finished[KEEP_REPLAYS:]})
+        if gone:
+            conn.execute(delete(t).where(t.c.game_id.in_(gone)))
 
     def _release(self, game_id: str) -> None:
         t = analyses_table

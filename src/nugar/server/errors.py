@@ -65,6 +65,7 @@ STATUS: dict[str, int] = {
     "bad_level": 422,
     "bad_mode": 422,
     "bad_password": 422,
+    "bad_progress": 422,
     "bad_move": 422,
     "bad_ply": 422,
     "bad_record": 422,

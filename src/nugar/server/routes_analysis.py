@@ -77,4 +77,4 @@ async def api_analyse_record(body: RecordBody, request: Request,
 @router.get("/replay/analysis/{analysis_id}", summary="The analysis of a pasted record so "
             "far: " + _ANSWER, response_model=dict[str, Any])
 async def api_record_analysis(analysis_id: str, analyses: AnalysesDep) -> dict[str, Any]:
-    return analyses.replay_status(analysis_id)
+    return await analyses.replay_status(analysis_id)

@@ -2,7 +2,8 @@
 
 - ``GET /learn`` and ``GET /learn/{name}``: the pages (``static/learn.html``; ``learn.js``
   asks the API below and draws each step's board with ``board.js``, as the game page does).
-  Progress is kept by the browser (``localStorage``), not here.
+  Progress is kept by the browser (``localStorage``) and, for a signed-in player, with the
+  account (below).
 - ``GET /api/lessons``: the lessons in teaching order, ``{name, title, rules, game, intro,
   steps, puzzles}`` (the number of steps, puzzles included, and of puzzles).
 - ``GET /api/lessons/{name}``: the lesson and its steps, each with what the page draws and
@@ -15,6 +16,12 @@
   ``to_move``, ``legal``). An unknown lesson or step is a 404 (``unknown_lesson``,
   ``unknown_step``); a body that is not ``{move}`` with a text of at most
   :data:`MAX_MOVE_TEXT` characters, a 422.
+- ``GET /api/me/lessons``: the signed-in player's progress, ``{lessons: {name: {done,
+  at, updated}}}`` (:mod:`.lesson_progress`); 401 ``signed_out``.
+- ``PUT /api/me/lessons/{name}`` ``{done: [step indices], at}``: replaces the player's
+  progress in that lesson and answers it; the indices must be steps of the lesson (422
+  ``bad_progress``), the lesson one of the package's (404 ``unknown_lesson``). Sent with the
+  session cookie, it passes the cross-site check (:mod:`.crosssite`) like every change.
 
 Lessons are package data that never change while the server runs: each is read once, and
 each lesson's view made once. A check plays a few moves on fresh games, off the event loop.
@@ -27,15 +34,17 @@ import functools
 import re
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import Field
 
 from ..lessons import Lesson, LessonError, Step, lessons, load
 from ..rules import Game
 from .errors import ApiError
+from .lesson_progress import progress_of, save_progress
 from .pages import not_found_page
 from .render import board_data
+from .routes_accounts import AccountDep
 from .routes_api import Body, ErrorBody
 from .routes_pages import STATIC
 
@@ -43,12 +52,20 @@ from .routes_pages import STATIC
 MAX_MOVE_TEXT = 64
 #: what a lesson's name may look like (the data files' names)
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+#: the most step indices a progress may list (far more than a lesson has)
+MAX_STEPS = 200
 
 
 class CheckBody(Body):
     move: str = Field(..., max_length=MAX_MOVE_TEXT,
                       description="a move or a whole turn from the step's position: c3, "
                                   "c2-c1xa5, 3-6")
+
+
+class ProgressBody(Body):
+    done: list[int] = Field(..., max_length=MAX_STEPS,
+                            description="the indices (from 0) of the steps done")
+    at: int | None = Field(None, description="the step last shown (from 0)")
 
 
 router = APIRouter(responses={"4XX": {"model": ErrorBody, "description": "Refused"}})
@@ -154,3 +171,24 @@ async def api_lesson(name: str) -> dict[str, Any]:
              "position after it")
 async def api_check(name: str, index: int, body: CheckBody) -> dict[str, Any]:
     return await asyncio.to_thread(_check, name, index, body.move)
+
+
+@router.get("/api/me/lessons", summary="The signed-in player's progress in the lessons")
+async def api_my_lessons(request: Request, account: AccountDep) -> dict[str, Any]:
+    found = await asyncio.to_thread(progress_of, request.app.state.store, account.id)
+    return {"lessons": found}
+
+
+@router.put("/api/me/lessons/{name}", summary="Keep the signed-in player's progress in a "
+            "lesson (replacing what was kept)")
+async def api_save_lesson(name: str, body: ProgressBody, request: Request,
+                          account: AccountDep) -> dict[str, Any]:
+    lesson = await asyncio.to_thread(_lesson, name)
+    steps = len(lesson.steps)
+    wrong = [i for i in [*body.done, *([] if body.at is None else [body.at])]
+             if not 0 <= i < steps]
+    if wrong:
+        raise ApiError("bad_progress", f"the lesson {name} has steps 0 to {steps - 1}, not "
+                       f"{wrong[0]}")
+    return await asyncio.to_thread(save_progress, request.app.state.store, account.id,
+                                   lesson.name, body.done, body.at)

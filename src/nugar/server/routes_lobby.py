@@ -88,10 +88,15 @@ async def api_lobby(lobby: LobbyDep) -> dict[str, Any]:
 @router.post("/api/challenges", status_code=201, summary="Open a challenge in the lobby")
 async def api_post(body: PostChallenge, request: Request, lobby: LobbyDep,
                    account: MaybeAccount) -> dict[str, Any]:
-    challenge, key = await asyncio.to_thread(lobby.post, body.rules,
-                                             time_control_of(body.clock), body.colour,
-                                             body.public, None if account is None
-                                             else account.id, body.rated)
+    def post() -> tuple[Challenge, str]:
+        made, key = lobby.post(body.rules, time_control_of(body.clock), body.colour,
+                               body.public, None if account is None else account.id,
+                               body.rated)
+        if account is not None:  # read back with the creator's name and rating, as listed
+            made = lobby.get(made.id)
+        return made, key
+
+    challenge, key = await asyncio.to_thread(post)
     return {"challenge": challenge.view(), "key": key,
             "link": f"{_public_url(request)}/?challenge={challenge.id}"}
 

@@ -192,6 +192,16 @@ analyses_table = Table(
     Column("updated", Integer, nullable=False),        # the last sign of the computing process
 )
 
+#: a signed-in player's progress in each lesson (:mod:`.lesson_progress`)
+lesson_progress_table = Table(
+    "nugar_lesson_progress", metadata,
+    Column("account_id", Integer, primary_key=True),
+    Column("lesson", String(40), primary_key=True),    # the lesson's name
+    Column("done", Text, nullable=False),              # JSON: the indices of the steps done
+    Column("at", Integer, nullable=True),              # the step last shown
+    Column("updated", Float, nullable=False),
+)
+
 
 def hash_key(key: str) -> str:
     """The stored form of a seat secret: only its SHA-256 is kept, never the secret itself."""

@@ -2,7 +2,8 @@
 // checks every move (GET /api/lessons, GET /api/lessons/{name}, POST
 // /api/lessons/{name}/steps/{i}/check); this page draws each step's board from the board data
 // it sends (board.js, as the game page does), turns clicks into move texts, and keeps the
-// player's progress in this browser (localStorage).
+// player's progress in this browser (localStorage) and, signed in, with the account too
+// (GET /api/me/lessons, PUT /api/me/lessons/{name}): the steps done in either are merged.
 "use strict";
 
 (function () {
@@ -48,6 +49,48 @@
     const all = allProgress();
     all[name] = { done: [...prog.done].sort((a, b) => a - b), at: prog.at };
     try { localStorage.setItem(STORE, JSON.stringify(all)); } catch (e) { /* storage off: kept while the page is open */ }
+    if (signedIn) keepWithAccount(name, all[name]);
+  }
+
+  // ------------------------------------------------------------ progress, kept with the account
+  let signedIn = false;
+  let sending = Promise.resolve();  // the account's writes, one after the other, in order
+
+  function keepWithAccount(name, p) {
+    const body = { done: p.done, at: p.at === undefined ? null : p.at };
+    sending = sending.then(() => api("PUT", `/api/me/lessons/${encodeURIComponent(name)}`, body))
+      .catch(() => { /* kept in this browser; merged again on the next visit */ })
+      .then(() => { document.body.dataset.kept = String(Number(document.body.dataset.kept || 0) + 1); });
+  }
+
+  // Signed in: merge the account's progress and this browser's (a step done in either is
+  // done; the step last shown here wins), keep the merge here, and send the account what it
+  // lacks for the lessons whose number of steps is known (`steps`: {name: count}).
+  async function syncWithAccount(steps) {
+    let res;
+    try {
+      res = await fetch("/api/me/lessons");
+    } catch (e) {
+      return;
+    }
+    if (!res.ok) return;  // signed out (401): this browser's progress only
+    let theirs;
+    try { theirs = (await res.json()).lessons || {}; } catch (e) { return; }
+    signedIn = true;
+    const all = allProgress();
+    for (const name of new Set([...Object.keys(all), ...Object.keys(theirs)])) {
+      const mine = all[name] || {};
+      const kept = theirs[name] || {};
+      const ints = (xs) => (Array.isArray(xs) ? xs.filter((i) => Number.isInteger(i) && i >= 0) : []);
+      const done = [...new Set([...ints(mine.done), ...ints(kept.done)])].sort((a, b) => a - b);
+      const at = Number.isInteger(mine.at) ? mine.at : (Number.isInteger(kept.at) ? kept.at : null);
+      all[name] = { done, at };
+      const n = steps[name];
+      if (n !== undefined && (!theirs[name] || done.length !== ints(kept.done).length || at !== kept.at)) {
+        keepWithAccount(name, { done: done.filter((i) => i < n), at: at !== null && at < n ? at : null });
+      }
+    }
+    try { localStorage.setItem(STORE, JSON.stringify(all)); } catch (e) { /* storage off */ }
   }
 
   // ------------------------------------------------------------ the list of lessons
@@ -67,6 +110,7 @@
       $("lessons-error").textContent = e.message;
       return;
     }
+    await syncWithAccount(Object.fromEntries(list.map((l) => [l.name, l.steps])));
     const ul = $("lesson-list");
     ul.textContent = "";
     for (const lesson of list) {
@@ -346,6 +390,7 @@
       return;
     }
     const n = L.lesson.steps.length;
+    await syncWithAccount({ [L.lesson.name]: n });
     L.prog = progressOf(L.lesson.name, n);
     document.title = `${L.lesson.title} - Learn - nugar`;
     $("lesson-title").textContent = L.lesson.title;
