@@ -1,5 +1,7 @@
 """``nugar solve RULES [TURNS...]``: the exact value of a sowing position under perfect play;
 ``nugar solve RULES --build-db K``: build the Kalah endgame databases on disk;
+``nugar solve RULES --build-tb N`` and ``--position TEXT``: the Dara and Dala endgame
+tablebases (build them; answer a position from them);
 ``nugar solve RULES [TURNS...] --steps`` (also ``nugar analyse RULES [TURNS...] --exact``):
 the exact value of every legal step of a position.
 
@@ -61,7 +63,17 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         "cluster ('auto', 'local' or its address; the database folder must "
                         "be on a file system every node sees; docs/scaling.md)")
     _add_db_arguments(p)
+    _add_tb_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def _add_tb_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--build-tb", type=int, default=None, metavar="N",
+                   help="Dara, Dala: build (or complete) the endgame tablebases of every "
+                        "movement-phase position of at most N pieces, then stop")
+    p.add_argument("--position", default=None, metavar="TEXT",
+                   help="Dara, Dala: answer a position text (all pieces dropped, hand=0,0) "
+                        "from the tablebases")
 
 
 def _add_db_arguments(p: argparse.ArgumentParser) -> None:
@@ -169,6 +181,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from ..rules import new_game, parse_rules
     from ..solver.core import DEFAULT_MEMORY_MB, Progress, SolveAborted, Solver, check_solvable
 
+    if getattr(args, "build_tb", None) is not None or getattr(args, "position", None):
+        return _tablebase(args)
     try:
         rules = parse_rules(args.rules)
         check_solvable(rules)
@@ -222,6 +236,78 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(f"endgame database: positions with <= {solver.db.levels} seeds on the board, "
               f"{solver.db.nbytes / 2**20:,.1f} MB, built in {solver.db.cpu_seconds:.2f} CPU s"
               f"{' (from the cache)' if solver.db.loaded_from else ''}; {s.db_hits:,} look-ups")
+    return EXIT_OK
+
+
+def _tablebase(args: argparse.Namespace) -> int:
+    """``--build-tb N`` and ``--position TEXT``: the Dara and Dala endgame tablebases."""
+    import json
+    import time
+
+    from ..rules import from_position, parse_rules
+    from ..solver import tablebase as tb
+
+    try:
+        rules = parse_rules(args.rules)
+        tb.options_of(rules)
+    except NugarError as exc:
+        raise CliError(str(exc)) from None
+    root = _db_root(args)
+    workers = 2 if args.workers is None else args.workers
+    if not 1 <= workers <= 256:
+        raise CliError(f"--workers must be 1..256, not {workers}")
+    if args.build_tb is not None:
+        if not 2 <= args.build_tb <= 2 * tb.MAX_SIDE_PIECES:
+            raise CliError(f"--build-tb must be 2..{2 * tb.MAX_SIDE_PIECES} pieces, "
+                           f"not {args.build_tb}")
+        shown = [0.0]
+
+        def progress(material: tuple[int, int], phase: str, done: int, total: int,
+                     seconds: float) -> None:
+            now = time.monotonic()
+            if args.quiet or (now < shown[0] + 1.0 and done < total):
+                return
+            shown[0] = now
+            left = seconds * (total - done) / done if done and phase == "moves" else None
+            eta = "" if left is None else f", about {left:.0f} s left in this phase"
+            print(f"{material[0]} against {material[1]}: {phase} {done:,}/{total:,} "
+                  f"({seconds:.0f} s{eta})", file=sys.stderr, flush=True)
+
+        def layer_done(r: Any) -> None:
+            if args.quiet:
+                return
+            mats = ", ".join(f"{a} against {b}" for a, b in r.materials)
+            print(f"{mats}: {r.positions:,} positions, {r.bytes / 2**20:,.1f} MB, {r.status}"
+                  f"{f', {r.seconds:.1f} s' if r.status == 'built' else ''}",
+                  file=sys.stderr, flush=True)
+
+        try:
+            tb.build(rules, args.build_tb, root=root, workers=workers, progress=progress,
+                     layer_done=layer_done)
+        except (tb.TablebaseError, OSError) as exc:
+            raise CliError(f"building the tablebases failed: {exc}", EXIT_FAILED) from None
+        print(f"tablebases complete: up to {args.build_tb} pieces in "
+              f"{tb.tb_directory(rules, root)}")
+        return EXIT_OK
+    try:
+        game = from_position(args.position)
+        if game.rules.text != rules.text and tb.rules_key(game.rules) != tb.rules_key(rules):
+            raise CliError(f"the position's rules ({game.rules.text}) are not {rules.text}")
+        base = tb.Tablebase(game.rules, root)
+        answer = tb.answer(base, game)
+    except NugarError as exc:
+        raise CliError(str(exc), EXIT_FAILED if isinstance(exc, tb.TablebaseError)
+                       else EXIT_USAGE) from None
+    if args.json:
+        print(json.dumps(answer))
+        return EXIT_OK
+    names = {1: "win", 0: "draw", -1: "loss"}
+    print(f"{names[answer['value']]} for the side to move"
+          + (f" in {answer['plies']} plies, next capture in {answer['to_capture']}"
+             if answer["value"] else ""))
+    for c in answer["best"]:
+        extra = f" in {c['plies']} ({c['to_capture']} to a capture)" if c["value"] else ""
+        print(f"  {c['move']}: {names[c['value']]}{extra}")
     return EXIT_OK
 
 
