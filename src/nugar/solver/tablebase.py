@@ -225,16 +225,62 @@ class Geometry:
         """The layers (m, o), m >= o, in build order."""
         return [(a, b) for a, b in self.materials(max_pieces) if a >= b]
 
-    def classes(self, m: int, o: int) -> tuple[IntArray, IntArray, int, int]:
+    def subset(self, k: int, rank: int) -> int:
+        """The ``k``-subset of colex rank ``rank``, as a bitboard."""
+        out = 0
+        for i in range(k, 0, -1):
+            c = i - 1
+            while int(self.binom[c + 1, i]) <= rank:
+                c += 1
+            rank -= int(self.binom[c, i])
+            out |= 1 << c
+        return out
+
+    def _chunks(self, m: int, workers: int) -> list[tuple[int, int]]:
+        movers = int(self.binom[self.n, m])
+        parts = max(1, min(movers, 8 * max(1, workers)))
+        return [(movers * i // parts, movers * (i + 1) // parts) for i in range(parts)]
+
+    def classes(self, m: int, o: int, workers: int = 1) -> tuple[IntArray, IntArray, int, int]:
         """The bitmap and prefix counts of material (m, o)'s representatives, their number
-        and the number of full indices."""
+        and the number of full indices (in ``workers`` threads)."""
         full = self.full_count(m, o)
+        per = int(self.binom[self.n - m, o])
         words = (full + 63) // 64
         bitmap = np.zeros(words, dtype=np.int64)
-        size = tk.mark_classes(self.binom, self.symtab, self.nbytes, self.n, m, o, bitmap)
+
+        def mark(r0: int, r1: int) -> tuple[int, IntArray, int]:
+            w0, w1 = r0 * per // 64, (r1 * per + 63) // 64
+            local = np.zeros(max(0, w1 - w0), dtype=np.int64)
+            count = tk.mark_classes(self.binom, self.symtab, self.nbytes, self.n, m, o, r0, r1,
+                                    self.subset(m, r0), local, w0)
+            return w0, local, int(count)
+
+        size = 0
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            for w0, local, count in pool.map(lambda r: mark(*r), self._chunks(m, workers)):
+                bitmap[w0:w0 + local.shape[0]] |= local
+                size += count
         prefix = np.zeros(words, dtype=np.int64)
         tk.prefix_counts(bitmap, prefix)
-        return bitmap, prefix, int(size), full
+        return bitmap, prefix, size, full
+
+    def list_classes(self, m: int, o: int, bitmap: IntArray, prefix: IntArray,
+                     movers: IntArray, others: IntArray, workers: int = 1) -> None:
+        """The boards of every representative of material (m, o), in table order."""
+        per = int(self.binom[self.n - m, o])
+
+        def fill(r0: int, r1: int) -> None:
+            f0 = r0 * per
+            p0 = 0
+            if f0 < per * int(self.binom[self.n, m]):
+                w = f0 >> 6
+                p0 = int(prefix[w]) + bin(int(bitmap[w]) & ((1 << (f0 & 63)) - 1)).count("1")
+            tk.list_classes(self.binom, self.n, m, o, r0, r1, self.subset(m, r0), bitmap, p0,
+                            movers, others)
+
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            list(pool.map(lambda r: fill(*r), self._chunks(m, workers)))
 
 
 _EMPTY_I = np.zeros(1, dtype=np.int64)
@@ -260,15 +306,15 @@ def build_layer(geo: Geometry, m: int, o: int,
     parts = []
     for a, b in mats:
         say(f"classes {a}-{b}", 0, 1)
-        parts.append(geo.classes(a, b))
+        parts.append(geo.classes(a, b, workers))
     sizes = [p[2] for p in parts]
     total = sum(sizes)
     movers = np.zeros(total, dtype=np.int64)
     others = np.zeros(total, dtype=np.int64)
     off = 0
-    for (a, b), (bitmap, _, size, _) in zip(mats, parts, strict=True):
-        tk.list_classes(geo.binom, geo.n, a, b, bitmap, movers[off:off + size],
-                        others[off:off + size])
+    for (a, b), (bitmap, prefix, size, _) in zip(mats, parts, strict=True):
+        geo.list_classes(a, b, bitmap, prefix, movers[off:off + size],
+                         others[off:off + size], workers)
         off += size
     stride = 4 * max(m, o)
     edges = np.full(total * stride, -1, dtype=np.int32)
@@ -583,7 +629,7 @@ def iter_positions(tb: Tablebase, m: int, o: int) -> Iterator[tuple[int, int, En
         return
     movers = np.zeros(t.size, dtype=np.int64)
     others = np.zeros(t.size, dtype=np.int64)
-    tk.list_classes(tb.geo.binom, tb.geo.n, m, o, np.ascontiguousarray(t.bitmap), movers,
-                    others)
+    tb.geo.list_classes(m, o, np.ascontiguousarray(t.bitmap), np.ascontiguousarray(t.prefix),
+                        movers, others)
     for i in range(t.size):
         yield int(movers[i]), int(others[i]), Entry.unpack(int(t.values[i]))

@@ -111,53 +111,56 @@ def _next_subset(x: int) -> int:
 
 @kernel
 def mark_classes(binom: IntArray, symtab: IntArray, nbytes: int, n: int, m: int, o: int,
-                 bitmap: IntArray) -> int:
-    """Set the bit of every class representative of material (``m``, ``o``) in ``bitmap``
-    (zeroed, one bit per full index); return how many there are."""
+                 r0: int, r1: int, mover0: int, bitmap: IntArray, word0: int) -> int:
+    """Mark the class representatives among the positions whose mover set has colex rank
+    ``r0..r1-1`` (``mover0`` the set of rank ``r0``): bit ``f - 64 * word0`` of ``bitmap``
+    for full index ``f``. Return how many were marked."""
     free = np.zeros(n, dtype=np.int64)
+    per = binom[n - m, o]
     count = 0
-    f = 0
-    mover = (1 << m) - 1
-    for _ in range(binom[n, m]):
+    f = r0 * per
+    mover = mover0
+    for _ in range(r0, r1):
         k = 0
         for sq in range(n):
             if (mover >> sq) & 1 == 0:
                 free[k] = sq
                 k += 1
         c = (1 << o) - 1
-        for _ in range(binom[n - m, o]):
+        for _ in range(per):
             other = 0
             b = c
             while b != 0:
                 other |= 1 << free[lowest_square(b)]
                 b &= b - 1
             if canonical_index(binom, symtab, nbytes, n, m, o, mover, other) == f:
-                bitmap[f >> 6] |= 1 << (f & 63)
+                g = f - 64 * word0
+                bitmap[g >> 6] |= 1 << (g & 63)
                 count += 1
             f += 1
-            if o > 0:
-                c = _next_subset(c)
-        if m > 0:
-            mover = _next_subset(mover)
+            c = _next_subset(c)
+        mover = _next_subset(mover)
     return count
 
 
 @kernel
-def list_classes(binom: IntArray, n: int, m: int, o: int, bitmap: IntArray,
-                 movers: IntArray, others: IntArray) -> None:
-    """Write the boards of every representative marked in ``bitmap``, in table order."""
+def list_classes(binom: IntArray, n: int, m: int, o: int, r0: int, r1: int, mover0: int,
+                 bitmap: IntArray, p0: int, movers: IntArray, others: IntArray) -> None:
+    """Write the boards of the representatives marked in ``bitmap`` whose mover set has
+    rank ``r0..r1-1``, in table order from place ``p0``."""
     free = np.zeros(n, dtype=np.int64)
-    f = 0
-    p = 0
-    mover = (1 << m) - 1
-    for _ in range(binom[n, m]):
+    per = binom[n - m, o]
+    f = r0 * per
+    p = p0
+    mover = mover0
+    for _ in range(r0, r1):
         k = 0
         for sq in range(n):
             if (mover >> sq) & 1 == 0:
                 free[k] = sq
                 k += 1
         c = (1 << o) - 1
-        for _ in range(binom[n - m, o]):
+        for _ in range(per):
             if (bitmap[f >> 6] >> (f & 63)) & 1 != 0:
                 other = 0
                 b = c
@@ -168,10 +171,8 @@ def list_classes(binom: IntArray, n: int, m: int, o: int, bitmap: IntArray,
                 others[p] = other
                 p += 1
             f += 1
-            if o > 0:
-                c = _next_subset(c)
-        if m > 0:
-            mover = _next_subset(mover)
+            c = _next_subset(c)
+        mover = _next_subset(mover)
 
 
 @kernel
@@ -337,34 +338,41 @@ def retrograde(outdeg: I32Array, rev_ptr: IntArray, rev: I32Array, ewin: I32Arra
     """
     size = outdeg.shape[0]
     count = outdeg.copy()
-    sched = np.full(size, -1, dtype=np.int32)
-    queue = np.empty(size, dtype=np.int32)
     top = 0
+    for p in range(size):
+        if ewin[p] < INF:
+            top = max(top, ewin[p])
+        else:
+            top = max(top, eloss[p])
+    # positions decided at a known level ahead (a won exit; a lost one longer than every
+    # edge), in one linked list per level: each position enters at most one list
+    first = np.full(top + 2, -1, dtype=np.int32)
+    after = np.full(size, -1, dtype=np.int32)
+    queue = np.empty(size, dtype=np.int32)
     for p in range(size):
         dist[p] = -1
         val[p] = 0
+        d = -1
         if ewin[p] < INF:
-            top = max(top, ewin[p])
+            d = ewin[p]
         elif count[p] == 0 and edraw[p] == 0:
-            sched[p] = max(eloss[p], 0)
-            top = max(top, sched[p])
+            d = max(eloss[p], 0)
+        if d >= 0:
+            after[p] = first[d]
+            first[d] = p
     head = 0
     tail = 0
     level = 0
     while True:
         if level <= top:
-            for p in range(size):
+            p = first[level]
+            while p >= 0:
                 if dist[p] < 0:
-                    if ewin[p] == level:
-                        dist[p] = level
-                        val[p] = 1
-                        queue[tail] = p
-                        tail += 1
-                    elif sched[p] == level:
-                        dist[p] = level
-                        val[p] = -1
-                        queue[tail] = p
-                        tail += 1
+                    dist[p] = level
+                    val[p] = 1 if ewin[p] < INF else -1
+                    queue[tail] = p
+                    tail += 1
+                p = after[p]
         end = tail
         if head == end and level >= top:
             break
@@ -390,7 +398,8 @@ def retrograde(outdeg: I32Array, rev_ptr: IntArray, rev: I32Array, ewin: I32Arra
                             queue[tail] = p
                             tail += 1
                         else:
-                            sched[p] = d
+                            after[p] = first[d]
+                            first[d] = p
         head = end
         level += 1
     return level
