@@ -12,6 +12,8 @@ Run (each part on its own; everything is single-threaded):
     python benchmarks/bench_solver.py perfect-play --rules kalah --games 10 \
         --opponents random level:5 perfect              # the perfect player's time per move
     python benchmarks/bench_solver.py db-open --rules kalah  # checksums of the databases on disk
+    python benchmarks/bench_solver.py tb-build --tb-rules dara dala --pieces 3 4 5 6 \
+        --workers 2                                     # Dara and Dala tablebases
 
 ``kalah`` solves every board from pits 1, seeds 1 upwards under ``empty_capture=none`` and
 ``=single``; a board that does not finish within ``--limit`` CPU seconds ends its row (more
@@ -21,6 +23,11 @@ Each part prints a Markdown table for ``docs/solving.md`` or ``docs/benchmarks.m
 endgame database's reach (default: the solver's automatic choice; 0: none); ``db`` builds
 databases alone (size, CPU seconds, steps played) and ``compare`` solves one board with
 several reaches (database build included in the CPU seconds).
+``tb-build`` builds the Dara and Dala endgame tablebases from 3 pieces up, each piece count
+on top of the smaller ones (in a fresh folder unless ``--db-dir``): per count the layers
+built, positions stored, size on disk, wall and CPU seconds and the load average; with the
+presets' ``loss_at=2`` the smallest tables have 6 pieces, so ``--loss-at`` lowers it (0: from
+one piece a side) to show the growth below that.
 """
 
 from __future__ import annotations
@@ -352,11 +359,40 @@ def run_db_open(args: argparse.Namespace) -> None:
         print(f"| {run} | {seconds[0]:.2f} | {seconds[1]:.2f} | {load()} |", flush=True)
 
 
+def run_tb_build(args: argparse.Namespace) -> None:
+    import tempfile
+    from pathlib import Path
+
+    from nugar.solver import tablebase as tb
+
+    print(f"Machine: {machine()}; {args.workers} worker threads; load average "
+          f"{os.getloadavg()[0]:.1f} at the start.\n")
+    print("| rules | pieces | materials built | positions | MB | wall s | CPU s | load |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    for name in args.tb_rules:
+        text = name if args.loss_at is None else f"{name}(loss_at={args.loss_at})"
+        rules = parse_rules(text)
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(args.db_dir) if args.db_dir else Path(tmp)
+            for pieces in args.pieces:
+                cpu0 = time.process_time()
+                start = time.perf_counter()
+                results = tb.build(rules, pieces, root=root, workers=args.workers)
+                wall = time.perf_counter() - start
+                built = [r for r in results if r.status == "built"]
+                mats = " ".join(f"{a}-{b}" for r in built for a, b in r.materials)
+                print(f"| {text} | {pieces} | {mats or 'none'} | "
+                      f"{sum(r.positions for r in built):,} | "
+                      f"{sum(r.bytes for r in built) / 2**20:,.1f} | {wall:.1f} | "
+                      f"{time.process_time() - cpu0:.1f} | {os.getloadavg()[0]:.1f} |",
+                      flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=("speed", "dracala", "kalah", "db", "compare",
                                          "egdb", "first-turns", "growth", "perfect-play",
-                                         "db-open"))
+                                         "db-open", "tb-build"))
     parser.add_argument("--memory", type=int, default=1024, help="table size in MB")
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per Kalah board")
     parser.add_argument("--min-pits", type=int, default=1)
@@ -379,11 +415,17 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10, help="perfect-play: games an opponent")
     parser.add_argument("--opponents", nargs="+", default=None,
                         help="perfect-play: opponents' agent specs (default random)")
+    parser.add_argument("--tb-rules", nargs="+", default=["dara", "dala"],
+                        help="tb-build: alignment rule sets")
+    parser.add_argument("--pieces", type=int, nargs="+", default=[6],
+                        help="tb-build: piece counts built, each on top of the smaller")
+    parser.add_argument("--loss-at", type=int, default=None,
+                        help="tb-build: loss_at of the rule sets (default the preset's)")
     args = parser.parse_args()
     {"speed": run_speed, "dracala": run_dracala, "kalah": run_kalah, "db": run_db,
      "compare": run_compare, "egdb": run_egdb, "first-turns": run_first_turns,
      "growth": run_growth, "perfect-play": run_perfect_play,
-     "db-open": run_db_open}[args.part](args)
+     "db-open": run_db_open, "tb-build": run_tb_build}[args.part](args)
 
 
 if __name__ == "__main__":
