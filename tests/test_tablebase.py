@@ -9,6 +9,7 @@ search over every position.
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -253,3 +254,27 @@ def test_cli_build_and_position(tmp_path: Path, capsys: pytest.CaptureFixture[st
         game.copy().play(choice["move"])
     assert solve_main(["dara-sheet", "--position", "dara-sheet ....../....../....../"
                        "....../..bbb. w hand=0,0", "--json"]) == 2
+
+
+@pytest.mark.skipif(not os.environ.get("NUGAR_TB_CHECK"),
+                    reason="set NUGAR_TB_CHECK=RULES:PIECES:COUNT:DIR to check tables built "
+                           "under DIR")
+def test_built_tables_one_turn_later() -> None:
+    """The tables built on disk (``nugar solve RULES --build-tb PIECES --db-dir DIR``):
+    COUNT random positions of each material agree with the entries one turn later."""
+    text, pieces, count, folder = os.environ["NUGAR_TB_CHECK"].split(":")
+    base = tb.Tablebase(nugar.parse_rules(text), Path(folder))
+    rows, cols = base.geo.rows, base.geo.cols
+    for m, o in base.geo.materials(int(pieces)):
+        rng = random.Random(f"{text} {m} {o}")
+        seen = {1: 0, 0: 0, -1: 0}
+        for _ in range(int(count)):
+            game = _random_position(rng, text, rows, cols, m, o)
+            if game.outcome is not None:
+                continue
+            e = base.probe(game)
+            assert e is not None, f"no table of {m} against {o}"
+            assert (e.value, e.plies, e.to_capture) == _expected(base, game), \
+                game.position_text()
+            seen[e.value] += 1
+        print(f"{text} {m} against {o}: {seen}")

@@ -261,14 +261,17 @@ def _tablebase(args: argparse.Namespace) -> int:
             raise CliError(f"--build-tb must be 2..{2 * tb.MAX_SIDE_PIECES} pieces, "
                            f"not {args.build_tb}")
         shown = [0.0]
+        began: dict[tuple[tuple[int, int], str], float] = {}
 
         def progress(material: tuple[int, int], phase: str, done: int, total: int,
                      seconds: float) -> None:
+            start = began.setdefault((material, phase), seconds)
             now = time.monotonic()
             if args.quiet or (now < shown[0] + 1.0 and done < total):
                 return
             shown[0] = now
-            left = seconds * (total - done) / done if done and phase == "moves" else None
+            spent = seconds - start
+            left = spent * (total - done) / done if done and phase == "moves" else None
             eta = "" if left is None else f", about {left:.0f} s left in this phase"
             print(f"{material[0]} against {material[1]}: {phase} {done:,}/{total:,} "
                   f"({seconds:.0f} s{eta})", file=sys.stderr, flush=True)

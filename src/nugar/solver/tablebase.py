@@ -351,6 +351,7 @@ def build_layer(geo: Geometry, m: int, o: int,
             fut.result()
             done += bounds[i + 1] - bounds[i]
             say("moves", done, total)
+    movers = others = np.zeros(0, dtype=np.int64)   # the boards are no longer needed
     rev_ptr = np.zeros(total + 1, dtype=np.int64)
     rev = np.zeros(int(outdeg.sum()), dtype=np.int32)
     tk.reverse_edges(edges, outdeg, stride, rev_ptr, rev)
@@ -633,3 +634,45 @@ def iter_positions(tb: Tablebase, m: int, o: int) -> Iterator[tuple[int, int, En
                         movers, others)
     for i in range(t.size):
         yield int(movers[i]), int(others[i]), Entry.unpack(int(t.values[i]))
+
+
+def game_of(rules: RuleSet, mover: int, other: int, to_move: int = 1) -> Game:
+    """The game of a tablebase position: ``to_move`` (1 or 2) on ``mover``, the other player
+    on ``other``, every piece dropped."""
+    from ..rules import from_state
+
+    params = family_of(rules).parts.params(options_of(rules))
+    state = al.empty_state(params)
+    state[ST_TO_MOVE] = to_move
+    state[al.ST_BOARD + to_move - 1] = mover
+    state[al.ST_BOARD + 2 - to_move] = other
+    al.finish_setup(params, state)
+    return from_state(rules, state)
+
+
+def statistics(tb: Tablebase, m: int, o: int) -> dict[str, Any] | None:
+    """Shares of wins, draws and losses for the side to move among the stored positions
+    (one per symmetry class) of material (m, o), the longest win and a position of it
+    (``None`` where the table is not built)."""
+    t = tb.table(m, o)
+    if t is None:
+        return None
+    low = np.asarray(t.values) & 0xFFFF
+    val = (low & 3).astype(np.int64) - 1
+    plies = (low >> 2).astype(np.int64)
+    out: dict[str, Any] = {"material": [m, o], "positions": t.size, "full": t.full,
+                           "bytes": t.nbytes}
+    for name, v in (("win", 1), ("draw", 0), ("loss", -1)):
+        out[name] = int((val == v).sum())
+    if out["win"]:
+        won = np.where(val == 1, plies, -1)
+        i = int(np.argmax(won))
+        movers = np.zeros(t.size, dtype=np.int64)
+        others = np.zeros(t.size, dtype=np.int64)
+        tb.geo.list_classes(m, o, np.ascontiguousarray(t.bitmap),
+                            np.ascontiguousarray(t.prefix), movers, others)
+        game = game_of(tb.rules, int(movers[i]), int(others[i]))
+        out["longest_win"] = int(plies[i])
+        out["longest_win_position"] = game.position_text()
+        out["longest_win_board"] = str(game)
+    return out
