@@ -14,6 +14,8 @@ Run (each part on its own; everything is single-threaded):
     python benchmarks/bench_solver.py db-open --rules kalah  # checksums of the databases on disk
     python benchmarks/bench_solver.py tb-build --tb-rules dara dala --pieces 3 4 5 6 \
         --workers 2                                     # Dara and Dala tablebases
+    python benchmarks/bench_solver.py tb-stats --tb-rules dara dala --pieces 7 \
+        --db-dir DIR                                    # their statistics per material
 
 ``kalah`` solves every board from pits 1, seeds 1 upwards under ``empty_capture=none`` and
 ``=single``; a board that does not finish within ``--limit`` CPU seconds ends its row (more
@@ -24,7 +26,8 @@ endgame database's reach (default: the solver's automatic choice; 0: none); ``db
 databases alone (size, CPU seconds, steps played) and ``compare`` solves one board with
 several reaches (database build included in the CPU seconds).
 ``tb-build`` builds the Dara and Dala endgame tablebases from 3 pieces up, each piece count
-on top of the smaller ones (in a fresh folder unless ``--db-dir``): per count the layers
+on top of the smaller ones (in a fresh folder unless ``--db-dir``; the kernels compiled
+first, on a 3x3 board): per count the layers
 built, positions stored, size on disk, wall and CPU seconds and the load average; with the
 presets' ``loss_at=2`` the smallest tables have 6 pieces, so ``--loss-at`` lowers it (0: from
 one piece a side) to show the growth below that.
@@ -365,6 +368,8 @@ def run_tb_build(args: argparse.Namespace) -> None:
 
     from nugar.solver import tablebase as tb
 
+    with tempfile.TemporaryDirectory() as tmp:   # compile every kernel before timing
+        tb.build(parse_rules("dara(rows=3,cols=3,loss_at=0)"), 4, root=Path(tmp))
     print(f"Machine: {machine()}; {args.workers} worker threads; load average "
           f"{os.getloadavg()[0]:.1f} at the start.\n")
     print("| rules | pieces | materials built | positions | MB | wall s | CPU s | load |")
@@ -388,11 +393,36 @@ def run_tb_build(args: argparse.Namespace) -> None:
                       flush=True)
 
 
+def run_tb_stats(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from nugar.solver import tablebase as tb
+
+    print("| rules | material | positions (classes) | MB | win | draw | loss | longest win "
+          "(plies) | its position | longest win to a capture | cursed |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+    boards = []
+    for name in args.tb_rules:
+        base = tb.Tablebase(parse_rules(name), Path(args.db_dir) if args.db_dir else None)
+        for m, o in base.geo.materials(max(args.pieces)):
+            st = tb.statistics(base, m, o)
+            if st is None:
+                continue
+            n = st["positions"]
+            print(f"| {name} | {m}-{o} | {n:,} | {st['bytes'] / 2**20:,.1f} | "
+                  f"{st['win'] / n:.1%} | {st['draw'] / n:.1%} | {st['loss'] / n:.1%} | "
+                  f"{st.get('longest_win', '-')} | `{st.get('longest_win_position', '-')}` | "
+                  f"{st['longest_to_capture']} | {st['cursed']:,} |", flush=True)
+            if "longest_win_board" in st:
+                boards.append(f"{name} {m}-{o}:\n{st['longest_win_board']}")
+    print("\n```\n" + "\n\n".join(boards) + "\n```")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=("speed", "dracala", "kalah", "db", "compare",
                                          "egdb", "first-turns", "growth", "perfect-play",
-                                         "db-open", "tb-build"))
+                                         "db-open", "tb-build", "tb-stats"))
     parser.add_argument("--memory", type=int, default=1024, help="table size in MB")
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per Kalah board")
     parser.add_argument("--min-pits", type=int, default=1)
@@ -425,7 +455,8 @@ def main() -> None:
     {"speed": run_speed, "dracala": run_dracala, "kalah": run_kalah, "db": run_db,
      "compare": run_compare, "egdb": run_egdb, "first-turns": run_first_turns,
      "growth": run_growth, "perfect-play": run_perfect_play,
-     "db-open": run_db_open, "tb-build": run_tb_build}[args.part](args)
+     "db-open": run_db_open, "tb-build": run_tb_build,
+     "tb-stats": run_tb_stats}[args.part](args)
 
 
 if __name__ == "__main__":

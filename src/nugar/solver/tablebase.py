@@ -652,8 +652,10 @@ def game_of(rules: RuleSet, mover: int, other: int, to_move: int = 1) -> Game:
 
 def statistics(tb: Tablebase, m: int, o: int) -> dict[str, Any] | None:
     """Shares of wins, draws and losses for the side to move among the stored positions
-    (one per symmetry class) of material (m, o), the longest win and a position of it
-    (``None`` where the table is not built)."""
+    (one per symmetry class) of material (m, o), the longest win and a position of it, the
+    longest distance of a win to its next capture and the wins the rule set's quiet limit
+    turns into draws from a fresh counter ("cursed": the next capture lies beyond it);
+    ``None`` where the table is not built."""
     t = tb.table(m, o)
     if t is None:
         return None
@@ -664,6 +666,10 @@ def statistics(tb: Tablebase, m: int, o: int) -> dict[str, Any] | None:
                            "bytes": t.nbytes}
     for name, v in (("win", 1), ("draw", 0), ("loss", -1)):
         out[name] = int((val == v).sum())
+    to_capture = (np.asarray(t.values) >> 16).astype(np.int64)
+    out["longest_to_capture"] = int(np.where(val == 1, to_capture, 0).max(initial=0))
+    limit = options_of(tb.rules).quiet_limit
+    out["cursed"] = 0 if limit is None else int(((val == 1) & (to_capture > limit)).sum())
     if out["win"]:
         won = np.where(val == 1, plies, -1)
         i = int(np.argmax(won))
