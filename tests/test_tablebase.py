@@ -252,6 +252,11 @@ def test_cli_build_and_position(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert len(out["best"]) >= len(game.legal_moves())
     for choice in out["best"]:
         game.copy().play(choice["move"])
+    lines = tmp_path / "positions.txt"
+    lines.write_text(f"{text}\n{rules} ..../..../..../.... b hand=0,0\nnonsense\n")
+    assert solve_main([rules, "--positions", str(lines), "--db-dir", str(tmp_path)]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert rows[0] == out and "error" in rows[1] and "error" in rows[2] and len(rows) == 3
     assert solve_main(["dara-sheet", "--position", "dara-sheet ....../....../....../"
                        "....../..bbb. w hand=0,0", "--json"]) == 2
 

@@ -1,7 +1,7 @@
 """``nugar solve RULES [TURNS...]``: the exact value of a sowing position under perfect play;
 ``nugar solve RULES --build-db K``: build the Kalah endgame databases on disk;
-``nugar solve RULES --build-tb N`` and ``--position TEXT``: the Dara and Dala endgame
-tablebases (build them; answer a position from them);
+``nugar solve RULES --build-tb N``, ``--position TEXT`` and ``--positions FILE``: the Dara
+and Dala endgame tablebases (build them; answer positions from them);
 ``nugar solve RULES [TURNS...] --steps`` (also ``nugar analyse RULES [TURNS...] --exact``):
 the exact value of every legal step of a position.
 
@@ -74,6 +74,9 @@ def _add_tb_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--position", default=None, metavar="TEXT",
                    help="Dara, Dala: answer a position text (all pieces dropped, hand=0,0) "
                         "from the tablebases")
+    p.add_argument("--positions", default=None, metavar="FILE",
+                   help="Dara, Dala: answer every position text of FILE ('-': stdin) from "
+                        "the tablebases, one JSON line per input line, in order")
 
 
 def _add_db_arguments(p: argparse.ArgumentParser) -> None:
@@ -181,7 +184,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from ..rules import new_game, parse_rules
     from ..solver.core import DEFAULT_MEMORY_MB, Progress, SolveAborted, Solver, check_solvable
 
-    if getattr(args, "build_tb", None) is not None or getattr(args, "position", None):
+    if (getattr(args, "build_tb", None) is not None or getattr(args, "position", None)
+            or getattr(args, "positions", None)):
         return _tablebase(args)
     try:
         rules = parse_rules(args.rules)
@@ -292,12 +296,27 @@ def _tablebase(args: argparse.Namespace) -> int:
         print(f"tablebases complete: up to {args.build_tb} pieces in "
               f"{tb.tb_directory(rules, root)}")
         return EXIT_OK
+    base = tb.Tablebase(rules, root)
+    key = tb.rules_key(rules)
+
+    def answer_of(text: str) -> dict[str, Any]:
+        game = from_position(text)
+        if tb.rules_key(game.rules) != key:
+            raise tb.TablebaseError(f"the position's rules ({game.rules.text}) have other "
+                                    f"tables than {rules.text}")
+        return tb.answer(base, game)
+
+    if args.positions is not None:
+        lines = sys.stdin if args.positions == "-" else _read_lines(args.positions)
+        for line in lines:
+            try:
+                row = answer_of(line.strip())
+            except NugarError as exc:
+                row = {"error": str(exc)}
+            print(json.dumps(row), flush=True)
+        return EXIT_OK
     try:
-        game = from_position(args.position)
-        if game.rules.text != rules.text and tb.rules_key(game.rules) != tb.rules_key(rules):
-            raise CliError(f"the position's rules ({game.rules.text}) are not {rules.text}")
-        base = tb.Tablebase(game.rules, root)
-        answer = tb.answer(base, game)
+        answer = answer_of(args.position)
     except NugarError as exc:
         raise CliError(str(exc), EXIT_FAILED if isinstance(exc, tb.TablebaseError)
                        else EXIT_USAGE) from None
@@ -312,6 +331,14 @@ def _tablebase(args: argparse.Namespace) -> int:
         extra = f" in {c['plies']} ({c['to_capture']} to a capture)" if c["value"] else ""
         print(f"  {c['move']}: {names[c['value']]}{extra}")
     return EXIT_OK
+
+
+def _read_lines(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.readlines()
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def analyse_steps(args: argparse.Namespace) -> int:
