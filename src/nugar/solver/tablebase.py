@@ -503,6 +503,7 @@ class Choice:
     value: int
     plies: int
     to_capture: int
+    actions: tuple[int, ...] = ()     # the turn's decisions, as action codes
 
     def to_json(self) -> dict[str, Any]:
         return {"move": self.turn, "value": self.value, "plies": self.plies,
@@ -581,21 +582,79 @@ class Tablebase:
                 if c >= 0:
                     al.apply_action(params, after, c)
                     moves.append(game.action_to_move(c))
-                out.append(self._choice(family.join_turn(moves), me, state, after))
+                codes = (int(a),) if c < 0 else (int(a), c)
+                out.append(self._choice(family.join_turn(moves), me, state, after, codes))
         return sorted(out, key=_choice_order)
 
-    def _choice(self, turn: str, me: int, before: IntArray, after: IntArray) -> Choice:
+    def capture_choices(self, game: Game) -> list[Choice]:
+        """Every capture a tablebase position's step owes, with its value, best first (a
+        position with every piece dropped and a capture owed); a capture's ``to_capture``
+        counts to the next capture after it."""
+        state = game.state.copy()
+        params = self.geo.params
+        me = int(state[ST_TO_MOVE])
+        caps = np.zeros(6 * self.geo.n + 1, dtype=np.int64)
+        out = []
+        for c in caps[:al.legal_actions(params, state, caps)]:
+            after = state.copy()
+            al.apply_action(params, after, int(c))
+            # its capture distance counts to the next capture after this one
+            out.append(self._choice(str(game.action_to_move(int(c))), me, state, after,
+                                    (int(c),), captured=False))
+        return sorted(out, key=_choice_order)
+
+    def _choice(self, turn: str, me: int, before: IntArray, after: IntArray,
+                actions: tuple[int, ...], captured: bool | None = None) -> Choice:
         res = int(after[ST_OUTCOME])
         if res != OUTCOME_RUNNING:
             value = 0 if res == OUTCOME_DRAW else (1 if res == me else -1)
-            return Choice(turn, value, 0 if value == 0 else 1, 0 if value == 0 else 1)
+            return Choice(turn, value, 0 if value == 0 else 1, 0 if value == 0 else 1,
+                          actions)
         e = self.probe_state(after)
         if e is None:
             raise TablebaseError(f"the table after {turn} is not built")
-        captured = int(after[al.ST_ON1 + 2 - me]) != int(before[al.ST_ON1 + 2 - me])
+        if captured is None:
+            captured = int(after[al.ST_ON1 + 2 - me]) != int(before[al.ST_ON1 + 2 - me])
         if e.value == 0:
-            return Choice(turn, 0, 0, 0)
-        return Choice(turn, -e.value, e.plies + 1, 1 if captured else e.to_capture + 1)
+            return Choice(turn, 0, 0, 0, actions)
+        return Choice(turn, -e.value, e.plies + 1, 1 if captured else e.to_capture + 1,
+                      actions)
+
+    def decide(self, game: Game) -> Choice | None:
+        """The tables' decision for ``game``'s player to move, or ``None`` where they do
+        not cover the position (pieces in hand, a table not built).
+
+        In a tablebase position: the shortest win among the turns whose next capture comes
+        before the quiet limit (counting from the game's quiet counter), else the win with
+        the nearest capture; a draw where there is no win; the longest loss otherwise. With
+        a capture owed after a step (every piece dropped), the best capture the same way.
+        The choice's first action is the decision to play now.
+        """
+        state = game.state
+        if (int(state[ST_OUTCOME]) != OUTCOME_RUNNING or int(state[al.ST_HAND1]) != 0
+                or int(state[al.ST_HAND2]) != 0):
+            return None
+        try:
+            if int(state[al.ST_PENDING]) != 0:
+                options = self.capture_choices(game)
+            elif self.probe_state(state) is None:
+                return None
+            else:
+                options = self.choices(game)
+        except TablebaseError:
+            return None
+        if not options:
+            return None
+        limit = options_of(self.rules).quiet_limit
+        left = None if limit is None else limit - int(state[al.ST_QUIET])
+        if int(state[al.ST_PENDING]) != 0 and limit is not None:
+            left = limit + 1   # this capture starts the count again
+        wins = [c for c in options if c.value > 0]
+        if wins and left is not None:
+            safe = [c for c in wins if c.to_capture <= left]
+            return min(safe, key=lambda c: c.plies) if safe else \
+                min(wins, key=lambda c: (c.to_capture, c.plies))
+        return options[0]
 
 
 def _choice_order(c: Choice) -> tuple[int, int]:
