@@ -283,3 +283,37 @@ def test_built_tables_one_turn_later() -> None:
                 game.position_text()
             seen[e.value] += 1
         print(f"{text} {m} against {o}: {seen}")
+
+
+def test_level_8_converts_wins_and_holds_draws() -> None:
+    """Level 8 plays the tables' decisions where they are built (the user's data folder):
+    from won positions it wins, within the plies the tables give, against level 8 (which
+    resists as long as the tables allow); from drawn positions it never loses."""
+    from nugar.ai import make_agent
+
+    rules, rows, cols = "dara(rows=4,cols=4,loss_at=1,quiet_limit=30)", 4, 4
+    tb.build(nugar.parse_rules(rules), 6)
+    base = tb.Tablebase(nugar.parse_rules(rules))
+    agent = make_agent("level:8")
+    rng = random.Random(8)
+    done = {1: 0, 0: 0}
+    for _ in range(2000):
+        if min(done.values()) >= 8:
+            break
+        game = _random_position(rng, rules, rows, cols, 3, 3)
+        e = base.probe(game)
+        if e is None or e.value < 0 or done[e.value] >= 8:
+            continue
+        me = game.to_move
+        turns = 0
+        while game.outcome is None and turns < 40:
+            mover = game.to_move
+            game.play(agent.choose(game))
+            turns += game.to_move != mover
+        if e.value > 0:
+            assert game.outcome is not None and game.outcome.winner == me, game.position_text()
+            assert turns <= e.plies
+        else:
+            assert game.outcome is None or game.outcome.winner != 3 - me
+        done[e.value] += 1
+    assert min(done.values()) >= 8
