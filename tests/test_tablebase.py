@@ -257,6 +257,20 @@ def test_cli_build_and_position(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert solve_main([rules, "--positions", str(lines), "--db-dir", str(tmp_path)]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert rows[0] == out and "error" in rows[1] and "error" in rows[2] and len(rows) == 3
+    from nugar.cli.main import main as nugar_main
+
+    assert nugar_main(["analyse", "dara", "--exact", "--json"]) == 1   # pieces in hand
+    assert "not a tablebase position" in capsys.readouterr().err
+    small = "dara(rows=4,cols=4,loss_at=1,pieces=3)"
+    tb.build(nugar.parse_rules(small), 6)           # in the user's data folder
+    turns = ["a1", "d4", "b2", "c3", "a3", "d2"]
+    assert nugar_main(["analyse", small, *turns, "--exact", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    game = nugar.new_game(small)
+    for t in turns:
+        game.play(t)
+    e = tb.Tablebase(nugar.parse_rules(small)).probe(game)
+    assert e is not None and (out["value"], out["plies"]) == (e.value, e.plies)
     assert solve_main(["dara-sheet", "--position", "dara-sheet ....../....../....../"
                        "....../..bbb. w hand=0,0", "--json"]) == 2
 

@@ -333,6 +333,20 @@ def _tablebase(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _tablebase_steps(args: argparse.Namespace, rules: Any) -> int:
+    """``--steps`` / ``nugar analyse --exact`` of Dara and Dala: the tablebases' answer for
+    the position after the turns (every turn with its value)."""
+    from ..rules import new_game
+
+    game = new_game(rules)
+    play_turns(game, turn_texts(args.turns))
+    text = game.position_text()
+    inner = argparse.Namespace(**{**vars(args), "build_tb": None, "position": text,
+                                   "positions": None, "workers": None,
+                                   "json": getattr(args, "json", False)})
+    return _tablebase(inner)
+
+
 def _read_lines(path: str) -> list[str]:
     try:
         with open(path, encoding="utf-8") as fh:
@@ -351,10 +365,13 @@ def analyse_steps(args: argparse.Namespace) -> int:
     from ..kernels import sowing
     from ..kernels.common import ST_OUTCOME, ST_TO_MOVE
     from ..rules import new_game, parse_rules
+    from ..rules.options import AlignmentOptions
     from ..solver.core import DEFAULT_MEMORY_MB, SolveAborted, Solver, check_solvable
 
     try:
         rules = parse_rules(args.rules)
+        if isinstance(rules.options, AlignmentOptions):
+            return _tablebase_steps(args, rules)
         check_solvable(rules)
         memory = getattr(args, "memory", None) or DEFAULT_MEMORY_MB
         solver = Solver(rules, max_memory_mb=memory,
