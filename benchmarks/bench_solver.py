@@ -16,6 +16,8 @@ Run (each part on its own; everything is single-threaded):
         --workers 2                                     # Dara and Dala tablebases
     python benchmarks/bench_solver.py tb-stats --tb-rules dara dala --pieces 7 \
         --db-dir DIR                                    # their statistics per material
+    python benchmarks/bench_solver.py tb-play --tb-rules dara --games 200 --db-dir DIR
+        # level 8 with the tables against level 8 without, from won and drawn positions
 
 ``kalah`` solves every board from pits 1, seeds 1 upwards under ``empty_capture=none`` and
 ``=single``; a board that does not finish within ``--limit`` CPU seconds ends its row (more
@@ -30,7 +32,9 @@ on top of the smaller ones (in a fresh folder unless ``--db-dir``; the kernels c
 first, on a 3x3 board): per count the layers
 built, positions stored, size on disk, wall and CPU seconds and the load average; with the
 presets' ``loss_at=2`` the smallest tables have 6 pieces, so ``--loss-at`` lowers it (0: from
-one piece a side) to show the growth below that.
+one piece a side) to show the growth below that. ``tb-stats`` reads the tables' statistics;
+``tb-play`` plays level 8 (with the tables in ``--db-dir``) against level 8's search
+without them from ``--games`` random won and as many drawn positions of ``--material``.
 """
 
 from __future__ import annotations
@@ -418,11 +422,63 @@ def run_tb_stats(args: argparse.Namespace) -> None:
     print("\n```\n" + "\n\n".join(boards) + "\n```")
 
 
+def run_tb_play(args: argparse.Namespace) -> None:
+    import random
+    from pathlib import Path
+
+    if args.db_dir:
+        os.environ["NUGAR_DATA_DIR"] = args.db_dir   # where level 8 finds the tables
+    from nugar.ai import Limits, level_spec, make_agent
+    from nugar.solver import tablebase as tb
+
+    print(f"Machine: {machine()}; {args.time_per_move:g} s a decision for the search; load "
+          f"average {os.getloadavg()[0]:.1f} at the start.\n")
+    print("| rules | material | from | games | level 8 with the tables won | drawn | lost | "
+          "turns (mean) |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    limits = Limits(time=args.time_per_move)
+    for name in args.tb_rules:
+        rules = parse_rules(name)
+        base = tb.Tablebase(rules, Path(args.db_dir) if args.db_dir else None)
+        n = base.geo.n
+        m, o = args.material
+        rng = random.Random(args.seed)
+        for wanted in (1, 0):
+            counts = {"won": 0, "drawn": 0, "lost": 0}
+            turns_all = 0
+            games = 0
+            while games < args.games:
+                squares = rng.sample(range(n), m + o)
+                mover = sum(1 << q for q in squares[:m])
+                other = sum(1 << q for q in squares[m:])
+                game = tb.game_of(rules, mover, other, rng.choice((1, 2)))
+                entry = base.probe(game)
+                if game.outcome is not None or entry is None or entry.value != wanted:
+                    continue
+                games += 1
+                me = game.to_move
+                with_tables = make_agent("level:8")
+                without = make_agent(level_spec(8, rules))
+                turns = 0
+                while game.outcome is None and turns < 400:
+                    mover_now = game.to_move
+                    agent = with_tables if mover_now == me else without
+                    game.play(agent.choose(game, limits))
+                    turns += game.to_move != mover_now
+                turns_all += turns
+                winner = None if game.outcome is None else game.outcome.winner
+                counts["won" if winner == me else "lost" if winner == 3 - me
+                       else "drawn"] += 1
+            print(f"| {name} | {m}-{o} | {'won' if wanted else 'drawn'} | {games} | "
+                  f"{counts['won']} | {counts['drawn']} | {counts['lost']} | "
+                  f"{turns_all / max(games, 1):.1f} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=("speed", "dracala", "kalah", "db", "compare",
                                          "egdb", "first-turns", "growth", "perfect-play",
-                                         "db-open", "tb-build", "tb-stats"))
+                                         "db-open", "tb-build", "tb-stats", "tb-play"))
     parser.add_argument("--memory", type=int, default=1024, help="table size in MB")
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per Kalah board")
     parser.add_argument("--min-pits", type=int, default=1)
@@ -451,12 +507,17 @@ def main() -> None:
                         help="tb-build: piece counts built, each on top of the smaller")
     parser.add_argument("--loss-at", type=int, default=None,
                         help="tb-build: loss_at of the rule sets (default the preset's)")
+    parser.add_argument("--material", type=int, nargs=2, default=[3, 3],
+                        help="tb-play: pieces of the side to move and of the other")
+    parser.add_argument("--time-per-move", type=float, default=0.2,
+                        help="tb-play: seconds a decision for both level 8s")
+    parser.add_argument("--seed", type=int, default=1, help="tb-play: positions drawn")
     args = parser.parse_args()
     {"speed": run_speed, "dracala": run_dracala, "kalah": run_kalah, "db": run_db,
      "compare": run_compare, "egdb": run_egdb, "first-turns": run_first_turns,
      "growth": run_growth, "perfect-play": run_perfect_play,
      "db-open": run_db_open, "tb-build": run_tb_build,
-     "tb-stats": run_tb_stats}[args.part](args)
+     "tb-stats": run_tb_stats, "tb-play": run_tb_play}[args.part](args)
 
 
 if __name__ == "__main__":
