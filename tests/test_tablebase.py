@@ -184,7 +184,7 @@ def test_one_turn_later(root: Path, rules: str, rows: int, cols: int, m: int, o:
     base = tb.Tablebase(rule_set, root)
     rng = random.Random(f"{rules} {m} {o}")
     seen = {1: 0, 0: 0, -1: 0}
-    for _ in range(300):
+    for _ in range(150):
         game = _random_position(rng, rules, rows, cols, m, o)
         if game.outcome is not None:
             continue
