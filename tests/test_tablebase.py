@@ -331,3 +331,21 @@ def test_level_8_converts_wins_and_holds_draws() -> None:
             assert game.outcome is None or game.outcome.winner != 3 - me
         done[e.value] += 1
     assert min(done.values()) >= 8
+
+
+def test_plain_python_builds_the_same_tables(tmp_path: Path) -> None:
+    """With numba off (``NUMBA_DISABLE_JIT=1``) the compiled parts run as plain Python and
+    write the same files."""
+    import subprocess
+    import sys
+
+    rules = "dara(rows=3,cols=3,loss_at=1)"
+    code = (f"from pathlib import Path; import nugar; from nugar.solver import tablebase as tb; "
+            f"tb.build(nugar.parse_rules({rules!r}), 5, root=Path({str(tmp_path / 'py')!r}))")
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=300)
+    tb.build(nugar.parse_rules(rules), 5, root=tmp_path / "jit")
+    for name in ("m2-2.tb", "m3-2.tb", "m2-3.tb"):
+        folder = tb.rules_key(nugar.parse_rules(rules))
+        assert (tmp_path / "py" / "tablebase" / folder / name).read_bytes() == \
+            (tmp_path / "jit" / "tablebase" / folder / name).read_bytes()

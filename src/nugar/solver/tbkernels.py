@@ -42,6 +42,7 @@ U32Array = npt.NDArray[np.uint32]
 U8Array = npt.NDArray[np.uint8]
 
 INF = 1 << 30           # no such exit
+_TOP_BIT = np.int64(-(2**63))   # bit 63 of an int64 word (1 << 63 overflows in plain Python)
 MAX_PLIES = (1 << 14) - 1
 
 
@@ -91,6 +92,20 @@ def canonical_index(binom: IntArray, symtab: IntArray, nbytes: int, n: int, m: i
 
 
 @kernel
+def _bit(k: int) -> int:
+    """The int64 word with bit ``k`` (0..63) set, alike compiled and interpreted."""
+    if k == 63:
+        return int(_TOP_BIT)
+    return 1 << k
+
+
+@kernel
+def _word_count(word: int) -> int:
+    """Bits set in an int64 word, bit 63 (its sign) included."""
+    return int(popcount(word & 0x7FFFFFFFFFFFFFFF) + (1 if word < 0 else 0))
+
+
+@kernel
 def table_id(bitmap: IntArray, prefix: IntArray, f: int) -> int:
     """Place in the table of the representative with full index ``f`` (-1: not one)."""
     w = f >> 6
@@ -135,7 +150,7 @@ def mark_classes(binom: IntArray, symtab: IntArray, nbytes: int, n: int, m: int,
                 b &= b - 1
             if canonical_index(binom, symtab, nbytes, n, m, o, mover, other) == f:
                 g = f - 64 * word0
-                bitmap[g >> 6] |= 1 << (g & 63)
+                bitmap[g >> 6] |= _bit(g & 63)
                 count += 1
             f += 1
             c = _next_subset(c)
@@ -181,7 +196,7 @@ def prefix_counts(bitmap: IntArray, prefix: IntArray) -> None:
     total = 0
     for w in range(bitmap.shape[0]):
         prefix[w] = total
-        total += popcount(bitmap[w])
+        total += _word_count(bitmap[w])
 
 
 @kernel
@@ -410,8 +425,8 @@ def pack(val: npt.NDArray[np.int8], dtm: I32Array, dtc: I32Array, out: U32Array)
     """Pack the values (see the module's docstring); return the longest distance seen."""
     longest = 0
     for p in range(val.shape[0]):
-        d = dtm[p] if val[p] != 0 else 0
-        c = dtc[p] if val[p] != 0 else 0
+        d = int(dtm[p]) if val[p] != 0 else 0
+        c = int(dtc[p]) if val[p] != 0 else 0
         longest = max(longest, max(d, c))
-        out[p] = np.uint32((min(d, MAX_PLIES) * 4 + val[p] + 1) | (min(c, 0xFFFF) << 16))
+        out[p] = np.uint32((min(d, MAX_PLIES) * 4 + int(val[p]) + 1) | (min(c, 0xFFFF) << 16))
     return longest
