@@ -93,7 +93,9 @@ def register(subparsers: Any) -> None:
         "solve", help="exact value of a Kalah or Dracala position under perfect play",
         description="Solve the position after TURNS (the start if none) by exhaustive "
                     "search: the result and final margin for the player to move, with a "
-                    "principal variation. Progress goes to stderr about once a second.")
+                    "principal variation. Progress goes to stderr about once a second. Dara "
+                    "and Dala: --build-tb builds the endgame tablebases, --position and "
+                    "--positions answer from them.")
     _add_arguments(p)
     p.set_defaults(func=cmd_solve)
 
