@@ -12,6 +12,12 @@ Run (each part on its own; everything is single-threaded):
     python benchmarks/bench_solver.py perfect-play --rules kalah --games 10 \
         --opponents random level:5 perfect              # the perfect player's time per move
     python benchmarks/bench_solver.py db-open --rules kalah  # checksums of the databases on disk
+    python benchmarks/bench_solver.py tb-build --tb-rules dara dala --pieces 3 4 5 6 \
+        --workers 2                                     # Dara and Dala tablebases
+    python benchmarks/bench_solver.py tb-stats --tb-rules dara dala --pieces 7 \
+        --db-dir DIR                                    # their statistics per material
+    python benchmarks/bench_solver.py tb-play --tb-rules dara --games 200 --db-dir DIR
+        # level 8 with the tables against level 8 without, from won and drawn positions
 
 ``kalah`` solves every board from pits 1, seeds 1 upwards under ``empty_capture=none`` and
 ``=single``; a board that does not finish within ``--limit`` CPU seconds ends its row (more
@@ -21,6 +27,14 @@ Each part prints a Markdown table for ``docs/solving.md`` or ``docs/benchmarks.m
 endgame database's reach (default: the solver's automatic choice; 0: none); ``db`` builds
 databases alone (size, CPU seconds, steps played) and ``compare`` solves one board with
 several reaches (database build included in the CPU seconds).
+``tb-build`` builds the Dara and Dala endgame tablebases from 3 pieces up, each piece count
+on top of the smaller ones (in a fresh folder unless ``--db-dir``; the kernels compiled
+first, on a 3x3 board): per count the layers
+built, positions stored, size on disk, wall and CPU seconds and the load average; with the
+presets' ``loss_at=2`` the smallest tables have 6 pieces, so ``--loss-at`` lowers it (0: from
+one piece a side) to show the growth below that. ``tb-stats`` reads the tables' statistics;
+``tb-play`` plays level 8 (with the tables in ``--db-dir``) against level 8's search
+without them from ``--games`` random won and as many drawn positions of ``--material``.
 """
 
 from __future__ import annotations
@@ -352,11 +366,119 @@ def run_db_open(args: argparse.Namespace) -> None:
         print(f"| {run} | {seconds[0]:.2f} | {seconds[1]:.2f} | {load()} |", flush=True)
 
 
+def run_tb_build(args: argparse.Namespace) -> None:
+    import tempfile
+    from pathlib import Path
+
+    from nugar.solver import tablebase as tb
+
+    with tempfile.TemporaryDirectory() as tmp:   # compile every kernel before timing
+        tb.build(parse_rules("dara(rows=3,cols=3,loss_at=0)"), 4, root=Path(tmp))
+    print(f"Machine: {machine()}; {args.workers} worker threads; load average "
+          f"{os.getloadavg()[0]:.1f} at the start.\n")
+    print("| rules | pieces | materials built | positions | MB | wall s | CPU s | load |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    for name in args.tb_rules:
+        text = name if args.loss_at is None else f"{name}(loss_at={args.loss_at})"
+        rules = parse_rules(text)
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(args.db_dir) if args.db_dir else Path(tmp)
+            for pieces in args.pieces:
+                cpu0 = time.process_time()
+                start = time.perf_counter()
+                results = tb.build(rules, pieces, root=root, workers=args.workers)
+                wall = time.perf_counter() - start
+                built = [r for r in results if r.status == "built"]
+                mats = " ".join(f"{a}-{b}" for r in built for a, b in r.materials)
+                print(f"| {text} | {pieces} | {mats or 'none'} | "
+                      f"{sum(r.positions for r in built):,} | "
+                      f"{sum(r.bytes for r in built) / 2**20:,.1f} | {wall:.1f} | "
+                      f"{time.process_time() - cpu0:.1f} | {os.getloadavg()[0]:.1f} |",
+                      flush=True)
+
+
+def run_tb_stats(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from nugar.solver import tablebase as tb
+
+    print("| rules | material | positions (classes) | MB | win | draw | loss | longest win "
+          "(plies) | its position | longest win to a capture | cursed |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+    boards = []
+    for name in args.tb_rules:
+        base = tb.Tablebase(parse_rules(name), Path(args.db_dir) if args.db_dir else None)
+        for m, o in base.geo.materials(max(args.pieces)):
+            st = tb.statistics(base, m, o)
+            if st is None:
+                continue
+            n = st["positions"]
+            print(f"| {name} | {m}-{o} | {n:,} | {st['bytes'] / 2**20:,.1f} | "
+                  f"{st['win'] / n:.1%} | {st['draw'] / n:.1%} | {st['loss'] / n:.1%} | "
+                  f"{st.get('longest_win', '-')} | `{st.get('longest_win_position', '-')}` | "
+                  f"{st['longest_to_capture']} | {st['cursed']:,} |", flush=True)
+            if "longest_win_board" in st:
+                boards.append(f"{name} {m}-{o}:\n{st['longest_win_board']}")
+    print("\n```\n" + "\n\n".join(boards) + "\n```")
+
+
+def run_tb_play(args: argparse.Namespace) -> None:
+    import random
+    from pathlib import Path
+
+    if args.db_dir:
+        os.environ["NUGAR_DATA_DIR"] = args.db_dir   # where level 8 finds the tables
+    from nugar.ai import Limits, level_spec, make_agent
+    from nugar.solver import tablebase as tb
+
+    print(f"Machine: {machine()}; {args.time_per_move:g} s a decision for the search; load "
+          f"average {os.getloadavg()[0]:.1f} at the start.\n")
+    print("| rules | material | from | games | level 8 with the tables won | drawn | lost | "
+          "turns (mean) |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    limits = Limits(time=args.time_per_move)
+    for name in args.tb_rules:
+        rules = parse_rules(name)
+        base = tb.Tablebase(rules, Path(args.db_dir) if args.db_dir else None)
+        n = base.geo.n
+        m, o = args.material
+        rng = random.Random(args.seed)
+        for wanted in (1, 0):
+            counts = {"won": 0, "drawn": 0, "lost": 0}
+            turns_all = 0
+            games = 0
+            while games < args.games:
+                squares = rng.sample(range(n), m + o)
+                mover = sum(1 << q for q in squares[:m])
+                other = sum(1 << q for q in squares[m:])
+                game = tb.game_of(rules, mover, other, rng.choice((1, 2)))
+                entry = base.probe(game)
+                if game.outcome is not None or entry is None or entry.value != wanted:
+                    continue
+                games += 1
+                me = game.to_move
+                with_tables = make_agent("level:8")
+                without = make_agent(level_spec(8, rules))
+                turns = 0
+                while game.outcome is None and turns < 400:
+                    mover_now = game.to_move
+                    agent = with_tables if mover_now == me else without
+                    game.play(agent.choose(game, limits))
+                    turns += game.to_move != mover_now
+                turns_all += turns
+                winner = None if game.outcome is None else game.outcome.winner
+                counts["won" if winner == me else "lost" if winner == 3 - me
+                       else "drawn"] += 1
+            print(f"| {name} | {m}-{o} | {'won' if wanted else 'drawn'} | {games} | "
+                  f"{counts['won']} | {counts['drawn']} | {counts['lost']} | "
+                  f"{turns_all / max(games, 1):.1f} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=("speed", "dracala", "kalah", "db", "compare",
                                          "egdb", "first-turns", "growth", "perfect-play",
-                                         "db-open"))
+                                         "db-open", "tb-build", "tb-stats", "tb-play"))
     parser.add_argument("--memory", type=int, default=1024, help="table size in MB")
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per Kalah board")
     parser.add_argument("--min-pits", type=int, default=1)
@@ -379,11 +501,23 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10, help="perfect-play: games an opponent")
     parser.add_argument("--opponents", nargs="+", default=None,
                         help="perfect-play: opponents' agent specs (default random)")
+    parser.add_argument("--tb-rules", nargs="+", default=["dara", "dala"],
+                        help="tb-build: alignment rule sets")
+    parser.add_argument("--pieces", type=int, nargs="+", default=[6],
+                        help="tb-build: piece counts built, each on top of the smaller")
+    parser.add_argument("--loss-at", type=int, default=None,
+                        help="tb-build: loss_at of the rule sets (default the preset's)")
+    parser.add_argument("--material", type=int, nargs=2, default=[3, 3],
+                        help="tb-play: pieces of the side to move and of the other")
+    parser.add_argument("--time-per-move", type=float, default=0.2,
+                        help="tb-play: seconds a decision for both level 8s")
+    parser.add_argument("--seed", type=int, default=1, help="tb-play: positions drawn")
     args = parser.parse_args()
     {"speed": run_speed, "dracala": run_dracala, "kalah": run_kalah, "db": run_db,
      "compare": run_compare, "egdb": run_egdb, "first-turns": run_first_turns,
      "growth": run_growth, "perfect-play": run_perfect_play,
-     "db-open": run_db_open}[args.part](args)
+     "db-open": run_db_open, "tb-build": run_tb_build,
+     "tb-stats": run_tb_stats, "tb-play": run_tb_play}[args.part](args)
 
 
 if __name__ == "__main__":

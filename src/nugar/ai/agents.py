@@ -107,6 +107,12 @@ class LevelAgent(Agent):
         (what it solves stays in its table for the next move); when it
         reports no finished answer (``depth == 0``: it ran out of time) the search decides
         with the time left."""
+        if self.level == TOP_LEVEL:  # the Dara and Dala endgame tablebases, where built
+            from .endgame import tablebase_analysis
+
+            known = tablebase_analysis(game)
+            if known is not None:
+                return known
         solver = level_spec(self.level, game.rules).startswith("perfect")
         if solver and not _solvable(game):  # a board larger than the solver covers
             return self._fallback_agent().analyse(game, limits)

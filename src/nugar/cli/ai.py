@@ -103,7 +103,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the analysis as JSON")
     p.add_argument("--exact", action="store_true",
                    help="Kalah, Dracala: the exact value of every legal step (the solver; "
-                        "the opening book where it has them)")
+                        "the opening book where it has them); Dara, Dala: the endgame "
+                        "tablebases' value of the position and of every turn")
     p.add_argument("--no-book", action="store_true",
                    help="with --exact: solve even where the opening book has the values")
     p.add_argument("--game", default=None, metavar="FILE",

@@ -1,5 +1,7 @@
 """``nugar solve RULES [TURNS...]``: the exact value of a sowing position under perfect play;
 ``nugar solve RULES --build-db K``: build the Kalah endgame databases on disk;
+``nugar solve RULES --build-tb N``, ``--position TEXT`` and ``--positions FILE``: the Dara
+and Dala endgame tablebases (build them; answer positions from them);
 ``nugar solve RULES [TURNS...] --steps`` (also ``nugar analyse RULES [TURNS...] --exact``):
 the exact value of every legal step of a position.
 
@@ -61,7 +63,20 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                         "cluster ('auto', 'local' or its address; the database folder must "
                         "be on a file system every node sees; docs/scaling.md)")
     _add_db_arguments(p)
+    _add_tb_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def _add_tb_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--build-tb", type=int, default=None, metavar="N",
+                   help="Dara, Dala: build (or complete) the endgame tablebases of every "
+                        "movement-phase position of at most N pieces, then stop")
+    p.add_argument("--position", default=None, metavar="TEXT",
+                   help="Dara, Dala: answer a position text (all pieces dropped, hand=0,0) "
+                        "from the tablebases")
+    p.add_argument("--positions", default=None, metavar="FILE",
+                   help="Dara, Dala: answer every position text of FILE ('-': stdin) from "
+                        "the tablebases, one JSON line per input line, in order")
 
 
 def _add_db_arguments(p: argparse.ArgumentParser) -> None:
@@ -78,7 +93,9 @@ def register(subparsers: Any) -> None:
         "solve", help="exact value of a Kalah or Dracala position under perfect play",
         description="Solve the position after TURNS (the start if none) by exhaustive "
                     "search: the result and final margin for the player to move, with a "
-                    "principal variation. Progress goes to stderr about once a second.")
+                    "principal variation. Progress goes to stderr about once a second. Dara "
+                    "and Dala: --build-tb builds the endgame tablebases, --position and "
+                    "--positions answer from them.")
     _add_arguments(p)
     p.set_defaults(func=cmd_solve)
 
@@ -267,6 +284,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from ..rules import new_game, parse_rules
     from ..solver.core import DEFAULT_MEMORY_MB, Progress, SolveAborted, Solver, check_solvable
 
+    if (getattr(args, "build_tb", None) is not None or getattr(args, "position", None)
+            or getattr(args, "positions", None)):
+        return _tablebase(args)
     try:
         rules = parse_rules(args.rules)
         check_solvable(rules)
@@ -330,6 +350,118 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _tablebase(args: argparse.Namespace) -> int:
+    """``--build-tb N`` and ``--position TEXT``: the Dara and Dala endgame tablebases."""
+    import json
+    import time
+
+    from ..rules import from_position, parse_rules
+    from ..solver import tablebase as tb
+
+    try:
+        rules = parse_rules(args.rules)
+        tb.options_of(rules)
+    except NugarError as exc:
+        raise CliError(str(exc)) from None
+    root = _db_root(args)
+    workers = 2 if args.workers is None else args.workers
+    if not 1 <= workers <= 256:
+        raise CliError(f"--workers must be 1..256, not {workers}")
+    if args.build_tb is not None:
+        if not 2 <= args.build_tb <= 2 * tb.MAX_SIDE_PIECES:
+            raise CliError(f"--build-tb must be 2..{2 * tb.MAX_SIDE_PIECES} pieces, "
+                           f"not {args.build_tb}")
+        shown = [0.0]
+        began: dict[tuple[tuple[int, int], str], float] = {}
+
+        def progress(material: tuple[int, int], phase: str, done: int, total: int,
+                     seconds: float) -> None:
+            start = began.setdefault((material, phase), seconds)
+            now = time.monotonic()
+            if args.quiet or (now < shown[0] + 1.0 and done < total):
+                return
+            shown[0] = now
+            spent = seconds - start
+            left = spent * (total - done) / done if done and phase == "moves" else None
+            eta = "" if left is None else f", about {left:.0f} s left in this phase"
+            print(f"{material[0]} against {material[1]}: {phase} {done:,}/{total:,} "
+                  f"({seconds:.0f} s{eta})", file=sys.stderr, flush=True)
+
+        def layer_done(r: Any) -> None:
+            if args.quiet:
+                return
+            mats = ", ".join(f"{a} against {b}" for a, b in r.materials)
+            print(f"{mats}: {r.positions:,} positions, {r.bytes / 2**20:,.1f} MB, {r.status}"
+                  f"{f', {r.seconds:.1f} s' if r.status == 'built' else ''}",
+                  file=sys.stderr, flush=True)
+
+        try:
+            tb.build(rules, args.build_tb, root=root, workers=workers, progress=progress,
+                     layer_done=layer_done)
+        except (tb.TablebaseError, OSError) as exc:
+            raise CliError(f"building the tablebases failed: {exc}", EXIT_FAILED) from None
+        print(f"tablebases complete: up to {args.build_tb} pieces in "
+              f"{tb.tb_directory(rules, root)}")
+        return EXIT_OK
+    base = tb.Tablebase(rules, root)
+    key = tb.rules_key(rules)
+
+    def answer_of(text: str) -> dict[str, Any]:
+        game = from_position(text)
+        if tb.rules_key(game.rules) != key:
+            raise tb.TablebaseError(f"the position's rules ({game.rules.text}) have other "
+                                    f"tables than {rules.text}")
+        return tb.answer(base, game)
+
+    if args.positions is not None:
+        lines = sys.stdin if args.positions == "-" else _read_lines(args.positions)
+        for line in lines:
+            try:
+                row = answer_of(line.strip())
+            except NugarError as exc:
+                row = {"error": str(exc)}
+            print(json.dumps(row), flush=True)
+        return EXIT_OK
+    try:
+        answer = answer_of(args.position)
+    except NugarError as exc:
+        raise CliError(str(exc), EXIT_FAILED if isinstance(exc, tb.TablebaseError)
+                       else EXIT_USAGE) from None
+    if args.json:
+        print(json.dumps(answer))
+        return EXIT_OK
+    names = {1: "win", 0: "draw", -1: "loss"}
+    print(f"{names[answer['value']]} for the side to move"
+          + (f" in {answer['plies']} plies, next capture in {answer['to_capture']}"
+             if answer["value"] else ""))
+    for c in answer["best"]:
+        extra = f" in {c['plies']} ({c['to_capture']} to a capture)" if c["value"] else ""
+        print(f"  {c['move']}: {names[c['value']]}{extra}")
+    return EXIT_OK
+
+
+def _tablebase_steps(args: argparse.Namespace, rules: Any) -> int:
+    """``--steps`` / ``nugar analyse --exact`` of Dara and Dala: the tablebases' answer for
+    the position after the turns (every turn with its value)."""
+    from ..rules import new_game
+
+    game = new_game(rules)
+    play_turns(game, turn_texts(args.turns))
+    text = game.position_text()
+    inner = argparse.Namespace(**{**vars(args), "build_tb": None, "position": text,
+                                   "positions": None, "workers": None,
+                                   "json": getattr(args, "json", False)})
+    return _tablebase(inner)
+
+
+def _read_lines(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.readlines()
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
 def analyse_steps(args: argparse.Namespace) -> int:
     """``nugar solve --steps`` and ``nugar analyse --exact``: the exact value of every legal
     step; exit 2 for bad usage, 1 when a turn is illegal or the time ran out. Reads
@@ -340,10 +472,13 @@ def analyse_steps(args: argparse.Namespace) -> int:
     from ..kernels import sowing
     from ..kernels.common import ST_OUTCOME, ST_TO_MOVE
     from ..rules import new_game, parse_rules
+    from ..rules.options import AlignmentOptions
     from ..solver.core import DEFAULT_MEMORY_MB, SolveAborted, Solver, check_solvable
 
     try:
         rules = parse_rules(args.rules)
+        if isinstance(rules.options, AlignmentOptions):
+            return _tablebase_steps(args, rules)
         check_solvable(rules)
         memory = getattr(args, "memory", None) or DEFAULT_MEMORY_MB
         solver = Solver(rules, max_memory_mb=memory,
