@@ -27,6 +27,7 @@ from fastapi.staticfiles import StaticFiles
 from . import routes_analysis, routes_api, routes_lessons, routes_lobby, routes_pages, routes_ws
 from .ai_pool import Agents, AiPool
 from .analyses import Analyses
+from .clients import Work
 from .clocks import watch_clocks
 from .config import ServerConfig
 from .fastlane import MoveLane
@@ -116,7 +117,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
         engine = WARMUP if cfg.warm_up else Warmup(interpret=False)
     store = Store(cfg.db_url, create=cfg.create_tables)
     pool = AiPool(Agents(cfg.ai_time, engine, table=cfg.ai_table), workers=cfg.ai_workers,
-                  queue=cfg.ai_queue)
+                  queue=cfg.ai_queue, per_client=cfg.ai_per_client)
     hub = Hub(store, pool, expire_days=cfg.expire_days)
     lobby = Lobby(store)
     analyses = Analyses(store, pool, nodes=cfg.analysis_nodes, queue=cfg.analysis_queue)
@@ -167,13 +168,15 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.state.warmup = engine
     app.state.ai_pool = pool
     app.state.analyses = analyses
+    app.state.work = None if cfg.work_rate is None else Work(cfg.work_rate)
     app.state.public_url = cfg.public_url.rstrip("/")
     # in front of FastAPI's own middleware (its error and telemetry layers): the security
     # headers outermost, so refusals get them too; then the size and rate guard; then the
     # move fast lane, inside the guard, so a plain move skips FastAPI's routing
     app.front = lambda inner: SecurityHeaders(
         Guard(MoveLane(inner) if cfg.fast_lane else inner, max_body=cfg.max_body,
-              rate=cfg.rate, burst=cfg.burst, body_timeout=cfg.body_timeout),
+              rate=cfg.rate, burst=cfg.burst, body_timeout=cfg.body_timeout,
+              sockets=cfg.client_sockets),
         docs=cfg.api_docs)
     add_error_handlers(app)
     app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")
