@@ -367,7 +367,7 @@ def test_a_game_stored_with_an_ending_of_the_old_form_loads(db_url: str) -> None
     row = GameRow(id=gid, rules="dara", mode="hotseat", ai_level=None, ai_seat=None,
                   key_hash_1=hash_key("k"), key_hash_2=hash_key("k"), moves=["c3"],
                   ending={"agreement": True}, offers={}, result="1/2-1/2",
-                  reason="agreement", version=2)
+                  reason="agreement", version=1)  # its journal: the one entry below
     store.create(row, StoredEvent(1, "created", {}))
     store.close()
     with TestClient(create_app(ServerConfig(db_url, rate=None))) as c:

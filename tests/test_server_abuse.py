@@ -372,7 +372,7 @@ def test_serve_checks_its_per_address_options(tmp_path: Path) -> None:
 
 def test_the_defaults_are_the_ones_docs_state() -> None:
     cfg = ServerConfig()
-    assert (cfg.client_sockets, cfg.ai_per_client, cfg.work_rate) == (16, 4, 0.25)
+    assert (cfg.client_sockets, cfg.ai_per_client, cfg.work_rate) == (16, 4, 0.1)
     text = (Path(__file__).resolve().parents[1] / "docs" / "server.md").read_text()
     for stated in ("--client-connections", "--client-sockets", "--ai-per-client",
                    "--work-rate"):

@@ -84,9 +84,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         help="AI requests one client address may have waiting before its "
                         "hints and new games against the AI get 503 ai_busy; the AI serves "
                         "the addresses in turn (default 4)")
-    parser.add_argument("--work-rate", type=float, default=0.25, metavar="SECONDS",
+    parser.add_argument("--work-rate", type=float, default=0.1, metavar="SECONDS",
                         help="CPU seconds per second one client address may spend on "
-                        "expensive requests (replaying a record); 0: no bound (default 0.25)")
+                        "expensive requests (replaying a record); 0: no bound (default 0.1)")
     parser.add_argument("--check-db", action="store_true",
                         help="check the database before serving (SQLite's integrity_check, "
                         "and every game's journal against its row); any problem is listed "

@@ -38,7 +38,7 @@ MAX_ADDRESSES = 10_000
 CLIENT_SOCKETS = 16
 #: the CPU seconds of expensive requests one client address may use per second
 #: (``--work-rate``), and the seconds it may save up for a burst
-WORK_RATE = 0.25
+WORK_RATE = 0.1
 WORK_BURST = 2.0
 
 

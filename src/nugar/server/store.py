@@ -452,7 +452,7 @@ class Store:
         """The stored game ``game_id`` (``None``: no such game); :class:`CorruptRow` when its
         row does not read, or when its journal is not continuous up to the row's version
         (entries 1 to ``version``, each once: a row ahead of its journal was changed behind
-        the server's back, or lost its journal's end)."""
+        the server's back, or lost its journal's end; :func:`_journal_problem`)."""
         with self.engine.connect() as conn:
             r = conn.execute(select(games_table).where(games_table.c.id == game_id)).first()
             if r is None:
@@ -631,9 +631,11 @@ def _payload(game_id: str, version: int, etype: str, data: str) -> str:
 def _journal_problem(version: int, entries: int, first: int | None, last: int | None
                      ) -> str | None:
     """What is wrong with a game at ``version`` whose journal holds ``entries`` entries from
-    version ``first`` to ``last`` (``None``: nothing wrong; the versions are unique, so a
-    journal of ``version`` entries from 1 to ``version`` is continuous)."""
-    if (entries, first, last) == (version, 1, version):
+    version ``first`` to ``last`` (``None``: nothing wrong). The versions are unique, so a
+    journal of ``version`` entries from 1 to ``version`` is continuous. A game with no journal
+    at all (a row made by hand, or by a tool that writes no journal) is left alone: there
+    is nothing of it to serve wrongly."""
+    if entries == 0 or (entries, first, last) == (version, 1, version):
         return None
     return (f"its journal holds {entries} entries (versions {first} to {last}), not the "
             f"{version} of its row: the journal is not continuous with the stored game")
