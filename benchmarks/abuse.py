@@ -29,6 +29,12 @@ off (what the server did before them, but for the AI pool's turns, which stay fa
     python benchmarks/abuse.py --seconds 10 --phases idle,replay
     python benchmarks/abuse.py --unbounded
     python benchmarks/abuse.py --src ../before/src
+    python benchmarks/abuse.py --soak 100000   # memory over many games, no attack
+
+``--soak N`` instead plays N short games in this process (a Hub over a SQLite file, as the
+server keeps them: at most 2,000 rooms, the others evicted) and prints the resident memory
+every tenth of them, with Python's garbage collector's full collections left to run as they
+come: an evicted room must be freed at once, so the memory stays flat.
 """
 
 from __future__ import annotations
@@ -316,6 +322,44 @@ async def _against_ai(base: str, timed: Any, end: float, replies: list[float]) -
                 state = r.json()
 
 
+# --- the soak -----------------------------------------------------------------------------------
+def soak(games: int, db: Path) -> None:
+    """``games`` hot-seat Dara games of two moves each through a Hub; RSS every tenth."""
+    from nugar.server.ai_pool import AiPool
+    from nugar.server.rooms import Hub
+    from nugar.server.store import Store
+
+    class NoComputer:  # hot-seat games never ask the computer
+        def prepare(self, game: Any, level: int) -> None: ...
+        def agent(self, level: int) -> Any: ...
+        def limits(self) -> Any: ...
+
+    def rss_mb() -> float:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    async def run() -> None:
+        store = Store(f"sqlite:///{db}")
+        hub = Hub(store, AiPool(NoComputer()), expire_days=None)  # type: ignore[arg-type]
+        every = max(1, games // 10)
+        start = time.perf_counter()
+        print("| games | rooms kept | RSS MB | seconds |\n| --- | --- | --- | --- |")
+        for i in range(1, games + 1):
+            room, keys = await hub.create("dara", "hotseat", None, None)
+            await hub.move(room.row.id, keys["0"], "c3")
+            await hub.move(room.row.id, keys["0"], "d4")
+            del room
+            if i % every == 0:
+                print(f"| {i} | {len(hub.rooms)} | {rss_mb():.0f} | "
+                      f"{time.perf_counter() - start:.0f} |", flush=True)
+        await hub.close()
+        store.close()
+
+    asyncio.run(run())
+
+
 # --- the run -------------------------------------------------------------------------------------
 def pct(values: list[float], q: float) -> float:
     if not values:
@@ -335,7 +379,15 @@ def main() -> None:
     ap.add_argument("--src", type=Path, default=ROOT / "src",
                     help="serve the nugar of this source folder, e.g. an older checkout's to "
                     "compare with (its server is given no per-address options)")
+    ap.add_argument("--soak", type=int, default=0, metavar="N",
+                    help="play N games in this process and print the memory instead")
     args = ap.parse_args()
+    if args.soak:
+        if not 1 <= args.soak <= 1_000_000:
+            raise SystemExit("--soak takes 1..1000000 games")
+        with tempfile.TemporaryDirectory() as tmp:
+            soak(args.soak, Path(tmp) / "soak.db")
+        return
     phases = [p for p in args.phases.split(",") if p]
     if any(p not in PHASES for p in phases) or not 1 <= args.seconds <= 120:
         raise SystemExit(f"phases among {PHASES}, 1..120 seconds each")

@@ -485,3 +485,23 @@ def test_a_row_ahead_of_its_journal_is_a_corrupt_game_and_check_db_finds_it(
                            f"sqlite:///{db}", "--port", "1"], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode != 0 and made["id"] in done.stderr and "not serving" in done.stderr
+
+
+# --- item 3: the lobby's share per address -------------------------------------------------------
+def test_one_address_cannot_fill_the_lobby(db_url: str) -> None:
+    """100 challenges from one address filled the lobby for everyone else."""
+    app = create_app(ServerConfig(db_url, rate=None))
+    with TestClient(app, client=("10.0.0.1", 1000)) as attacker, \
+            TestClient(app, client=("10.0.0.2", 1000)) as other:
+        keys = []
+        for _ in range(3):
+            r = attacker.post("/api/challenges", json={"rules": "dara"})
+            assert r.status_code == 201
+            keys.append((r.json()["challenge"]["id"], r.json()["key"]))
+        r = attacker.post("/api/challenges", json={"rules": "dara"})
+        assert r.status_code == 429 and r.json()["error"] == "too_many_challenges"
+        assert other.post("/api/challenges", json={"rules": "dara"}).status_code == 201
+        cid, key = keys[0]
+        assert attacker.post(f"/api/challenges/{cid}/cancel", json={"key": key}
+                             ).status_code == 200
+        assert attacker.post("/api/challenges", json={"rules": "dara"}).status_code == 201

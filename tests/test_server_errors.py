@@ -60,7 +60,8 @@ def test_every_code_raised_is_in_the_table_and_every_code_in_it_is_raised() -> N
 
 
 #: the codes added since, with their statuses
-ADDED = {"analysis_busy": 429, "unknown_analysis": 404, "too_much_work": 429}
+ADDED = {"analysis_busy": 429, "unknown_analysis": 404, "too_much_work": 429,
+         "too_many_challenges": 429}
 
 
 def test_each_code_has_the_status_it_had_before() -> None:

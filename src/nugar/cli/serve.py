@@ -87,6 +87,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--work-rate", type=float, default=0.1, metavar="SECONDS",
                         help="CPU seconds per second one client address may spend on "
                         "expensive requests (replaying a record); 0: no bound (default 0.1)")
+    parser.add_argument("--challenges-per-client", type=int, default=3, metavar="N",
+                        help="open lobby challenges one client address may have; more get "
+                        "429 too_many_challenges (default 3)")
     parser.add_argument("--check-db", action="store_true",
                         help="check the database before serving (SQLite's integrity_check, "
                         "and every game's journal against its row); any problem is listed "
@@ -128,6 +131,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                            f"not {getattr(args, name)}")
     if not 1 <= args.ai_per_client <= 10000:
         raise CliError(f"--ai-per-client must be 1..10000, not {args.ai_per_client}")
+    if not 1 <= args.challenges_per_client <= 1000:
+        raise CliError(f"--challenges-per-client must be 1..1000, not "
+                       f"{args.challenges_per_client}")
     if args.work_rate < 0:
         raise CliError(f"--work-rate must be 0 or more, not {args.work_rate}")
     if args.limit_concurrency < 1:
@@ -155,7 +161,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ai_workers=args.ai_workers, ai_table=args.ai_table, ai_queue=args.ai_queue,
         expire_days=args.expire_days or None, tune_gc=True, fast_lane=args.fast_lane,
         ai_per_client=args.ai_per_client, client_sockets=args.client_sockets or None,
-        work_rate=args.work_rate or None)
+        work_rate=args.work_rate or None, challenges_per_client=args.challenges_per_client)
     # the log level drops uvicorn's access lines anyway; off, it does not build them either
     # (the client's address and the quoted path, for every request)
     served = dict(host=args.host, port=args.port, log_level="warning", access_log=False,

@@ -32,7 +32,7 @@ from .clocks import watch_clocks
 from .config import ServerConfig
 from .fastlane import MoveLane
 from .listen import listen_forever
-from .lobby import Lobby
+from .lobby_caps import CappedLobby
 from .middleware import ASGIApp, Guard, Receive, Scope, SecurityHeaders, Send, add_error_handlers
 from .rooms import Hub
 from .store import Store
@@ -119,7 +119,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     pool = AiPool(Agents(cfg.ai_time, engine, table=cfg.ai_table), workers=cfg.ai_workers,
                   queue=cfg.ai_queue, per_client=cfg.ai_per_client)
     hub = Hub(store, pool, expire_days=cfg.expire_days)
-    lobby = Lobby(store)
+    lobby = CappedLobby(store, per_client=cfg.challenges_per_client)
     analyses = Analyses(store, pool, nodes=cfg.analysis_nodes, queue=cfg.analysis_queue)
 
     @asynccontextmanager

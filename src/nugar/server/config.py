@@ -16,6 +16,7 @@ from .ai_pool import AI_PER_CLIENT
 from .analyses import ANALYSIS_QUEUE
 from .clients import CLIENT_SOCKETS, WORK_RATE
 from .clocks import WATCH_EVERY
+from .lobby_caps import CHALLENGES_PER_CLIENT
 from .rooms import EXPIRE_DAYS
 
 
@@ -57,6 +58,9 @@ class ServerConfig:
     #: one client address may use per second (``None``: no bound); beyond it, and while one
     #: of its expensive requests runs, its next one gets ``429 too_much_work``
     work_rate: float | None = WORK_RATE
+    #: the open lobby challenges one client address may have (more: ``429
+    #: too_many_challenges``)
+    challenges_per_client: int = CHALLENGES_PER_CLIENT
     #: the search nodes per decision of a game's analysis (:mod:`.analyses`)
     analysis_nodes: int = ANALYSIS_NODES
     #: the analyses that may wait for their turn (more: ``429 analysis_busy``)

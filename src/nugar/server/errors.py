@@ -65,6 +65,7 @@ STATUS: dict[str, int] = {
     # too much of one kind of work asked for at once: the same request may succeed later
     "analysis_busy": 429,
     "too_much_work": 429,
+    "too_many_challenges": 429,
     # the server cannot do it now; the same request may succeed later
     "ai_busy": 503,
     "lobby_busy": 503,
