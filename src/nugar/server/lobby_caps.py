@@ -5,10 +5,10 @@ address posting them all (and keeping them alive by polling with their keys) lef
 other client with ``503 lobby_full``. :class:`CappedLobby` is the lobby with, in front of
 each post, a count of the challenges the posting address (:data:`~.clients.CLIENT`) has
 still open: at ``per_client`` (:data:`CHALLENGES_PER_CLIENT`) it refuses the post with
-``429 too_many_challenges``. The addresses' challenges are remembered in this process (at
-most ``per_client`` ids per address, addresses forgotten once none of their challenges is
-open, and at most :data:`~.clients.MAX_ADDRESSES` of them), so with several worker
-processes the bound is per address and process.
+``429 too_many_challenges``. The addresses' challenges are remembered in this process: at
+most ``per_client`` ids per address, pruned to those still open at the address's next post,
+and at most :data:`~.clients.MAX_ADDRESSES` addresses (the longest unheard of forgotten
+first); with several worker processes the bound is therefore per address and process.
 """
 
 from __future__ import annotations
