@@ -12,11 +12,11 @@ game's websocket. Each phase lasts ``--seconds``:
 - ``connections``: the attacker (127.0.0.1, in a process of its own) opens 200 game
   websockets and 200 idle connections, keeps the websockets answering pings and reopens the
   idle connections the server closes;
+- ``replay``: the attacker posts a 3,600-move record of ``kalah(pits=32,seeds=64)`` to
+  ``POST /api/replay`` 28 times a second;
 - ``ai``: the attacker creates 60 games against level 8, the computer to move first, as fast
   as the rate limit lets it (again after each ``ai_busy``), and moves again in each as soon as
-  the computer has answered;
-- ``replay``: the attacker posts a 3,600-move record of ``kalah(pits=32,seeds=64)`` to
-  ``POST /api/replay`` 28 times a second.
+  the computer has answered.
 
 Every attack stays within the default rate limit (30 requests a second, bursts of 120). The
 report gives, per phase, the player's request count and latency (median, p99) and the p99's
@@ -46,6 +46,7 @@ import json
 import multiprocessing
 import os
 import random
+import shlex
 import socket
 import statistics
 import subprocess
@@ -60,7 +61,9 @@ from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parents[1]
 ATTACKER, PLAYER = "127.0.0.1", "127.0.0.2"
-PHASES = ("idle", "connections", "ai", "replay")
+#: in this order: a flood of the AI may leave its queue full after its phase (on a server
+#: without the bounds), so it comes last
+PHASES = ("idle", "connections", "replay", "ai")
 #: what the attacks send, all within the default rate limit (30/s, bursts of 120)
 SOCKETS, IDLE, AI_GAMES, REPLAYS_PER_S = 200, 200, 60, 28
 UNBOUNDED = ("--client-connections", "0", "--client-sockets", "0", "--ai-per-client", "10000",
@@ -108,14 +111,14 @@ def record_text() -> str:
 
 
 # --- the attacker (a process of its own) -------------------------------------------------------
-def attack(kind: str, base: str, seconds: float, out: Any) -> None:
+def attack(kind: str, base: str, seconds: float, record: str, out: Any) -> None:
     counts: collections.Counter[str] = collections.Counter()
-    asyncio.run(_attack(kind, base, seconds, counts))
+    asyncio.run(_attack(kind, base, seconds, record, counts))
     out.put(dict(counts))
 
 
-async def _attack(kind: str, base: str, seconds: float, counts: collections.Counter[str]
-                  ) -> None:
+async def _attack(kind: str, base: str, seconds: float, record: str,
+                  counts: collections.Counter[str]) -> None:
     end = time.monotonic() + seconds
     transport = httpx.AsyncHTTPTransport(local_address=ATTACKER, retries=0)
     limits = httpx.Limits(max_connections=64)
@@ -127,7 +130,7 @@ async def _attack(kind: str, base: str, seconds: float, counts: collections.Coun
         elif kind == "ai":
             await _ai_flood(http, end, counts, bucket)
         elif kind == "replay":
-            await _replays(http, end, counts)
+            await _replays(http, end, record, counts)
 
 
 class _Bucket:
@@ -219,9 +222,9 @@ async def _ai_flood(http: httpx.AsyncClient, end: float, counts: collections.Cou
                 counts[f"move {r.status_code}"] += 1
 
 
-async def _replays(http: httpx.AsyncClient, end: float, counts: collections.Counter[str]
-                   ) -> None:
-    body = {"record": record_text()}
+async def _replays(http: httpx.AsyncClient, end: float, record: str,
+                   counts: collections.Counter[str]) -> None:
+    body = {"record": record}
     tasks: set[asyncio.Task[None]] = set()
 
     async def one() -> None:
@@ -324,7 +327,8 @@ async def _against_ai(base: str, timed: Any, end: float, replies: list[float]) -
 
 # --- the soak -----------------------------------------------------------------------------------
 def soak(games: int, db: Path) -> None:
-    """``games`` hot-seat Dara games of two moves each through a Hub; RSS every tenth."""
+    """``games`` hot-seat Dara games of two moves each through a Hub, 20 at a time; RSS
+    every tenth."""
     from nugar.server.ai_pool import AiPool
     from nugar.server.rooms import Hub
     from nugar.server.store import Store
@@ -346,13 +350,18 @@ def soak(games: int, db: Path) -> None:
         every = max(1, games // 10)
         start = time.perf_counter()
         print("| games | rooms kept | RSS MB | seconds |\n| --- | --- | --- | --- |")
-        for i in range(1, games + 1):
+        async def one() -> None:
             room, keys = await hub.create("dara", "hotseat", None, None)
             await hub.move(room.row.id, keys["0"], "c3")
             await hub.move(room.row.id, keys["0"], "d4")
-            del room
-            if i % every == 0:
-                print(f"| {i} | {len(hub.rooms)} | {rss_mb():.0f} | "
+
+        done = 0
+        while done < games:  # 20 games at once, as concurrent players would: group commits
+            batch = min(20, games - done)
+            await asyncio.gather(*(one() for _ in range(batch)))
+            before, done = done, done + batch
+            if done // every > before // every or done == games:
+                print(f"| {done} | {len(hub.rooms)} | {rss_mb():.0f} | "
                       f"{time.perf_counter() - start:.0f} |", flush=True)
         await hub.close()
         store.close()
@@ -376,6 +385,8 @@ def main() -> None:
     ap.add_argument("--ai-time", type=float, default=1.0, help="the server's --ai-time")
     ap.add_argument("--unbounded", action="store_true",
                     help="serve with the per-address bounds off")
+    ap.add_argument("--serve", default="", metavar="OPTIONS",
+                    help="more options of nugar serve, e.g. \"--work-rate 0.05\"")
     ap.add_argument("--src", type=Path, default=ROOT / "src",
                     help="serve the nugar of this source folder, e.g. an older checkout's to "
                     "compare with (its server is given no per-address options)")
@@ -393,8 +404,9 @@ def main() -> None:
         raise SystemExit(f"phases among {PHASES}, 1..120 seconds each")
     with tempfile.TemporaryDirectory() as tmp:
         bounds = UNBOUNDED if args.unbounded and args.src == ROOT / "src" else ()
-        extra = ["--ai-time", str(args.ai_time), *bounds]
+        extra = ["--ai-time", str(args.ai_time), *bounds, *shlex.split(args.serve)]
         proc, base = start_server(Path(tmp) / "abuse.db", extra, args.src)
+        record = record_text() if "replay" in phases else ""
         rows = []
         try:
             for phase in phases:
@@ -402,7 +414,7 @@ def main() -> None:
                 attacker = None
                 if phase != "idle":
                     attacker = multiprocessing.Process(
-                        target=attack, args=(phase, base, args.seconds + 2, out))
+                        target=attack, args=(phase, base, args.seconds + 2, record, out))
                     attacker.start()
                     time.sleep(2)  # the attack under way before the player starts
                 lat, replies, failed = asyncio.run(play(base, args.seconds))

@@ -127,7 +127,7 @@ class AiPool:
         self.per_client = per_client
         self._free = list(self.workers)
         #: the waiting requests of each client address, the addresses in turn order; each
-        #: request is its future and whether it may be refused (a hint: ``False`` is ``must``)
+        #: request is its future and ``must`` (a computer's turn, never refused)
         self._lines: OrderedDict[str, deque[tuple[asyncio.Future[_Worker], bool]]] = \
             OrderedDict()
         #: the workers busy for each client address (while above 0)

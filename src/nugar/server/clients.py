@@ -39,7 +39,7 @@ CLIENT_SOCKETS = 16
 #: the CPU seconds of expensive requests one client address may use per second
 #: (``--work-rate``), and the seconds it may save up for a burst
 WORK_RATE = 0.1
-WORK_BURST = 2.0
+WORK_BURST = 0.5
 
 
 class TooMuchWork(ApiError):
