@@ -505,3 +505,34 @@ def test_one_address_cannot_fill_the_lobby(db_url: str) -> None:
         assert attacker.post(f"/api/challenges/{cid}/cancel", json={"key": key}
                              ).status_code == 200
         assert attacker.post("/api/challenges", json={"rules": "dara"}).status_code == 201
+
+
+def test_connections_from_a_trusted_proxy_are_not_bounded_per_address() -> None:
+    """Behind a reverse proxy every player connects from the proxy: its connections are not
+    counted (the guard bounds each forwarded address's websockets instead)."""
+    from types import SimpleNamespace
+
+    from nugar.server import http_timeouts
+
+    class Transport:
+        closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    def connection(host: str, proxies: str | None) -> Any:
+        config = SimpleNamespace(proxy_headers=proxies is not None,
+                                 forwarded_allow_ips=proxies or "")
+        return SimpleNamespace(client_connections=2, client=(host, 5000), config=config,
+                               transport=Transport())
+
+    held = [connection("10.1.0.1", None) for _ in range(3)]
+    counted = [http_timeouts._count_in(c) for c in held]
+    assert counted == ["10.1.0.1", "10.1.0.1", None] and held[2].transport.closed
+    for host in counted:
+        http_timeouts._count_out(host)
+    assert "10.1.0.1" not in http_timeouts._OPEN
+    for proxies in ("10.1.0.1", "10.1.0.0/16", "*"):
+        behind = [connection("10.1.0.1", proxies) for _ in range(5)]
+        assert [http_timeouts._count_in(c) for c in behind] == [None] * 5
+        assert not any(c.transport.closed for c in behind)
