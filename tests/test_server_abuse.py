@@ -402,6 +402,7 @@ def _server_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
 def test_a_full_disk_refuses_new_games_and_challenges_in_json_with_one_line_each(
         client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
     store: Store = client.app.state.store  # type: ignore[attr-defined]
+    client.app.state.lobby.per_client = 1000  # type: ignore[attr-defined]  # one client here
     _fill_disk(store)
     caplog.set_level(logging.INFO, logger="nugar.server")
     refused: dict[str, int] = {}
