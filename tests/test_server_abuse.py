@@ -537,3 +537,23 @@ def test_connections_from_a_trusted_proxy_are_not_bounded_per_address() -> None:
         behind = [connection("10.1.0.1", proxies) for _ in range(5)]
         assert [http_timeouts._count_in(c) for c in behind] == [None] * 5
         assert not any(c.transport.closed for c in behind)
+
+
+# --- item 6: the challenge key never in a URL --------------------------------------------
+def test_the_creator_s_key_travels_in_a_message_and_bodies_never_in_urls(
+        client: TestClient) -> None:
+    from starlette.websockets import WebSocketDisconnect
+
+    posted = client.post("/api/challenges", json={"rules": "dara"}).json()
+    cid, key = posted["challenge"]["id"], posted["key"]
+    # a key in the URL is not read any more: the public view only
+    assert "seat" not in client.get(f"/api/challenges/{cid}", params={"key": key}).json()
+    assert client.post(f"/api/challenges/{cid}/status", json={"key": key}).json()["open"]
+    with client.websocket_connect("/ws/lobby?creator=1") as creator:
+        creator.send_json({"type": "key", "key": key})
+        assert creator.receive_json()["type"] == "lobby"
+    with client.websocket_connect("/ws/lobby?creator=1") as creator:
+        creator.send_json({"type": "ping"})  # not the key: the socket is closed
+        with pytest.raises(WebSocketDisconnect) as closed:
+            creator.receive_json()
+        assert closed.value.code == 1008
