@@ -453,15 +453,21 @@ class Store:
         row does not read, or when its journal is not continuous up to the row's version
         (entries 1 to ``version``, each once: a row ahead of its journal was changed behind
         the server's back, or lost its journal's end; :func:`_journal_problem`)."""
+        # the row and its journal's extent in one statement: one snapshot of the database,
+        # so a change another process commits meanwhile is seen in both or in neither
+        ev = events_table.c
+        mine = ev.game_id == game_id
+        extent = [select(agg).where(mine).scalar_subquery().label(name) for name, agg in (
+            ("j_count", func.count()), ("j_min", func.min(ev.version)),
+            ("j_max", func.max(ev.version)))]
         with self.engine.connect() as conn:
-            r = conn.execute(select(games_table).where(games_table.c.id == game_id)).first()
-            if r is None:
-                return None
-            journal = conn.execute(select(func.count(), func.min(events_table.c.version),
-                                          func.max(events_table.c.version))
-                                   .where(events_table.c.game_id == game_id)).one()
+            r = conn.execute(select(games_table, *extent)
+                             .where(games_table.c.id == game_id)).first()
+        if r is None:
+            return None
         m = r._mapping
-        problem = _journal_problem(int(m["version"]), *journal)
+        problem = _journal_problem(int(m["version"]), int(m["j_count"]), m["j_min"],
+                                   m["j_max"])
         if problem:
             raise CorruptRow(f"stored game {game_id}: {problem}")
         try:
@@ -501,11 +507,20 @@ class Store:
                 for gid, version in conn.execute(select(games_table.c.id,
                                                         games_table.c.version)):
                     problem = _journal_problem(int(version), *journals.get(gid, (0, None, None)))
-                    if problem:
+                    if problem and self._still_broken(gid):
                         problems.append(f"game {gid}: {problem}")
         except SQLAlchemyError as exc:
             problems.append(f"the database cannot be read: {failure_text(exc)}")
         return problems
+
+    def _still_broken(self, game_id: str) -> bool:
+        """Whether the game's row and journal disagree read in one statement (:meth:`load`):
+        :meth:`check` reads them in two, and another process may write between them."""
+        try:
+            self.load(game_id)
+        except CorruptRow:
+            return True
+        return False
 
     def version(self, game_id: str) -> int | None:
         """The stored version of a game (``None``: no such game)."""
