@@ -160,7 +160,8 @@ def test_a_challenge_accepted_through_the_api(client: TestClient) -> None:
         listed = watcher.receive_json()
         assert [c["id"] for c in listed["challenges"]] == [cid]
         assert listed["challenges"][0]["clock_text"] == "1 min + 2 s per move"
-        with client.websocket_connect(f"/ws/lobby?key={owner_key}") as creator:
+        with client.websocket_connect("/ws/lobby?creator=1") as creator:
+            creator.send_json({"type": "key", "key": owner_key})  # never in the URL
             assert creator.receive_json()["type"] == "lobby"
             own = client.post(f"/api/challenges/{cid}/accept", json={"key": owner_key})
             assert own.status_code == 409 and own.json()["error"] == "own_challenge"
@@ -179,9 +180,11 @@ def test_a_challenge_accepted_through_the_api(client: TestClient) -> None:
     again = client.post(f"/api/challenges/{cid}/accept", json={})
     assert again.status_code == 409 and again.json()["error"] == "already_accepted"
     # the creator also finds his seat by asking with his key; nobody else sees it
-    mine = client.get(f"/api/challenges/{cid}", params={"key": owner_key}).json()
+    mine = client.post(f"/api/challenges/{cid}/status", json={"key": owner_key}).json()
     assert mine["seat"]["game"] == seat["id"] and mine["seat"]["key"] == told["key"]
     assert "seat" not in client.get(f"/api/challenges/{cid}").json()
+    assert "seat" not in client.get(f"/api/challenges/{cid}", params={"key": owner_key}).json()
+    assert "seat" not in client.post(f"/api/challenges/{cid}/status", json={}).json()
     # the game: two people by link, the challenge's rules and clock; each key opens its seat
     state = client.get(f"/api/games/{seat['id']}").json()
     assert state["mode"] == "friend" and state["rules"] == "kalah(pits=4)"

@@ -133,16 +133,20 @@ def test_nugar_serve_hands_its_workers_the_whole_config(monkeypatch: pytest.Monk
                           warm_up=True, public_url="https://example.org", api_docs=True,
                           body_timeout=3.0, ai_workers=2, ai_table=8.0, ai_queue=1,
                           expire_days=None, clock_every=0.5, create_tables=True, tune_gc=True,
-                          fast_lane=False, analysis_nodes=7, analysis_queue=2)
+                          fast_lane=False, analysis_nodes=7, analysis_queue=2,
+                          ai_per_client=2, client_sockets=3, work_rate=0.5,
+                          challenges_per_client=5)
     assert all(getattr(config, f.name) != f.default for f in dataclasses.fields(config)
                if f.name != "create_tables")
     made: list[ServerConfig] = []
-    timeouts: list[float] = []
+    timeouts: list[tuple[float, int | None]] = []
     monkeypatch.setattr(app, "create_app", lambda c: made.append(c) or "the app")
-    monkeypatch.setattr(http_timeouts, "set_header_timeout", timeouts.append)
-    monkeypatch.setenv(worker.ENV, worker.options_env(config, 7.0))
+    monkeypatch.setattr(http_timeouts, "set_header_timeout",
+                        lambda seconds, connections: timeouts.append((seconds, connections)))
+    monkeypatch.setenv(worker.ENV, worker.options_env(config, 7.0, 5))
     assert worker.app_from_env() == "the app"
-    assert made == [dataclasses.replace(config, create_tables=False)] and timeouts == [7.0]
+    assert made == [dataclasses.replace(config, create_tables=False)]
+    assert timeouts == [(7.0, 5)]  # the header timeout, the connections per address
 
 
 def test_malformed_json_and_unknown_routes_give_json_errors(client: TestClient) -> None:
@@ -364,7 +368,7 @@ def test_a_game_stored_with_an_ending_of_the_old_form_loads(db_url: str) -> None
     row = GameRow(id=gid, rules="dara", mode="hotseat", ai_level=None, ai_seat=None,
                   key_hash_1=hash_key("k"), key_hash_2=hash_key("k"), moves=["c3"],
                   ending={"agreement": True}, offers={}, result="1/2-1/2",
-                  reason="agreement", version=2)
+                  reason="agreement", version=1)  # its journal: the one entry below
     store.create(row, StoredEvent(1, "created", {}))
     store.close()
     with TestClient(create_app(ServerConfig(db_url, rate=None))) as c:

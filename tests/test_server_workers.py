@@ -384,8 +384,9 @@ def test_the_lobby_and_clocks_span_workers(pg_url: str, tmp_path: Path) -> None:
                     c["id"] == cid for c in m.get("challenges", [])))
                 listed = (await b.get("/api/lobby")).json()["challenges"]
                 assert [c["id"] for c in listed] == [cid]
-                async with connect(f"{ws_one}/ws/lobby?key={owner_key}",
+                async with connect(f"{ws_one}/ws/lobby?creator=1",
                                    open_timeout=10) as creator:
+                    await creator.send(json.dumps({"type": "key", "key": owner_key}))
                     # several accepters at once, half on each worker: exactly one wins
                     clients = [a, b] * 4
                     answers = await asyncio.gather(*(

@@ -75,6 +75,27 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         help="unfinished games without a move for this many days are closed "
                         "(aborted if a player never moved, else adjudicated draws); 0 keeps "
                         "them forever (default 30)")
+    parser.add_argument("--client-connections", type=int, default=32, metavar="N",
+                        help="HTTP connections one client address may hold open at once; "
+                        "more are closed on arrival (trusted proxies are not bounded); 0: no "
+                        "bound (default 32)")
+    parser.add_argument("--client-sockets", type=int, default=16, metavar="N",
+                        help="websockets one client address (as forwarded by a trusted proxy) "
+                        "may hold open at once; more are refused; 0: no bound (default 16)")
+    parser.add_argument("--ai-per-client", type=int, default=4, metavar="N",
+                        help="AI requests one client address may have waiting before its "
+                        "hints and new games against the AI get 503 ai_busy; the AI serves "
+                        "the addresses in turn (default 4)")
+    parser.add_argument("--work-rate", type=float, default=0.1, metavar="SECONDS",
+                        help="CPU seconds per second one client address may spend on "
+                        "expensive requests (replaying a record); 0: no bound (default 0.1)")
+    parser.add_argument("--challenges-per-client", type=int, default=3, metavar="N",
+                        help="open lobby challenges one client address may have; more get "
+                        "429 too_many_challenges (default 3)")
+    parser.add_argument("--check-db", action="store_true",
+                        help="check the database before serving (SQLite's integrity_check, "
+                        "and every game's journal against its row); any problem is listed "
+                        "and the server does not start")
     # hidden: every request through FastAPI's routes, to measure the fast lane against
     # (benchmarks/load_server.py --no-fast-lane)
     parser.add_argument("--no-fast-lane", dest="fast_lane", action="store_false",
@@ -106,6 +127,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(f"--workers {args.workers} needs a PostgreSQL database (--db "
                        "postgresql+psycopg://USER@HOST/DB): SQLite takes one writing process, "
                        "so a SQLite database is served by one worker")
+    for name in ("client_connections", "client_sockets"):
+        if not 0 <= getattr(args, name) <= 100_000:
+            raise CliError(f"--{name.replace('_', '-')} must be 0..100000 (0: no bound), "
+                           f"not {getattr(args, name)}")
+    if not 1 <= args.ai_per_client <= 10000:
+        raise CliError(f"--ai-per-client must be 1..10000, not {args.ai_per_client}")
+    if not 1 <= args.challenges_per_client <= 1000:
+        raise CliError(f"--challenges-per-client must be 1..1000, not "
+                       f"{args.challenges_per_client}")
+    if args.work_rate < 0:
+        raise CliError(f"--work-rate must be 0 or more, not {args.work_rate}")
     if args.limit_concurrency < 1:
         raise CliError(f"--limit-concurrency must be 1 or more, not {args.limit_concurrency}")
     for name in ("header_timeout", "body_timeout"):
@@ -130,7 +162,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         db_url=args.db, ai_time=args.ai_time, rate=args.rate or None, warm_up=True,
         public_url=public_url, api_docs=args.api_docs, body_timeout=args.body_timeout,
         ai_workers=args.ai_workers, ai_table=args.ai_table, ai_queue=args.ai_queue,
-        expire_days=args.expire_days or None, tune_gc=True, fast_lane=args.fast_lane)
+        expire_days=args.expire_days or None, tune_gc=True, fast_lane=args.fast_lane,
+        ai_per_client=args.ai_per_client, client_sockets=args.client_sockets or None,
+        work_rate=args.work_rate or None, challenges_per_client=args.challenges_per_client)
     # the log level drops uvicorn's access lines anyway; off, it does not build them either
     # (the client's address and the quoted path, for every request)
     served = dict(host=args.host, port=args.port, log_level="warning", access_log=False,
@@ -149,6 +183,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except Exception as exc:  # a bad URL or an unreachable database
         raise CliError(f"cannot open the database {args.db!r}: {database_problem(exc)}",
                        EXIT_FAILED) from None
+    if args.check_db:
+        check_database(app.state.store)
     shown = app.state.store.engine.url.render_as_string(hide_password=True)
     print(f"nugar: serving on {default_public_url(args.host, args.port)}/ as {public_url}/ "
           f"(database: {shown})", file=sys.stderr)
@@ -156,7 +192,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     # uvloop and httptools (the server's dependencies) when installed: loop="auto" picks
     # uvloop itself; the HTTP protocol is ours, with the header timeout
-    uvicorn.run(app, http=timed_protocol(args.header_timeout), **served)
+    uvicorn.run(app, http=timed_protocol(args.header_timeout, args.client_connections or None),
+                **served)
     return EXIT_OK
 
 
@@ -176,11 +213,15 @@ def serve_workers(args: argparse.Namespace, config: ServerConfig, served: dict[s
     try:
         store = Store(args.db)
         shown = store.engine.url.render_as_string(hide_password=True)
-        store.close()
     except Exception as exc:  # a bad URL, an unreachable database, psycopg missing
         raise CliError(f"cannot open the database {args.db!r}: {database_problem(exc)}",
                        EXIT_FAILED) from None
-    os.environ[ENV] = options_env(config, args.header_timeout)
+    try:
+        if args.check_db:
+            check_database(store)
+    finally:
+        store.close()
+    os.environ[ENV] = options_env(config, args.header_timeout, args.client_connections or None)
     print(f"nugar: serving on {default_public_url(args.host, args.port)}/ as "
           f"{config.public_url}/ with {args.workers} workers (database: {shown})",
           file=sys.stderr)
@@ -218,6 +259,20 @@ def database_problem(exc: BaseException) -> str:
     lines = [line.strip() for line in str(exc).splitlines()]
     kept = [line for line in lines if line and not line.startswith("(Background on this error")]
     return "; ".join(kept) or type(exc).__name__
+
+
+def check_database(store: Any) -> None:
+    """``--check-db``: the database's problems (:meth:`~nugar.server.store.Store.check`) on
+    stderr and a :class:`CliError` if there is any; a line saying so when there is none."""
+    problems = store.check()
+    if problems:
+        for line in problems[:50]:
+            print(f"nugar: --check-db: {line}", file=sys.stderr)
+        more = " (the first 50 shown)" if len(problems) > 50 else ""
+        raise CliError(f"the database has {len(problems)} problem(s){more}; not serving",
+                       EXIT_FAILED)
+    print("nugar: --check-db: the database and every game's journal are intact",
+          file=sys.stderr)
 
 
 def default_public_url(host: str, port: int) -> str:

@@ -13,11 +13,12 @@ session.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from .clients import CLIENT
 from .errors import ApiError
 
 if TYPE_CHECKING:
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from ..warmup import Warmup
 
 T = TypeVar("T")
+
+#: the AI requests one client address may have waiting (``--ai-per-client``)
+AI_PER_CLIENT = 4
 
 
 class ComputerPlayer(Protocol):
@@ -89,28 +93,45 @@ class _Worker:
         self.agent: Agent | None = None
         self.key: tuple[int, str] | None = None  # (level, rules' AI profile) it was built for
         self.owner: object | None = None  # the game whose positions its tables hold
+        self.client = ""  # the client address of the work it does now
         self.built = 0  # agents built for this worker (tests check the bound)
 
 
 class AiPool:
     """The computer's only place to think: ``workers`` agents, each deciding in a thread of
     the pool's own executor (never the default one the database uses), and a queue of at
-    most ``queue`` waiting requests. A hint asked for while the queue is full is refused
-    (:class:`AiBusy`); the computer's own turns always queue (one per game at most).
+    most ``queue`` waiting hints and analyses. A hint asked for while the queue is full is
+    refused (:class:`AiBusy`); the computer's own turns always queue (one per game at most).
+
+    The queue is fair between client addresses (:data:`~.clients.CLIENT`, the address of the
+    request that started the work): each address has its own line, and a free worker takes
+    the first request of the next address in turn (round robin), so a client who floods the
+    pool with games against the AI waits behind his own turns, and any other address waits
+    at most one decision per address with work queued. One address may hold at most
+    ``per_client`` waiting requests of any kind before its hints are refused and its new
+    games against the AI too (:meth:`admit`).
 
     A worker keeps its agent while it serves the same level and game family, and resets it
     (``reset()``: its tables forgotten) before a position of another game, so nothing leaks
     between games and memory stays within ``workers`` agents' tables."""
 
-    def __init__(self, computer: ComputerPlayer, workers: int = 1, queue: int = 8) -> None:
-        if workers < 1 or queue < 0:
-            raise ValueError(f"an AI pool needs 1 or more workers and a queue of 0 or more, "
-                             f"not {workers} and {queue}")
+    def __init__(self, computer: ComputerPlayer, workers: int = 1, queue: int = 8,
+                 per_client: int = AI_PER_CLIENT) -> None:
+        if workers < 1 or queue < 0 or per_client < 1:
+            raise ValueError(f"an AI pool needs 1 or more workers, a queue of 0 or more and "
+                             f"1 or more requests per client, not {workers}, {queue} and "
+                             f"{per_client}")
         self.computer = computer
         self.workers = [_Worker() for _ in range(workers)]
         self.queue = queue
+        self.per_client = per_client
         self._free = list(self.workers)
-        self._waiting: deque[asyncio.Future[_Worker]] = deque()
+        #: the waiting requests of each client address, the addresses in turn order; each
+        #: request is its future and ``must`` (a computer's turn, never refused)
+        self._lines: OrderedDict[str, deque[tuple[asyncio.Future[_Worker], bool]]] = \
+            OrderedDict()
+        #: the workers busy for each client address (while above 0)
+        self._busy: dict[str, int] = {}
         self._executor = ThreadPoolExecutor(workers, thread_name_prefix="nugar-ai")
 
     @property
@@ -121,15 +142,44 @@ class AiPool:
     @property
     def waiting(self) -> int:
         """Requests queued for a worker."""
-        return sum(1 for f in self._waiting if not f.done())
+        return sum(self.waiting_for(client) for client in self._lines)
+
+    def waiting_for(self, client: str, *, hints_only: bool = False) -> int:
+        """Requests of ``client`` queued for a worker (``hints_only``: those that may be
+        refused, hints and analyses)."""
+        line = self._lines.get(client, ())
+        return sum(1 for f, must in line if not f.done() and not (hints_only and must))
+
+    def admit(self, client: str | None = None) -> None:
+        """Refuse (:class:`AiBusy`) new work for ``client`` (default: the request's,
+        :data:`~.clients.CLIENT`) while it has ``per_client`` requests waiting: a new game
+        against the AI asks first, since its computer's turns cannot be refused later."""
+        who = CLIENT.get() if client is None else client
+        if self.waiting_for(who) >= self.per_client:
+            raise AiBusy(retry_after=self._retry_after())
+
+    def _retry_after(self) -> int:
+        return max(1, round(self.computer.limits().time or 1.0))
+
+    def _give(self, worker: _Worker, client: str) -> _Worker:
+        """``worker`` now works for ``client``."""
+        worker.client = client
+        self._busy[client] = self._busy.get(client, 0) + 1
+        return worker
 
     async def _acquire(self, must: bool) -> _Worker:
-        if self._free:
-            return self._free.pop()
-        if not must and self.waiting >= self.queue:
-            raise AiBusy(retry_after=max(1, round(self.computer.limits().time or 1.0)))
+        client = CLIENT.get()
+        if self._free:  # a worker is free only while nobody waits (:meth:`_release`)
+            return self._give(self._free.pop(), client)
+        if not must:
+            hints = sum(self.waiting_for(c, hints_only=True) for c in self._lines)
+            if hints >= self.queue or self.waiting_for(client) >= self.per_client:
+                raise AiBusy(retry_after=self._retry_after())
         waiter: asyncio.Future[_Worker] = asyncio.get_running_loop().create_future()
-        self._waiting.append(waiter)
+        line = self._lines.get(client)
+        if line is None:
+            line = self._lines[client] = deque()
+        line.append((waiter, must))
         try:
             return await waiter
         except asyncio.CancelledError:
@@ -138,12 +188,33 @@ class AiPool:
             raise
 
     def _release(self, worker: _Worker) -> None:
-        while self._waiting:
-            waiter = self._waiting.popleft()
-            if not waiter.done():
-                waiter.set_result(worker)
-                return
-        self._free.append(worker)
+        """Hand ``worker`` to the first request of the next client address in turn: of the
+        addresses waiting, the first in turn of those with the fewest workers busy for them,
+        the worker released still counted for its last client (so the address just served
+        waits behind the others)."""
+        busy = self._busy
+        lines = self._lines
+        chosen: tuple[str, asyncio.Future[_Worker]] | None = None
+        while lines and chosen is None:
+            client = min(lines, key=lambda c: busy.get(c, 0))  # the first of the least served
+            line = lines[client]
+            while line and chosen is None:
+                future, _must = line.popleft()
+                if not future.done():
+                    chosen = client, future
+            if line:
+                lines.move_to_end(client)  # its next request waits for the others' turns
+            else:
+                del lines[client]
+        last = busy.get(worker.client, 0) - 1
+        if last > 0:
+            busy[worker.client] = last
+        else:
+            busy.pop(worker.client, None)
+        if chosen is None:
+            self._free.append(worker)
+        else:
+            chosen[1].set_result(self._give(worker, chosen[0]))
 
     def _ready(self, worker: _Worker, owner: object, level: int, game: Game) -> Agent:
         """The worker's agent for ``level``, made ready for a position of ``owner``'s game

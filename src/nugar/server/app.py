@@ -36,12 +36,13 @@ from . import (
 from .accounts import Accounts, expire_forever
 from .ai_pool import Agents, AiPool
 from .analyses import Analyses
+from .clients import Work
 from .clocks import watch_clocks
 from .config import ServerConfig
 from .crosssite import CrossSiteGuard
 from .fastlane import MoveLane
 from .listen import listen_forever
-from .lobby import Lobby
+from .lobby_caps import CappedLobby
 from .middleware import ASGIApp, Guard, Receive, Scope, SecurityHeaders, Send, add_error_handlers
 from .rooms import Hub
 from .store import Store
@@ -126,9 +127,9 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
         engine = WARMUP if cfg.warm_up else Warmup(interpret=False)
     store = Store(cfg.db_url, create=cfg.create_tables)
     pool = AiPool(Agents(cfg.ai_time, engine, table=cfg.ai_table), workers=cfg.ai_workers,
-                  queue=cfg.ai_queue)
+                  queue=cfg.ai_queue, per_client=cfg.ai_per_client)
     hub = Hub(store, pool, expire_days=cfg.expire_days)
-    lobby = Lobby(store)
+    lobby = CappedLobby(store, per_client=cfg.challenges_per_client)
     analyses = Analyses(store, pool, nodes=cfg.analysis_nodes, queue=cfg.analysis_queue)
     accounts = Accounts(store)
 
@@ -180,6 +181,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.state.ai_pool = pool
     app.state.analyses = analyses
     app.state.accounts = accounts
+    app.state.work = None if cfg.work_rate is None else Work(cfg.work_rate)
     app.state.public_url = cfg.public_url.rstrip("/")
     # in front of FastAPI's own middleware (its error and telemetry layers): the security
     # headers outermost, so refusals get them too; then the size and rate guard; then the
@@ -188,7 +190,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.front = lambda inner: SecurityHeaders(
         Guard(CrossSiteGuard(MoveLane(inner) if cfg.fast_lane else inner, cfg.public_url),
               max_body=cfg.max_body, rate=cfg.rate, burst=cfg.burst,
-              body_timeout=cfg.body_timeout),
+              body_timeout=cfg.body_timeout, sockets=cfg.client_sockets),
         docs=cfg.api_docs)
     add_error_handlers(app)
     app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")

@@ -12,8 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ai.analysis import ANALYSIS_NODES
+from .ai_pool import AI_PER_CLIENT
 from .analyses import ANALYSIS_QUEUE
+from .clients import CLIENT_SOCKETS, WORK_RATE
 from .clocks import WATCH_EVERY
+from .lobby_caps import CHALLENGES_PER_CLIENT
 from .rooms import EXPIRE_DAYS
 
 
@@ -46,6 +49,18 @@ class ServerConfig:
     ai_table: float = 64.0
     #: the hints that may wait for an AI agent (more: ``503 ai_busy``)
     ai_queue: int = 8
+    #: the AI requests (computer turns, hints, analyses) one client address may have waiting
+    #: before its hints and new games against the AI get ``503 ai_busy``
+    ai_per_client: int = AI_PER_CLIENT
+    #: the websockets one client address may hold open at once (``None``: no bound)
+    client_sockets: int | None = CLIENT_SOCKETS
+    #: the CPU seconds of expensive requests (replaying a posted record, a past position)
+    #: one client address may use per second (``None``: no bound); beyond it, and while one
+    #: of its expensive requests runs, its next one gets ``429 too_much_work``
+    work_rate: float | None = WORK_RATE
+    #: the open lobby challenges one client address may have (more: ``429
+    #: too_many_challenges``)
+    challenges_per_client: int = CHALLENGES_PER_CLIENT
     #: the search nodes per decision of a game's analysis (:mod:`.analyses`)
     analysis_nodes: int = ANALYSIS_NODES
     #: the analyses that may wait for their turn (more: ``429 analysis_busy``)

@@ -78,6 +78,8 @@ STATUS: dict[str, int] = {
     "analysis_busy": 429,
     # too many sign-in attempts for one user name or from one address (``Retry-After``)
     "too_many_attempts": 429,
+    "too_much_work": 429,
+    "too_many_challenges": 429,
     # the server cannot do it now; the same request may succeed later
     "ai_busy": 503,
     "lobby_busy": 503,

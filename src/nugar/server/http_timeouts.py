@@ -12,11 +12,20 @@ same header timeout, and both bound a request's line and headers to
 :data:`MAX_HEAD_BYTES` (h11 through uvicorn's ``h11_max_incomplete_event_size``; httptools,
 which has no such bound of its own, here): a longer head gets ``400`` and the connection is
 closed, so a client cannot make the server hold an endless head.
+
+Both also bound the HTTP connections one client address holds open at once
+(:data:`CLIENT_CONNECTIONS`, ``--client-connections``): one more from that address is closed
+as soon as it is accepted, so one address cannot take the server's ``--limit-concurrency``
+from the others. The addresses of trusted reverse proxies (``--forwarded-allow-ips``) are
+not bounded here, since every player behind them connects from them; the size and rate
+guard bounds each forwarded client's websockets instead (:class:`~.middleware.Guard`). A
+connection upgraded to a websocket leaves this count for the guard's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 from typing import Any
 
 import h11
@@ -24,6 +33,11 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 #: the longest request line and headers accepted, in bytes
 MAX_HEAD_BYTES = 16_384
+#: the HTTP connections one client address may hold open at once (``--client-connections``)
+CLIENT_CONNECTIONS = 32
+
+#: the open HTTP connections of each connecting address (of this process), while above 0
+_OPEN: dict[str, int] = {}
 
 try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -67,12 +81,58 @@ class _Coalescing:
         return getattr(self.inner, name)
 
 
+def _trusted(config: Any, host: str) -> bool:
+    """Whether ``host`` is a reverse proxy whose forwarded headers uvicorn trusts."""
+    if not getattr(config, "proxy_headers", False):
+        return False
+    allowed = config.forwarded_allow_ips
+    items = allowed.split(",") if isinstance(allowed, str) else list(allowed or ())
+    for item in (i.strip() for i in items):
+        if item in ("*", host):
+            return True
+        try:
+            if ipaddress.ip_address(host) in ipaddress.ip_network(item, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def _count_in(protocol: Any) -> str | None:
+    """Count a new connection against its address's bound; close it if that is reached.
+    Returns the address counted (``None``: not counted)."""
+    limit = protocol.client_connections
+    client = protocol.client
+    if limit is None or not client or _trusted(protocol.config, client[0]):
+        return None
+    host: str = client[0]
+    held = _OPEN.get(host, 0)
+    if held >= limit:
+        protocol.transport.close()
+        return None
+    _OPEN[host] = held + 1
+    return host
+
+
+def _count_out(host: str | None) -> None:
+    """A connection counted for ``host`` closed or became a websocket."""
+    if host is None:
+        return
+    held = _OPEN.get(host, 0) - 1
+    if held > 0:
+        _OPEN[host] = held
+    else:
+        _OPEN.pop(host, None)
+
+
 class _TimedH11(H11Protocol):
     header_timeout = 10.0
+    client_connections: int | None = CLIENT_CONNECTIONS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._header_timer: asyncio.TimerHandle | None = None
+        self._counted: str | None = None
 
     def _waiting_for_headers(self) -> bool:
         return bool(self.conn.their_state is h11.IDLE and not self.transport.is_closing())
@@ -93,9 +153,12 @@ class _TimedH11(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(_Coalescing(transport, self.loop))  # type: ignore[arg-type]
+        self._counted = _count_in(self)
         self._check_timer()
 
     def handle_websocket_upgrade(self, event: Any) -> None:
+        _count_out(self._counted)  # a websocket from here on: the guard counts it
+        self._counted = None
         # the websocket protocol writes to the socket's own transport
         coalescing = self.transport
         if isinstance(coalescing, _Coalescing):
@@ -111,12 +174,17 @@ class _TimedH11(H11Protocol):
         if self._header_timer is not None:
             self._header_timer.cancel()
             self._header_timer = None
+        _count_out(self._counted)
+        self._counted = None
         super().connection_lost(exc)
 
 
-def timed_h11(header_timeout: float) -> type[asyncio.Protocol]:
-    """An h11 protocol class that allows ``header_timeout`` seconds for a request's headers."""
-    return type("TimedH11", (_TimedH11,), {"header_timeout": header_timeout})
+def timed_h11(header_timeout: float, client_connections: int | None = CLIENT_CONNECTIONS
+              ) -> type[asyncio.Protocol]:
+    """An h11 protocol class that allows ``header_timeout`` seconds for a request's headers
+    and ``client_connections`` connections per client address (``None``: no bound)."""
+    return type("TimedH11", (_TimedH11,), {"header_timeout": header_timeout,
+                                           "client_connections": client_connections})
 
 
 class TimedH11(_TimedH11):
@@ -136,11 +204,13 @@ if HttpToolsProtocol is not None:
         the request's headers are complete."""
 
         header_timeout = 10.0
+        client_connections: int | None = CLIENT_CONNECTIONS
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._header_timer: asyncio.TimerHandle | None = None
             self._head_bytes = 0
+            self._counted: str | None = None
 
         def _start_timer(self) -> None:
             if self._header_timer is None:
@@ -159,9 +229,12 @@ if HttpToolsProtocol is not None:
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(_Coalescing(transport, self.loop))  # type: ignore[arg-type]
+            self._counted = _count_in(self)
             self._start_timer()
 
         def handle_websocket_upgrade(self) -> None:
+            _count_out(self._counted)  # a websocket from here on: the guard counts it
+            self._counted = None
             coalescing = self.transport
             if isinstance(coalescing, _Coalescing):
                 coalescing.flush()
@@ -193,18 +266,23 @@ if HttpToolsProtocol is not None:
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._stop_timer()
+            _count_out(self._counted)
+            self._counted = None
             super().connection_lost(exc)
 
     class TimedHttpTools(_TimedHttpTools):
         """The httptools counterpart of :class:`TimedH11` for ``nugar serve --workers``."""
 
 
-def timed_protocol(header_timeout: float) -> type[asyncio.Protocol]:
+def timed_protocol(header_timeout: float, client_connections: int | None = CLIENT_CONNECTIONS
+                   ) -> type[asyncio.Protocol]:
     """The HTTP protocol class ``nugar serve`` runs: httptools when it is installed, else
-    h11, allowing ``header_timeout`` seconds for a request's headers."""
+    h11, allowing ``header_timeout`` seconds for a request's headers and
+    ``client_connections`` open connections per client address (``None``: no bound)."""
     if HttpToolsProtocol is None:
-        return timed_h11(header_timeout)
-    return type("TimedHttpTools", (_TimedHttpTools,), {"header_timeout": header_timeout})
+        return timed_h11(header_timeout, client_connections)
+    return type("TimedHttpTools", (_TimedHttpTools,), {
+        "header_timeout": header_timeout, "client_connections": client_connections})
 
 
 def protocol_path() -> str:
@@ -215,8 +293,12 @@ def protocol_path() -> str:
     return "nugar.server.http_timeouts:TimedHttpTools"
 
 
-def set_header_timeout(seconds: float) -> None:
-    """The header timeout of the classes :func:`protocol_path` names (in a worker)."""
+def set_header_timeout(seconds: float, client_connections: int | None = CLIENT_CONNECTIONS
+                       ) -> None:
+    """The header timeout and the bound on connections per client address of the classes
+    :func:`protocol_path` names (in a worker)."""
     TimedH11.header_timeout = seconds
+    TimedH11.client_connections = client_connections
     if HttpToolsProtocol is not None:
         TimedHttpTools.header_timeout = seconds
+        TimedHttpTools.client_connections = client_connections

@@ -1,12 +1,12 @@
 """What wraps every request of the web app: the size and rate guard, the security headers,
 and errors as JSON.
 
-:class:`Guard` is ASGI middleware that refuses oversized bodies (413) and floods from one
-client address (429, with ``Retry-After``) before any route runs; :class:`SecurityHeaders`
-adds the Content-Security-Policy and its companions to every response;
-:func:`add_error_handlers` makes every refusal
-(an :class:`~.errors.ApiError`, a malformed body, an unknown route) the same JSON
-``{"error": code, "detail": sentence}``. Every such body is written by :func:`refusal`, the
+:class:`Guard` is ASGI middleware that refuses oversized bodies (413), floods from one
+client address (429, with ``Retry-After``) and websockets beyond an address's share before
+any route runs; :class:`SecurityHeaders` adds the Content-Security-Policy and its companions
+to every response; :func:`add_error_handlers` makes every refusal (an
+:class:`~.errors.ApiError`, a malformed body, an unknown route, a database failure) the same
+JSON ``{"error": code, "detail": sentence}``. Every such body is written by :func:`refusal`, the
 guard's and the fast lane's (:mod:`.fastlane`) included, and an error's status, code and
 detail are read in one place, :func:`error_parts` (the status from :data:`.errors.STATUS`).
 """
@@ -22,11 +22,14 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from .clients import CLIENT, Counts
 from .errors import ApiError, status_of
 from .pages import not_found_page
+from .store import storage_refusal
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -60,14 +63,21 @@ class Guard:
 
     Each client address has a token bucket of ``burst`` requests refilled at ``rate`` per
     second; websocket connections count as requests too. ``rate=None`` turns the limit off
-    (for load tests on loopback). ``clock`` gives the time in seconds (a test may pass its
-    own).
+    (for load tests on loopback). A client address may hold at most ``sockets`` websockets
+    open at once (``None``: no bound): one more is refused at its handshake (HTTP 403), so
+    one address cannot take the server's connections from the others. ``clock`` gives the
+    time in seconds (a test may pass its own).
+
+    The guard names the client address of each request (:data:`~.clients.CLIENT`) for the
+    code that serves it: the address uvicorn gives, which is the one a trusted reverse
+    proxy forwarded when there is one.
     """
 
     def __init__(self, app: ASGIApp, max_body: int, rate: float | None, burst: int,
                  clock: Callable[[], float] = time.monotonic,
-                 body_timeout: float = 10.0) -> None:
+                 body_timeout: float = 10.0, sockets: int | None = None) -> None:
         self.app = app
+        self.sockets = None if sockets is None else Counts(sockets)
         self.max_body = max_body
         self.body_timeout = body_timeout
         self.rate = rate
@@ -103,6 +113,13 @@ class Guard:
             return
         client = scope.get("client")
         host = client[0] if client else "unknown"
+        named = CLIENT.set(host)
+        try:
+            await self._guard(host, scope, receive, send)
+        finally:
+            CLIENT.reset(named)
+
+    async def _guard(self, host: str, scope: Scope, receive: Receive, send: Send) -> None:
         if not self.allow(host):
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 1008})
@@ -112,7 +129,7 @@ class Guard:
                           {"retry-after": str(wait)})(scope, receive, send)
             return
         if scope["type"] == "websocket":
-            await self.app(scope, receive, send)
+            await self._socket(host, scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
         declared = headers.get(b"content-length")
@@ -142,6 +159,20 @@ class Guard:
         body = b"".join(chunks)
         scope[BODY] = body  # read once: the fast lane behind takes it from here
         await self.app(scope, replaying(body, receive), send)
+
+    async def _socket(self, host: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """A websocket, counted against its address's bound while it is open."""
+        sockets = self.sockets
+        if sockets is None:
+            await self.app(scope, receive, send)
+            return
+        if not sockets.take(host):
+            await send({"type": "websocket.close", "code": 1008})  # before accepting: 403
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            sockets.give(host)
 
     def too_big(self) -> JSONResponse:
         """The refusal of a body over :attr:`max_body` (413)."""
@@ -242,6 +273,14 @@ async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
     return api_refusal(exc)
 
 
+async def _storage_failed(request: Request, exc: Exception) -> JSONResponse:
+    """A database failure in any route (creating a game, posting a challenge, reading a
+    record): a JSON refusal and one log line, never a bare 500 with a traceback."""
+    assert isinstance(exc, SQLAlchemyError)
+    return api_refusal(storage_refusal(exc, f"answering {request.method} "
+                                            f"{request.url.path[:80]}"))
+
+
 async def _bad_request(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     parts = []
@@ -293,5 +332,6 @@ def _routes(routes: list[Any]) -> Iterator[Any]:
 def add_error_handlers(app: FastAPI) -> None:
     """Answer every refusal as JSON ``{"error": code, "detail": sentence}``."""
     app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(SQLAlchemyError, _storage_failed)
     app.add_exception_handler(RequestValidationError, _bad_request)
     app.add_exception_handler(StarletteHTTPException, _http_error)

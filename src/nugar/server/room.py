@@ -20,6 +20,7 @@ import asyncio
 import bisect
 import hmac
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -85,7 +86,10 @@ class Room:
         self.now = now
         self._save = save
         self._refresh = refresh
-        self.session = GameSession(game, row.mode, self, pool,
+        # the session reaches its room through a weak proxy: a room and its session hold no
+        # cycle, so an evicted room is freed at once, not at the next full garbage collection
+        # (the room always outlives its session: it holds it)
+        self.session = GameSession(game, row.mode, weakref.proxy(self), pool,
                                    ai_seat=row.ai_seat, ai_level=row.ai_level,
                                    offers=row.offers, aborted=aborted_by(row.ending))
         self.session.auto_pass = self.clock is not None  # a forced pass takes no time

@@ -35,6 +35,8 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE, LEVEL_RANGE_TEXT
 from ..errors import RulesError
 from ..rules import Game, new_game, parse_rules
@@ -44,7 +46,16 @@ from .errors import ApiError
 from .follow import Follower
 from .room import Room
 from .session import AHEAD, MODES, GameSession, restore
-from .store import CorruptRow, GameRow, Store, StoredEvent, VersionConflict, hash_key
+from .store import (
+    CorruptRow,
+    GameRow,
+    Store,
+    StoredEvent,
+    VersionConflict,
+    failure_text,
+    hash_key,
+    refusing,
+)
 from .wire import Encoded, event_message
 
 log = logging.getLogger("nugar.server")
@@ -134,14 +145,16 @@ class Hub:
         room = self.rooms.get(game_id)
         if room is not None:
             self.rooms.move_to_end(game_id)
-            await self.follower.bring_up(room, fresh)
+            with refusing(f"reading game {game_id}"):
+                await self.follower.bring_up(room, fresh)
             return room
         async with self._load_lock:
             room = self.rooms.get(game_id)
             if room is not None:
                 return room
             try:
-                row = await asyncio.to_thread(self.store.load, game_id)
+                with refusing(f"reading game {game_id}"):
+                    row = await asyncio.to_thread(self.store.load, game_id)
                 if row is None:
                     raise ApiError("unknown_game", f"no game with id {game_id!r}")
                 game = await asyncio.to_thread(restore, row.rules, row.moves, row.ending)
@@ -247,6 +260,9 @@ class Hub:
         hash_1: str | None = None
         hash_2: str | None = None
         if mode == "ai":
+            # its computer's turns cannot be refused once it exists: a client address with
+            # its share of the AI queue taken makes no new game against the AI meanwhile
+            self.pool.admit()
             if ai_level is None:  # the level people get when they name none
                 ai_level = DEFAULT_LEVEL
             if ai_level not in LEVEL_RANGE:
@@ -295,7 +311,8 @@ class Hub:
             row.clock, row.deadline = clock.to_json(), clock.deadline()
             created["clock"] = time_control.text
         first = StoredEvent(1, "created", created)
-        await asyncio.to_thread(self.store.create, row, first)
+        with refusing("creating a game"):
+            await asyncio.to_thread(self.store.create, row, first)
         return self._open(row, game), keys
 
     # --- changes ----------------------------------------------------------------------------
@@ -343,7 +360,10 @@ class Hub:
             # the write changed nothing: the session rolls its game back to the stored state
             # and the room (with its listeners) stays the current one; its clocks were not
             # touched (the change was stamped on a copy)
-            log.exception("storing game %s failed", row.id)
+            if isinstance(exc, SQLAlchemyError):  # one line: what failed, not where
+                log.error("storing game %s failed: %s", row.id, failure_text(exc))
+            else:
+                log.exception("storing game %s failed", row.id)
             raise ApiError("storage_failed",
                            "the move could not be stored; nothing was changed, try again"
                            ) from exc
@@ -434,8 +454,10 @@ class Hub:
 
     async def catch_up(self, room: Room, since: int | None) -> list[dict[str, Any]]:
         """What a (re)connecting client needs (:meth:`.follow.Follower.catch_up`)."""
-        return await self.follower.catch_up(room, since)
+        with refusing(f"reading game {room.row.id}"):
+            return await self.follower.catch_up(room, since)
 
     async def changes(self, game_id: str, since: int | None) -> dict[str, Any]:
         """``GET /api/games/{id}?since=V`` (:meth:`.follow.Follower.changes`)."""
-        return await self.follower.changes(game_id, since)
+        with refusing(f"reading game {game_id}"):
+            return await self.follower.changes(game_id, since)

@@ -8,11 +8,12 @@ JSON by :mod:`.middleware`. The OpenAPI schema lists these routes at ``/docs``.
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
@@ -20,12 +21,15 @@ from ..rules import PRESETS, Game, Move, new_game, parse_rules
 from ..rules.family import preset_json
 from ..rules.options import MAX_RULES_TEXT, format_value
 from .accounts import Account, current_account
+from .clients import Work
 from .clocks import ClockError, TimeControl
 from .errors import ApiError
 from .rematch import rematch
 from .render import board_data, svg
 from .rooms import Hub
 from .session import restore
+
+T = TypeVar("T")
 
 #: the most moves a record sent to ``POST /api/replay`` may hold (reading stops beyond them)
 MAX_REPLAY_MOVES = 5000
@@ -55,6 +59,19 @@ def answer(state: dict[str, Any]) -> JSONResponse:
 
 
 # --- request bodies ----------------------------------------------------------------------------
+def _whole(value: object) -> object:
+    """A JSON number with no fraction (``38801.0``) as the whole number it is: JSON Schema's
+    ``integer``, which the API schema states, takes it, so the server does too. Anything else
+    is left to the strict check (``true``, ``"2"`` and ``1.5`` are still refused)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+#: a whole number in a request body, written ``3`` or ``3.0`` (:func:`_whole`)
+Whole = Annotated[int, BeforeValidator(_whole)]
+
+
 class Body(BaseModel):
     """A request body, read strictly: JSON ``true`` is not the seat 1, nor ``"2"`` the level 2."""
 
@@ -66,9 +83,10 @@ class CreateGame(Body):
                        description="rule-set text, e.g. dala(quiet_limit=off)")
     mode: Literal["ai", "friend", "hotseat"] = Field(
         "ai", description="against the AI, against a friend by link, or hot-seat on one screen")
-    level: int | None = Field(None, description=f"AI level {LEVEL_RANGE_TEXT} (mode ai); default: "
-                                                 f"{DEFAULT_LEVEL}")
-    seat: int | None = Field(None, description="your seat against the AI: 1 moves first, 2 second")
+    level: Whole | None = Field(None, description=f"AI level {LEVEL_RANGE_TEXT} (mode ai); "
+                                                   f"default: {DEFAULT_LEVEL}")
+    seat: Whole | None = Field(None,
+                               description="your seat against the AI: 1 moves first, 2 second")
     clock: str | None = Field(None, max_length=20,
                               description="time control: none (default), M+I (minutes for "
                                           "the game + seconds per turn, e.g. 5+3) or Nd "
@@ -82,7 +100,7 @@ class KeyBody(Body):
 class MoveBody(KeyBody):
     move: str = Field(..., max_length=64,
                       description="a move or a whole turn: c3, c3-c4xe5, 4, 1-6")
-    v: int | None = Field(None, ge=1, description="the version of the game the move was "
+    v: Whole | None = Field(None, ge=1, description="the version of the game the move was "
                           "decided on: played only if the game is still at it (else 409 "
                           "stale_version), so a repeated request cannot play twice")
 
@@ -95,7 +113,7 @@ class ReplayBody(Body):
     record: str = Field(..., max_length=MAX_REPLAY_CHARS,
                         description=f"a game record as text: one game of at most "
                                     f"{MAX_REPLAY_MOVES} moves")
-    turn: int | None = Field(None, ge=0, le=MAX_REPLAY_MOVES,
+    turn: Whole | None = Field(None, ge=0, le=MAX_REPLAY_MOVES,
                              description="the position to draw: after this many turns "
                                          "(default: the last)")
 
@@ -185,16 +203,34 @@ async def api_state(game_id: str, hub: HubDep, since: int | None = None) -> JSON
     return answer(await hub.changes(game_id, since))
 
 
-async def _game_at(hub: Hub, game_id: str, ply: int | None) -> Game:
+def work_of(conn: HTTPConnection) -> Work | None:
+    """Where the application prices expensive requests per client address (``None``: no
+    bound, :attr:`~.config.ServerConfig.work_rate`)."""
+    work: Work | None = conn.app.state.work
+    return work
+
+
+async def priced(conn: HTTPConnection, job: Callable[[], T]) -> T:
+    """``job()`` in a worker thread, its CPU time charged to the client's address
+    (:class:`~.clients.Work`: ``429 too_much_work`` beyond its share)."""
+    work = work_of(conn)
+    if work is None:
+        return await asyncio.to_thread(job)
+    return await work.run(job)
+
+
+async def _game_at(conn: HTTPConnection, hub: Hub, game_id: str, ply: int | None) -> Game:
     """The game ``game_id`` after its first ``ply`` moves (``None``: all of them); 422
-    ``bad_ply`` for a ply outside the game."""
+    ``bad_ply`` for a ply outside the game. A past position is replayed: work priced to the
+    client (:func:`priced`)."""
     room = await hub.room(game_id, fresh=True)
     moves = room.row.moves
     if ply is None or ply == len(moves):
         return room.session.game
     if not 0 <= ply <= len(moves):
         raise ApiError("bad_ply", f"ply must be between 0 and {len(moves)}, not {ply}")
-    return await asyncio.to_thread(restore, room.row.rules, moves[:ply], None)
+    rules, played = room.row.rules, moves[:ply]
+    return await priced(conn, lambda: restore(rules, played, None))
 
 
 def _last_turn(game: Game) -> tuple[list[Move], int | None]:
@@ -204,11 +240,12 @@ def _last_turn(game: Game) -> tuple[list[Move], int | None]:
 
 
 @router.get("/games/{game_id}/position", summary="The board after the first `ply` moves")
-async def api_position(game_id: str, ply: int, hub: HubDep) -> dict[str, Any]:
+async def api_position(game_id: str, ply: int, hub: HubDep, request: Request
+                       ) -> dict[str, Any]:
     """The board data after ``ply`` moves, the moves of the last turn up to there and who
     played them (what the page draws, as a state's ``board``, ``last_turn`` and
     ``last_mover``), and its SVG picture."""
-    game = await _game_at(hub, game_id, ply)
+    game = await _game_at(request, hub, game_id, ply)
     last, mover = _last_turn(game)
     return {"ply": ply, "board": board_data(game), "last_turn": [str(m) for m in last],
             "last_mover": mover, "svg": svg(game, last_move=last)}
@@ -220,11 +257,12 @@ async def api_position(game_id: str, ply: int, hub: HubDep) -> dict[str, Any]:
                     "schema": {"type": "string"}}}},
                 "4XX": {"description": "Refused", "content": {"application/json": {
                     "schema": {"$ref": "#/components/schemas/ErrorBody"}}}}})
-async def api_svg(game_id: str, hub: HubDep, ply: int | None = None) -> Response:
+async def api_svg(game_id: str, hub: HubDep, request: Request, ply: int | None = None
+                  ) -> Response:
     """What ``render.svg`` draws of the game (its last turn marked), for clients that do not
     draw the board data themselves: the page draws it in the browser (``static/board.js``),
     so the states and updates carry no picture."""
-    game = await _game_at(hub, game_id, ply)
+    game = await _game_at(request, hub, game_id, ply)
     return Response(svg(game, last_move=_last_turn(game)[0]), media_type="image/svg+xml")
 
 
@@ -366,7 +404,8 @@ def _replay(body: ReplayBody) -> dict[str, Any]:
 
 @router.post("/replay", summary="Read a record: its turns and one position (the last, or "
              "the one asked for)")
-async def api_replay(body: ReplayBody) -> dict[str, Any]:
+async def api_replay(body: ReplayBody, request: Request) -> dict[str, Any]:
     # reading and replaying take up to a few tenths of a second: a worker thread does it, so
-    # other requests are answered meanwhile
-    return await asyncio.to_thread(_replay, body)
+    # other requests are answered meanwhile, and its CPU time is charged to the client's
+    # address, so one address cannot keep the server's CPU to itself (docs/server.md)
+    return await priced(request, lambda: _replay(body))

@@ -8,22 +8,28 @@ opened with) that his challenge was accepted and where his seat is.
   signed-in player may accept it);
   ``key`` is the creator's secret (to cancel, to be told of the game; it also opens his seat
   in the game made when it is accepted), ``link`` the address that lets a friend accept it.
-- ``GET /api/challenges/{id}?key=``: one challenge; with the creator's key, once accepted,
-  ``seat`` (``{game, seat, key}``) too.
+- ``GET /api/challenges/{id}``: one challenge (its public view).
+- ``POST /api/challenges/{id}/status`` ``{key}``: the same; with the creator's key, once
+  accepted, ``seat`` (``{game, seat, key}``) too. The key travels in the body, never in a
+  URL, so it reaches no access log.
 - ``POST /api/challenges/{id}/accept`` ``{key}``: 201 ``{id, seat, key, url}``, the accepter's
   seat in the new game (``key`` in the body: the accepter's own creator key, if any, so that
   nobody accepts his own challenge).
 - ``POST /api/challenges/{id}/cancel`` ``{key}``: the creator withdraws it.
-- ``/ws/lobby?key=``: messages ``{"type": "lobby", "challenges": [...]}`` on connecting and
+- ``/ws/lobby``: messages ``{"type": "lobby", "challenges": [...]}`` on connecting and
   on every change, ``{"type": "accepted", "challenge", "game", "seat", "key", "url"}`` to the
-  creator; a ``ping`` at least every :data:`PING_EVERY` seconds. Clients send nothing but
-  may close; more than 5 messages a second or one over 200 characters closes the socket.
+  creator; a ``ping`` at least every :data:`PING_EVERY` seconds. A creator opens
+  ``/ws/lobby?creator=1`` and sends his key as the first message, ``{"type": "key", "key":
+  "..."}`` (within :data:`KEY_WAIT` seconds, else the socket is closed): the key is never in
+  the URL. Clients send nothing else but may close; more than 5 messages a second or one
+  over 200 characters closes the socket.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from typing import Annotated, Any, Literal
@@ -44,6 +50,8 @@ log = logging.getLogger("nugar.server")
 PING_EVERY = 20.0
 MAX_MESSAGES_PER_SECOND = 5
 MAX_MESSAGE_CHARS = 200
+#: seconds a creator's lobby socket (``?creator=1``) has to send its key message
+KEY_WAIT = 10.0
 
 
 def lobby_of(conn: HTTPConnection) -> Lobby:
@@ -101,9 +109,15 @@ async def api_post(body: PostChallenge, request: Request, lobby: LobbyDep,
             "link": f"{_public_url(request)}/?challenge={challenge.id}"}
 
 
-@router.get("/api/challenges/{cid}", summary="One challenge (with the creator's key: his seat once "
-            "accepted)")
-async def api_challenge(cid: str, lobby: LobbyDep, key: str | None = None) -> dict[str, Any]:
+@router.get("/api/challenges/{cid}", summary="One challenge")
+async def api_challenge(cid: str, lobby: LobbyDep) -> dict[str, Any]:
+    return (await asyncio.to_thread(lobby.get, cid)).view()
+
+
+@router.post("/api/challenges/{cid}/status", summary="One challenge; with the creator's key "
+             "(in the body, never in a URL), his seat once accepted")
+async def api_challenge_status(cid: str, body: KeyBody, lobby: LobbyDep) -> dict[str, Any]:
+    key = body.key or None
     challenge = await asyncio.to_thread(lobby.get, cid, key)
     out = challenge.view()
     if key and challenge.owned_by(key):
@@ -146,8 +160,14 @@ async def api_cancel(cid: str, body: KeyBody, lobby: LobbyDep) -> dict[str, Any]
 @router.websocket("/ws/lobby")
 async def ws_lobby(websocket: WebSocket) -> None:
     lobby: Lobby = websocket.app.state.lobby
-    key = websocket.query_params.get("key")
     await websocket.accept()
+    key = None
+    if websocket.query_params.get("creator"):  # the key comes as the first message
+        key = await _key_message(websocket)
+        if key is None:
+            with contextlib.suppress(Exception):
+                await websocket.close(code=1008, reason="send {type: key, key} first")
+            return
     try:
         owner = lobby.attach(key)
     except ApiError as exc:
@@ -163,6 +183,21 @@ async def ws_lobby(websocket: WebSocket) -> None:
         if owner is not None and owner not in lobby.present:
             with contextlib.suppress(Exception):  # the grace starts now
                 await asyncio.to_thread(lobby.mark_seen, owner)
+
+
+async def _key_message(websocket: WebSocket) -> str | None:
+    """The creator's key from the first message, ``{"type": "key", "key": "..."}``, within
+    :data:`KEY_WAIT` seconds (``None``: none came, or it was not that)."""
+    try:
+        async with asyncio.timeout(KEY_WAIT):
+            text = await websocket.receive_text()
+        msg = json.loads(text) if len(text) <= MAX_MESSAGE_CHARS else None
+    except (TimeoutError, WebSocketDisconnect, RuntimeError, ValueError, RecursionError):
+        return None
+    if isinstance(msg, dict) and msg.get("type") == "key" and isinstance(msg.get("key"), str) \
+            and 0 < len(msg["key"]) <= 200:
+        return str(msg["key"])
+    return None
 
 
 async def _serve(websocket: WebSocket, lobby: Lobby, owner: str | None, key: str,

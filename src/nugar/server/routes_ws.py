@@ -111,6 +111,11 @@ class GameSocket:
                 task.result()  # raises what ended the socket
         except (WebSocketDisconnect, RuntimeError):
             pass
+        except ApiError as exc:  # the stored game cannot be read (damaged, or no database)
+            with contextlib.suppress(Exception):
+                await self.websocket.send_json({"type": "error", "error": exc.code,
+                                                "detail": exc.detail})
+                await self.websocket.close(code=4000 + status_of(exc), reason=exc.code)
         except Exception:  # a malformed frame (e.g. bytes) ends this socket, not the server
             log.warning("websocket for game %s closed on bad input", room.row.id, exc_info=True)
             with contextlib.suppress(Exception):
@@ -143,7 +148,7 @@ class GameSocket:
                 return
             try:
                 msg = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested past the parser
                 msg = None
             if not isinstance(msg, dict):
                 await self.reply({"type": "error", "error": "bad_message",

@@ -33,6 +33,7 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,11 +52,15 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    func,
     insert,
     select,
+    text,
 )
+from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
+from .errors import ApiError
 from .migrations import upgrade
 from .ratings import START_DEVIATION, START_RATING, START_VOLATILITY, Rating, rate_game
 
@@ -282,6 +287,37 @@ class VersionConflict(RuntimeError):
 
 class CorruptRow(ValueError):
     """A stored game row whose fields cannot be read (broken JSON, wrong types)."""
+
+
+def failure_text(exc: BaseException) -> str:
+    """A database failure in one line: its kind and the first line of what the driver said
+    (SQLAlchemy's message adds the statement and its parameters: long, and not for a log)."""
+    said = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    return f"{type(exc).__name__}: {said[0] if said else ''}"[:300]
+
+
+def storage_refusal(exc: SQLAlchemyError, what: str) -> ApiError:
+    """The refusal answering a database failure while doing ``what`` (e.g. ``"reading game
+    X"``), logged in one line: ``corrupt_game`` (409) when the database says its data is
+    damaged (a malformed SQLite page), else ``storage_failed`` (503: a full disk, a database
+    that went away; the same request may succeed later)."""
+    line = failure_text(exc)
+    if isinstance(exc, DatabaseError) and not isinstance(exc, OperationalError):
+        log.error("the stored data is damaged while %s: %s", what, line)
+        return ApiError("corrupt_game", f"the stored data cannot be read while {what}: "
+                        "the database is damaged")
+    log.error("the database failed while %s: %s", what, line)
+    return ApiError("storage_failed", f"the database failed while {what}; nothing was "
+                    "changed, try again later")
+
+
+@contextlib.contextmanager
+def refusing(what: str) -> Iterator[None]:
+    """Turn a database failure in the block into its refusal (:func:`storage_refusal`)."""
+    try:
+        yield
+    except SQLAlchemyError as exc:
+        raise storage_refusal(exc, what) from None
 
 
 class Store:
@@ -535,11 +571,27 @@ class Store:
 
     # --- reading ----------------------------------------------------------------------------
     def load(self, game_id: str) -> GameRow | None:
+        """The stored game ``game_id`` (``None``: no such game); :class:`CorruptRow` when its
+        row does not read, or when its journal is not continuous up to the row's version
+        (entries 1 to ``version``, each once: a row ahead of its journal was changed behind
+        the server's back, or lost its journal's end; :func:`_journal_problem`)."""
+        # the row and its journal's extent in one statement: one snapshot of the database,
+        # so a change another process commits meanwhile is seen in both or in neither
+        ev = events_table.c
+        mine = ev.game_id == game_id
+        extent = [select(agg).where(mine).scalar_subquery().label(name) for name, agg in (
+            ("j_count", func.count()), ("j_min", func.min(ev.version)),
+            ("j_max", func.max(ev.version)))]
         with self.engine.connect() as conn:
-            r = conn.execute(select(games_table).where(games_table.c.id == game_id)).first()
+            r = conn.execute(select(games_table, *extent)
+                             .where(games_table.c.id == game_id)).first()
         if r is None:
             return None
         m = r._mapping
+        problem = _journal_problem(int(m["version"]), int(m["j_count"]), m["j_min"],
+                                   m["j_max"])
+        if problem:
+            raise CorruptRow(f"stored game {game_id}: {problem}")
         try:
             moves = json.loads(m["moves"])
             ending = _load_opt(m["ending"])
@@ -558,6 +610,40 @@ class Store:
             reason=m["reason"], version=m["version"], created=m["created"],
             updated=m["updated"], clock=clock, deadline=m["deadline"],
             account_1=m["account_1"], account_2=m["account_2"], rated=bool(m["rated"]))
+
+    def check(self) -> list[str]:
+        """What is wrong with the database, one line each (none: all is well): SQLite's
+        ``integrity_check`` (the file's pages and indexes), then every game's journal against
+        its row (:func:`_journal_problem`). ``nugar serve --check-db`` runs it at start."""
+        problems: list[str] = []
+        try:
+            with self.engine.connect() as conn:
+                if self.engine.dialect.name == "sqlite":
+                    said = [str(x) for x in conn.execute(text("PRAGMA integrity_check"))
+                            .scalars()]
+                    if said != ["ok"]:
+                        problems += [f"integrity_check: {line}" for line in said[:20]]
+                journals = {gid: (n, lo, hi) for gid, n, lo, hi in conn.execute(
+                    select(events_table.c.game_id, func.count(), func.min(events_table.c.version),
+                           func.max(events_table.c.version))
+                    .group_by(events_table.c.game_id))}
+                for gid, version in conn.execute(select(games_table.c.id,
+                                                        games_table.c.version)):
+                    problem = _journal_problem(int(version), *journals.get(gid, (0, None, None)))
+                    if problem and self._still_broken(gid):
+                        problems.append(f"game {gid}: {problem}")
+        except SQLAlchemyError as exc:
+            problems.append(f"the database cannot be read: {failure_text(exc)}")
+        return problems
+
+    def _still_broken(self, game_id: str) -> bool:
+        """Whether the game's row and journal disagree read in one statement (:meth:`load`):
+        :meth:`check` reads them in two, and another process may write between them."""
+        try:
+            self.load(game_id)
+        except CorruptRow:
+            return True
+        return False
 
     def version(self, game_id: str) -> int | None:
         """The stored version of a game (``None``: no such game)."""
@@ -685,6 +771,19 @@ def _payload(game_id: str, version: int, etype: str, data: str) -> str:
     full = f"{short} {etype} {data}"
     return full if len(full) <= MAX_PAYLOAD // 4 or len(full.encode("utf-8")) <= MAX_PAYLOAD \
         else short
+
+
+def _journal_problem(version: int, entries: int, first: int | None, last: int | None
+                     ) -> str | None:
+    """What is wrong with a game at ``version`` whose journal holds ``entries`` entries from
+    version ``first`` to ``last`` (``None``: nothing wrong). The versions are unique, so a
+    journal of ``version`` entries from 1 to ``version`` is continuous. A game with no journal
+    at all (a row made by hand, or by a tool that writes no journal) is left alone: there
+    is nothing of it to serve wrongly."""
+    if entries == 0 or (entries, first, last) == (version, 1, version):
+        return None
+    return (f"its journal holds {entries} entries (versions {first} to {last}), not the "
+            f"{version} of its row: the journal is not continuous with the stored game")
 
 
 def _dump_opt(value: dict[str, Any] | None) -> str | None:

@@ -22,9 +22,12 @@ from .config import ServerConfig
 ENV = "NUGAR_SERVE_WORKER"
 
 
-def options_env(config: ServerConfig, header_timeout: float) -> str:
-    """The value of :data:`ENV` for ``create_app(config)`` and a header timeout."""
-    return json.dumps({"app": dataclasses.asdict(config), "header_timeout": header_timeout})
+def options_env(config: ServerConfig, header_timeout: float,
+                client_connections: int | None = None) -> str:
+    """The value of :data:`ENV` for ``create_app(config)``, a header timeout and a bound on
+    the connections per client address (:mod:`.http_timeouts`; ``None``: no bound)."""
+    return json.dumps({"app": dataclasses.asdict(config), "header_timeout": header_timeout,
+                       "client_connections": client_connections})
 
 
 def app_from_env() -> FastAPI:
@@ -36,5 +39,5 @@ def app_from_env() -> FastAPI:
     if not text:
         raise RuntimeError(f"{ENV} is not set: workers are started by `nugar serve --workers`")
     opts = json.loads(text)
-    set_header_timeout(float(opts["header_timeout"]))
+    set_header_timeout(float(opts["header_timeout"]), opts.get("client_connections"))
     return create_app(ServerConfig(**{**opts["app"], "create_tables": False}))

@@ -132,10 +132,14 @@
   function connect() {
     if (lobby.ws) { const old = lobby.ws; lobby.ws = null; old.close(); }
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    const key = lobby.mine ? `?key=${encodeURIComponent(lobby.mine.key)}` : "";
-    const ws = new WebSocket(`${proto}://${location.host}/ws/lobby${key}`);
+    // a creator's key goes in the socket's first message, never in its URL (access logs)
+    const mine = lobby.mine;
+    const ws = new WebSocket(`${proto}://${location.host}/ws/lobby${mine ? "?creator=1" : ""}`);
     lobby.ws = ws;
-    ws.onopen = () => { lobby.retry = 0; };
+    ws.onopen = () => {
+      lobby.retry = 0;
+      if (mine) ws.send(JSON.stringify({ type: "key", key: mine.key }));
+    };
     ws.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
@@ -160,7 +164,7 @@
   async function checkMine() {
     const mine = lobby.mine;
     try {
-      const c = await call("GET", `/api/challenges/${mine.id}?key=${encodeURIComponent(mine.key)}`);
+      const c = await call("POST", `/api/challenges/${mine.id}/status`, { key: mine.key });
       if (c.seat && lobby.mine === mine) { setMine(null); go(c.seat.game, c.seat.seat, c.seat.key); }
     } catch (e) {
       if (lobby.mine === mine) { setMine(null); showWaiting(); error.textContent = e.message; }

@@ -1,0 +1,169 @@
+"""Who is asking: the client address of the request being served, and the per-address
+tables that keep one client from taking what the others need.
+
+:data:`CLIENT` holds the address of the request (or websocket) whose code is running: the
+size and rate guard (:class:`~.middleware.Guard`) sets it for each request from the scope's
+client, which uvicorn has already taken from ``X-Forwarded-For`` when the connection comes
+from a trusted reverse proxy (``--forwarded-allow-ips``). A task started while a request is
+served (the computer's turn a move starts) inherits it, so the AI pool (:mod:`.ai_pool`)
+queues that work under the address that caused it.
+
+:class:`Budget` is a token bucket per address priced in units of work rather than requests,
+and :class:`Counts` counts what each address holds open (the guard's websockets). Both
+tables are bounded: an address is forgotten once it holds nothing (a count back to 0, a
+bucket full again), and never more than :data:`MAX_ADDRESSES` are kept. :class:`Work` runs
+the expensive requests (replaying a record someone sent) priced by the CPU time they take:
+one at a time per address, and no more than ``rate`` CPU seconds a second on average.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import TypeVar
+
+from .errors import ApiError
+
+T = TypeVar("T")
+
+#: the client address of the request being served ("" outside any request: start-up work)
+CLIENT: ContextVar[str] = ContextVar("nugar_client", default="")
+
+#: the most addresses one per-address table keeps (the oldest are forgotten beyond it)
+MAX_ADDRESSES = 10_000
+#: the websockets one client address may hold open at once (``--client-sockets``)
+CLIENT_SOCKETS = 16
+#: the CPU seconds of expensive requests one client address may use per second
+#: (``--work-rate``), and the seconds it may save up for a burst
+WORK_RATE = 0.1
+WORK_BURST = 0.5
+
+
+class TooMuchWork(ApiError):
+    """An address spent its share of expensive work: the refusal ``too_much_work``, which
+    says after how many seconds to try again (``Retry-After``)."""
+
+    def __init__(self, retry_after: int, detail: str) -> None:
+        super().__init__("too_much_work", detail)
+        self.retry_after = retry_after
+
+
+class Counts:
+    """How many of something each client address holds open, at most ``limit`` each.
+    An address is dropped from the table when its count is back to 0, so the table holds
+    only the addresses holding something."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.held: dict[str, int] = {}
+
+    def take(self, client: str) -> bool:
+        """Count one more for ``client``; ``False`` (nothing counted) at its limit."""
+        n = self.held.get(client, 0)
+        if n >= self.limit:
+            return False
+        self.held[client] = n + 1
+        return True
+
+    def give(self, client: str) -> None:
+        """One held by ``client`` is given back."""
+        n = self.held.get(client, 0) - 1
+        if n > 0:
+            self.held[client] = n
+        else:
+            self.held.pop(client, None)
+
+
+class Budget:
+    """A token bucket of work per client address: ``rate`` units a second, at most ``burst``
+    saved. :meth:`allow` says whether an address may start more work (its bucket is not in
+    debt), :meth:`charge` takes the work it did once it is known (the bucket may go below 0:
+    the next requests wait until it is paid back). ``clock`` gives seconds (tests pass their
+    own)."""
+
+    def __init__(self, rate: float, burst: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if rate <= 0 or burst <= 0:
+            raise ValueError(f"a work budget needs a positive rate and burst, not {rate} "
+                             f"and {burst}")
+        self.rate = rate
+        self.burst = burst
+        self.clock = clock
+        #: client -> (tokens, when they were counted)
+        self.buckets: dict[str, tuple[float, float]] = {}
+
+    def _tokens(self, client: str, now: float) -> float:
+        tokens, last = self.buckets.get(client, (self.burst, now))
+        return min(self.burst, tokens + (now - last) * self.rate)
+
+    def allow(self, client: str) -> bool:
+        """Whether ``client`` may start more work now (its bucket holds more than 0)."""
+        return self._tokens(client, self.clock()) > 0
+
+    def retry_after(self, client: str) -> int:
+        """Whole seconds until ``client`` may start work again (at least 1)."""
+        tokens = self._tokens(client, self.clock())
+        return max(1, math.ceil(-tokens / self.rate)) if tokens <= 0 else 1
+
+    def charge(self, client: str, units: float) -> None:
+        """Take ``units`` of work done for ``client`` from its bucket."""
+        now = self.clock()
+        tokens = self._tokens(client, now) - units
+        buckets = self.buckets
+        buckets.pop(client, None)  # the newest at the end: the oldest are swept first
+        if tokens < self.burst:
+            buckets[client] = (tokens, now)
+        if len(buckets) > MAX_ADDRESSES:
+            self.sweep(now)
+
+    def sweep(self, now: float | None = None) -> None:
+        """Forget the addresses whose bucket is full again, then the oldest beyond half of
+        :data:`MAX_ADDRESSES` (so a sweep is needed at most once per that many charges)."""
+        now = self.clock() if now is None else now
+        for client in [c for c in self.buckets if self._tokens(c, now) >= self.burst]:
+            del self.buckets[client]
+        while len(self.buckets) > MAX_ADDRESSES // 2:
+            del self.buckets[next(iter(self.buckets))]
+
+
+class Work:
+    """Expensive requests priced by the CPU time they take, per client address: each address
+    runs one at a time, and spends at most ``rate`` CPU seconds a second (``burst`` saved);
+    beyond either, the request is refused at once with :class:`TooMuchWork`. Each job runs
+    in a worker thread (the event loop answers others meanwhile) and the thread's CPU time
+    is charged to the address when it ends."""
+
+    def __init__(self, rate: float, burst: float = WORK_BURST,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.budget = Budget(rate, burst, clock)
+        self.running = Counts(1)
+
+    async def run(self, job: Callable[[], T], client: str | None = None) -> T:
+        """``job()`` in a worker thread for ``client`` (default: the request's,
+        :data:`CLIENT`), or :class:`TooMuchWork`."""
+        who = CLIENT.get() if client is None else client
+        if not self.budget.allow(who):
+            wait = self.budget.retry_after(who)
+            raise TooMuchWork(wait, f"this address has used its share of expensive work "
+                              f"({self.budget.rate:g} CPU s per second); retry in {wait} s")
+        if not self.running.take(who):
+            raise TooMuchWork(1, "this address already has an expensive request running; "
+                              "send the next one when it is answered")
+        used = 0.0
+
+        def timed() -> T:
+            nonlocal used
+            start = time.thread_time()
+            try:
+                return job()
+            finally:
+                used = time.thread_time() - start
+
+        try:
+            return await asyncio.to_thread(timed)
+        finally:
+            self.running.give(who)
+            self.budget.charge(who, used)
