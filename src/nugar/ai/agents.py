@@ -107,7 +107,8 @@ class LevelAgent(Agent):
         """The game's agent decides. The exact solver gets ``SPECIAL_SHARE`` of a time limit
         (what it solves stays in its table for the next move); when it
         reports no finished answer (``depth == 0``: it ran out of time) the search decides
-        with the time left."""
+        with the time left. Without a time limit the solver plays only where it is quick
+        (``_quick``); elsewhere the search decides with the caller's limits."""
         if self.level == TOP_LEVEL:  # the Dara and Dala endgame tablebases, where built
             from .endgame import tablebase_analysis
 
