@@ -658,7 +658,7 @@ def test_level_8_plays_dracala_with_the_solver() -> None:
     agent = make_agent("level:8")
     assert isinstance(agent, LevelAgent) and agent.spec == "level:8"
     assert isinstance(agent.agent_for(nugar.new_game("dracala")), PerfectAgent)
-    assert isinstance(agent.agent_for(nugar.new_game("kalah")), AlphaBetaAgent)
+    assert isinstance(agent.agent_for(nugar.new_game("kalah")), PerfectAgent)
     assert isinstance(agent.agent_for(nugar.new_game("dara")), AlphaBetaAgent)
     game = nugar.new_game("dracala")
     assert agent.choose(game, Limits(time=5.0)) in game.legal_moves()

@@ -518,7 +518,10 @@ def test_the_server_s_agents_search_with_the_table_size_asked_for() -> None:
     agent = Agents(table=16).agent(8)
     assert isinstance(agent, LevelAgent)
     assert "table=16" in agent.agent_for(new_game("dara")).spec
-    assert "table=16" in agent.agent_for(new_game("kalah")).spec
+    # Kalah's level 8 is the perfect player: its solver's table and the search it falls
+    # back on both within the size asked for
+    assert "memory=16" in agent.agent_for(new_game("kalah")).spec
+    assert "table=16" in agent._fallback_agent().spec
     weak = Agents(table=16).agent(2).agent_for(new_game("kalah"))  # no table: unchanged
     assert weak.spec == "greedy:noise=0.73"
 

@@ -343,9 +343,12 @@ class EngineSession:
         self.warmup.add(steps)
         # loading cached code takes a moment, worth waiting for; compiling is not, on a clock
         self.warmup.wait(steps=steps, until_compiling=limits.time is not None)
+        # when the move's own steps are done its kernels are compiled: calls counted while
+        # it searched were the background warm-up's (other agents' kernels), not this move's
+        ready = self.warmup.ready(steps)
         before = interpreted_calls()
         move = agent.choose(self.game.copy(), limits)
-        if interpreted_calls() != before and self.log is not None:
+        if not ready and interpreted_calls() != before and self.log is not None:
             print("nugar engine: still compiling (first run only): for this move the "
                   "kernels not compiled yet ran interpreted, so a search saw fewer positions "
                   "than usual", file=self.log, flush=True)

@@ -89,6 +89,7 @@ class LevelAgent(Agent):
         self._agents: dict[str, Agent] = {}
         self._fallback: Agent | None = None
         self._seed: int | None = None
+        self._quick_rules: dict[str, bool] = {}
         for profile in ai_profiles():  # every spec is checked up front
             _check_spec(_with_options(profile.levels[level], extra))
 
@@ -106,7 +107,8 @@ class LevelAgent(Agent):
         """The game's agent decides. The exact solver gets ``SPECIAL_SHARE`` of a time limit
         (what it solves stays in its table for the next move); when it
         reports no finished answer (``depth == 0``: it ran out of time) the search decides
-        with the time left."""
+        with the time left. Without a time limit the solver plays only where it is quick
+        (``_quick``); elsewhere the search decides with the caller's limits."""
         if self.level == TOP_LEVEL:  # the Dara and Dala endgame tablebases, where built
             from .endgame import tablebase_analysis
 
@@ -115,6 +117,9 @@ class LevelAgent(Agent):
                 return known
         solver = level_spec(self.level, game.rules).startswith("perfect")
         if solver and not _solvable(game):  # a board larger than the solver covers
+            return self._fallback_agent().analyse(game, limits)
+        if solver and (limits is None or limits.time is None) and not self._quick(game):
+            # no time given and no databases on disk: the solver could take minutes
             return self._fallback_agent().analyse(game, limits)
         agent = self.agent_for(game)
         if not solver or limits is None or limits.time is None:
@@ -134,8 +139,26 @@ class LevelAgent(Agent):
                 self._fallback.reseed(self._seed)
         return self._fallback
 
+    def _quick(self, game: Game) -> bool:
+        """Whether the perfect player has what it needs to answer ``game``'s rules quickly
+        without a time limit (``database_note``; checked once per rule set, since it reads
+        the databases' checksums)."""
+        quick = self._quick_rules.get(game.rules.text)
+        if quick is None:
+            from .perfect import database_note
+
+            quick = self._quick_rules[game.rules.text] = database_note(game.rules) is None
+        return quick
+
     def _sized(self, spec: str) -> str:
-        """``spec`` with the table size asked for, when it names the alpha-beta search."""
+        """``spec`` with the table size asked for: the alpha-beta search's table, or the
+        solver's (at most the search's default, so that the solver and the search it
+        falls back on each stay within the level's table budget)."""
+        if spec.startswith("perfect"):
+            from .search_setup import DEFAULT_TABLE_MB
+
+            mb = max(1, int(DEFAULT_TABLE_MB if self.table is None else self.table))
+            return spec + ("," if ":" in spec else ":") + f"memory={mb}"
         if self.table is None or not spec.startswith("alphabeta"):
             return spec
         return _with_options(spec, f"table={self.table:g}")

@@ -46,12 +46,14 @@ MAX_MEMORY_MB = 1 << 20
 
 @dataclass(frozen=True)
 class PerfectOptions(AgentOptions):
-    """``perfect:memory=MB,swindle=1``."""
+    """``perfect:memory=MB,swindle=1,build=0``."""
 
     agent = "perfect"
     memory: int = int_option(DEFAULT_MEMORY_MB, 1, MAX_MEMORY_MB, "the solver's table in MB")
     swindle: int = int_option(0, 0, 1, "1: where it cannot win, prefer the steps that give "
                               "the opponent the best chance to go wrong")
+    build: int = int_option(1, 0, 1, "0: never build an endgame database in memory during a "
+                            "move, only read those on disk (level 8 of Kalah)")
 
 
 class PerfectAgent(Agent):
@@ -93,7 +95,8 @@ class PerfectAgent(Agent):
         solver = self._solvers.get(text)
         if solver is None:
             check_solvable(game.rules)
-            solver = Solver(game.rules, max_memory_mb=self.options.memory)
+            solver = Solver(game.rules, max_memory_mb=self.options.memory,
+                            build_db=bool(self.options.build))
             self._solvers = {text: solver}  # one table at a time bounds the memory
         return solver
 

@@ -125,7 +125,9 @@ DALA_PROFILE = AiProfile(
     marks=(0.5, 1.0, 2.0))
 
 #: Kalah (sowing without misère): levels held back by blunders, random moves at a decision
-#: with a choice, since only an outright slip tells two strong Kalah players apart
+#: with a choice, since only an outright slip tells two strong Kalah players apart; level 8
+#: is the perfect player (its book, then the solver reading only the databases on disk),
+#: searching when the solver does not answer in time
 KALAH_PROFILE = AiProfile(
     name="kalah",
     levels=_levels("random",
@@ -135,7 +137,7 @@ KALAH_PROFILE = AiProfile(
                    "alphabeta:nodes=1000,blunder=0.19",
                    "alphabeta:nodes=4000,blunder=0.13",
                    "alphabeta:nodes=16000,blunder=0.04",
-                   "alphabeta"),
+                   "perfect:build=0"),
     eval_scale=400.0,
     load_weights=_kalah_weights,
     marks=(2.0, 4.0, 8.0),

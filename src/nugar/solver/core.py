@@ -174,7 +174,10 @@ class Solver:
 
     def __init__(self, rules: RuleSet | str, *, max_memory_mb: float = DEFAULT_MEMORY_MB,
                  db_seeds: int | None = None, db_cache: bool = False,
-                 disk_db: bool = True, db_root: Path | None = None) -> None:
+                 disk_db: bool = True, db_root: Path | None = None,
+                 build_db: bool = True) -> None:
+        # build_db=False: no endgame database is built in memory (a player answering within a
+        # move's time cannot wait for one); the databases on disk are used as far as they reach
         self.rules = parse_rules(rules)
         check_solvable(self.rules)
         if isinstance(max_memory_mb, bool) or not isinstance(max_memory_mb, int | float) \
@@ -217,13 +220,15 @@ class Solver:
             # used when it reaches as far as asked, or (no reach given) at least as far as
             # the in-memory database would
             wanted = auto_db_seeds(self.rules) if db_seeds is None else db_seeds
-            if disk.levels >= max(wanted, 1):
+            if disk.levels >= max(wanted if build_db or db_seeds is not None else 1, 1):
                 self.disk = disk
                 db_seeds = disk.levels if db_seeds is None else db_seeds
             else:
                 disk.close()
         if db_seeds is None:
-            db_seeds = auto_db_seeds(self.rules)
+            db_seeds = auto_db_seeds(self.rules) if build_db else 0
+        if not build_db and self.disk is None:
+            db_seeds = 0
         self.db_seeds = db_seeds
         self._db_cache = db_cache
         self._disk_root = db_root
