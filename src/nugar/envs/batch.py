@@ -16,6 +16,8 @@ both players (``rewards``) and for the player who took the step's action (``move
 with ``movers``). A finished game reports its rewards and ``terminated`` (or ``truncated`` for a
 repetition / quiet-limit draw) and, with ``auto_reset`` (the default), starts again in the same
 step, so the observation and mask returned for it are those of the new game.
+``turn_board=True`` turns the Dara and Dala board planes half round for the second player
+(as ``Encoder`` and ``nugar.jax`` do; ``docs/envs.md``).
 
 The action -1 leaves a game as it is while the others play on (rewards 0). Without
 ``auto_reset`` a finished game waits that way (-1 is what ``random_actions`` gives it),
@@ -108,11 +110,13 @@ class BatchState:
 class BatchSimulator:
     """``num_envs`` games of ``rules`` stepped at once; see the module docstring."""
 
-    def __init__(self, rules: str | RuleSet, num_envs: int, *, auto_reset: bool = True) -> None:
+    def __init__(self, rules: str | RuleSet, num_envs: int, *, auto_reset: bool = True,
+                 turn_board: bool = False) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a whole number >= 1, not {num_envs!r}")
         self.rules = parse_rules(rules)
-        self.encoder = Encoder(self.rules)
+        self.encoder = Encoder(self.rules, turn_board=turn_board)
+        self.turn_board = self.encoder.turn_board
         self.params = self.encoder.params
         self.family = self.rules.family
         self.num_envs = num_envs
@@ -148,6 +152,7 @@ class BatchSimulator:
             batch_kernels.reset_batch(self._fam, self.params, self.initial, self.states,
                                       self._history, self._counts, self.legal,
                                       self.num_legal, self.masks, self._obs)
+            self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
             self.rewards[:] = 0.0
             self.terminated[:] = False
             self.truncated[:] = False
@@ -158,10 +163,12 @@ class BatchSimulator:
         if which.shape != (self.num_envs,) or which.dtype != np.bool_:
             raise ValueError(f"mask must be {self.num_envs} booleans (shape "
                              f"({self.num_envs},)), got shape {which.shape} of {which.dtype}")
+        self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
         batch_kernels.reset_games(self._fam, self.params, self.initial, self.states,
                                   self._history, self._counts, self.legal, self.num_legal,
                                   self.masks, self._obs, self.rewards, self.terminated,
                                   self.truncated, which)
+        self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
         self.movers[which] = 0
         self.mover_rewards[which] = 0.0
         return self._result()
@@ -174,10 +181,14 @@ class BatchSimulator:
         self._actions[:] = acts
         np.copyto(self.movers, self.states[:, ST_TO_MOVE])
         self.movers[self._actions < 0] = 0
+        # with turn_board the buffer holds turned rows: the kernel refreshes only the games
+        # it steps, so every row goes back to the kernel's layout first and is turned after
+        self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
         bad = batch_kernels.step_batch(self._fam, self.params, self.initial, self.states,
                                        self._history, self._counts, self._actions, self.legal,
                                        self.num_legal, self.masks, self._obs, self.rewards,
                                        self.terminated, self.truncated, self.auto_reset)
+        self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
         if bad >= 0:
             self._illegal(bad, acts, self.legal, self.num_legal)
         self._mover_rewards(self.rewards, self.movers, self.mover_rewards)
@@ -200,6 +211,7 @@ class BatchSimulator:
         batch_kernels.reset_batch(self._fam, self.params, self.initial, out.states,
                                   out.history, out.counts, out.legal, out.num_legal,
                                   out.masks, out.observations.reshape((n, -1)))
+        self.encoder.turn_rows(out.observations, out.states[:, ST_TO_MOVE])
         return out
 
     def step_states(self, batch: BatchState, actions: NDArray[np.integer] | list[int]
@@ -211,11 +223,13 @@ class BatchSimulator:
         acts = self._check_actions(actions, n).astype(np.int64)
         out = batch.copy()
         movers = np.where(acts >= 0, out.states[:, ST_TO_MOVE], 0)
+        self.encoder.turn_rows(out.observations, out.states[:, ST_TO_MOVE])  # as in step
         bad = batch_kernels.step_batch(self._fam, self.params, self.initial, out.states,
                                        out.history, out.counts, acts, out.legal,
                                        out.num_legal, out.masks,
                                        out.observations.reshape((n, -1)), out.rewards,
                                        out.terminated, out.truncated, False)
+        self.encoder.turn_rows(out.observations, out.states[:, ST_TO_MOVE])
         if bad >= 0:
             self._illegal(bad, acts, batch.legal, batch.num_legal)
         out.movers[:] = movers
@@ -233,10 +247,13 @@ class BatchSimulator:
         ``auto_reset``); returns how many games finished. The benchmark's inner loop."""
         if not self.auto_reset:
             raise ValueError("run_random needs auto_reset=True: finished games must restart")
-        return int(batch_kernels.random_steps(
+        self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
+        finished = int(batch_kernels.random_steps(
             self._fam, self.params, self.initial, self.states, self._history, self._counts,
             self.legal, self.num_legal, self.masks, self._obs, self.rewards, self.terminated,
             self.truncated, self._actions, int(steps), int(seed)))
+        self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
+        return finished
 
     # --- helpers -------------------------------------------------------------------------------
     def _result(self) -> BatchStep:

@@ -24,11 +24,17 @@ TRUNCATION_REASONS = frozenset({"repetition", "quiet_limit"})
 
 
 class Encoder:
-    """Action space size, action names and observations of one rule set."""
+    """Action space size, action names and observations of one rule set.
 
-    def __init__(self, rules: str | RuleSet) -> None:
+    ``turn_board``: the board planes of Dara and Dala are turned half round in the second
+    player's observations (row 0 is then his own side), as ``nugar.jax.make(rules,
+    turn_board=True)`` turns them; sowing observations do not change (they are already
+    laid out from the observer's holes)."""
+
+    def __init__(self, rules: str | RuleSet, *, turn_board: bool = False) -> None:
         self.rules = parse_rules(rules)
         self.family = self.rules.family
+        self.turn_board = bool(turn_board)
         self._load()
         self.num_actions = self._codec.size
         self.observation_shape: tuple[int, ...] = self._observation.shape(self.params)
@@ -40,6 +46,8 @@ class Encoder:
         self.params = parts.params(self.rules.options)
         self._codec = parts.codec(self.rules)
         self._observation = parts.observation()
+        # only board planes turn: a sowing vector already lists the observer's holes first
+        self._turns = self.turn_board and len(self._observation.shape(self.params)) == 3
 
     def __getstate__(self) -> dict[str, Any]:
         """A pickle keeps the rule set and sizes; the rest is asked from the family again."""
@@ -56,7 +64,21 @@ class Encoder:
             raise ValueError(f"player must be 1 or 2, not {player!r}")
         out = np.zeros(self.observation_size, np.float32)
         self._observation.observe(self.params, game.state, player, out)
-        return out.reshape(self.observation_shape)
+        obs = out.reshape(self.observation_shape)
+        if self._turns and player == 2:
+            obs = np.ascontiguousarray(obs[:, ::-1, ::-1])
+        return obs
+
+    def turn_rows(self, obs: NDArray[np.float32], players: NDArray[np.int64]) -> None:
+        """With ``turn_board``, turn in place the rows of ``obs`` (``(N, observation_size)``
+        or ``(N, *observation_shape)``, kernel observations) observed by the second player
+        (``players[i] == 2``); turning twice gives the kernel's row back. No-op otherwise."""
+        if not self._turns:
+            return
+        second = np.flatnonzero(np.asarray(players) == 2)
+        if second.size:
+            flat = obs.reshape((obs.shape[0], self.observation_shape[0], -1))
+            flat[second] = flat[second, :, ::-1]
 
     def check_action(self, action: Any) -> int:
         """``action`` as an int code of this space; ``InvalidMoveError`` if it is not one."""

@@ -46,10 +46,18 @@ def _parameter_value(value: Any) -> Any:
     return 0 if value is None else value
 
 
+#: the game parameter that is not a rule option: observe the board turned for the second
+#: player (Dara and Dala; no effect on sowing games), as ``Encoder(turn_board=True)``
+TURN_BOARD = "turn_board"
+
+
 def parameter_specification(preset: Preset) -> dict[str, Any]:
-    """The OpenSpiel parameters of ``preset``: every option, with the preset's value."""
-    return {f.name: _parameter_value(getattr(preset.options, f.name))
-            for f in fields(preset.options)}
+    """The OpenSpiel parameters of ``preset``: every option, with the preset's value, and
+    ``turn_board`` (false)."""
+    spec: dict[str, Any] = {f.name: _parameter_value(getattr(preset.options, f.name))
+                            for f in fields(preset.options)}
+    spec[TURN_BOARD] = False
+    return spec
 
 
 def rules_from_parameters(preset: Preset, params: dict[str, Any]) -> RuleSet:
@@ -108,8 +116,9 @@ class NugarSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         given = dict(parameter_specification(self.preset))
         given.update(params or {})
-        self.rules = rules_from_parameters(self.preset, given)
-        self.encoder = Encoder(self.rules)
+        rule_params = {k: v for k, v in given.items() if k != TURN_BOARD}
+        self.rules = rules_from_parameters(self.preset, rule_params)
+        self.encoder = Encoder(self.rules, turn_board=bool(given[TURN_BOARD]))
         info = pyspiel.GameInfo(
             num_distinct_actions=self.encoder.num_actions,
             max_chance_outcomes=0,
