@@ -5,7 +5,8 @@ Importing this module registers ``nugar_dara``, ``nugar_dara_niger``, ``nugar_da
 with the preset's value as default: ``pyspiel.load_game("nugar_kalah(pits=4,seeds=3)")``.
 Switches are booleans, choices are strings, numbers are ints; for ``repetition`` and
 ``quiet_limit`` the value 0 means ``off``. Actions are the flat codes of ``docs/envs.md``,
-observation tensors are the planes documented there.
+observation tensors are the planes documented there. The parameter ``turn_board`` (not a
+rule; default false) turns the Dara and Dala board for the second player's observations.
 
 Games and states pickle (for multiprocessing and Ray): a game as its OpenSpiel name with
 parameters (each preset's class is a module attribute, found by name when loading), a state as
