@@ -163,12 +163,11 @@ class BatchSimulator:
         if which.shape != (self.num_envs,) or which.dtype != np.bool_:
             raise ValueError(f"mask must be {self.num_envs} booleans (shape "
                              f"({self.num_envs},)), got shape {which.shape} of {which.dtype}")
-        self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
         batch_kernels.reset_games(self._fam, self.params, self.initial, self.states,
                                   self._history, self._counts, self.legal, self.num_legal,
                                   self.masks, self._obs, self.rewards, self.terminated,
                                   self.truncated, which)
-        self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
+        self._turn_refreshed(self._obs, self.states, which)
         self.movers[which] = 0
         self.mover_rewards[which] = 0.0
         return self._result()
@@ -181,16 +180,13 @@ class BatchSimulator:
         self._actions[:] = acts
         np.copyto(self.movers, self.states[:, ST_TO_MOVE])
         self.movers[self._actions < 0] = 0
-        # with turn_board the buffer holds turned rows: the kernel refreshes only the games
-        # it steps, so every row goes back to the kernel's layout first and is turned after
-        self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
         bad = batch_kernels.step_batch(self._fam, self.params, self.initial, self.states,
                                        self._history, self._counts, self._actions, self.legal,
                                        self.num_legal, self.masks, self._obs, self.rewards,
                                        self.terminated, self.truncated, self.auto_reset)
-        self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
         if bad >= 0:
             self._illegal(bad, acts, self.legal, self.num_legal)
+        self._turn_refreshed(self._obs, self.states, self._actions >= 0)
         self._mover_rewards(self.rewards, self.movers, self.mover_rewards)
         return self._result()
 
@@ -223,15 +219,14 @@ class BatchSimulator:
         acts = self._check_actions(actions, n).astype(np.int64)
         out = batch.copy()
         movers = np.where(acts >= 0, out.states[:, ST_TO_MOVE], 0)
-        self.encoder.turn_rows(out.observations, out.states[:, ST_TO_MOVE])  # as in step
         bad = batch_kernels.step_batch(self._fam, self.params, self.initial, out.states,
                                        out.history, out.counts, acts, out.legal,
                                        out.num_legal, out.masks,
                                        out.observations.reshape((n, -1)), out.rewards,
                                        out.terminated, out.truncated, False)
-        self.encoder.turn_rows(out.observations, out.states[:, ST_TO_MOVE])
         if bad >= 0:
             self._illegal(bad, acts, batch.legal, batch.num_legal)
+        self._turn_refreshed(out.observations, out.states, acts >= 0)
         out.movers[:] = movers
         self._mover_rewards(out.rewards, out.movers, out.mover_rewards)
         return out
@@ -247,6 +242,7 @@ class BatchSimulator:
         ``auto_reset``); returns how many games finished. The benchmark's inner loop."""
         if not self.auto_reset:
             raise ValueError("run_random needs auto_reset=True: finished games must restart")
+        # the kernel may leave a game unstepped: every row back to its layout, turned after
         self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
         finished = int(batch_kernels.random_steps(
             self._fam, self.params, self.initial, self.states, self._history, self._counts,
@@ -260,6 +256,13 @@ class BatchSimulator:
         return BatchStep(self._obs.reshape((self.num_envs, *self.observation_shape)),
                          self.masks, self.states[:, ST_TO_MOVE], self.rewards,
                          self.terminated, self.truncated, self.movers, self.mover_rewards)
+
+    def _turn_refreshed(self, obs: NDArray[np.float32], states: NDArray[np.int64],
+                        refreshed: NDArray[np.bool_]) -> None:
+        """With ``turn_board``, turn the rows the kernel has just written (``refreshed``) where
+        the second player decides; the other rows were turned when they were written."""
+        if self.turn_board:
+            self.encoder.turn_rows(obs, np.where(refreshed, states[:, ST_TO_MOVE], 0))
 
     @staticmethod
     def _check_actions(actions: NDArray[np.integer] | list[int], n: int

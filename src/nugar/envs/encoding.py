@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import InvalidMoveError
+from ..kernels.batch import turn_boards
 from ..rules import RuleSet, parse_rules
 from ..rules.base import Game
 from ..rules.family import family_of
@@ -75,10 +76,9 @@ class Encoder:
         (``players[i] == 2``); turning twice gives the kernel's row back. No-op otherwise."""
         if not self._turns:
             return
-        second = np.flatnonzero(np.asarray(players) == 2)
-        if second.size:
-            flat = obs.reshape((obs.shape[0], self.observation_shape[0], -1))
-            flat[second] = flat[second, :, ::-1]
+        flat = obs.reshape((obs.shape[0], self.observation_size))  # a view: obs is contiguous
+        turn_boards(self.observation_size // self.observation_shape[0],
+                    np.asarray(players, np.int64), flat)
 
     def check_action(self, action: Any) -> int:
         """``action`` as an int code of this space; ``InvalidMoveError`` if it is not one."""
