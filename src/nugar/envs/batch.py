@@ -16,6 +16,8 @@ both players (``rewards``) and for the player who took the step's action (``move
 with ``movers``). A finished game reports its rewards and ``terminated`` (or ``truncated`` for a
 repetition / quiet-limit draw) and, with ``auto_reset`` (the default), starts again in the same
 step, so the observation and mask returned for it are those of the new game.
+``turn_board=True`` turns the Dara and Dala board planes half round for the second player
+(as ``Encoder`` and ``nugar.jax`` do; ``docs/envs.md``).
 
 The action -1 leaves a game as it is while the others play on (rewards 0). Without
 ``auto_reset`` a finished game waits that way (-1 is what ``random_actions`` gives it),
@@ -108,11 +110,13 @@ class BatchState:
 class BatchSimulator:
     """``num_envs`` games of ``rules`` stepped at once; see the module docstring."""
 
-    def __init__(self, rules: str | RuleSet, num_envs: int, *, auto_reset: bool = True) -> None:
+    def __init__(self, rules: str | RuleSet, num_envs: int, *, auto_reset: bool = True,
+                 turn_board: bool = False) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a whole number >= 1, not {num_envs!r}")
         self.rules = parse_rules(rules)
-        self.encoder = Encoder(self.rules)
+        self.encoder = Encoder(self.rules, turn_board=turn_board)
+        self.turn_board = self.encoder.turn_board
         self.params = self.encoder.params
         self.family = self.rules.family
         self.num_envs = num_envs
@@ -148,6 +152,7 @@ class BatchSimulator:
             batch_kernels.reset_batch(self._fam, self.params, self.initial, self.states,
                                       self._history, self._counts, self.legal,
                                       self.num_legal, self.masks, self._obs)
+            self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
             self.rewards[:] = 0.0
             self.terminated[:] = False
             self.truncated[:] = False
@@ -162,6 +167,7 @@ class BatchSimulator:
                                   self._history, self._counts, self.legal, self.num_legal,
                                   self.masks, self._obs, self.rewards, self.terminated,
                                   self.truncated, which)
+        self._turn_refreshed(self._obs, self.states, which)
         self.movers[which] = 0
         self.mover_rewards[which] = 0.0
         return self._result()
@@ -180,6 +186,7 @@ class BatchSimulator:
                                        self.terminated, self.truncated, self.auto_reset)
         if bad >= 0:
             self._illegal(bad, acts, self.legal, self.num_legal)
+        self._turn_refreshed(self._obs, self.states, self._actions >= 0)
         self._mover_rewards(self.rewards, self.movers, self.mover_rewards)
         return self._result()
 
@@ -200,6 +207,7 @@ class BatchSimulator:
         batch_kernels.reset_batch(self._fam, self.params, self.initial, out.states,
                                   out.history, out.counts, out.legal, out.num_legal,
                                   out.masks, out.observations.reshape((n, -1)))
+        self.encoder.turn_rows(out.observations, out.states[:, ST_TO_MOVE])
         return out
 
     def step_states(self, batch: BatchState, actions: NDArray[np.integer] | list[int]
@@ -218,6 +226,7 @@ class BatchSimulator:
                                        out.terminated, out.truncated, False)
         if bad >= 0:
             self._illegal(bad, acts, batch.legal, batch.num_legal)
+        self._turn_refreshed(out.observations, out.states, acts >= 0)
         out.movers[:] = movers
         self._mover_rewards(out.rewards, out.movers, out.mover_rewards)
         return out
@@ -233,16 +242,27 @@ class BatchSimulator:
         ``auto_reset``); returns how many games finished. The benchmark's inner loop."""
         if not self.auto_reset:
             raise ValueError("run_random needs auto_reset=True: finished games must restart")
-        return int(batch_kernels.random_steps(
+        # the kernel may leave a game unstepped: every row back to its layout, turned after
+        self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
+        finished = int(batch_kernels.random_steps(
             self._fam, self.params, self.initial, self.states, self._history, self._counts,
             self.legal, self.num_legal, self.masks, self._obs, self.rewards, self.terminated,
             self.truncated, self._actions, int(steps), int(seed)))
+        self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
+        return finished
 
     # --- helpers -------------------------------------------------------------------------------
     def _result(self) -> BatchStep:
         return BatchStep(self._obs.reshape((self.num_envs, *self.observation_shape)),
                          self.masks, self.states[:, ST_TO_MOVE], self.rewards,
                          self.terminated, self.truncated, self.movers, self.mover_rewards)
+
+    def _turn_refreshed(self, obs: NDArray[np.float32], states: NDArray[np.int64],
+                        refreshed: NDArray[np.bool_]) -> None:
+        """With ``turn_board``, turn the rows the kernel has just written (``refreshed``) where
+        the second player decides; the other rows were turned when they were written."""
+        if self.turn_board:
+            self.encoder.turn_rows(obs, np.where(refreshed, states[:, ST_TO_MOVE], 0))
 
     @staticmethod
     def _check_actions(actions: NDArray[np.integer] | list[int], n: int

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import InvalidMoveError
+from ..kernels.batch import turn_boards
 from ..rules import RuleSet, parse_rules
 from ..rules.base import Game
 from ..rules.family import family_of
@@ -24,11 +25,17 @@ TRUNCATION_REASONS = frozenset({"repetition", "quiet_limit"})
 
 
 class Encoder:
-    """Action space size, action names and observations of one rule set."""
+    """Action space size, action names and observations of one rule set.
 
-    def __init__(self, rules: str | RuleSet) -> None:
+    ``turn_board``: the board planes of Dara and Dala are turned half round in the second
+    player's observations (row 0 is then his own side), as ``nugar.jax.make(rules,
+    turn_board=True)`` turns them; sowing observations do not change (they are already
+    laid out from the observer's holes)."""
+
+    def __init__(self, rules: str | RuleSet, *, turn_board: bool = False) -> None:
         self.rules = parse_rules(rules)
         self.family = self.rules.family
+        self.turn_board = bool(turn_board)
         self._load()
         self.num_actions = self._codec.size
         self.observation_shape: tuple[int, ...] = self._observation.shape(self.params)
@@ -40,6 +47,8 @@ class Encoder:
         self.params = parts.params(self.rules.options)
         self._codec = parts.codec(self.rules)
         self._observation = parts.observation()
+        # only board planes turn: a sowing vector already lists the observer's holes first
+        self._turns = self.turn_board and len(self._observation.shape(self.params)) == 3
 
     def __getstate__(self) -> dict[str, Any]:
         """A pickle keeps the rule set and sizes; the rest is asked from the family again."""
@@ -56,7 +65,20 @@ class Encoder:
             raise ValueError(f"player must be 1 or 2, not {player!r}")
         out = np.zeros(self.observation_size, np.float32)
         self._observation.observe(self.params, game.state, player, out)
-        return out.reshape(self.observation_shape)
+        obs = out.reshape(self.observation_shape)
+        if self._turns and player == 2:
+            obs = np.ascontiguousarray(obs[:, ::-1, ::-1])
+        return obs
+
+    def turn_rows(self, obs: NDArray[np.float32], players: NDArray[np.int64]) -> None:
+        """With ``turn_board``, turn in place the rows of ``obs`` (``(N, observation_size)``
+        or ``(N, *observation_shape)``, kernel observations) observed by the second player
+        (``players[i] == 2``); turning twice gives the kernel's row back. No-op otherwise."""
+        if not self._turns:
+            return
+        flat = obs.reshape((obs.shape[0], self.observation_size))  # a view: obs is contiguous
+        turn_boards(self.observation_size // self.observation_shape[0],
+                    np.asarray(players, np.int64), flat)
 
     def check_action(self, action: Any) -> int:
         """``action`` as an int code of this space; ``InvalidMoveError`` if it is not one."""

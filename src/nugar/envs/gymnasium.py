@@ -46,7 +46,8 @@ class NugarEnv(gym.Env[Obs, np.int64]):
     def __init__(self, rules: str | RuleSet = "dara",
                  opponent: str | Agent = f"level:{DEFAULT_LEVEL}",
                  player: int = 1, opponent_limits: Limits | None = None,
-                 illegal_action: str = "lose", render_mode: str | None = None) -> None:
+                 illegal_action: str = "lose", render_mode: str | None = None,
+                 turn_board: bool = False) -> None:
         if player not in (1, 2):
             raise ValueError(f"player must be 1 (moves first) or 2, not {player!r}")
         if illegal_action not in ("lose", "raise"):
@@ -54,7 +55,7 @@ class NugarEnv(gym.Env[Obs, np.int64]):
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
         self.rule_set = parse_rules(rules)
-        self.encoder = Encoder(self.rule_set)
+        self.encoder = Encoder(self.rule_set, turn_board=turn_board)
         self.player = player
         self.opponent: Agent = make_agent(opponent) if isinstance(opponent, str) else opponent
         self.opponent_limits = opponent_limits or Limits(time=0.1)
@@ -152,13 +153,14 @@ class NugarVectorEnv(gym.vector.VectorEnv[Obs, NDArray[np.int64], NDArray[Any]])
 
     def __init__(self, rules: str | RuleSet = "dara", num_envs: int = 8,
                  opponent: str | Agent = f"level:{DEFAULT_LEVEL}", player: int = 1,
-                 opponent_limits: Limits | None = None, illegal_action: str = "lose") -> None:
+                 opponent_limits: Limits | None = None, illegal_action: str = "lose",
+                 turn_board: bool = False) -> None:
         if player not in (1, 2):
             raise ValueError(f"player must be 1 (moves first) or 2, not {player!r}")
         if illegal_action not in ("lose", "raise"):
             raise ValueError(f"illegal_action must be 'lose' or 'raise', not {illegal_action!r}")
         self.illegal_action = illegal_action
-        self.sim = BatchSimulator(rules, num_envs, auto_reset=False)
+        self.sim = BatchSimulator(rules, num_envs, auto_reset=False, turn_board=turn_board)
         self.rule_set = self.sim.rules
         self.encoder = self.sim.encoder
         self.num_envs = num_envs
@@ -269,6 +271,7 @@ class NugarVectorEnv(gym.vector.VectorEnv[Obs, NDArray[np.int64], NDArray[Any]])
         obs = np.zeros((self.num_envs, self.encoder.observation_size), np.float32)
         for i in range(self.num_envs):
             batch_kernels.observe(sim._fam, sim.params, sim.states[i], self.player, obs[i])
+        self.encoder.turn_rows(obs, np.full(self.num_envs, self.player, np.int64))
         return obs.reshape((self.num_envs, *self.encoder.observation_shape))
 
     def _info(self) -> dict[str, Any]:

@@ -5,7 +5,8 @@ Importing this module registers ``nugar_dara``, ``nugar_dara_niger``, ``nugar_da
 with the preset's value as default: ``pyspiel.load_game("nugar_kalah(pits=4,seeds=3)")``.
 Switches are booleans, choices are strings, numbers are ints; for ``repetition`` and
 ``quiet_limit`` the value 0 means ``off``. Actions are the flat codes of ``docs/envs.md``,
-observation tensors are the planes documented there.
+observation tensors are the planes documented there. The parameter ``turn_board`` (not a
+rule; default false) turns the Dara and Dala board for the second player's observations.
 
 Games and states pickle (for multiprocessing and Ray): a game as its OpenSpiel name with
 parameters (each preset's class is a module attribute, found by name when loading), a state as
@@ -46,10 +47,18 @@ def _parameter_value(value: Any) -> Any:
     return 0 if value is None else value
 
 
+#: the game parameter that is not a rule option: observe the board turned for the second
+#: player (Dara and Dala; no effect on sowing games), as ``Encoder(turn_board=True)``
+TURN_BOARD = "turn_board"
+
+
 def parameter_specification(preset: Preset) -> dict[str, Any]:
-    """The OpenSpiel parameters of ``preset``: every option, with the preset's value."""
-    return {f.name: _parameter_value(getattr(preset.options, f.name))
-            for f in fields(preset.options)}
+    """The OpenSpiel parameters of ``preset``: every option, with the preset's value, and
+    ``turn_board`` (false)."""
+    spec: dict[str, Any] = {f.name: _parameter_value(getattr(preset.options, f.name))
+                            for f in fields(preset.options)}
+    spec[TURN_BOARD] = False
+    return spec
 
 
 def rules_from_parameters(preset: Preset, params: dict[str, Any]) -> RuleSet:
@@ -108,8 +117,9 @@ class NugarSpielGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         given = dict(parameter_specification(self.preset))
         given.update(params or {})
-        self.rules = rules_from_parameters(self.preset, given)
-        self.encoder = Encoder(self.rules)
+        rule_params = {k: v for k, v in given.items() if k != TURN_BOARD}
+        self.rules = rules_from_parameters(self.preset, rule_params)
+        self.encoder = Encoder(self.rules, turn_board=bool(given[TURN_BOARD]))
         info = pyspiel.GameInfo(
             num_distinct_actions=self.encoder.num_actions,
             max_chance_outcomes=0,

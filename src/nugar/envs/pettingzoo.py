@@ -33,9 +33,12 @@ from .encoding import TRUNCATION_REASONS, Encoder
 AGENTS: tuple[str, str] = ("player_0", "player_1")
 
 
-def env(rules: str | RuleSet = "dara", render_mode: str | None = None) -> AECEnv:
-    """The AEC environment of ``rules`` (``"dara"``, ``"kalah(pits=4)"``...), order-enforced."""
-    return wrappers.OrderEnforcingWrapper(raw_env(rules, render_mode=render_mode))
+def env(rules: str | RuleSet = "dara", render_mode: str | None = None,
+        turn_board: bool = False) -> AECEnv:
+    """The AEC environment of ``rules`` (``"dara"``, ``"kalah(pits=4)"``...), order-enforced;
+    ``turn_board``: the second player sees the Dara or Dala board turned half round."""
+    return wrappers.OrderEnforcingWrapper(raw_env(rules, render_mode=render_mode,
+                                                  turn_board=turn_board))
 
 
 class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo has no type hints
@@ -55,13 +58,14 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo has no type hints
         "is_parallelizable": False,
     }
 
-    def __init__(self, rules: str | RuleSet = "dara", render_mode: str | None = None) -> None:
+    def __init__(self, rules: str | RuleSet = "dara", render_mode: str | None = None,
+                 turn_board: bool = False) -> None:
         super().__init__()
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', not "
                              f"{render_mode!r}")
         self.rule_set = parse_rules(rules)
-        self.encoder = Encoder(self.rule_set)
+        self.encoder = Encoder(self.rule_set, turn_board=turn_board)
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "name": f"nugar_{self.rule_set.name}_v0"}
         self.possible_agents = list(AGENTS)

@@ -157,6 +157,23 @@ def alignment_observe(params: IntArray, state: IntArray, player: int, out: Float
             out[AL_OPP_TO * n + state[opp + 1]] = 1.0
 
 
+@kernel_noalloc
+def turn_boards(n: int, players: IntArray, obs: FloatArray) -> None:
+    """Turn half round, in place, the board planes of the rows ``i`` of ``obs`` (alignment
+    observations, shape ``(N, planes * n)``) where ``players[i] == 2``: square ``sq`` of each
+    plane and square ``n - 1 - sq`` change places. Turning twice gives the rows back."""
+    planes = obs.shape[1] // n
+    for i in range(obs.shape[0]):
+        if players[i] != 2:
+            continue
+        for p in range(planes):
+            base = p * n
+            for k in range(n // 2):
+                a = base + k
+                b = base + n - 1 - k
+                obs[i, a], obs[i, b] = obs[i, b], obs[i, a]
+
+
 # --- the batch, for both families ---------------------------------------------------------
 
 
