@@ -26,8 +26,9 @@ from fastapi.testclient import TestClient
 from nugar.ai import Agent, Limits
 from nugar.record import dumps
 from nugar.rules import Game, new_game
+from nugar.server import accounts as accounts_module
 from nugar.server import create_app
-from nugar.server.accounts import COOKIE
+from nugar.server.accounts import COOKIE, Accounts
 from nugar.server.ai_pool import AiBusy, AiPool
 from nugar.server.clients import CLIENT, Budget, Counts, TooMuchWork, Work, account_key
 from nugar.server.config import ServerConfig
@@ -590,6 +591,7 @@ def test_an_account_s_challenges_are_capped_across_its_addresses(db_url: str) ->
         for c in (home, away):
             r = c.post("/api/challenges", json={"rules": "dara"}, headers=SAME)
             assert r.status_code == 429 and r.json()["error"] == "too_many_challenges"
+            assert r.json()["detail"].startswith("this account ")
         # the same address, not signed in (another player at the school): its own share
         with TestClient(app, client=("10.0.1.1", 1001)) as neighbour:
             assert neighbour.post("/api/challenges", json={"rules": "dara"}).status_code == 201
@@ -635,3 +637,25 @@ def test_the_ai_queue_keys_a_signed_in_request_by_its_account(
         assert away.post("/api/games", json={"mode": "ai", "level": 1},
                          headers=SAME).status_code == 201
     assert admitted == [account_key(account)] * 2 + ["10.0.3.2"]
+
+
+def test_the_account_of_a_cookie_is_cached_bounded_and_forgotten_at_sign_out(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(accounts_module, "KEY_CACHE", 2)
+    app = create_app(ServerConfig(db_url, rate=None))
+    accounts: Accounts = app.state.accounts
+    accounts.hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    (alice, token), (bob, _t) = (accounts.sign_up(n, "long enough") for n in ("alice", "bob"))
+    assert accounts.account_id(token) == alice.id
+    assert accounts.cached_account_id(token) == (True, alice.id)  # no database needed
+    assert accounts.account_id("no such token") is None
+    assert accounts.cached_account_id("no such token") == (True, None)
+    assert accounts.account_id(_t) == bob.id
+    assert len(accounts._keys) == 2  # the least recently used went
+    assert accounts.cached_account_id(token) == (False, None)
+    assert accounts.account_id(token) == alice.id
+    accounts.sign_out(token)
+    assert accounts.cached_account_id(token) == (False, None)
+    assert accounts.account_id(token) is None
+    accounts.revoke_all(bob.id)
+    assert accounts.account_id(_t) is None

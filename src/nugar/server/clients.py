@@ -43,6 +43,11 @@ def account_key(account_id: int) -> str:
     """The client key of a signed-in account: never an address (none contains ``#``)."""
     return f"account#{account_id}"
 
+
+def named(client: str) -> str:
+    """How a refusal names ``client``: "this account" or "this address"."""
+    return "this account" if client.startswith("account#") else "this address"
+
 #: the most addresses one per-address table keeps (the oldest are forgotten beyond it)
 MAX_ADDRESSES = 10_000
 #: the websockets one client address may hold open at once (``--client-sockets``)
@@ -158,10 +163,10 @@ class Work:
         who = CLIENT.get() if client is None else client
         if not self.budget.allow(who):
             wait = self.budget.retry_after(who)
-            raise TooMuchWork(wait, f"this address has used its share of expensive work "
+            raise TooMuchWork(wait, f"{named(who)} has used its share of expensive work "
                               f"({self.budget.rate:g} CPU s per second); retry in {wait} s")
         if not self.running.take(who):
-            raise TooMuchWork(1, "this address already has an expensive request running; "
+            raise TooMuchWork(1, f"{named(who)} already has an expensive request running; "
                               "send the next one when it is answered")
         used = 0.0
 
