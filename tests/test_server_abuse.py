@@ -20,14 +20,17 @@ from typing import Any
 
 import httpx
 import pytest
+from argon2 import PasswordHasher
 from fastapi.testclient import TestClient
 
 from nugar.ai import Agent, Limits
 from nugar.record import dumps
 from nugar.rules import Game, new_game
+from nugar.server import accounts as accounts_module
 from nugar.server import create_app
+from nugar.server.accounts import COOKIE, Accounts
 from nugar.server.ai_pool import AiBusy, AiPool
-from nugar.server.clients import CLIENT, Budget, Counts, TooMuchWork, Work
+from nugar.server.clients import CLIENT, Budget, Counts, TooMuchWork, Work, account_key
 from nugar.server.config import ServerConfig
 from nugar.server.rooms import Hub
 from nugar.server.store import Store
@@ -557,3 +560,102 @@ def test_the_creator_s_key_travels_in_a_message_and_bodies_never_in_urls(
         with pytest.raises(WebSocketDisconnect) as closed:
             creator.receive_json()
         assert closed.value.code == 1008
+
+
+# --- accounts get the bounds of addresses -----------------------------------------------------
+SAME = {"Origin": "http://127.0.0.1:8000"}  # a request from the server's own pages
+
+
+def _signed_in(app: Any, *addresses: str) -> list[TestClient]:
+    """Test clients from ``addresses`` all signed in to one new account (its cookie shared:
+    one player moving between networks)."""
+    app.state.accounts.hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    clients = [TestClient(app, client=(a, 1000)) for a in addresses]
+    r = clients[0].post("/api/accounts", json={"username": "mover", "password": "long enough"},
+                        headers=SAME)
+    assert r.status_code == 201, r.text
+    for c in clients[1:]:
+        c.cookies.set(COOKIE, clients[0].cookies[COOKIE])
+    return clients
+
+
+def test_an_account_s_challenges_are_capped_across_its_addresses(db_url: str) -> None:
+    """The lobby's cap is per account when signed in: a second address does not give the
+    account more, and the address it left still has its own share for others."""
+    app = create_app(ServerConfig(db_url, rate=None))
+    with contextlib.ExitStack() as stack:
+        home, away = (stack.enter_context(c) for c in _signed_in(app, "10.0.1.1", "10.0.1.2"))
+        for c in (home, away, home):
+            assert c.post("/api/challenges", json={"rules": "dara"},
+                          headers=SAME).status_code == 201
+        for c in (home, away):
+            r = c.post("/api/challenges", json={"rules": "dara"}, headers=SAME)
+            assert r.status_code == 429 and r.json()["error"] == "too_many_challenges"
+            assert r.json()["detail"].startswith("this account ")
+        # the same address, not signed in (another player at the school): its own share
+        with TestClient(app, client=("10.0.1.1", 1001)) as neighbour:
+            assert neighbour.post("/api/challenges", json={"rules": "dara"}).status_code == 201
+
+
+def test_the_work_budget_is_per_account_across_its_addresses(client: TestClient) -> None:
+    app = client.app
+    app.state.work = Work(rate=0.01, burst=0.01)  # type: ignore[attr-defined]
+    record = _long_record()
+    with contextlib.ExitStack() as stack:
+        home, away = (stack.enter_context(c) for c in _signed_in(app, "10.0.2.1", "10.0.2.2"))
+        assert home.post("/api/replay", json={"record": record}, headers=SAME
+                         ).status_code == 200
+        r = away.post("/api/replay", json={"record": record}, headers=SAME)
+        assert r.status_code == 429 and r.json()["error"] == "too_much_work"
+        with TestClient(app, client=("10.0.2.2", 1001)) as neighbour:  # not signed in
+            assert neighbour.post("/api/replay", json={"record": record}).status_code == 200
+
+
+def test_the_ai_queue_keys_a_signed_in_request_by_its_account(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The AI pool queues a computer's turn under the request's client: the account for
+    every address it signs in from, the address again once signed out."""
+    app = create_app(ServerConfig(db_url, rate=None))
+    pool: AiPool = app.state.hub.pool
+    admitted: list[str] = []
+    admit = pool.admit
+
+    def noting(client: str | None = None) -> None:
+        admitted.append(CLIENT.get())
+        admit(client)
+
+    monkeypatch.setattr(pool, "admit", noting)
+    with contextlib.ExitStack() as stack:
+        home, away = (stack.enter_context(c) for c in _signed_in(app, "10.0.3.1", "10.0.3.2"))
+        for c in (home, away):
+            assert c.post("/api/games", json={"mode": "ai", "level": 1},
+                          headers=SAME).status_code == 201
+        account = app.state.accounts.account_id(home.cookies[COOKIE])
+        assert account is not None
+        assert away.delete("/api/session", headers=SAME).status_code < 300
+        away.cookies.set(COOKIE, home.cookies[COOKIE])  # the signed-out token, sent again
+        assert away.post("/api/games", json={"mode": "ai", "level": 1},
+                         headers=SAME).status_code == 201
+    assert admitted == [account_key(account)] * 2 + ["10.0.3.2"]
+
+
+def test_the_account_of_a_cookie_is_cached_bounded_and_forgotten_at_sign_out(
+        db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(accounts_module, "KEY_CACHE", 2)
+    app = create_app(ServerConfig(db_url, rate=None))
+    accounts: Accounts = app.state.accounts
+    accounts.hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    (alice, token), (bob, _t) = (accounts.sign_up(n, "long enough") for n in ("alice", "bob"))
+    assert accounts.account_id(token) == alice.id
+    assert accounts.cached_account_id(token) == (True, alice.id)  # no database needed
+    assert accounts.account_id("no such token") is None
+    assert accounts.cached_account_id("no such token") == (True, None)
+    assert accounts.account_id(_t) == bob.id
+    assert len(accounts._keys) == 2  # the least recently used went
+    assert accounts.cached_account_id(token) == (False, None)
+    assert accounts.account_id(token) == alice.id
+    accounts.sign_out(token)
+    assert accounts.cached_account_id(token) == (False, None)
+    assert accounts.account_id(token) is None
+    accounts.revoke_all(bob.id)
+    assert accounts.account_id(_t) is None

@@ -16,6 +16,12 @@ A sign-in with an unknown name and one with a wrong password get the same refusa
 made with the same parameters. Attempts are limited per user name and per client address by
 :class:`AttemptLimiter` (bounded memory; per process).
 
+The fairness bounds (:mod:`.clients`) key a signed-in request by its account:
+:meth:`Accounts.account_id` names the account of a cookie's token from a bounded cache
+(:data:`KEY_CACHE` tokens, each trusted for :data:`KEY_SECONDS`; signing out, a new password
+and deleting the account forget their tokens at once), and :func:`client_key` is what the
+size and rate guard calls for each request.
+
 A deleted account keeps its row without name or password, so the games that name its id
 say "deleted player" (:data:`DELETED_NAME`) and the name is free again.
 """
@@ -31,15 +37,17 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from starlette.requests import HTTPConnection
+from starlette.requests import HTTPConnection, cookie_parser
 
+from .clients import account_key
 from .errors import ApiError
 from .lesson_progress import forget_account
 from .store import Store, accounts_table, sessions_table
@@ -58,6 +66,10 @@ COOKIE = "nugar_session"
 SESSION_DAYS = 30
 #: a session's last use is written at most this often (seconds), not at every request
 TOUCH_EVERY = 3600.0
+#: the session tokens whose account the fairness key remembers (the least recently used
+#: are forgotten first), and for how many seconds one answer is trusted
+KEY_CACHE = 10_000
+KEY_SECONDS = 60.0
 #: how the games of a deleted account name its seat
 DELETED_NAME = "deleted player"
 
@@ -153,6 +165,9 @@ class Accounts:
         #: attempts per client address, sign-ups included: 20 at once, then one every 6 s
         self.by_address = AttemptLimiter(20, 6.0)
         self._dummy: str | None = None
+        #: token hash -> (its account's id or None, when it was looked up: monotonic s)
+        self._keys: OrderedDict[str, tuple[int | None, float]] = OrderedDict()
+        self._keys_lock = threading.Lock()
 
     # --- limits -----------------------------------------------------------------------------
     def limit(self, address: str, username: str | None = None) -> None:
@@ -227,6 +242,7 @@ class Accounts:
             conn.execute(delete(sessions_table)
                          .where(sessions_table.c.account_id == account.id))
             forget_account(conn, account.id)
+        self._forget_keys(account.id)
 
     def names(self, ids: Iterable[int]) -> dict[int, str]:
         """The user names of accounts by id (:data:`DELETED_NAME` for a deleted one)."""
@@ -270,12 +286,48 @@ class Accounts:
         with self.store.engine.begin() as conn:
             conn.execute(delete(sessions_table)
                          .where(sessions_table.c.token_hash == token_hash(token)))
+        with self._keys_lock:
+            self._keys.pop(token_hash(token), None)
 
     def revoke_all(self, account_id: int) -> None:
         """End every session of the account."""
         with self.store.engine.begin() as conn:
             conn.execute(delete(sessions_table)
                          .where(sessions_table.c.account_id == account_id))
+        self._forget_keys(account_id)
+
+    def _forget_keys(self, account_id: int) -> None:
+        """The cached tokens of the account name no account any more (its sessions ended)."""
+        with self._keys_lock:
+            for key in [k for k, (i, _t) in self._keys.items() if i == account_id]:
+                del self._keys[key]
+
+    def cached_account_id(self, token: str) -> tuple[bool, int | None]:
+        """``(True, id)`` when the cache knows the account of this token (``None``: no
+        session) within :data:`KEY_SECONDS`, else ``(False, None)``; never blocks."""
+        key = token_hash(token)
+        with self._keys_lock:
+            found = self._keys.get(key)
+            if found is None or time.monotonic() - found[1] > KEY_SECONDS:
+                return False, None
+            self._keys.move_to_end(key)
+            return True, found[0]
+
+    def account_id(self, token: str) -> int | None:
+        """The id of the account signed in with this token, or ``None``: from the cache
+        when it knows, else from the database (blocking), remembered for
+        :data:`KEY_SECONDS`."""
+        known, found = self.cached_account_id(token)
+        if known:
+            return found
+        account = self.session(token)
+        found = None if account is None else account.id
+        with self._keys_lock:
+            self._keys[token_hash(token)] = (found, time.monotonic())
+            self._keys.move_to_end(token_hash(token))
+            while len(self._keys) > KEY_CACHE:
+                self._keys.popitem(last=False)
+        return found
 
     def expire(self) -> int:
         """Delete the sessions unused for :data:`SESSION_DAYS` days; returns how many."""
@@ -347,3 +399,26 @@ async def current_account(conn: HTTPConnection) -> Account | None:
     if not token:
         return None
     return await asyncio.to_thread(accounts_of(conn).session, token)
+
+
+def client_key(accounts: Accounts) -> Callable[[MutableMapping[str, Any]],
+                                                 Awaitable[str | None]]:
+    """For the size and rate guard: the client key (:func:`~.clients.account_key`) of a
+    request (an ASGI scope) whose session cookie opens a session, else ``None`` (the guard
+    keeps the address). A cached token costs a dict look-up; an unknown one a database
+    look-up in a worker thread."""
+    marker = COOKIE.encode() + b"="
+
+    async def key(scope: MutableMapping[str, Any]) -> str | None:
+        header = next((v for k, v in scope.get("headers") or () if k == b"cookie"), None)
+        if header is None or marker not in header:
+            return None
+        token = cookie_parser(header.decode("latin-1")).get(COOKIE)
+        if not token or len(token) > 100:
+            return None
+        known, found = accounts.cached_account_id(token)
+        if not known:
+            found = await asyncio.to_thread(accounts.account_id, token)
+        return None if found is None else account_key(found)
+
+    return key

@@ -104,12 +104,12 @@ class AiPool:
     refused (:class:`AiBusy`); the computer's own turns always queue (one per game at most).
 
     The queue is fair between client addresses (:data:`~.clients.CLIENT`, the address of the
-    request that started the work): each address has its own line, and a free worker takes
-    the first request of the next address in turn (round robin), so a client who floods the
-    pool with games against the AI waits behind his own turns, and any other address waits
-    at most one decision per address with work queued. One address may hold at most
-    ``per_client`` waiting requests of any kind before its hints are refused and its new
-    games against the AI too (:meth:`admit`).
+    request that started the work, or its account when signed in): each address has its own
+    line, and a free worker takes the first request of the next address in turn (round
+    robin), so a client who floods the pool with games against the AI waits behind his own
+    turns, and any other address waits at most one decision per address with work queued.
+    One address may hold at most ``per_client`` waiting requests of any kind before its
+    hints are refused and its new games against the AI too (:meth:`admit`).
 
     A worker keeps its agent while it serves the same level and game family, and resets it
     (``reset()``: its tables forgotten) before a position of another game, so nothing leaks

@@ -33,7 +33,7 @@ from . import (
     routes_pages,
     routes_ws,
 )
-from .accounts import Accounts, expire_forever
+from .accounts import Accounts, client_key, expire_forever
 from .ai_pool import Agents, AiPool
 from .analyses import Analyses
 from .clients import Work
@@ -190,7 +190,8 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.front = lambda inner: SecurityHeaders(
         Guard(CrossSiteGuard(MoveLane(inner) if cfg.fast_lane else inner, cfg.public_url),
               max_body=cfg.max_body, rate=cfg.rate, burst=cfg.burst,
-              body_timeout=cfg.body_timeout, sockets=cfg.client_sockets),
+              body_timeout=cfg.body_timeout, sockets=cfg.client_sockets,
+              who=client_key(accounts)),
         docs=cfg.api_docs)
     add_error_handlers(app)
     app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")

@@ -1,12 +1,17 @@
-"""Who is asking: the client address of the request being served, and the per-address
-tables that keep one client from taking what the others need.
+"""Who is asking: the client of the request being served, and the per-client tables that
+keep one client from taking what the others need.
 
-:data:`CLIENT` holds the address of the request (or websocket) whose code is running: the
-size and rate guard (:class:`~.middleware.Guard`) sets it for each request from the scope's
-client, which uvicorn has already taken from ``X-Forwarded-For`` when the connection comes
-from a trusted reverse proxy (``--forwarded-allow-ips``). A task started while a request is
-served (the computer's turn a move starts) inherits it, so the AI pool (:mod:`.ai_pool`)
-queues that work under the address that caused it.
+:data:`CLIENT` holds the client key of the request (or websocket) whose code is running: the
+size and rate guard (:class:`~.middleware.Guard`) sets it for each request. It is the
+signed-in account's key (:func:`account_key`) when the request carries a live session
+cookie, else the scope's client address, which uvicorn has already taken from
+``X-Forwarded-For`` when the connection comes from a trusted reverse proxy
+(``--forwarded-allow-ips``). So an account has one share of the AI queue, the lobby and the
+expensive work whatever addresses it uses, and a signed-in player behind a shared address (a
+school) has its own share rather than a part of the address's. A task started while a
+request is served (the computer's turn a move starts) inherits the key, so the AI pool
+(:mod:`.ai_pool`) queues that work under the client that caused it. The request rate and the
+websockets are bounded per address whoever is signed in (the guard keys them by address).
 
 :class:`Budget` is a token bucket per address priced in units of work rather than requests,
 and :class:`Counts` counts what each address holds open (the guard's websockets). Both
@@ -29,8 +34,19 @@ from .errors import ApiError
 
 T = TypeVar("T")
 
-#: the client address of the request being served ("" outside any request: start-up work)
+#: the client key of the request being served: the signed-in account's
+#: (:func:`account_key`), else the client address ("" outside any request: start-up work)
 CLIENT: ContextVar[str] = ContextVar("nugar_client", default="")
+
+
+def account_key(account_id: int) -> str:
+    """The client key of a signed-in account: never an address (none contains ``#``)."""
+    return f"account#{account_id}"
+
+
+def named(client: str) -> str:
+    """How a refusal names ``client``: "this account" or "this address"."""
+    return "this account" if client.startswith("account#") else "this address"
 
 #: the most addresses one per-address table keeps (the oldest are forgotten beyond it)
 MAX_ADDRESSES = 10_000
@@ -147,10 +163,10 @@ class Work:
         who = CLIENT.get() if client is None else client
         if not self.budget.allow(who):
             wait = self.budget.retry_after(who)
-            raise TooMuchWork(wait, f"this address has used its share of expensive work "
+            raise TooMuchWork(wait, f"{named(who)} has used its share of expensive work "
                               f"({self.budget.rate:g} CPU s per second); retry in {wait} s")
         if not self.running.take(who):
-            raise TooMuchWork(1, "this address already has an expensive request running; "
+            raise TooMuchWork(1, f"{named(who)} already has an expensive request running; "
                               "send the next one when it is answered")
         used = 0.0
 

@@ -9,6 +9,8 @@ still open: at ``per_client`` (:data:`CHALLENGES_PER_CLIENT`) it refuses the pos
 most ``per_client`` ids per address, pruned to those still open at the address's next post,
 and at most :data:`~.clients.MAX_ADDRESSES` addresses (the longest unheard of forgotten
 first); with several worker processes the bound is therefore per address and process.
+A signed-in poster is counted by its account, not its address (the client key of
+:mod:`.clients`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from .clients import CLIENT, MAX_ADDRESSES
+from .clients import CLIENT, MAX_ADDRESSES, named
 from .errors import ApiError
 from .lobby import Challenge, Lobby
 
@@ -51,7 +53,7 @@ class CappedLobby(Lobby):
             mine = [cid for cid in mine if cid in still]
         if len(mine) >= self.per_client:
             self.posted[client] = mine
-            raise ApiError("too_many_challenges", f"this address has {len(mine)} open "
+            raise ApiError("too_many_challenges", f"{named(client)} has {len(mine)} open "
                            "challenges, the most it may have; cancel one or wait for it to "
                            "be accepted")
         challenge, key = super().post(*args, **kwargs)

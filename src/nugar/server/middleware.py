@@ -68,15 +68,19 @@ class Guard:
     one address cannot take the server's connections from the others. ``clock`` gives the
     time in seconds (a test may pass its own).
 
-    The guard names the client address of each request (:data:`~.clients.CLIENT`) for the
-    code that serves it: the address uvicorn gives, which is the one a trusted reverse
-    proxy forwarded when there is one.
+    The guard names the client of each request (:data:`~.clients.CLIENT`) for the code
+    that serves it: the key ``who(scope)`` gives (the signed-in account's,
+    :func:`~.accounts.client_key`), else the address uvicorn gives, which is the one a
+    trusted reverse proxy forwarded when there is one. The request rate and the websockets
+    are counted per address whatever ``who`` says.
     """
 
     def __init__(self, app: ASGIApp, max_body: int, rate: float | None, burst: int,
                  clock: Callable[[], float] = time.monotonic,
-                 body_timeout: float = 10.0, sockets: int | None = None) -> None:
+                 body_timeout: float = 10.0, sockets: int | None = None,
+                 who: Callable[[Scope], Awaitable[str | None]] | None = None) -> None:
         self.app = app
+        self.who = who
         self.sockets = None if sockets is None else Counts(sockets)
         self.max_body = max_body
         self.body_timeout = body_timeout
@@ -128,6 +132,8 @@ class Guard:
             await refusal(429, "rate_limited", f"too many requests; retry in {wait} s",
                           {"retry-after": str(wait)})(scope, receive, send)
             return
+        if self.who is not None and (key := await self.who(scope)) is not None:
+            CLIENT.set(key)  # __call__'s reset puts back what was there before the address
         if scope["type"] == "websocket":
             await self._socket(host, scope, receive, send)
             return
