@@ -38,12 +38,13 @@ def db_url(tmp_path: Path) -> str:
 @pytest.fixture()
 def client(db_url: str) -> Iterator[TestClient]:
     """The web app on ``db_url``, through Starlette's test client: the computer thinks for
-    0.05 s a move and requests are not rate-limited."""
+    0.05 s a move, and requests are neither rate-limited nor priced by their work (a replay
+    that compiles the kernels first would spend the budget of the tests after it)."""
     from fastapi.testclient import TestClient
 
     from nugar.server import create_app
     from nugar.server.config import ServerConfig
 
-    app = create_app(ServerConfig(db_url, ai_time=0.05, rate=None))
+    app = create_app(ServerConfig(db_url, ai_time=0.05, rate=None, work_rate=None))
     with TestClient(app) as c:
         yield c

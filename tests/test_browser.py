@@ -34,8 +34,11 @@ TIMEOUT = 30_000  # ms for any one wait (the machine may be busy)
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("server") / "games.db"
-    with serving(db, "--ai-time", "0.05", "--rate", "0", ready="/api/presets",
-                 timeout=30) as (_proc, base):
+    # every test of a module is one client address to this server, with many pages open at
+    # once: none of the per-address bounds applies (rate, work budget, connections, sockets)
+    with serving(db, "--ai-time", "0.05", "--rate", "0", "--work-rate", "0",
+                 "--client-connections", "0", "--client-sockets", "0",
+                 ready="/api/presets", timeout=30) as (_proc, base):
         yield base
 
 
