@@ -5,31 +5,19 @@ the cross-site check applies, and deleting the account deletes it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from nugar.lessons import load
-from nugar.server import create_app
-from nugar.server.config import ServerConfig
 from nugar.server.store import lesson_progress_table
-from test_accounts import EVIL, FAST, SAME, other_client, sign_up
-
-
-@pytest.fixture()
-def app(db_url: str) -> FastAPI:
-    made = create_app(ServerConfig(db_url, ai_time=0.05, rate=None))
-    made.state.accounts.hasher = FAST
-    return made
-
-
-@pytest.fixture()
-def client(app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(app) as c:
-        yield c
+from test_accounts import (
+    EVIL,
+    SAME,
+    app,  # noqa: F401 (the fixture, by name)
+    client,  # noqa: F401 (the fixture, by name)
+    other_client,
+    sign_up,
+)
 
 
 def test_progress_follows_the_account_to_another_browser(client: TestClient) -> None:

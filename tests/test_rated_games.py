@@ -14,14 +14,11 @@ from typing import Any
 
 import httpx
 import pytest
-from argon2 import PasswordHasher
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import insert, select
 
 import nugar
-from nugar.server import create_app
-from nugar.server.config import ServerConfig
 from nugar.server.ratings import Rating, rate_game
 from nugar.server.store import (
     GameRow,
@@ -33,17 +30,8 @@ from nugar.server.store import (
     ratings_table,
 )
 from postgres import postgres, require_binaries
+from test_accounts import SAME, app  # noqa: F401 (app: the fixture, by name)
 from test_server_workers import _serve
-
-SAME = {"Origin": "http://127.0.0.1:8000"}
-FAST = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-
-
-@pytest.fixture()
-def app(db_url: str) -> FastAPI:
-    made = create_app(ServerConfig(db_url, ai_time=0.05, rate=None))
-    made.state.accounts.hasher = FAST
-    return made
 
 
 @pytest.fixture()
