@@ -1,6 +1,7 @@
 """The analysis in the browser: a hot-seat Kalah game played to its end by clicks, analysed
 from its page, the graph clicked, the marks in the move list; then the same record pasted
-into the replay page and analysed there."""
+into the replay page and analysed there; a Dara record in the endgame tablebases, whose
+entries the page writes."""
 
 from __future__ import annotations
 
@@ -103,3 +104,44 @@ def test_analysis_of_a_finished_game_and_of_a_record(server: str, browser: Brows
     check_analysis(replay, data["plies"], turns)
     for p in (page, other, replay):
         assert not PAGE_ERRORS[p]
+
+
+def test_the_analysis_shows_the_tablebases(server: str, browser: Browser) -> None:
+    """A Dara record that reaches the endgame tablebases (built in the data folder the
+    server reads, ``NUGAR_DATA_DIR``), analysed on the replay page: a click on a position
+    the tables cover writes their entry beside it."""
+    import random
+
+    import nugar
+    from nugar.record import dumps
+    from nugar.solver import tablebase as tb
+
+    rules = "dara(rows=4,cols=4,loss_at=1,pieces=3,quiet_limit=30)"
+    tb.build(nugar.parse_rules(rules), 6)
+    rng = random.Random(2)
+    game = nugar.new_game(rules)
+    while not game.is_over and len(game.turn_list()) < 12:
+        game.play(rng.choice(game.legal_moves()))
+    page = new_page(browser)
+    page.goto(server + "/replay")
+    page.fill("#record-text", dumps(game))
+    page.click("#replay-go")
+    page.wait_for_selector("#analysis:not([hidden])")
+    page.click("#analyse")
+    page.wait_for_function("() => /marked turn/.test("
+                           "document.getElementById('analysis-status').textContent)",
+                           timeout=4 * TIMEOUT)
+    data = httpx.post(f"{server}/api/replay/analysis", json={"record": dumps(game)}).json()
+    assert data["done"]
+    target = next(i for i, p in enumerate(data["plies"]) if p["tablebase"])
+    entry = data["plies"][target]["tablebase"]
+    page.locator(f'#analysis-graph circle[data-ply="{target}"]').click()
+    page.wait_for_function(
+        f"() => document.querySelector('#moves .turn.current')?.dataset.index === '{target}'")
+    note = page.text_content("#analysis-note") or ""
+    if entry["value"] == 0:
+        assert "tablebase: draw" in note
+    else:
+        assert f"wins in {entry['plies']} turn" in note
+        assert f"(next capture in {entry['to_capture']} turn" in note
+    assert not PAGE_ERRORS[page]

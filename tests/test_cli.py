@@ -467,6 +467,28 @@ def test_play_a_side_not_named_is_the_person(monkeypatch: pytest.MonkeyPatch,
     assert '[Second "human"]' in out and '[First "nugar random"]' in out
 
 
+def test_play_notes_the_missing_databases_for_level_8(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    """Kalah's level 8 is the perfect player: ``nugar play`` notes the endgame databases
+    it lacks (none are built in the tests' data folder), as for a ``perfect`` agent; not
+    for another level, nor for Dara's level 8."""
+    from nugar.ai.perfect import RECOMMENDED_DB_SEEDS
+
+    build = f"--build-db {RECOMMENDED_DB_SEEDS}"
+    code, _, err = run_cli(["play", "kalah", "--second", "ai:8"], "quit\n",
+                           monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0 and err.startswith("note: the perfect player needs") and build in err
+    assert "level 8 plays a search" in err
+    code, _, err = run_cli(["play", "kalah", "--first", "ai:perfect"], "quit\n",
+                           monkeypatch=monkeypatch, capsys=capsys)
+    assert code == 0 and build in err and "a move can take minutes" in err
+    for rules, level in (("kalah", "ai:7"), ("dara", "ai:8")):
+        code, _, err = run_cli(["play", rules, "--second", level], "quit\n",
+                               monkeypatch=monkeypatch, capsys=capsys)
+        assert code == 0 and "note:" not in err
+
+
 def test_play_between_two_people_to_the_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     turns = random_turns("kalah", 7)

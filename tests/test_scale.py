@@ -50,8 +50,10 @@ def test_core_and_cli_do_not_import_ray() -> None:
             "from nugar.cli.main import build_parser\n"
             "build_parser().parse_args(['match', 'greedy', 'random', '--ray', 'auto'])\n"
             "build_parser().parse_args(['solve', 'kalah', '--build-db', '3', '--ray', 'auto'])\n"
+            "build_parser().parse_args(['solve', 'dara', '--build-tb', '7', '--ray', 'auto'])\n"
             "bad = [m for m in ('ray', 'pyarrow', 'nugar.scale.ray_runner',\n"
-            "                   'nugar.scale.egdb_ray') if m in sys.modules]\n"
+            "                   'nugar.scale.egdb_ray', 'nugar.scale.tb_ray')\n"
+            "       if m in sys.modules]\n"
             "assert not bad, bad\n")
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ))
 
@@ -348,6 +350,43 @@ def test_database_built_on_ray_equals_local_build(cluster: None, tmp_path: Path,
     assert "level   7" in err and "rebuilt: it is corrupted" in err
     assert err.count(", kept,") == 9
     assert _db_files(tmp_path / "ray") == local
+
+
+def test_tablebases_built_on_ray_equal_the_local_build(cluster: None, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """``--build-tb N --ray``: the layers' moves phases as Ray tasks (several ranges a
+    layer) write the files of a local build byte for byte; a damaged material is rebuilt,
+    the sound ones kept (resumable by material)."""
+    from nugar.rules import parse_rules
+    from nugar.scale.tb_ray import build_on_ray
+    from nugar.solver import tablebase as TB
+
+    rules = parse_rules("dara(rows=4,cols=5,loss_at=1)")
+    TB.build(rules, 6, root=tmp_path / "local", workers=1)
+    seen: list[tuple[tuple[int, int], str, int, int]] = []
+    reports = build_on_ray(rules, 6, root=tmp_path / "ray", workers=1,
+                           progress=lambda mat, phase, done, total, s: seen.append(
+                               (mat, phase, done, total)))
+    assert [r.status for r in reports] == ["built"] * 4
+    # the 3-3 layer is split into several ranges, each placed as it came
+    moves = [x for x in seen if x[0] == (3, 3) and x[1] == "moves"]
+    assert len(moves) > 2 and moves[-1][2] == moves[-1][3] == reports[-1].positions
+    local, on_ray = _db_files(tmp_path / "local"), _db_files(tmp_path / "ray")
+    assert len(local) == 6 and all(k.endswith(".tb") for k in local)
+    assert on_ray == local
+    path = tmp_path / "ray" / next(k for k in on_ray if k.endswith("m3-3.tb"))
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1
+    path.write_bytes(bytes(data))
+    assert main(["solve", rules.text, "--build-tb", "6", "--ray", "local",
+                 "--db-dir", str(tmp_path / "ray")]) == 0
+    err = capsys.readouterr().err
+    assert err.count(", kept") == 3 and "3 against 3" in err and "built" in err
+    assert _db_files(tmp_path / "ray") == local
+    assert main(["solve", "dara", "--position", "dara ....../....../....../....../...... b "
+                 "hand=0,0", "--ray", "local"]) == 2
+    assert "--ray goes with --build-tb" in capsys.readouterr().err
 
 
 def test_solve_ray_option_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -6,7 +6,10 @@ same on any machine: level 8's search (``alphabeta``, without the contempt of Da
 so that a draw scores 0 for both sides) with :data:`ANALYSIS_NODES` nodes per decision and a
 table of :data:`ANALYSIS_TABLE_MB`; and on the boards the exact solver covers (Kalah,
 Dracala), the solver first, with :data:`EXACT_NODES` nodes per position: where it answers in
-time the position's value is exact (``exact``), else the search decides.
+time the position's value is exact (``exact``), else the search decides. In Dara and Dala the
+endgame tablebases built under the user's data folder (``solver/tablebase.py``) give every
+position they cover exactly: its value, the plies to the end and to the next capture
+(``tablebase``), the tables' best turn and line.
 
 Evaluations (``eval``) are given from the first player's point of view: positive is good for
 the first player. A turn's loss is what the position after it is worth to its mover less what
@@ -31,6 +34,7 @@ from ..rules.family import family_of
 
 if TYPE_CHECKING:
     from ..solver.core import Solver
+    from ..solver.tablebase import Tablebase
     from .alphabeta import AlphaBetaAgent
 
 #: nodes the search spends on each decision (level 8's search with a node budget)
@@ -70,6 +74,8 @@ class PositionEval:
     best: list[Move] = field(default_factory=list)
     #: the engine's line from here, in turn texts, the best turn first
     pv: list[str] = field(default_factory=list)
+    #: the tablebases' entry where they cover the position (:func:`tablebase_json`)
+    tablebase: dict[str, int] | None = None
 
     def seen_by(self, player: int) -> float:
         return self.value if player == 1 else -self.value
@@ -88,11 +94,23 @@ class PlyAnalysis:
     loss: float
     exact: bool
     pv: list[str]
+    #: the tablebases' entry of the position after the turn, where they cover it
+    #: (:func:`tablebase_json`; ``None`` elsewhere)
+    tablebase: dict[str, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"ply": self.ply, "move": self.move, "player": self.player,
                 "eval": round(self.eval, 2), "best": self.best, "mark": self.mark,
-                "loss": round(self.loss, 2), "exact": self.exact, "pv": list(self.pv)}
+                "loss": round(self.loss, 2), "exact": self.exact, "pv": list(self.pv),
+                "tablebase": None if self.tablebase is None else dict(self.tablebase)}
+
+
+def tablebase_json(to_move: int, value: int, plies: int, to_capture: int) -> dict[str, int]:
+    """A tablebase entry as the analysis gives it: for the player ``to_move`` (1 or 2) in
+    the position, ``value`` 1 won, 0 drawn, -1 lost, with the plies (turns) to the end of
+    the game and to the next capture under best play (0 for a draw), as
+    ``Tablebase.probe`` gives them."""
+    return {"to_move": to_move, "value": value, "plies": plies, "to_capture": to_capture}
 
 
 def mark_of(loss: float, thresholds: tuple[float, float, float]) -> str | None:
@@ -107,10 +125,12 @@ def mark_of(loss: float, thresholds: tuple[float, float, float]) -> str | None:
 def loss_of(before: PositionEval, after: PositionEval, mover: int) -> float:
     """What the turn from ``before`` to ``after`` cost ``mover`` (at least 0).
 
-    Two exact values are compared as they are. Otherwise two known results are compared by
-    result (a forced win kept is no loss, however many turns longer it gets), and else each
-    value counts as at most :data:`WIN_CAP`, a known result as that cap."""
-    if before.exact and after.exact:
+    Two exact values are compared as they are, unless one is the tablebases' (a result with
+    a distance, not a margin). Otherwise two known results are compared by result (a forced
+    win kept is no loss, however many turns longer it gets), and else each value counts as
+    at most :data:`WIN_CAP`, a known result as that cap."""
+    tables = before.tablebase is not None or after.tablebase is not None
+    if before.exact and after.exact and not tables:
         return max(0.0, before.seen_by(mover) - after.seen_by(mover))
     sign = 1 if mover == 1 else -1
     if before.result is not None and after.result is not None:
@@ -141,10 +161,11 @@ class GameAnalyser:
 
     ``game``: the game to analyse (its turns are replayed from the rules' start); ``nodes``:
     search nodes per decision; ``exact_nodes``: the solver's nodes per position (0: never
-    the solver)."""
+    the solver); ``tablebase``: the Dara or Dala tables to read (default: those built under
+    the user's data folder, ``ai/endgame.py``)."""
 
     def __init__(self, game: Game, *, nodes: int = ANALYSIS_NODES,
-                 exact_nodes: int = EXACT_NODES) -> None:
+                 exact_nodes: int = EXACT_NODES, tablebase: Tablebase | None = None) -> None:
         self.rules = game.rules
         self.turns = game.turn_list()
         self.texts = game.turns()
@@ -157,6 +178,7 @@ class GameAnalyser:
         self._solver: Solver | None = None
         self._solvable = exact_nodes > 0 and family_of(game.rules).solvable and \
             _solver_covers(game)
+        self._tables = tablebase if tablebase is not None else _tables_of(game)
 
     @property
     def total(self) -> int:
@@ -192,7 +214,8 @@ class GameAnalyser:
         out: list[PlyAnalysis] = []
         for k, e in enumerate(self.evals):
             if k == 0:
-                out.append(PlyAnalysis(0, None, None, e.value, None, None, 0.0, e.exact, []))
+                out.append(PlyAnalysis(0, None, None, e.value, None, None, 0.0, e.exact, [],
+                                   e.tablebase))
                 continue
             before = self.evals[k - 1]
             mover = self.turns[k - 1][0]
@@ -201,11 +224,15 @@ class GameAnalyser:
             loss = 0.0 if played == best else loss_of(before, e, mover)
             out.append(PlyAnalysis(k, played, mover, e.value, best,
                                    mark_of(loss, self.thresholds), loss,
-                                   e.exact and before.exact, list(before.pv)))
+                                   e.exact and before.exact, list(before.pv), e.tablebase))
         return out
 
     # --- one position --------------------------------------------------------------------
     def _evaluate(self, game: Game) -> PositionEval:
+        if self._tables is not None:
+            exact = self._from_tables(self._tables, game)
+            if exact is not None:
+                return exact
         if self._solvable:
             exact = self._exact(game)
             if exact is not None:
@@ -247,6 +274,34 @@ class GameAnalyser:
         if abs(first.score) > WIN_SCORE - 1000:
             result = 1 if value > 0 else -1
         return PositionEval(value, False, result, best, pv)
+
+    def _from_tables(self, tables: Tablebase, game: Game) -> PositionEval | None:
+        """The tablebases' value of a position they cover (``None`` elsewhere): a win
+        ``WIN_SCORE - plies`` for its winner (the search's scale of a forced result), a draw
+        0; the best turn and line are the tables' decisions (``Tablebase.decide``: the
+        shortest win whose next capture comes within the quiet limit)."""
+        entry = tables.probe(game)
+        if entry is None:
+            return None
+        me = game.to_move
+        line = game.copy()
+        moves: list[Move] = []
+        best: list[Move] = []
+        for turn in range(PV_TURNS):
+            choice = None if line.is_over else tables.decide(line)
+            if choice is None:
+                break
+            for a in choice.actions:    # a turn: a step, and the capture it makes
+                m = line.action_to_move(a)
+                line.play(m)
+                moves.append(m)
+            if turn == 0:
+                best = list(moves)
+        sign = 1 if me == 1 else -1
+        scaled = 0.0 if entry.value == 0 else sign * entry.value * (WIN_SCORE - entry.plies)
+        return PositionEval(scaled, True, sign * entry.value, best,
+                            _turn_texts(game, moves),
+                            tablebase_json(me, entry.value, entry.plies, entry.to_capture))
 
     def _exact(self, game: Game) -> PositionEval | None:
         from ..kernels.common import ST_OUTCOME
@@ -297,6 +352,16 @@ def exact_scale(value: int, result: int, misere: bool,
     return value + result * (int(thresholds[2]) - 1)
 
 
+def _tables_of(game: Game) -> Tablebase | None:
+    """The tablebases built under the user's data folder for ``game``'s rules (``None``
+    where none can cover them: not Dara or Dala)."""
+    if family_of(game.rules).solvable:
+        return None
+    from .endgame import tablebase_for
+
+    return tablebase_for(game)
+
+
 def _solver_covers(game: Game) -> bool:
     from ..solver.core import SolverError, check_solvable
 
@@ -336,4 +401,4 @@ def record_comments(plies: list[PlyAnalysis]) -> dict[int, list[str]]:
 
 __all__ = ["ANALYSIS_NODES", "EXACT_NODES", "MARKS", "SYMBOLS", "GameAnalyser", "PlyAnalysis",
            "PositionEval", "analyse_game", "comment_of", "exact_scale", "loss_of", "mark_of",
-           "record_comments"]
+           "record_comments", "tablebase_json"]

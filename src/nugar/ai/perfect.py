@@ -239,10 +239,11 @@ RECOMMENDED_DB_SEEDS = 26
 DB_NEEDED_FROM = 40
 
 
-def database_note(rules: RuleSet | str) -> str | None:
+def database_note(rules: RuleSet | str, *,
+                  without: str = "without them a move can take minutes") -> str | None:
     """``None`` when the perfect player has what it needs to play ``rules`` quickly; else
-    one line saying how to build the Kalah endgame databases it lacks (``nugar play`` and
-    the web app show it)."""
+    one line saying how to build the Kalah endgame databases it lacks, ending with
+    ``without`` (what happens without them; ``nugar play`` and the web app show it)."""
     from ..rules.options import parse_rules
     from ..solver import db, egdb
 
@@ -260,8 +261,7 @@ def database_note(rules: RuleSet | str) -> str | None:
     size = sum(egdb.level_count(pits, n) for n in range(k + 1))
     return (f"the perfect player needs the endgame databases for {rules.text} (levels "
             f"0..{k}, {size / 2**30:.1f} GB; {max(have + 1, 0)} built): build them once with "
-            f"`nugar solve '{rules.text}' --build-db {k}`; without them a move can take "
-            f"minutes")
+            f"`nugar solve '{rules.text}' --build-db {k}`; {without}")
 
 
 def perfect_status(rules: RuleSet) -> dict[str, Any]:

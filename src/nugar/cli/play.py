@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..ai import Agent, Limits
+    from ..rules.options import RuleSet
 
 PLAY_HELP = """\
 Type a move or a whole turn (c3, c3-c4, c3-c4xe5, xe5, pass; 4, 1-6), or a command:
@@ -69,13 +70,36 @@ def cmd_play(args: argparse.Namespace) -> int:
     # compiling (on a first run) starts now, in the background, before the first position
     specs = [p.agent for p in (args.first, args.second) if p.agent is not None]
     warmup.WARMUP.add(warmup.steps_for(args.rules, specs))
-    if any(s.startswith("perfect") for s in specs):
-        from ..ai.perfect import database_note
-
-        note = database_note(args.rules)
-        if note is not None:
-            print(f"note: {note}", file=sys.stderr)
+    note = perfect_note(args.rules, specs)
+    if note is not None:
+        print(f"note: {note}", file=sys.stderr)
     return PlaySession(args, console()).run()
+
+
+def perfect_note(rules: RuleSet, specs: list[str]) -> str | None:
+    """The note on the endgame databases the perfect player lacks (``None``: it lacks
+    nothing, or no side plays it): for a ``perfect`` agent, and for a level that plays the
+    perfect player on these rules (Kalah's level 8), which plays a search instead wherever
+    the solver does not answer within the move's time."""
+    from ..ai.base import parse_spec
+    from ..ai.perfect import database_note
+
+    levels = rules.ai_profile.levels
+    perfect, level = False, None
+    for spec in specs:
+        name, positional, _ = parse_spec(spec)
+        if name == "perfect":
+            perfect = True
+        elif (name == "level" and positional is not None and positional.isdigit()
+              and levels.get(int(positional), "").startswith("perfect")):
+            level = int(positional)
+    if perfect:
+        return database_note(rules)
+    if level is not None:
+        return database_note(rules, without=f"without them level {level} plays a search, not "
+                                            f"the perfect player, until the solver answers "
+                                            f"within the move's time near the end")
+    return None
 
 
 def sides(first: PlayerSpec | None, second: PlayerSpec | None

@@ -56,12 +56,16 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --steps: solve even where the shipped opening book has the "
                         "values (to check it, or to time the solver)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="processes building the database (default 2), or solving the "
-                        "steps of --steps (default 1; each gets 1/N of --memory)")
+                   help="processes building the database (default 2), threads building "
+                        "the tablebases (default 2; with --ray: the driver's own phases), "
+                        "or solving the steps of --steps (default 1; each gets 1/N of "
+                        "--memory)")
     p.add_argument("--ray", default=None, metavar="ADDRESS",
                    help="with --build-db: compute the levels' index ranges as tasks on a Ray "
                         "cluster ('auto', 'local' or its address; the database folder must "
-                        "be on a file system every node sees; docs/scaling.md)")
+                        "be on a file system every node sees); with --build-tb: generate "
+                        "the layers' turns as Ray tasks, the files written here "
+                        "(docs/scaling.md)")
     _add_db_arguments(p)
     _add_tb_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -171,6 +175,21 @@ def _build_db(args: argparse.Namespace, rules: Any) -> int:
     print(f"endgame database complete: levels 0..{args.build_db} in "
           f"{egdb.db_directory(rules, root)}")
     return EXIT_OK
+
+
+def _build_tb_on_ray(address: str, rules: Any, pieces: int, root: Any, workers: int,
+                     progress: Any, layer_done: Any) -> None:
+    """``--build-tb N --ray ADDRESS``: the layers' moves phases as Ray tasks
+    (``scale/tb_ray.py``)."""
+    from ..scale import tb_ray
+    from ..scale.ray_runner import RayUnavailableError, connect
+
+    try:
+        connect(address)
+    except (RayUnavailableError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+    tb_ray.build_on_ray(rules, pieces, root=root, workers=workers, progress=progress,
+                        layer_done=layer_done)
 
 
 #: said under the results of misère rules (Dracala), where a bigger store is worse
@@ -367,6 +386,10 @@ def _tablebase(args: argparse.Namespace) -> int:
     workers = 2 if args.workers is None else args.workers
     if not 1 <= workers <= 256:
         raise CliError(f"--workers must be 1..256, not {workers}")
+    ray_address = getattr(args, "ray", None)
+    if ray_address is not None and args.build_tb is None:
+        raise CliError("--ray goes with --build-tb (or --build-db) only: the tables answer "
+                       "positions here")
     if args.build_tb is not None:
         if not 2 <= args.build_tb <= 2 * tb.MAX_SIDE_PIECES:
             raise CliError(f"--build-tb must be 2..{2 * tb.MAX_SIDE_PIECES} pieces, "
@@ -396,8 +419,12 @@ def _tablebase(args: argparse.Namespace) -> int:
                   file=sys.stderr, flush=True)
 
         try:
-            tb.build(rules, args.build_tb, root=root, workers=workers, progress=progress,
-                     layer_done=layer_done)
+            if ray_address is None:
+                tb.build(rules, args.build_tb, root=root, workers=workers, progress=progress,
+                         layer_done=layer_done)
+            else:
+                _build_tb_on_ray(ray_address, rules, args.build_tb, root, workers, progress,
+                                 layer_done)
         except (tb.TablebaseError, OSError) as exc:
             raise CliError(f"building the tablebases failed: {exc}", EXIT_FAILED) from None
         print(f"tablebases complete: up to {args.build_tb} pieces in "

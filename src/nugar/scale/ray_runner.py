@@ -114,10 +114,12 @@ def _call(fn: Callable[[T], R], item: T) -> R:
 
 def map_tasks(fn: Callable[[T], R], items: Sequence[T], key: Callable[[T], int],
               on_done: Callable[[R], None] | None = None,
-              memory_mb: float = TASK_MEMORY_MB) -> dict[int, R]:
+              memory_mb: float = TASK_MEMORY_MB, keep: bool = True) -> dict[int, R]:
     """Run ``fn(item)`` for every item as a Ray task (one CPU each, retried when its worker
     dies) and return the results keyed by ``key(item)``. ``on_done`` sees each key's result
-    once, in the order they finish; a key seen before is never reported again."""
+    once, in the order they finish; a key seen before is never reported again. With
+    ``keep=False`` the results are only handed to ``on_done`` (large results are then not
+    all held at once) and the dictionary returned is empty."""
     ray = _ray()
     if not ray.is_initialized():
         raise RayUnavailableError("not connected to a Ray cluster (call connect first)")
@@ -126,16 +128,20 @@ def map_tasks(fn: Callable[[T], R], items: Sequence[T], key: Callable[[T], int],
     fn_ref = ray.put(fn)
     pending = {task.remote(fn_ref, item): key(item) for item in items}
     done: dict[int, R] = {}
+    seen: set[int] = set()
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)
         for ref in ready:
             k = pending.pop(ref)
             result = ray.get(ref)
-            if k in done:  # a second answer for the same game: it was counted already
+            if k in seen:  # a second answer for the same game: it was counted already
                 continue
-            done[k] = result
+            seen.add(k)
+            if keep:
+                done[k] = result
             if on_done is not None:
                 on_done(result)
+            del result
     return done
 
 

@@ -290,12 +290,112 @@ _EMPTY_U = np.zeros(1, dtype=np.uint32)
 Progress = Callable[[str, int, int, float], None]
 
 
+@dataclass(frozen=True)
+class LayerWork:
+    """What generating the turns of a layer's positions reads, but their boards: the rules'
+    params, the index tables, the layer's two materials (A, positions ``0..split-1``, and B
+    from ``off_b`` on; one material when they are equal) and the lower tables a capture
+    leads to (``tbkernels.generate`` says more). Read only: threads share one, and a Ray
+    cluster holds one copy in its object store (``scale/tb_ray.py``)."""
+
+    params: IntArray
+    binom: IntArray
+    symtab: IntArray
+    nbytes: int
+    split: int
+    off_b: int
+    stride: int
+    bm_a: IntArray
+    pf_a: IntArray
+    bm_b: IntArray
+    pf_b: IntArray
+    lower_a: tuple[IntArray, IntArray, npt.NDArray[np.uint32]]
+    lower_b: tuple[IntArray, IntArray, npt.NDArray[np.uint32]]
+
+
+@dataclass
+class RangeMoves:
+    """The turns of a range of a layer's positions: each position's edges into the layer
+    (``stride`` slots, ``outdeg`` used), its shortest won exit, whether an exit draws and
+    its longest lost exit (``tbkernels.generate``)."""
+
+    edges: npt.NDArray[np.int32]
+    outdeg: npt.NDArray[np.int32]
+    ewin: npt.NDArray[np.int32]
+    edraw: npt.NDArray[np.uint8]
+    eloss: npt.NDArray[np.int32]
+
+    @classmethod
+    def empty(cls, count: int, stride: int) -> RangeMoves:
+        return cls(np.full(count * stride, -1, dtype=np.int32),
+                   np.zeros(count, dtype=np.int32), np.zeros(count, dtype=np.int32),
+                   np.zeros(count, dtype=np.uint8), np.zeros(count, dtype=np.int32))
+
+    def view(self, lo: int, hi: int, stride: int) -> RangeMoves:
+        """Positions ``lo..hi-1`` of these, sharing their memory."""
+        return RangeMoves(self.edges[lo * stride:hi * stride], self.outdeg[lo:hi],
+                          self.ewin[lo:hi], self.edraw[lo:hi], self.eloss[lo:hi])
+
+
+def generate_range(work: LayerWork, lo: int, hi: int, movers: IntArray, others: IntArray,
+                   out: RangeMoves | None = None) -> RangeMoves:
+    """The turns of the layer's positions ``lo..hi-1``, whose boards are ``movers`` and
+    ``others`` (the range's own: position ``lo`` first), into ``out`` (a view of the whole
+    layer's arrays; fresh arrays when ``None``). The one piece of work of the moves phase:
+    the local threads and the Ray tasks both run it."""
+    if out is None:
+        out = RangeMoves.empty(hi - lo, work.stride)
+    # the kernel counts positions from the range's start: A ends at split - lo
+    tk.generate(work.params, work.binom, work.symtab, work.nbytes, 0, hi - lo, movers, others,
+                work.split - lo, work.bm_a, work.pf_a, work.bm_b, work.pf_b, work.off_b,
+                *work.lower_a, *work.lower_b, work.stride, out.edges, out.outdeg, out.ewin,
+                out.edraw, out.eloss)
+    return out
+
+
+#: runs the moves phase of a layer: ``runner(work, movers, others, ranges, out, done)``
+#: computes :func:`generate_range` for every ``(lo, hi)`` of ``ranges`` into
+#: ``out.view(lo, hi, work.stride)`` and calls ``done(lo, hi)`` as each range is in place
+RangeRunner = Callable[[LayerWork, IntArray, IntArray, list[tuple[int, int]], RangeMoves,
+                        Callable[[int, int], None]], None]
+
+
+def thread_runner(workers: int) -> RangeRunner:
+    """The local moves phase: ``workers`` threads (the kernels release the GIL), each range
+    written in place."""
+    def run(work: LayerWork, movers: IntArray, others: IntArray,
+            ranges: list[tuple[int, int]], out: RangeMoves,
+            done: Callable[[int, int], None]) -> None:
+        def one(lo: int, hi: int) -> None:
+            generate_range(work, lo, hi, movers[lo:hi], others[lo:hi],
+                           out.view(lo, hi, work.stride))
+
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            futures = [pool.submit(one, lo, hi) for lo, hi in ranges]
+            for (lo, hi), fut in zip(ranges, futures, strict=True):
+                fut.result()
+                done(lo, hi)
+
+    return run
+
+
+def move_ranges(total: int) -> list[tuple[int, int]]:
+    """How the moves phase of a layer of ``total`` positions is split (the same ranges
+    locally and on Ray): up to 256 ranges of at least 4096 positions."""
+    chunks = max(1, min(256, total // 4096))
+    bounds = [total * i // chunks for i in range(chunks + 1)]
+    return [(bounds[i], bounds[i + 1]) for i in range(chunks)]
+
+
 def build_layer(geo: Geometry, m: int, o: int,
                 lower: Callable[[int, int], Table | None], workers: int = 1,
-                progress: Progress | None = None) -> tuple[list[Table], LayerResult]:
+                progress: Progress | None = None,
+                runner: RangeRunner | None = None) -> tuple[list[Table], LayerResult]:
     """Solve the layer of materials (m, o) and (o, m) (one table when m == o), given the
     tables of the smaller materials a capture leads to (``lower(a, b)``; ``None`` where a
-    side has lost)."""
+    side has lost). ``workers`` threads mark and list the classes; ``runner`` generates
+    the turns (default: :func:`thread_runner` with ``workers`` threads); the retrograde
+    passes run here."""
     start = time.perf_counter()
 
     def say(phase: str, done: int, total: int) -> None:
@@ -317,15 +417,6 @@ def build_layer(geo: Geometry, m: int, o: int,
                          others[off:off + size], workers)
         off += size
     stride = 4 * max(m, o)
-    edges = np.full(total * stride, -1, dtype=np.int32)
-    outdeg = np.zeros(total, dtype=np.int32)
-    ewin = np.zeros(total, dtype=np.int32)
-    edraw = np.zeros(total, dtype=np.uint8)
-    eloss = np.zeros(total, dtype=np.int32)
-    bm_a, pf_a = parts[0][0], parts[0][1]
-    bm_b, pf_b = (parts[1][0], parts[1][1]) if m != o else (bm_a, pf_a)
-    off_b = sizes[0] if m != o else 0
-    split = sizes[0]
 
     def low(a: int, b: int) -> tuple[IntArray, IntArray, npt.NDArray[np.uint32]]:
         t = lower(a, b) if a > geo.loss_at and b > geo.loss_at else None
@@ -333,24 +424,25 @@ def build_layer(geo: Geometry, m: int, o: int,
             return _EMPTY_I, _EMPTY_I, _EMPTY_U
         return t.bitmap, t.prefix, t.values
 
-    lbm_a, lpf_a, lval_a = low(o - 1, m)
-    lbm_b, lpf_b, lval_b = low(m - 1, o)
+    bm_a, pf_a = parts[0][0], parts[0][1]
+    bm_b, pf_b = (parts[1][0], parts[1][1]) if m != o else (bm_a, pf_a)
+    work = LayerWork(geo.params, geo.binom, geo.symtab, geo.nbytes, sizes[0],
+                     sizes[0] if m != o else 0, stride, bm_a, pf_a, bm_b, pf_b,
+                     low(o - 1, m), low(m - 1, o))
+    moves = RangeMoves.empty(total, stride)
+    done = [0]
 
-    def run(lo: int, hi: int) -> None:
-        tk.generate(geo.params, geo.binom, geo.symtab, geo.nbytes, lo, hi, movers, others,
-                    split, bm_a, pf_a, bm_b, pf_b, off_b, lbm_a, lpf_a, lval_a,
-                    lbm_b, lpf_b, lval_b, stride, edges, outdeg, ewin, edraw, eloss)
+    def placed(lo: int, hi: int) -> None:
+        done[0] += hi - lo
+        say("moves", done[0], total)
 
-    chunks = max(1, min(256, total // 4096))
-    bounds = [total * i // chunks for i in range(chunks + 1)]
-    done = 0
     say("moves", 0, total)
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(run, bounds[i], bounds[i + 1]) for i in range(chunks)]
-        for i, fut in enumerate(futures):
-            fut.result()
-            done += bounds[i + 1] - bounds[i]
-            say("moves", done, total)
+    (runner or thread_runner(workers))(work, movers, others, move_ranges(total), moves,
+                                       placed)
+    del work
+    edges, outdeg, ewin, edraw, eloss = (moves.edges, moves.outdeg, moves.ewin, moves.edraw,
+                                         moves.eloss)
+    del moves
     movers = others = np.zeros(0, dtype=np.int64)   # the boards are no longer needed
     rev_ptr = np.zeros(total + 1, dtype=np.int64)
     rev = np.zeros(int(outdeg.sum()), dtype=np.int32)
@@ -456,9 +548,12 @@ def read_table(geo: Geometry, directory: Path, m: int, o: int,
 
 def build(rules: RuleSet, max_pieces: int, root: Path | None = None, workers: int = 1,
           progress: Callable[[tuple[int, int], str, int, int, float], None] | None = None,
-          layer_done: Callable[[LayerResult], None] | None = None) -> list[LayerResult]:
+          layer_done: Callable[[LayerResult], None] | None = None,
+          runner: RangeRunner | None = None) -> list[LayerResult]:
     """Build (or complete) the tables of every material of at most ``max_pieces`` pieces on
-    disk; layers whose files are present and sound are kept."""
+    disk; layers whose files are present and sound are kept. ``runner`` runs each layer's
+    moves phase (default: ``workers`` threads; ``scale/tb_ray.py``: Ray tasks); the rest
+    runs here, in ``workers`` threads where it can, and only this process writes files."""
     geo = Geometry(rules)
     directory = tb_directory(rules, root)
     tables: dict[tuple[int, int], Table] = {}
@@ -484,7 +579,7 @@ def build(rules: RuleSet, max_pieces: int, root: Path | None = None, workers: in
                 if progress is not None:
                     progress(key, phase, done, total, seconds)
 
-            built, r = build_layer(geo, m, o, lower, workers, report)
+            built, r = build_layer(geo, m, o, lower, workers, report, runner)
             for t in built:
                 write_table(geo, directory, t)
                 tables[(t.m, t.o)] = t

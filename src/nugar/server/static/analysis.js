@@ -25,6 +25,16 @@
     return data;
   }
 
+  // the tablebases' entry of a position, in words (every string of it here, for the
+  // translations): "tablebase: South wins in 13 turns (next capture in 3)"
+  function tablebaseText(tb) {
+    if (!tb) return "";
+    if (tb.value === 0) return "tablebase: draw";
+    const winner = playerName(A.family, tb.value > 0 ? tb.to_move : 3 - tb.to_move);
+    const turns = (n) => `${n} turn${n === 1 ? "" : "s"}`;
+    return `tablebase: ${winner} wins in ${turns(tb.plies)} (next capture in ${turns(tb.to_capture)})`;
+  }
+
   function plyAt(turn) {
     return A.data && A.data.plies ? A.data.plies[turn] : undefined;
   }
@@ -136,7 +146,8 @@
         "data-ply": i, tabindex: -1 });
       const title = document.createElementNS(SVG, "title");
       title.textContent = `${i === 0 ? "start" : `turn ${i}: ${p.move}`} ${p.eval > 0 ? "+" : ""}${p.eval}`
-        + (p.mark ? ` (${p.mark}; best ${p.best})` : "");
+        + (p.mark ? ` (${p.mark}; best ${p.best})` : "")
+        + (p.tablebase ? `; ${tablebaseText(p.tablebase)}` : "");
       dot.appendChild(title);
       dot.addEventListener("click", () => goTo(i));
     });
@@ -152,6 +163,7 @@
     const parts = [];
     const ev = `${p.eval > 0 ? "+" : ""}${p.eval}${p.exact ? " (exact)" : ""}`;
     parts.push(A.turn === 0 ? `Start: ${ev}.` : `After ${p.move}: ${ev}.`);
+    if (p.tablebase) parts.push(`${tablebaseText(p.tablebase)}.`);
     if (p.mark) {
       parts.push(`${p.move}${SYMBOL[p.mark]} is ${p.mark === "inaccuracy" ? "an" : "a"} ${p.mark} (it lost ${p.loss}); best was ${p.best}.`);
       if (p.pv.length) parts.push(`Line: ${p.pv.join(" ")}.`);
@@ -185,7 +197,9 @@
     // a turn of the move list: its mark
     decorateTurn(span, turn) {
       const p = plyAt(turn);
-      if (!p || !p.mark) return;
+      if (!p) return;
+      if (p.tablebase) span.title += ` - ${tablebaseText(p.tablebase)}`;
+      if (!p.mark) return;
       span.textContent += SYMBOL[p.mark];
       span.classList.add(`mark-${p.mark}`);
       span.title += ` - ${p.mark}, best ${p.best}`;
