@@ -19,6 +19,17 @@ if TYPE_CHECKING:  # the web app is imported by the fixture, only by the tests t
 
 
 @pytest.fixture(autouse=True, scope="session")
+def _english_terminal() -> Iterator[None]:
+    """``nugar play`` and ``nugar rules`` speak the terminal's language: the tests read
+    English whatever the locale of the machine running them (a test of another language
+    sets it itself)."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("LANGUAGE", "en")
+    yield
+    patch.undo()
+
+
+@pytest.fixture(autouse=True, scope="session")
 def _own_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The solver uses the Kalah endgame databases it finds in the user's data directory:
     the tests see only those they build themselves."""

@@ -27,7 +27,7 @@ import gettext
 import io
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any, Final
 
@@ -158,7 +158,7 @@ def translations(lang: str, domain: str) -> gettext.NullTranslations:
         return found
 
 
-def gettext_for(lang: str, domain: str) -> Any:
+def gettext_for(lang: str, domain: str) -> Callable[[str], str]:
     """A ``_`` function for ``domain`` in ``lang``: ``_("Resign")``."""
     return translations(lang, domain).gettext
 

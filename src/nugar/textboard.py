@@ -4,6 +4,10 @@
 the squares or holes of the last turn, and adds a status line (who moves, pieces in hand or
 stores, the result once the game is over). Colour only repeats what the characters already
 say, so ``NO_COLOR`` output and plain-text logs lose nothing.
+
+Every function takes the reader's language (``lang``, :mod:`nugar.i18n`; the ``cli`` catalog):
+``nugar play`` and ``nugar replay`` draw in the terminal's language, the engine protocol in
+English. Move texts, squares and hole numbers are the same in every language.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 
+from .i18n import gettext_for, say
 from .notation import square_name
 from .rules import Game, Move
 from .rules.boards import GridBoard, PitBoard
@@ -20,38 +25,57 @@ _PLAYER_STYLE = {1: "bold", 2: "bold cyan"}
 _LAST_STYLE = "reverse"
 
 
-def player_name(game: Game, player: int) -> str:
+def player_name(game: Game, player: int, lang: str = "en") -> str:
     """How the terminal names a player: the family's name (``game.player_name``), e.g.
-    Black/White in alignment games, South/North in sowing games."""
-    return game.player_name(player)
+    Black/White in alignment games, South/North in sowing games, in ``lang``."""
+    return say(game.player_name(player), lang, "cli")
 
 
-def status_line(game: Game) -> Text:
+def player_label(game: Game, player: int, lang: str = "en") -> str:
+    """The name with the place in the order of play, e.g. ``South (first)``, in ``lang``."""
+    _ = gettext_for(lang, "cli")
+    place = _("first") if player == 1 else _("second")
+    return _("{name} ({place})").format(name=player_name(game, player, lang), place=place)
+
+
+def reason_text(reason: str, lang: str = "en") -> str:
+    """How a game ended, in words of ``lang`` (the termination's word in English)."""
+    return say(reason, lang, "cli")
+
+
+def status_line(game: Game, lang: str = "en") -> Text:
     """Who is to move (and in which phase), or how the game ended."""
+    _ = gettext_for(lang, "cli")
     outcome = game.outcome
     if outcome is not None:
+        reason = reason_text(outcome.reason, lang)
         if outcome.winner is None:
-            head = f"Game over: draw ({outcome.reason})"
+            head = _("Game over: draw ({reason}), result {result}")
         else:
-            head = f"Game over: {player_name(game, outcome.winner)} wins ({outcome.reason})"
-        return Text(f"{head}, result {outcome.result}", style="bold")
+            head = _("Game over: {name} wins ({reason}), result {result}")
+        return Text(head.format(reason=reason, result=outcome.result,
+                                name=player_name(game, outcome.winner or 1, lang)),
+                    style="bold")
     turns = game.turn_list()
     number = len(turns) + (0 if turns and turns[-1][0] == game.to_move else 1)
-    text = Text(f"Turn {number}: ")
-    text.append(player_name(game, game.to_move), style=_PLAYER_STYLE[game.to_move])
-    text.append(" to move")
+    before, _sep, after = _("Turn {number}: {name} to move").partition("{name}")
+    text = Text(before.format(number=number))
+    text.append(player_name(game, game.to_move, lang), style=_PLAYER_STYLE[game.to_move])
+    text.append(after.format(number=number))
     legal = game.legal_moves()
     if legal and all(m.kind == "capture" for m in legal):
-        text.append(" (capture a piece: a three was formed)")
+        text.append(_(" (capture a piece: a three was formed)"))
     return text
 
 
-def last_turn_text(game: Game) -> str:
+def last_turn_text(game: Game, lang: str = "en") -> str:
+    _ = gettext_for(lang, "cli")
     turns = game.turn_list()
     if not turns:
-        return "Last turn: none yet"
+        return _("Last turn: none yet")
     player, moves = turns[-1]
-    return f"Last turn: {player_name(game, player)} {game.descriptor.join_turn(moves)}"
+    return _("Last turn: {name} {turn}").format(name=player_name(game, player, lang),
+                                               turn=game.descriptor.join_turn(moves))
 
 
 def _last_marks(game: Game) -> set[str]:
@@ -69,7 +93,8 @@ def _last_marks(game: Game) -> set[str]:
     return marks
 
 
-def _render_grid(game: Game, board: GridBoard) -> list[Text]:
+def _render_grid(game: Game, board: GridBoard, lang: str) -> list[Text]:
+    _ = gettext_for(lang, "cli")
     rows, cols = board.rows, board.cols
     marks = _last_marks(game)
     width = len(str(rows))
@@ -91,12 +116,14 @@ def _render_grid(game: Game, board: GridBoard) -> list[Text]:
     hands, on_board = board.hands, board.on_board
     glyphs = {1: BLACK, 2: WHITE}
     lines.append(Text("; ".join(
-        f"{glyphs[p]} {game.player_label(p)}: {hands[p - 1]} in hand, {on_board[p - 1]} on the "
-        "board" for p in (1, 2))))
+        _("{glyph} {label}: {hand} in hand, {board} on the board").format(
+            glyph=glyphs[p], label=player_label(game, p, lang), hand=hands[p - 1],
+            board=on_board[p - 1]) for p in (1, 2))))
     return lines
 
 
-def _render_pits(game: Game, board: PitBoard) -> list[Text]:
+def _render_pits(game: Game, board: PitBoard, lang: str) -> list[Text]:
+    _ = gettext_for(lang, "cli")
     holes1, holes2 = board.holes
     store1, store2 = board.stores
     pits = len(holes1)
@@ -120,25 +147,29 @@ def _render_pits(game: Game, board: PitBoard) -> list[Text]:
     for k in range(1, pits + 1):
         south.append(hole(1, k, holes1[k - 1]))
     stores = Text(f"({store2:>{width}})" + " " * (cell * pits + 1) + f"({store1:>{width}})")
-    first, second = game.player_name(1), game.player_name(2)
+    first, second = player_name(game, 1, lang), player_name(game, 2, lang)
     return [
-        labels(list(range(pits, 0, -1))).append(f"  {second}'s holes"),
+        labels(list(range(pits, 0, -1))).append("  " + _("{name}'s holes").format(name=second)),
         north,
-        stores.append(f"  {second}'s store {store2} on the left, {first}'s store {store1} on "
-                      "the right"),
+        stores.append("  " + _("{second}'s store {store2} on the left, {first}'s store "
+                               "{store1} on the right").format(
+            first=first, second=second, store1=store1, store2=store2)),
         south,
-        labels(list(range(1, pits + 1))).append(f"  {first}'s holes"),
-        Text(f"Score: {game.player_label(1)} {store1}, {game.player_label(2)} {store2}"),
+        labels(list(range(1, pits + 1))).append("  " + _("{name}'s holes").format(name=first)),
+        Text(_("Score: {first} {store1}, {second} {store2}").format(
+            first=player_label(game, 1, lang), second=player_label(game, 2, lang),
+            store1=store1, store2=store2)),
     ]
 
 
-def render(game: Game) -> Group:
-    """The board, the last turn and the status of ``game`` as one rich renderable."""
+def render(game: Game, lang: str = "en") -> Group:
+    """The board, the last turn and the status of ``game`` as one rich renderable, its words
+    in ``lang``."""
     title = Text(f"{game.rules.game} ({game.rules.text})", style="bold underline")
     data = game.descriptor.parts.board(game)
-    lines = (_render_pits(game, data) if isinstance(data, PitBoard)
-             else _render_grid(game, data))
-    return Group(title, *lines, Text(last_turn_text(game)), status_line(game))
+    lines = (_render_pits(game, data, lang) if isinstance(data, PitBoard)
+             else _render_grid(game, data, lang))
+    return Group(title, *lines, Text(last_turn_text(game, lang)), status_line(game, lang))
 
 
 def moves_text(moves: list[Move]) -> str:

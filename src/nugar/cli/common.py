@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NoReturn
 
+from .. import i18n
 from ..errors import IllegalMoveError, InvalidMoveError, NugarError, RulesError
 from ..record import RecordError
 from ..rules import PRESETS, RuleSet, parse_rules
@@ -188,6 +189,28 @@ def player_arg(text: str) -> PlayerSpec:
     raise argparse.ArgumentTypeError(
         f"{text!r} is not a player; allowed: human, ai, ai:LEVEL ({LEVEL_RANGE_TEXT}) or "
         "ai:AGENT (e.g. ai:random, ai:greedy, ai:alphabeta:depth=4)")
+
+
+def lang_arg(text: str) -> str:
+    """argparse type: a language nugar is written in (``fr``, ``ar_SD.UTF-8``, ``en``)."""
+    try:
+        return i18n.check_language(text)
+    except i18n.LanguageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_lang_option(parser: argparse.ArgumentParser) -> None:
+    """``--lang``: the language of the command's texts; by default the terminal's
+    (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``, as gettext reads them)."""
+    parser.add_argument("--lang", type=lang_arg, default=None, metavar="LANG",
+                        help=f"language of the texts: {', '.join(i18n.LANGUAGES)} (default: "
+                             "from LANGUAGE/LC_ALL/LC_MESSAGES/LANG, else en)")
+
+
+def language(args: argparse.Namespace) -> str:
+    """The language a command speaks: ``--lang``, else the terminal's."""
+    chosen: str | None = getattr(args, "lang", None)
+    return chosen if chosen is not None else i18n.from_environment()
 
 
 def positive_float(text: str) -> float:

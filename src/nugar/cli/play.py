@@ -9,16 +9,19 @@ from typing import TYPE_CHECKING, Any
 from .. import record
 from ..ai.agents import DEFAULT_LEVEL
 from ..errors import IllegalMoveError, InvalidMoveError
+from ..i18n import gettext_for, say
 from ..rules import new_game
-from ..textboard import player_name, render
+from ..textboard import player_name, reason_text, render
 from .common import (
     EXIT_FAILED,
     EXIT_OK,
     RULES_HELP,
     LineInput,
     PlayerSpec,
+    add_lang_option,
     command,
     console,
+    language,
     misere_note,
     player_arg,
     positive_float,
@@ -31,16 +34,46 @@ if TYPE_CHECKING:
     from ..ai import Agent, Limits
     from ..rules.options import RuleSet
 
-PLAY_HELP = """\
-Type a move or a whole turn (c3, c3-c4, c3-c4xe5, xe5, pass; 4, 1-6), or a command:
-  moves          list the legal moves
-  hint           ask the computer for a move (not played)
-  undo           take back your last turn (and the computer's reply)
-  board          show the board again
-  save [FILE]    write the game record now
-  resign         give up the game
-  quit           stop without finishing (the record is still written)
-  help           this text"""
+#: the commands typed during a game (the same English words in every language, as move texts
+#: are), each with what it does
+PLAY_COMMANDS = (
+    ("moves", "list the legal moves"),
+    ("hint", "ask the computer for a move (not played)"),
+    ("undo", "take back your last turn (and the computer's reply)"),
+    ("board", "show the board again"),
+    ("save [FILE]", "write the game record now"),
+    ("resign", "give up the game"),
+    ("quit", "stop without finishing (the record is still written)"),
+    ("help", "this text"),
+)
+
+
+def play_help(lang: str = "en") -> str:
+    """The text of ``help`` during a game, in ``lang``."""
+    _ = gettext_for(lang, "cli")
+    head = _("Type a move or a whole turn (c3, c3-c4, c3-c4xe5, xe5, pass; 4, 1-6), or a "
+             "command:")
+    return "\n".join([head, *(f"  {word:<14} {_(what)}" for word, what in PLAY_COMMANDS)])
+
+
+def _n(text: str) -> str:
+    """Marks ``text`` for the catalog where it is written; it is translated where shown."""
+    return text
+
+
+# the command descriptions above, for the catalog's extraction
+_n("list the legal moves")
+_n("ask the computer for a move (not played)")
+_n("take back your last turn (and the computer's reply)")
+_n("show the board again")
+_n("write the game record now")
+_n("give up the game")
+_n("stop without finishing (the record is still written)")
+_n("this text")
+_n("human")
+_n(": the smaller store wins (misère)")
+
+PLAY_HELP = play_help()
 
 
 def register(sub: Any) -> None:
@@ -59,6 +92,7 @@ def register(sub: Any) -> None:
                    help="time the computer may take per decision")
     p.add_argument("--hint", default=f"level:{DEFAULT_LEVEL}", metavar="AGENT",
                    help=f"agent that answers 'hint' (default: level:{DEFAULT_LEVEL})")
+    add_lang_option(p)
     p.set_defaults(func=cmd_play)
 
 
@@ -129,6 +163,17 @@ class PlaySession:
             if spec.agent is not None:
                 self.agents[side] = make_agent(spec.agent)
         self.hint_spec: str = args.hint
+        self.lang: str = language(args)
+        self._ = gettext_for(self.lang, "cli")
+
+    def say(self, text: str, **fields: Any) -> None:
+        """Print a message of the ``cli`` catalog in the session's language."""
+        self.console.print(self._(text).format(**fields), markup=False)
+
+    def _label(self, side: int) -> str:
+        """The label of a side (``human``, ``level:4``): an agent spec stays as written."""
+        label = self.players[side].label
+        return self._(label) if label == "human" else label
 
     def tags(self) -> dict[str, str]:
         return {"First": self.players[1].label, "Second": self.players[2].label}
@@ -157,20 +202,20 @@ class PlaySession:
                 self.console.print(text, markup=False, soft_wrap=True)
 
         if self.console.is_terminal:
-            with self.console.status("Preparing the engine...") as status:
+            with self.console.status(self._("Preparing the engine...")) as status:
                 engine.wait(show, steps=steps)
         else:
             engine.wait(show, steps=steps)
         if shown:
-            self.console.print("The engine is ready.", markup=False)
+            self.say("The engine is ready.")
 
     def show(self) -> None:
         self.console.print()
-        self.console.print(render(self.game))
+        self.console.print(render(self.game, self.lang))
 
     def run(self) -> int:
-        self.console.print(f"nugar: {self.game.rules.game} ({self.game.rules.text}). "
-                           "Type 'help' for commands.", markup=False)
+        self.say("nugar: {game} ({rules}). Type 'help' for commands.",
+                 game=self.game.rules.game, rules=self.game.rules.text)
         self.show()
         while not self.game.is_over:
             mover = self.game.to_move
@@ -190,25 +235,24 @@ class PlaySession:
             move = agent.choose(self.game.copy(), self.limits)
             self.game.play(move)
         played = self.game.turns()[start:]
-        self.console.print(f"\n{self.players[mover].label} plays {' '.join(played)}",
-                           markup=False)
+        self.console.print()
+        self.say("{player} plays {turn}", player=self._label(mover), turn=" ".join(played))
         self.show()
 
     def human_decision(self, mover: int) -> bool:
         """Read and act on one line of the player to move; ``False`` to stop the game."""
-        line = self.input.ask(f"{player_name(self.game, mover)} > ")
+        line = self.input.ask(f"{player_name(self.game, mover, self.lang)} > ")
         if line is None:
-            self.console.print("End of input: the game stops unfinished.")
+            self.say("End of input: the game stops unfinished.")
             return False
         if not line:
             return True
         word, _, rest = line.partition(" ")
         command = word.lower()
         if command in ("help", "?"):
-            self.console.print(PLAY_HELP, markup=False)
+            self.console.print(play_help(self.lang), markup=False)
         elif command == "moves":
-            self.console.print("Legal: " + " ".join(str(m) for m in self.game.legal_moves()),
-                               markup=False)
+            self.say("Legal: {moves}", moves=" ".join(str(m) for m in self.game.legal_moves()))
         elif command == "board":
             self.show()
         elif command == "undo":
@@ -219,9 +263,9 @@ class PlaySession:
             self.save(rest.strip() or None)
         elif command == "resign":
             self.game.resign(mover)
-            self.console.print(f"{player_name(self.game, mover)} resigns.", markup=False)
+            self.say("{player} resigns.", player=player_name(self.game, mover, self.lang))
         elif command in ("quit", "exit"):
-            self.console.print("The game stops unfinished.")
+            self.say("The game stops unfinished.")
             return False
         else:
             self.human_move(mover, line)
@@ -231,13 +275,13 @@ class PlaySession:
         try:
             self.game.play(text)
         except (InvalidMoveError, IllegalMoveError) as exc:
-            self.console.print(f"Not played: {exc}", markup=False)
-            self.console.print("Type 'moves' for the legal moves, 'help' for commands.")
+            self.say("Not played: {reason}", reason=say(exc, self.lang))
+            self.say("Type 'moves' for the legal moves, 'help' for commands.")
             return
         if not self.game.is_over and self.game.to_move == mover:
             legal = " ".join(str(m) for m in self.game.legal_moves())
             self.show()
-            self.console.print(f"Your turn goes on; legal: {legal}", markup=False)
+            self.say("Your turn goes on; legal: {moves}", moves=legal)
             return
         self.show()
 
@@ -246,7 +290,7 @@ class PlaySession:
         that a person is to move again."""
         people = [player for player, _ in self.game.turn_list() if player not in self.agents]
         if not people:
-            self.console.print("Nothing to undo.")
+            self.say("Nothing to undo.")
             return
         self.game.undo_to_turn_of(people[-1])
         self.show()
@@ -256,22 +300,24 @@ class PlaySession:
 
         self.wait_for_engine([self.hint_spec])
         analysis = make_agent(self.hint_spec).analyse(self.game.copy(), self.limits)
-        score = "" if analysis.score is None else f" (score {analysis.score:g})"
-        self.console.print(f"Hint ({self.hint_spec}): {analysis.move}{score}", markup=False)
+        if analysis.score is None:
+            self.say("Hint ({agent}): {move}", agent=self.hint_spec, move=analysis.move)
+        else:
+            self.say("Hint ({agent}): {move} (score {score})", agent=self.hint_spec,
+                     move=analysis.move, score=format(analysis.score, "g"))
 
     def save(self, path: str | None) -> bool:
         """Write the record to ``path`` (or the ``--save`` file); whether it was written."""
         target = path or self.args.save
         if target is None:
-            self.console.print("Give a file name: save FILE (or start with --save FILE).")
+            self.say("Give a file name: save FILE (or start with --save FILE).")
             return False
         try:
             record.write_file(target, record.dumps(self.game, self.tags()))
         except OSError as exc:
-            self.console.print(f"Could not save to {target}: {exc.strerror or exc}",
-                               markup=False)
+            self.say("Could not save to {file}: {why}", file=target, why=exc.strerror or exc)
             return False
-        self.console.print(f"Saved to {target}.", markup=False)
+        self.say("Saved to {file}.", file=target)
         return True
 
     def finish(self) -> int:
@@ -279,13 +325,17 @@ class PlaySession:
         (it is then printed, so that the game is not lost)."""
         outcome = self.game.outcome
         if outcome is not None:
-            self.console.print(f"\nResult: {outcome.result} ({outcome.reason}), score "
-                               f"{record.score_text(self.game)}{misere_note(self.game)}",
-                               markup=False)
+            self.console.print()
+            note = misere_note(self.game)
+            self.say("Result: {result} ({reason}), score {score}{note}", result=outcome.result,
+                     reason=reason_text(outcome.reason, self.lang),
+                     score=record.score_text(self.game), note=self._(note) if note else "")
         if self.args.save and self.save(None):
             return EXIT_OK
         text = record.dumps(self.game, self.tags())
-        self.console.print("\nGame record:\n" + text, markup=False)
+        self.console.print()
+        self.say("Game record:")
+        self.console.print(text, markup=False)
         return EXIT_FAILED if self.args.save else EXIT_OK
 
 

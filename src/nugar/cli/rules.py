@@ -10,14 +10,17 @@ from typing import Any
 
 from rich.table import Table
 
+from ..i18n import gettext_for
 from ..rules import PRESETS, RuleSet, new_game
 from ..rules.family import preset_json, rule_set_json
 from ..rules.options import describe_values, format_value, option_fields
 from .common import (
     EXIT_OK,
     RULES_HELP,
+    add_lang_option,
     command,
     console,
+    language,
     misere_note,
     play_turns,
     rules_arg,
@@ -36,7 +39,8 @@ def register(sub: Any) -> None:
     p.add_argument("rules", nargs="?", type=rules_arg, metavar="RULES", help=RULES_HELP)
     p.add_argument("--json", action="store_true",
                    help="print the same as JSON: presets, or options with value, default, "
-                        "allowed values, limits and meaning")
+                        "allowed values, limits and meaning (data: always English)")
+    add_lang_option(p)
     p.set_defaults(func=cmd_rules)
 
     p = sub.add_parser("moves", help="legal moves after some turns (for scripts)",
@@ -66,27 +70,31 @@ def cmd_rules(args: argparse.Namespace) -> int:
     out = console()
     if not out.is_terminal:  # a file or a pipe: whole columns, not cut to 80
         out.width = _PLAIN_WIDTH
+    # the words are the reader's; names, option values, rule-set texts and sources stay as
+    # they are written (they are data, typed the same in every language)
+    _ = gettext_for(language(args), "cli")
     if args.rules is None:
-        table = Table(title="Presets (see 'nugar rules NAME' for all options)")
-        for column in ("preset", "game", "family", "differences from the family defaults",
-                       "source"):
+        table = Table(title=_("Presets (see 'nugar rules NAME' for all options)"))
+        for column in (_("preset"), _("game"), _("family"),
+                       _("differences from the family defaults"), _("source")):
             table.add_column(column)
         for preset in PRESETS.values():
             diff = ", ".join(f"{k}={format_value(v)}" for k, v in preset.overrides.items())
             table.add_row(preset.name, preset.game, preset.family, diff or "-", preset.source)
         out.print(table)
-        out.print("Override options in parentheses, e.g. 'dala(quiet_limit=off)' or "
-                  "'kalah(pits=4,seeds=3)'.", markup=False)
+        out.print(_("Override options in parentheses, e.g. 'dala(quiet_limit=off)' or "
+                    "'kalah(pits=4,seeds=3)'."), markup=False)
         return EXIT_OK
     rules: RuleSet = args.rules
-    table = Table(title=f"{rules.text}: {rules.preset.description} "
-                        f"(source: {rules.preset.source})")
-    for column in ("option", "value", "preset default", "allowed", "meaning"):
+    table = Table(title=_("{rules}: {description} (source: {source})").format(
+        rules=rules.text, description=_(rules.preset.description), source=rules.preset.source))
+    for column in (_("option"), _("value"), _("preset default"), _("allowed"), _("meaning")):
         table.add_column(column)
     for f in option_fields(type(rules.options)):
         value = format_value(getattr(rules.options, f.name))
         default = format_value(getattr(rules.preset.options, f.name))
-        table.add_row(f.name, value, default, describe_values(f), f.metadata.get("doc", ""))
+        doc = f.metadata.get("doc", "")
+        table.add_row(f.name, value, default, describe_values(f), _(doc) if doc else "")
     out.print(table)
     return EXIT_OK
 

@@ -1,0 +1,42 @@
+"""The rules' own words that the terminal shows, gathered for the ``cli`` message catalog.
+
+``nugar rules`` shows each option's meaning and each preset's description, and ``nugar
+play`` names the players and how a game ended. Those words are written once, as data, in the
+rules layer (``rules/options.py``, the family descriptors, :class:`~nugar.rules.Termination`);
+:func:`extract_rule_texts` is the Babel extractor that reads them from the rules themselves
+(``src/nugar/locale/cli.cfg`` maps it), so the catalog cannot miss one that the data gains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import IO, Any
+
+from ..rules import PRESETS, Termination
+from ..rules.family import family_of
+from ..rules.options import option_fields
+
+
+def rule_texts() -> list[str]:
+    """Every sentence or word of the rules' data that the terminal shows, in a stable order,
+    each once."""
+    seen: dict[str, None] = {}
+    for preset in PRESETS.values():
+        seen.setdefault(preset.description)
+        for f in option_fields(type(preset.options)):
+            doc = f.metadata.get("doc", "")
+            if doc:
+                seen.setdefault(doc)
+        for name in family_of(preset.name).player_names:
+            seen.setdefault(name)
+    for termination in Termination:
+        seen.setdefault(termination.value)
+    return list(seen)
+
+
+def extract_rule_texts(fileobj: IO[bytes], keywords: Any, comment_tags: Any,
+                       options: Any) -> Iterator[tuple[int, str, str, list[str]]]:
+    """Babel extractor (``nugar.cli.texts:extract_rule_texts``): yields :func:`rule_texts`,
+    whatever file it is mapped to (the mapping names one file of the rules layer)."""
+    for text in rule_texts():
+        yield 0, "", text, ["the rules' own data (nugar rules, nugar play)"]

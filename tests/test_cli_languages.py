@@ -1,0 +1,93 @@
+"""``nugar play`` and ``nugar rules`` in the terminal's language (``LANG``) or ``--lang``;
+the rest of the command line, its data and the engine protocol stay English."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+
+from nugar.cli import main
+from nugar.cli.texts import rule_texts
+from nugar.i18n import LANGUAGES, SOURCE, gettext_for
+
+
+@pytest.fixture(autouse=True)
+def _plain_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def run(args: list[str], stdin: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_rules_follow_lang_and_the_flag(monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    _, english, _ = run(["rules", "dara"], "", monkeypatch, capsys)
+    assert "meaning" in english and "board rows" in english
+    monkeypatch.setenv("LANG", "fr_NE.UTF-8")
+    _, french, _ = run(["rules", "dara"], "", monkeypatch, capsys)
+    assert "signification" in french and "rangées du plateau" in french
+    assert "drop_limit" in french and "no_four" in french  # names and values stay as typed
+    _, arabic, _ = run(["rules", "dara", "--lang", "ar"], "", monkeypatch, capsys)
+    assert "المعنى" in arabic and "صفوف اللوح" in arabic and "quiet_limit" in arabic
+    _, presets, _ = run(["rules"], "", monkeypatch, capsys)
+    assert "Règles prédéfinies" in presets and "dara-niger" in presets
+
+
+def test_rules_json_is_data_in_every_language(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    _, english, _ = run(["rules", "kalah", "--json"], "", monkeypatch, capsys)
+    _, french, _ = run(["rules", "kalah", "--json", "--lang", "fr"], "", monkeypatch, capsys)
+    assert json.loads(english) == json.loads(french)
+
+
+def test_an_unknown_language_is_refused_with_the_list(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]
+                                                      ) -> None:
+    code, _, err = run(["rules", "--lang", "de"], "", monkeypatch, capsys)
+    assert code == 2
+    assert "unknown language 'de': nugar is written in en, fr, ar" in err
+    # a locale nugar is not written in gives English, not an error
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+    _, out, _ = run(["rules", "dara"], "", monkeypatch, capsys)
+    assert "meaning" in out
+
+
+@pytest.mark.parametrize(("lang", "words"), [
+    ("fr", ["Tapez un coup", "Coups permis : 1 2 3 4 5 6", "trous de Nord", "Tour 1 : Sud joue",
+            "Résultat :", "Feuille de partie :"]),
+    ("ar", ["اكتب نقلة", "النقلات المسموحة: 1 2 3 4 5 6", "حفر الشمال",
+            "الدور 1: على الجنوب أن يلعب", "النتيجة:", "سجل المباراة:"]),
+])
+def test_play_speaks_the_language_to_the_end(lang: str, words: list[str],
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from random_play import random_game
+
+    turns = random_game("kalah", 3).turns()
+    lines = ["help", "moves", *turns]
+    code, out, _ = run(["play", "kalah", "--first", "human", "--second", "human", "--lang",
+                        lang], "\n".join(lines) + "\n", monkeypatch, capsys)
+    assert code == 0
+    for word in words:
+        assert word in out, word
+    assert "[Rules \"kalah\"]" in out  # the record is data: English tags
+
+
+def test_every_rule_text_has_its_translation() -> None:
+    for lang in LANGUAGES:
+        if lang == SOURCE:
+            continue
+        _ = gettext_for(lang, "cli")
+        untranslated = [t for t in rule_texts() if _(t) == t and t not in ("option", "source")]
+        assert untranslated == [], (lang, untranslated)
