@@ -230,7 +230,7 @@ def test_a_translated_pages_links_stay_in_its_language(item: tuple[str, str]) ->
     for href in outline(text)["relative"]:
         path, _, fragment = href.partition("#")
         target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), path)) if path else rel
-        assert exists(DOCS, f"{lang}/{target}"), f"docs/{lang}/{rel}: {href} goes nowhere"
+        assert exists(DOCS, f"{lang}/{target}"), f"docs/{lang}/{rel}: {unquote(href)} goes nowhere"
         if fragment:
             fragment = unquote(fragment)
             assert fragment in anchors(lang, target), (
