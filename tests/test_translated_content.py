@@ -127,7 +127,7 @@ def texts_of(lesson: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 def without_texts(lesson: dict[str, Any]) -> dict[str, Any]:
     """The lesson file with every human text replaced by a mark: what must stay equal."""
-    out = json.loads(json.dumps(lesson))
+    out: dict[str, Any] = json.loads(json.dumps(lesson))
     for key in LESSON_TEXTS:
         out[key] = "<text>"
     for step in out["steps"]:
@@ -234,7 +234,7 @@ def test_a_translated_pages_links_stay_in_its_language(item: tuple[str, str]) ->
         if fragment:
             fragment = unquote(fragment)
             assert fragment in anchors(lang, target), (
-                f"docs/{lang}/{rel}: {href}: no such heading in docs/{lang}/{target}")
+                f"docs/{lang}/{rel}: {unquote(href)}: no such heading in docs/{lang}/{target}")
 
 
 @pytest.mark.parametrize("item", [p for p in PAGES if p[0] in ("ar",)], ids=pair_id)
