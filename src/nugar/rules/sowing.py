@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from types import ModuleType
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -291,7 +291,7 @@ class SowingGame(Game):
         mine = int(caps[hole - 1])
         if mine < best:
             holes = [str(h + 1) for h in range(self.pits) if caps[h] == best]
-            fields = {"hole": hole, "seeds": _seeds(mine), "best": best}
+            fields: dict[str, Any] = {"hole": hole, "seeds": _seeds(mine), "best": best}
             if len(holes) == 1:
                 return Text("hole {hole} would capture {seeds} while hole {other} captures "
                             "{best}, and a step must capture as many seeds as possible",
