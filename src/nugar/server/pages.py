@@ -191,9 +191,10 @@ def _fix_inline(children: list[Token], here: str, pages: dict[str, str]) -> list
     return out
 
 
-def diagram(source: str) -> str:
+def diagram(source: str, rtl: bool = False) -> str:
     """The HTML of a ``position`` block: a figure with the position's board (the game page's
-    SVG) and the caption written under the position text, if any. A position text that cannot
+    SVG) and the caption written under the position text, if any (``rtl``: the picture laid out
+    left to right in a right-to-left page). A position text that cannot
     be read raises its :class:`~nugar.errors.NugarError`: a page must not ship a broken
     diagram."""
     from ..rules import from_position
@@ -203,8 +204,10 @@ def diagram(source: str) -> str:
     game = from_position(first.strip())
     caption = " ".join(rest.split())
     said = f"<figcaption>{escape(caption)}</figcaption>" if caption else ""
-    # the board keeps its geometry in every language: a1 at the bottom left
-    return f'<figure class="diagram"><div dir="ltr">{svg(game)}</div>{said}</figure>\n'
+    # the board keeps its geometry in every language (a1 at the bottom left): in a right-to-left
+    # page its picture is laid out left to right
+    picture = f'<div dir="ltr">{svg(game)}</div>' if rtl else svg(game)
+    return f'<figure class="diagram">{picture}{said}</figure>\n'
 
 
 def _html_token(content: str) -> Token:
@@ -215,9 +218,12 @@ def _html_token(content: str) -> Token:
     return tok
 
 
-def render(text: str, here: str, pages: dict[str, str] | None = None) -> tuple[str, str]:
+def render(text: str, here: str, pages: dict[str, str] | None = None,
+           rtl: bool = False) -> tuple[str, str]:
     """The HTML of a page's Markdown ``text`` written at ``here`` (a path relative to the docs
-    folder, e.g. ``games/dara.md``), and its first heading's text (empty if none)."""
+    folder, e.g. ``games/dara.md``), and its first heading's text (empty if none). In a page
+    written right to left (``rtl``) the diagrams, code and tables of moves stay left to
+    right."""
     from markdown_it import MarkdownIt
 
     pages = _sources() if pages is None else pages
@@ -230,9 +236,9 @@ def render(text: str, here: str, pages: dict[str, str] | None = None) -> tuple[s
         if tok.type == "inline" and tok.children is not None:
             tok.children = _fix_inline(tok.children, here, pages)
             for child in tok.children:
-                if child.type == "code_inline":  # a move or position text reads left to right
+                if rtl and child.type == "code_inline":  # a move or position text: ltr
                     child.attrSet("dir", "ltr")
-        if tok.type in ("fence", "code_block"):
+        if rtl and tok.type in ("fence", "code_block"):
             tok.attrSet("dir", "ltr")
         if tok.type == "heading_open" and i + 1 < len(tokens):
             words = _plain(tokens[i + 1].children)
@@ -240,10 +246,10 @@ def render(text: str, here: str, pages: dict[str, str] | None = None) -> tuple[s
             if not title and tok.tag == "h1":
                 title = words.strip()
         if tok.type == "fence" and tok.info.strip() == "position":
-            out.append(_html_token(diagram(tok.content)))
+            out.append(_html_token(diagram(tok.content, rtl)))
             continue
         if tok.type == "table_open":
-            ltr = "" if _rtl_table(tokens, i) else ' dir="ltr"'
+            ltr = ' dir="ltr"' if rtl and not _rtl_table(tokens, i) else ""
             out.append(_html_token(f'<div class="table-scroll"{ltr}>\n'))
         out.append(tok)
         if tok.type == "table_close":
@@ -347,5 +353,6 @@ def rules_page(name: str, lang: str = SOURCE) -> str | None:
     if rel is None:
         return None
     here = _localized(rel, lang)
-    body, title = render(_read(rel, lang), here, pages)
-    return _page(title or key.title(), body, lang, lang if here != rel else SOURCE)
+    content = lang if here != rel else SOURCE
+    body, title = render(_read(rel, lang), here, pages, direction(content) == "rtl")
+    return _page(title or key.title(), body, lang, content)
