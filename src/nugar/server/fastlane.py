@@ -30,7 +30,7 @@ from starlette.websockets import WebSocket
 
 from .errors import ApiError
 from .language import request_language
-from .middleware import BODY, api_refusal, replaying
+from .middleware import BODY, api_refusal, in_language, replaying
 from .routes_api import MoveBody
 from .routes_ws import ws_game
 from .wire import text_of
@@ -98,7 +98,7 @@ class MoveLane:
             answer = await hub.move(found.group(1), parsed.key, parsed.move, expect=parsed.v)
         except ApiError as exc:
             lang = await request_language(HTTPConnection(scope))
-            await api_refusal(exc, lang)(scope, receive, send)
+            await api_refusal(in_language(exc, lang))(scope, receive, send)
             return
         await _answer(send, answer)
 
@@ -115,7 +115,7 @@ class MoveLane:
             answer = await hub.changes(found.group(1), since)
         except ApiError as exc:
             lang = await request_language(HTTPConnection(scope))
-            await api_refusal(exc, lang)(scope, receive, send)
+            await api_refusal(in_language(exc, lang))(scope, receive, send)
             return
         await _answer(send, answer)
 

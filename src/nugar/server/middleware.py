@@ -280,27 +280,39 @@ def error_parts(exc: ApiError) -> tuple[int, str, str]:
     return status_of(exc), exc.code, exc.detail
 
 
-def api_refusal(exc: ApiError, lang: str = SOURCE) -> JSONResponse:
-    """The refusal answering ``exc`` in ``lang`` (with ``Retry-After`` when the error says
-    when to come back: the AI's pool is full); the exception handler and the fast lane both
-    send it."""
+def api_refusal(exc: ApiError) -> JSONResponse:
+    """The refusal answering ``exc`` (with ``Retry-After`` when the error says when to come
+    back: the AI's pool is full); the exception handler and the fast lane both send it, with
+    the error first said in the request's language (:func:`in_language`)."""
     status, code, detail = error_parts(exc)
     retry = getattr(exc, "retry_after", None)
-    return refusal(status, code, detail, None if retry is None else {"Retry-After": str(retry)},
-                   lang)
+    return refusal(status, code, detail, None if retry is None else {"Retry-After": str(retry)})
+
+
+def in_language(exc: ApiError, lang: str) -> ApiError:
+    """``exc`` with its detail said in ``lang`` (the same error for English): the same code,
+    status and ``Retry-After``."""
+    if lang == SOURCE:
+        return exc
+    said = ApiError(exc.code, say(exc.detail, lang, "web"))
+    retry = getattr(exc, "retry_after", None)
+    if retry is not None:
+        said.retry_after = retry  # type: ignore[attr-defined]
+    return said
 
 
 async def _api_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
-    return api_refusal(exc, await request_language(request))
+    return api_refusal(in_language(exc, await request_language(request)))
 
 
 async def _storage_failed(request: Request, exc: Exception) -> JSONResponse:
     """A database failure in any route (creating a game, posting a challenge, reading a
     record): a JSON refusal and one log line, never a bare 500 with a traceback."""
     assert isinstance(exc, SQLAlchemyError)
-    return api_refusal(storage_refusal(exc, f"answering {request.method} "
-                                            f"{request.url.path[:80]}"), language_of(request))
+    return api_refusal(in_language(storage_refusal(exc, f"answering {request.method} "
+                                                        f"{request.url.path[:80]}"),
+                                   language_of(request)))
 
 
 async def _bad_request(_request: Request, exc: Exception) -> JSONResponse:
