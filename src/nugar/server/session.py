@@ -116,7 +116,8 @@ def impose(game: Game, outcome: Outcome) -> None:
     elif t is Termination.TIME and winner is None:
         game.draw_on_time()
     else:
-        raise IllegalMoveError(f"{outcome} is not an ending a player or an arbiter imposes")
+        raise IllegalMoveError(Text("{outcome} is not an ending a player or an arbiter imposes",
+                                    domain="web", outcome=str(outcome)))
 
 
 def aborted_by(ending: dict[str, Any] | None) -> int | None:
