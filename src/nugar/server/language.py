@@ -18,7 +18,9 @@ they are.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import HTTPConnection
 
 from .. import i18n
@@ -47,7 +49,10 @@ async def request_language(conn: HTTPConnection) -> str:
         if accounts is not None and 0 < len(token) <= 100:
             known, _ = accounts.cached_language(token)
             if not known:
-                await asyncio.to_thread(accounts.language, token)
+                # a database that fails here must not fail the answer (often itself the
+                # refusal of a failed database): the header decides instead
+                with contextlib.suppress(SQLAlchemyError):
+                    await asyncio.to_thread(accounts.language, token)
     return language_of(conn)
 
 
