@@ -316,3 +316,21 @@ def test_the_lessons_api_answers_in_the_language(client: TestClient,
     english = client.post("/api/lessons/dara/steps/0/check", json={"move": "c9"})
     assert english.json()["reply"] == "square 'c9' is off the 5x6 board of dara; squares are " \
         "a1..f5"
+
+
+def test_a_translated_refusal_keeps_its_status_and_retry_after() -> None:
+    from nugar.server.ai_pool import AiBusy
+    from nugar.server.middleware import add_error_handlers
+
+    made = FastAPI()
+    add_error_handlers(made)
+
+    @made.get("/busy")
+    async def busy() -> None:
+        raise AiBusy(retry_after=3)
+
+    with TestClient(made) as c:
+        answer = c.get("/busy", headers={"Accept-Language": "fr"})
+    assert answer.status_code == 503 and answer.headers["retry-after"] == "3"
+    assert answer.json() == {"error": "ai_busy", "detail": "l'ordinateur est occupé par "
+                             "d'autres parties ; réessayez dans 3 s"}

@@ -20,10 +20,22 @@ class ApiError(Exception):
     the writers of answers can say it in the request's language (:func:`nugar.i18n.say`);
     the code stays English."""
 
+    #: the seconds after which the same request may succeed (``Retry-After``), for the
+    #: refusals that say it (the AI's pool full, too many attempts, too much work)
+    retry_after: int | None = None
+
     def __init__(self, code: str, detail: str) -> None:
         super().__init__(detail)
         self.code = code
         self.detail = detail
+
+    def with_detail(self, detail: str) -> ApiError:
+        """The same refusal (its code, so its status, and its ``Retry-After``) with another
+        sentence: the one said in a request's language."""
+        said = ApiError.__new__(ApiError)  # not type(self): a subclass's own arguments differ
+        Exception.__init__(said, detail)
+        said.code, said.detail, said.retry_after = self.code, detail, self.retry_after
+        return said
 
 
 #: the HTTP status of every refusal's code

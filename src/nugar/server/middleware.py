@@ -294,11 +294,7 @@ def in_language(exc: ApiError, lang: str) -> ApiError:
     status and ``Retry-After``."""
     if lang == SOURCE:
         return exc
-    said = ApiError(exc.code, say(exc.detail, lang, "web"))
-    retry = getattr(exc, "retry_after", None)
-    if retry is not None:
-        said.retry_after = retry  # type: ignore[attr-defined]
-    return said
+    return exc.with_detail(say(exc.detail, lang, "web"))
 
 
 async def _api_error(request: Request, exc: Exception) -> JSONResponse:
