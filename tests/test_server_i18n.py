@@ -282,7 +282,7 @@ def lessons_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     lesson["steps"][0]["right"] = "Juste : votre premier pion est sur c3."
     (data / "fr").mkdir()
     (data / "fr" / "dara.json").write_text(json.dumps(lesson), encoding="utf-8")
-    monkeypatch.setattr(nugar.lessons.resources, "files", lambda _name: root)
+    monkeypatch.setattr(nugar.lessons, "_data", lambda: data)
     for cached in (routes_lessons._lesson, routes_lessons._lesson_view, routes_lessons._listing):
         cached.cache_clear()
     yield root

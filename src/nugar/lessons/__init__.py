@@ -18,6 +18,7 @@ legal moves, tags); the tests add what needs a search or the solver (unique puzz
 from __future__ import annotations
 
 from importlib import resources
+from importlib.resources.abc import Traversable
 
 from ..i18n import SOURCE, check_language
 from .model import (
@@ -43,7 +44,7 @@ def load(name: str, lang: str = SOURCE) -> Lesson:
     """The lesson of the package named ``name`` (``dara``, ``dala``, ``kalah``, ``dracala``)
     in ``lang`` (:data:`nugar.i18n.LANGUAGES`; the English lesson where that language has no
     translation of it yet); :class:`LessonError` if there is none."""
-    data = resources.files(__name__).joinpath("data")
+    data = _data()
     path = data.joinpath(f"{name}.json")
     if not name.replace("-", "").isalnum() or not path.is_file():
         raise LessonError(f"no lesson named {name!r}; lessons: {', '.join(_stems())}")
@@ -58,8 +59,13 @@ def lessons(lang: str = SOURCE) -> list[Lesson]:
     return sorted((load(n, lang) for n in _stems()), key=lambda lesson: lesson.order)
 
 
+def _data() -> Traversable:
+    """The folder of the package's lesson files."""
+    return resources.files(__name__).joinpath("data")
+
+
 def _stems() -> list[str]:
-    data = resources.files(__name__).joinpath("data")
+    data = _data()
     return sorted(p.name[:-5] for p in data.iterdir() if p.name.endswith(".json"))
 
 
