@@ -153,8 +153,7 @@ class TooManyAttempts(ApiError):
 
     def __init__(self, wait: float) -> None:
         self.retry_after = max(1, math.ceil(wait))
-        super().__init__("too_many_attempts",
-                         Text(
+        super().__init__("too_many_attempts", Text(
             "too many sign-in attempts; retry in {retry_after} s",
             domain="web", retry_after=self.retry_after))
 

@@ -172,8 +172,7 @@ class Hub:
                 # a row that no longer replays (broken JSON, rules that do not parse any more,
                 # a bad mode or ending): this game is refused, the rest of the server goes on
                 log.warning("stored game %s cannot be rebuilt: %s", game_id, exc)
-                raise ApiError("corrupt_game",
-                               Text(
+                raise ApiError("corrupt_game", Text(
                     "the stored game {game_id} cannot be rebuilt: {exc}",
                     domain="web", game_id=game_id, exc=exc)) from None
 
@@ -377,11 +376,9 @@ class Hub:
                 log.error("storing game %s failed: %s", row.id, failure_text(exc))
             else:
                 log.exception("storing game %s failed", row.id)
-            raise ApiError("storage_failed",
-                           Text(
+            raise ApiError("storage_failed", Text(
                 "the move could not be stored; nothing was changed, try again",
-                domain="web")
-                           ) from exc
+                domain="web")) from exc
         room.row = row
         room.clock = clock
         room.known = max(room.known, row.version)

@@ -152,8 +152,7 @@ def restore(rules: str, moves: list[str], ending: dict[str, Any] | None) -> Game
         try:
             game.play(Move.parse(text))
         except ValueError as exc:
-            raise ApiError("corrupt_game",
-                           Text(
+            raise ApiError("corrupt_game", Text(
                 "stored move {i} ({text!r}) cannot be replayed: {exc}",
                 domain="web", i=i + 1, text=text, exc=exc)) from None
     if ending:
@@ -161,8 +160,7 @@ def restore(rules: str, moves: list[str], ending: dict[str, Any] | None) -> Game
             if aborted_by(ending) is None:
                 impose(game, stored_outcome(ending))
         except ValueError as exc:
-            raise ApiError("corrupt_game",
-                           Text(
+            raise ApiError("corrupt_game", Text(
                 "the stored ending {ending!r} cannot be applied: {exc}",
                 domain="web", ending=ending, exc=exc)) from None
     return game
@@ -317,8 +315,7 @@ class GameSession:
     @staticmethod
     def _seat(seat: int | None) -> int:
         if seat is None:
-            raise ApiError("bad_key",
-                           Text(
+            raise ApiError("bad_key", Text(
                 "this secret does not open a seat of this game; spectators cannot act",
                 domain="web"))
         return seat
@@ -352,8 +349,7 @@ class GameSession:
                         "this server has not seen version {expect} of the game (it has "
                         "{current}); try again", domain="web", expect=expect, current=current))
                 if expect != current:
-                    raise ApiError("stale_version",
-                                   Text(
+                    raise ApiError("stale_version", Text(
                         "the game is at version {current}, not {expect}: get what changed (GET "
                         "/api/games/{{id}}?since={expect}) and decide again",
                         domain="web", current=current, expect=expect))
@@ -361,8 +357,7 @@ class GameSession:
             game = self.game
             mover = game.to_move
             if seat not in (0, mover):
-                raise ApiError("not_your_turn",
-                               Text(
+                raise ApiError("not_your_turn", Text(
                     "it is {player_name}'s turn, not {player_name2}'s",
                     domain="web", player_name=game.player_name(mover),
                     player_name2=game.player_name(seat)))
@@ -423,8 +418,7 @@ class GameSession:
             self._check_current()
             seat = self._seat(seat)
             if self.mode == "friend":
-                raise ApiError("ask_takeback",
-                               Text(
+                raise ApiError("ask_takeback", Text(
                     "between two people, offer a takeback instead of undoing",
                     domain="web"))
             outcome = self.game.outcome
@@ -471,8 +465,7 @@ class GameSession:
                 "offers are draw or takeback, not {kind!r}",
                 domain="web", kind=kind))
         if action not in OFFER_ACTIONS:
-            raise ApiError("bad_action",
-                           Text(
+            raise ApiError("bad_action", Text(
                 "action must be offer, accept, decline or cancel, not {action!r}",
                 domain="web", action=action))
         async with self.lock:
