@@ -69,10 +69,13 @@ ACCOUNTS = {"bad_credentials": 401, "signed_out": 401, "cross_site": 403,
             "wrong_password": 403, "name_taken": 409, "bad_password": 422,
             "bad_username": 422, "too_many_attempts": 429, "unknown_player": 404}
 
+#: the code the account's language added (issue 33)
+LANGUAGE = {"bad_language": 422}
+
 
 
 def test_each_code_has_the_status_it_had_before() -> None:
-    assert STATUS == BEFORE | ADDED | ACCOUNTS
+    assert STATUS == BEFORE | ADDED | ACCOUNTS | LANGUAGE
 
 
 @pytest.mark.parametrize("code", sorted(STATUS))
@@ -87,7 +90,8 @@ def test_each_code_is_answered_with_its_status_and_json(code: str) -> None:
         raise ApiError(code, "no, not now")
 
     answer = TestClient(app).get("/refuse")
-    assert answer.status_code == (BEFORE | ADDED | ACCOUNTS)[code] == status_of(ApiError(code, ""))
+    assert answer.status_code == (BEFORE | ADDED | ACCOUNTS | LANGUAGE)[code] \
+        == status_of(ApiError(code, ""))
     assert answer.json() == {"error": code, "detail": "no, not now"}
     assert "retry-after" not in answer.headers
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from .errors import InvalidMoveError
+from .i18n import Text
 
 FILES = "abcdefghijklmnopqrstuvwxyz"
 
@@ -34,8 +35,8 @@ def parse_square(text: str) -> tuple[int, int]:
     """0-based ``(col, row)`` of a square name such as ``c3`` (no board bounds checked)."""
     t = text.strip().lower()
     if not _SQUARE_RE.match(t):
-        raise InvalidMoveError(f"{text!r} is not a square name; write a column letter and a row "
-                               "number, e.g. c3")
+        raise InvalidMoveError(Text("{text} is not a square name; write a column letter and "
+                                    "a row number, e.g. c3", text=f"{text!r}"))
     return FILES.index(t[0]), int(t[1:]) - 1
 
 
@@ -51,9 +52,9 @@ def split_alignment_turn(text: str) -> list[str]:
         return [t]
     m = _ALIGN_TURN_RE.match(t)
     if not m:
-        raise InvalidMoveError(
-            f"cannot read {text!r} as an alignment move or turn; forms: drop 'c3', step "
-            "'c3-c4', capture 'xe5', 'pass', or a turn such as 'c3-c4xe5'")
+        raise InvalidMoveError(Text(
+            "cannot read {text} as an alignment move or turn; forms: drop 'c3', step 'c3-c4', "
+            "capture 'xe5', 'pass', or a turn such as 'c3-c4xe5'", text=f"{text!r}"))
     parts = [m.group("main")]
     if m.group("cap"):
         parts.append("x" + m.group("cap"))
@@ -64,7 +65,7 @@ def split_sowing_turn(text: str) -> list[str]:
     """Split a sowing turn text into step texts: ``"1-6"`` -> ``["1", "6"]``."""
     t = normalize(text)
     if not _SOW_TURN_RE.match(t):
-        raise InvalidMoveError(
-            f"cannot read {text!r} as a sowing move or turn; write a hole number such as '4', "
-            "or a turn of several steps such as '1-6'")
+        raise InvalidMoveError(Text(
+            "cannot read {text} as a sowing move or turn; write a hole number such as '4', or "
+            "a turn of several steps such as '1-6'", text=f"{text!r}"))
     return t.split("-")

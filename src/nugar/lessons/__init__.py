@@ -1,6 +1,8 @@
 """Lessons that teach the games by playing: data files in ``data/*.json`` (one lesson per
 game), read into frozen dataclasses, each step answering a typed move with
-:meth:`Step.check`. The format: ``docs/lessons.md``.
+:meth:`Step.check`. The format: ``docs/lessons.md``. A lesson translated into another language
+is the same file in ``data/<lang>/`` (only its texts differ); :func:`load` falls back to the
+English file while a translation is missing.
 
 This package needs only the rules: :func:`validate` checks what the rules can tell (positions,
 legal moves, tags); the tests add what needs a search or the solver (unique puzzles).
@@ -16,7 +18,9 @@ legal moves, tags); the tests add what needs a search or the solver (unique puzz
 from __future__ import annotations
 
 from importlib import resources
+from importlib.resources.abc import Traversable
 
+from ..i18n import SOURCE, check_language
 from .model import (
     GOALS,
     VERDICTS,
@@ -36,22 +40,32 @@ def names() -> list[str]:
     return [lesson.name for lesson in lessons()]
 
 
-def load(name: str) -> Lesson:
-    """The lesson of the package named ``name`` (``dara``, ``dala``, ``kalah``, ``dracala``);
-    :class:`LessonError` if there is none."""
-    path = resources.files(__name__).joinpath("data", f"{name}.json")
+def load(name: str, lang: str = SOURCE) -> Lesson:
+    """The lesson of the package named ``name`` (``dara``, ``dala``, ``kalah``, ``dracala``)
+    in ``lang`` (:data:`nugar.i18n.LANGUAGES`; the English lesson where that language has no
+    translation of it yet); :class:`LessonError` if there is none."""
+    data = _data()
+    path = data.joinpath(f"{name}.json")
     if not name.replace("-", "").isalnum() or not path.is_file():
         raise LessonError(f"no lesson named {name!r}; lessons: {', '.join(_stems())}")
+    lang = check_language(lang)
+    if lang != SOURCE and (translated := data.joinpath(lang, f"{name}.json")).is_file():
+        path = translated
     return lesson_from_json(path.read_text(encoding="utf-8"), name)
 
 
-def lessons() -> list[Lesson]:
-    """Every lesson of the package, in teaching order."""
-    return sorted((load(n) for n in _stems()), key=lambda lesson: lesson.order)
+def lessons(lang: str = SOURCE) -> list[Lesson]:
+    """Every lesson of the package, in teaching order, in ``lang`` (as :func:`load`)."""
+    return sorted((load(n, lang) for n in _stems()), key=lambda lesson: lesson.order)
+
+
+def _data() -> Traversable:
+    """The folder of the package's lesson files."""
+    return resources.files(__name__).joinpath("data")
 
 
 def _stems() -> list[str]:
-    data = resources.files(__name__).joinpath("data")
+    data = _data()
     return sorted(p.name[:-5] for p in data.iterdir() if p.name.endswith(".json"))
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import NugarError
+from ..i18n import Text
 from ..rules import Game, Move, from_position, parse_rules
 from ..rules.family import family_of
 from .tags import tags_of
@@ -70,26 +71,28 @@ class Step:
         try:
             played = _parse_turn(game, move_text)
         except ValueError as exc:
-            return Answer("unreadable", str(exc))
+            return Answer("unreadable", _said(exc))
         mover = game.to_move
         for i, move in enumerate(played):
             if i > 0 and (game.is_over or game.to_move != mover):
                 so_far = game.descriptor.join_turn(list(played[:i]))
-                return Answer("illegal", f"the turn is over after {so_far}: {move} is not "
-                                         f"part of it", played)
+                return Answer("illegal", Text("the turn is over after {so_far}: {move} is not "
+                                              "part of it", so_far=so_far, move=str(move)),
+                              played)
             why = game.explain(move)
             if why is not None:
                 return Answer("illegal", why, played)
             game.play(move)
         expected = [_parse_turn(self.game(), text) for text in self.expected]
         if played in expected:
-            return Answer("right", self.right or "Right.", played, game)
+            return Answer("right", self.right or Text("Right."), played, game)
         if not game.is_over and game.to_move == mover and any(
                 len(e) > len(played) and e[:len(played)] == played for e in expected):
             legal = ", ".join(str(m) for m in game.legal_moves())
-            return Answer("goes_on", f"right so far: "
-                          f"{game.descriptor.join_turn(list(played))} and the turn goes on "
-                          f"({legal})", played, game)
+            return Answer("goes_on", Text("right so far: {played} and the turn goes on "
+                                          "({legal})",
+                                          played=game.descriptor.join_turn(list(played)),
+                                          legal=legal), played, game)
         for text, reply in self.replies:
             if _parse_turn(self.game(), text) == played:
                 return Answer("wrong", reply, played, game)
@@ -147,8 +150,8 @@ def _parse_turn(game: Game, text: str) -> tuple[Move, ...]:
     """The moves of a turn text on ``game``'s board (not checked for legality); ValueError
     saying what cannot be read."""
     if not isinstance(text, str) or not text.strip():
-        raise NugarError("type a move, such as "
-                         + ", ".join(str(m) for m in game.legal_moves()[:3]))
+        raise NugarError(Text("type a move, such as {moves}",
+                              moves=", ".join(str(m) for m in game.legal_moves()[:3])))
     return tuple(game.parse_move(t) for t in game.descriptor.split_turn(text.strip()))
 
 
@@ -274,6 +277,14 @@ def validate(lesson: Lesson) -> list[str]:
             problems.append(f"{where}: a unique puzzle of a game the solver does not cover "
                             f"needs the depth of its search")
     return problems
+
+
+def _said(exc: BaseException) -> str:
+    """An error's sentence, as the :class:`~nugar.i18n.Text` it was raised with where it was
+    (so a face can translate it), else as its text."""
+    if len(exc.args) == 1 and isinstance(exc.args[0], Text):
+        return exc.args[0]
+    return str(exc)
 
 
 def whole_turn_problem(game: Game, text: str) -> str:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from ..errors import InvalidMoveError, NugarError
+from ..i18n import Text
 from ..kernels import alignment as kernel
 from ..kernels.common import (
     OUTCOME_DRAW,
@@ -493,23 +494,29 @@ class AlignmentGame(Game):
         me, other = self.player_name(player), self.player_name(3 - player)
         if self.capture_pending:
             if move.kind != "capture":
-                return f"{me} formed a three and must first capture a {other} piece"
+                return Text("{me} formed a three and must first capture a {other} piece",
+                            me=me, other=other)
             name = move.squares[0]
             owner = self.piece_at(name)
             if owner == 0:
-                return f"there is no piece on {name} to capture"
+                return Text("there is no piece on {square} to capture", square=name)
             if owner == player:
-                return f"{name} holds {me}'s own piece; capture a {other} piece"
+                return Text("{square} holds {me}'s own piece; capture a {other} piece",
+                            square=name, me=me, other=other)
             if 3 in self._runs(owner, self._square(name)):
-                return (f"the {other} piece on {name} stands in a three and is protected "
-                        "(protect_threes=on)")
+                return Text("the {other} piece on {square} stands in a three and is protected "
+                            "(protect_threes=on)", other=other, square=name)
             return ""
         if move.kind == "capture":
-            return f"there is nothing to capture, as {me} has not just formed a three"
+            return Text("there is nothing to capture, as {me} has not just formed a three",
+                        me=me)
         if move.kind == "pass":
             count = len(self.legal_moves())
-            return (f"{me} may pass only when blocked, and has {count} legal "
-                    f"move{'s' if count != 1 else ''}")
+            if count == 1:
+                return Text("{me} may pass only when blocked, and has {count} legal move",
+                            me=me, count=count)
+            return Text("{me} may pass only when blocked, and has {count} legal moves",
+                        me=me, count=count)
         if move.kind == "drop":
             return self._why_drop_illegal(player, move.squares[0])
         if move.kind == "step":
@@ -519,50 +526,60 @@ class AlignmentGame(Game):
     def _why_drop_illegal(self, player: int, name: str) -> str:
         me = self.player_name(player)
         if not self.in_drop_phase:
-            return (f"the drop phase is over ({self.player_name(2)} has no piece left in hand), "
-                    "so a piece steps to a neighbouring empty square instead")
+            return Text("the drop phase is over ({second} has no piece left in hand), so a "
+                        "piece steps to a neighbouring empty square instead",
+                        second=self.player_name(2))
         if self.in_hand[player - 1] == 0:
-            return f"{me} has no piece left in hand"
+            return Text("{me} has no piece left in hand", me=me)
         sq = self._square(name)
         owner = self.owner(sq)
         if owner:
-            return f"{name} is occupied (by a {self.player_name(owner)} piece)"
+            return Text("{square} is occupied (by a {owner} piece)", square=name,
+                        owner=self.player_name(owner))
         centre = self._centre_squares()
         dropped = 2 * self.options.pieces - sum(self.in_hand)
         if (self.options.centre_first and dropped < 4 and sq not in centre
                 and any(self.owner(c) == 0 for c in centre)):
             names = ", ".join(self._name(c) for c in centre)
-            return f"the centre squares {names} must be filled first (centre_first=on)"
+            return Text("the centre squares {squares} must be filled first (centre_first=on)",
+                        squares=names)
         length = max(self._runs(player, sq))
         limit = self.options.drop_limit
         if (limit == "no_four" and length >= 4) or (limit == "no_three" and length >= 3):
-            return f"a drop on {name} would make {_line(length)} (drop_limit={limit})"
+            return Text("a drop on {square} would make {line} (drop_limit={limit})",
+                        square=name, line=_line(length), limit=limit)
         return ""
 
     def _why_step_illegal(self, player: int, origin_name: str, target_name: str) -> str:
         me = self.player_name(player)
         if self.in_drop_phase:
             left = int(self._state[kernel.ST_HAND2])
-            return (f"it is still the drop phase ({self.player_name(2)} has {left} "
-                    f"piece{'s' if left != 1 else ''} in hand), and steps come only after it")
+            if left == 1:
+                return Text("it is still the drop phase ({second} has {left} piece in hand), "
+                            "and steps come only after it", second=self.player_name(2),
+                            left=left)
+            return Text("it is still the drop phase ({second} has {left} pieces in hand), "
+                        "and steps come only after it", second=self.player_name(2), left=left)
         origin, target = self._square(origin_name), self._square(target_name)
         owner = self.owner(origin)
         if owner == 0:
-            return f"there is no piece on {origin_name}"
+            return Text("there is no piece on {square}", square=origin_name)
         if owner != player:
-            return f"the piece on {origin_name} is {self.player_name(owner)}'s, not {me}'s"
+            return Text("the piece on {square} is {owner}'s, not {me}'s", square=origin_name,
+                        owner=self.player_name(owner), me=me)
         occupant = self.owner(target)
         if occupant:
-            return f"{target_name} is occupied (by a {self.player_name(occupant)} piece)"
+            return Text("{square} is occupied (by a {owner} piece)", square=target_name,
+                        owner=self.player_name(occupant))
         last = kernel.ST_LAST1 + 2 * (player - 1)
         if (self.options.no_return and int(self._state[last]) == target
                 and int(self._state[last + 1]) == origin):
-            return (f"the piece on {origin_name} just came from {target_name} and may not step "
-                    "straight back (no_return=on)")
+            return Text("the piece on {origin} just came from {target} and may not step "
+                        "straight back (no_return=on)", origin=origin_name, target=target_name)
         length = max(self._runs(player, target, skip=origin))
         if self.options.long_lines == "forbidden" and length > 3:
-            return (f"{origin_name}-{target_name} would make {_line(length)} "
-                    "(long_lines=forbidden)")
+            return Text("{step} would make {line} (long_lines=forbidden)",
+                        step=f"{origin_name}-{target_name}", line=_line(length))
         return ""
 
     def _why_turn_ended(self) -> str:
@@ -570,10 +587,10 @@ class AlignmentGame(Game):
         if move.kind not in ("drop", "step"):
             return ""
         if 3 not in self._runs(mover, self._square(move.squares[-1])):
-            return f"{move} formed no three"
+            return Text("{move} formed no three", move=str(move))
         if move.kind == "drop" and not self.options.drop_capture:
-            return "a three made by a drop captures nothing (drop_capture=off)"
-        return f"every {self.player_name(3 - mover)} piece was protected"
+            return Text("a three made by a drop captures nothing (drop_capture=off)")
+        return Text("every {other} piece was protected", other=self.player_name(3 - mover))
 
     def __str__(self) -> str:
         cols = self.cols
@@ -601,8 +618,10 @@ class AlignmentGame(Game):
 
 def _line(length: int) -> str:
     """``"three in a row"``, ``"a line of four"``: the words of a line's length."""
-    words = {3: "three", 4: "four", 5: "five", 6: "six"}.get(length, str(length))
-    return "three in a row" if length == 3 else f"a line of {words}"
+    if length == 3:
+        return Text("three in a row")
+    words = {4: Text("four"), 5: Text("five"), 6: Text("six")}.get(length, str(length))
+    return Text("a line of {length}", length=words)
 
 
 # --- the family's parts (family.ALIGNMENT.parts) ---------------------------------------------
@@ -615,8 +634,9 @@ def _square_index(rules: RuleSet, name: str) -> int:
     col, row = parse_square(name)
     if col >= cols or row >= rows:
         last = square_name(cols - 1, rows - 1)
-        raise InvalidMoveError(f"square {name!r} is off the {rows}x{cols} board of "
-                               f"{rules.text}; squares are a1..{last}")
+        raise InvalidMoveError(Text("square {square} is off the {rows}x{cols} board of "
+                                    "{rules}; squares are a1..{last}", square=f"{name!r}",
+                                    rows=rows, cols=cols, rules=rules.text, last=last))
     return row * cols + col
 
 
@@ -660,16 +680,18 @@ def alignment_codec(rules: RuleSet) -> ActionCodec:
             delta = (target % cols - origin % cols, target // cols - origin // cols)
             d = _DIRECTION_OF.get(delta)
             if d is None:
-                raise InvalidMoveError(
-                    f"{move} is not a step: a piece moves one square up, down, left or right "
-                    "(never diagonally), e.g. c3-c4")
+                raise InvalidMoveError(Text(
+                    "{move} is not a step: a piece moves one square up, down, left or right "
+                    "(never diagonally), e.g. c3-c4", move=str(move)))
             return n + 4 * origin + d
-        raise InvalidMoveError(
-            f"{move} is not an alignment move; {rules.game} moves are a drop 'c3', a "
-            "step 'c3-c4', a capture 'xe5' or 'pass' (a turn such as 'c3-c4xe5')")
+        raise InvalidMoveError(Text(
+            "{move} is not an alignment move; {game} moves are a drop 'c3', a step 'c3-c4', "
+            "a capture 'xe5' or 'pass' (a turn such as 'c3-c4xe5')", move=str(move),
+            game=rules.game))
 
     def no_move(action: int) -> str:
-        return f"action {action} steps from {squares[(action - n) // 4]} off the board"
+        return Text("action {action} steps from {square} off the board", action=action,
+                    square=squares[(action - n) // 4])
 
     return codec_from_moves(moves, names, resolve, no_move, f"for a {rows}x{cols} board")
 

@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from ..errors import IllegalMoveError, InvalidMoveError, NugarError, RulesError
+from ..i18n import Text
 from ..kernels.common import (
     OUTCOME_DRAW,
     OUTCOME_FIRST,
@@ -47,7 +48,7 @@ _KERNEL_TERMINATIONS: tuple[Termination | None, ...] = (
     None, Termination.PIECES, Termination.BLOCKED, Termination.REPETITION,
     Termination.QUIET_LIMIT, Termination.MAJORITY, Termination.EMPTY_SIDE,
     Termination.RESIGNATION)
-_ORDINALS = ("first", "second")
+_ORDINALS = (Text("first"), Text("second"))
 
 
 @dataclass(frozen=True)
@@ -125,14 +126,16 @@ class FamilyDescriptor:
         return parts
 
     def player_name(self, player: int) -> str:
-        """How texts name player 1 (first) or 2 (second), e.g. ``Black`` or ``North``."""
+        """How texts name player 1 (first) or 2 (second), e.g. ``Black`` or ``North`` (a
+        :class:`~nugar.i18n.Text`, so a sentence naming the player translates the name too)."""
         if player not in (1, 2):
             raise ValueError(f"a player is 1 (first) or 2 (second), not {player!r}")
         return self.player_names[player - 1]
 
     def player_label(self, player: int) -> str:
         """The name with the player's place in the order of play, e.g. ``South (first)``."""
-        return f"{self.player_name(player)} ({_ORDINALS[player - 1]})"
+        return Text("{player} ({place})", player=self.player_name(player),
+                    place=_ORDINALS[player - 1])
 
     def join_turn(self, moves: list[Move]) -> str:
         """The text of one turn from its moves, e.g. ``c3-c4xe5`` or ``1-6``."""
@@ -343,10 +346,11 @@ class Game(ABC):
             elif isinstance(move, str):
                 moves = [self.parse_move(t) for t in self.descriptor.split_turn(move)]
             else:
-                raise InvalidMoveError(
-                    f"a move is given as text or a Move, not {type(move).__name__}")
+                raise InvalidMoveError(Text("a move is given as text or a Move, not {kind}",
+                                            kind=type(move).__name__))
         except InvalidMoveError as exc:
-            raise InvalidMoveError(f"{exc}; {self._legal_text()}") from None
+            raise InvalidMoveError(Text("{error}; {legal}", error=_said(exc),
+                                        legal=self._legal_text())) from None
         start = len(self._moves)
         mover = self.to_move
         for i, m in enumerate(moves):
@@ -374,41 +378,54 @@ class Game(ABC):
         """
         outcome = self.outcome
         if outcome is not None:
-            return f"the game is over ({outcome})"
+            return game_over(outcome)
         try:
             parsed = self.parse_move(move)
         except InvalidMoveError as exc:
-            return str(exc)
+            return _said(exc)
         if parsed in self.legal_moves():
             return None
-        return self._why_illegal(parsed) or f"{parsed} is not legal here"
+        return self._why_illegal(parsed) or Text("{move} is not legal here", move=str(parsed))
 
     def _check_legal(self, move: Move, whole: str | Move | None, mover: int | None) -> int:
         """The action code of ``move`` when it may be played now, else ``IllegalMoveError``
         (legal: its code is among the legal ones and stands for exactly this move)."""
         outcome = self.outcome
         if outcome is not None:
-            raise IllegalMoveError(f"{move} cannot be played: the game is over ({outcome})")
+            raise IllegalMoveError(Text("{move} cannot be played: {over}", move=str(move),
+                                        over=game_over(outcome)))
         if mover is not None and self.to_move != mover:
             why = self._why_turn_ended()
+            fields = {"turn": f"{whole!r}", "move": str(move),
+                      "player": self.player_name(mover), "last": str(self._moves[-1])}
             raise IllegalMoveError(
-                f"turn {whole!r} cannot continue with {move}: {self.player_name(mover)}'s turn "
-                f"ended with {self._moves[-1]}{f', as {why}' if why else ''}")
+                Text("turn {turn} cannot continue with {move}: {player}'s turn ended with "
+                     "{last}, as {why}", why=why, **fields) if why else
+                Text("turn {turn} cannot continue with {move}: {player}'s turn ended with "
+                     "{last}", **fields))
         action = self.move_to_action(move)
         if action not in self.legal_actions() or self._codec.to_move(action) != move:
-            where = f" (in turn {whole!r})" if whole is not None else ""
             why = self._why_illegal(move)
-            raise IllegalMoveError(f"{move} is not legal here{where}{f': {why}' if why else ''}; "
-                                   f"{self._legal_text()}")
+            said = {"move": str(move), "legal": self._legal_text()}
+            if whole is not None:
+                said["turn"] = f"{whole!r}"
+                refusal = (Text("{move} is not legal here (in turn {turn}): {why}; {legal}",
+                                why=why, **said) if why else
+                           Text("{move} is not legal here (in turn {turn}); {legal}", **said))
+            else:
+                refusal = (Text("{move} is not legal here: {why}; {legal}", why=why, **said)
+                           if why else Text("{move} is not legal here; {legal}", **said))
+            raise IllegalMoveError(refusal)
         return action
 
     def _legal_text(self) -> str:
         """What may be played now, for error messages."""
         outcome = self.outcome
         if outcome is not None:
-            return f"the game is over ({outcome})"
-        moves = ", ".join(str(m) for m in self.legal_moves()) or "nothing"
-        return f"{self.player_name(self.to_move)} may play: {moves}"
+            return game_over(outcome)
+        moves = ", ".join(str(m) for m in self.legal_moves())
+        return Text("{player} may play: {moves}", player=self.player_name(self.to_move),
+                    moves=moves or Text("nothing"))
 
     def undo(self) -> Move | None:
         """Take back the last move, or an ending imposed on a running game (a resignation, an
@@ -418,7 +435,7 @@ class Game(ABC):
             self._imposed = None
             return None
         if not self._moves:
-            raise IllegalMoveError("nothing to undo: no move has been played")
+            raise IllegalMoveError(Text("nothing to undo: no move has been played"))
         self._restore()
         self._movers.pop()
         return self._moves.pop()
@@ -430,7 +447,7 @@ class Game(ABC):
             self._imposed = None
             return []
         if not self._moves:
-            raise IllegalMoveError("nothing to undo: no move has been played")
+            raise IllegalMoveError(Text("nothing to undo: no move has been played"))
         mover = self._movers[-1]
         undone: list[Move] = []
         while self._moves and self._movers[-1] == mover:
@@ -455,10 +472,11 @@ class Game(ABC):
         (['3', '1', '2'], 1, [])
         """
         if player not in (1, 2):
-            raise IllegalMoveError(f"player must be 1 or 2, not {player!r}")
+            raise IllegalMoveError(Text("player must be 1 or 2, not {player}",
+                                        player=f"{player!r}"))
         if not self.has_moved(player):
-            raise IllegalMoveError(f"nothing to take back: {self.player_name(player)} has not "
-                                   "moved yet")
+            raise IllegalMoveError(Text("nothing to take back: {player} has not moved yet",
+                                        player=self.player_name(player)))
         self._imposed = None
         undone: list[Move] = []
         while True:
@@ -533,38 +551,38 @@ class Game(ABC):
 
     def resign(self, player: int | None = None) -> None:
         """The given player (default: the one to move) resigns; ``undo`` takes it back."""
-        loser = self._player_arg(player, "resign")
-        self._impose(Outcome(3 - loser, Termination.RESIGNATION), "resign")
+        loser = self._player_arg(player, Text("resign"))
+        self._impose(Outcome(3 - loser, Termination.RESIGNATION), Text("resign"))
 
     def agree_draw(self) -> None:
         """Both players agree to a draw (offer and accept are the caller's business);
         ``undo`` takes it back like a resignation."""
-        self._impose(Outcome(None, Termination.AGREEMENT), "agree a draw")
+        self._impose(Outcome(None, Termination.AGREEMENT), Text("agree a draw"))
 
     def adjudicate(self, winner: int | None) -> None:
         """An arbiter ends the running game: ``winner`` 1 or 2 wins, ``None`` makes it a draw;
         ``undo`` takes it back like a resignation."""
         if winner is not None and winner not in (1, 2):
-            raise IllegalMoveError(f"the winner of an adjudication is 1, 2 or None (a draw), "
-                                   f"not {winner!r}")
-        self._impose(Outcome(winner, Termination.ADJUDICATION), "adjudicate")
+            raise IllegalMoveError(Text("the winner of an adjudication is 1, 2 or None (a "
+                                        "draw), not {winner}", winner=f"{winner!r}"))
+        self._impose(Outcome(winner, Termination.ADJUDICATION), Text("adjudicate"))
 
     def lose_on_time(self, player: int | None = None) -> None:
         """The given player (default: the one to move) has run out of time and loses;
         ``undo`` takes it back like a resignation."""
-        loser = self._player_arg(player, "lose on time")
-        self._impose(Outcome(3 - loser, Termination.TIME), "lose on time")
+        loser = self._player_arg(player, Text("lose on time"))
+        self._impose(Outcome(3 - loser, Termination.TIME), Text("lose on time"))
 
     def draw_on_time(self) -> None:
         """A flag fell, but the other player could not have won (:meth:`can_win`): a draw
         (``Termination.TIME``, ``1/2-1/2``); ``undo`` takes it back like a resignation."""
-        self._impose(Outcome(None, Termination.TIME), "draw on time")
+        self._impose(Outcome(None, Termination.TIME), Text("draw on time"))
 
     def time_out(self, player: int | None = None) -> Outcome:
         """The given player's (default: the one to move's) flag has fallen: a loss on time, or
         a draw on time when the opponent could not possibly win (:meth:`can_win`). Returns the
         outcome."""
-        loser = self._player_arg(player, "run out of time")
+        loser = self._player_arg(player, Text("run out of time"))
         if self.can_win(3 - loser):
             self.lose_on_time(loser)
         else:
@@ -581,7 +599,7 @@ class Game(ABC):
         games' pages); ``True`` where it cannot tell. A finished game: whether ``player`` won.
         A fallen flag is a draw, not a loss, when the opponent cannot win (:meth:`time_out`).
         """
-        player = self._player_arg(player, "ask whether a player can win")
+        player = self._player_arg(player, Text("ask whether a player can win"))
         outcome = self.outcome
         if outcome is not None:
             return outcome.winner == player
@@ -596,13 +614,15 @@ class Game(ABC):
         if player is None:
             return self.to_move
         if isinstance(player, bool) or player not in (1, 2):
-            raise IllegalMoveError(f"cannot {what}: player must be 1 or 2, not {player!r}")
+            raise IllegalMoveError(Text("cannot {what}: player must be 1 or 2, not {player}",
+                                        what=what, player=f"{player!r}"))
         return player
 
     def _impose(self, outcome: Outcome, what: str) -> None:
         """End the running game with an ending the rules do not decide."""
         if self.outcome is not None:
-            raise IllegalMoveError(f"cannot {what}: the game is over ({self.outcome})")
+            raise IllegalMoveError(Text("cannot {what}: {over}", what=what,
+                                        over=game_over(self.outcome)))
         self._imposed = outcome
 
     # --- positions -------------------------------------------------------------------------
@@ -799,3 +819,17 @@ def perft(game: Game, depth: int) -> int:
 __all__ = ["FamilyDescriptor", "FamilyParts", "Game", "Move", "Observation",
            "Outcome", "Termination", "perft", "position_fields",
            "whole_number"]
+
+
+def game_over(outcome: Outcome) -> Text:
+    """``the game is over (1-0 (pieces))``: the sentence for a move or a request refused
+    because the game has ended (the outcome is written as records write it)."""
+    return Text("the game is over ({outcome})", outcome=str(outcome))
+
+
+def _said(exc: BaseException) -> str:
+    """The sentence an error carries: its :class:`~nugar.i18n.Text` when it was raised with
+    one (so it can still be translated), else its text."""
+    if len(exc.args) == 1 and isinstance(exc.args[0], Text):
+        return exc.args[0]
+    return str(exc)

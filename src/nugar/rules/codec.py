@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import InvalidMoveError
+from ..i18n import Text
 from .moves import Move
 
 
@@ -51,8 +52,8 @@ class ActionCodec:
             if move is not None:
                 return move
             raise InvalidMoveError(self.no_move(int(action)))
-        raise InvalidMoveError(f"action {action} is outside 0..{len(self.moves) - 1} "
-                               f"{self.space}")
+        raise InvalidMoveError(Text("action {action} is outside 0..{last} {space}",
+                                    action=action, last=len(self.moves) - 1, space=self.space))
 
     def to_action(self, move: Move) -> int:
         """The code of a move; ``InvalidMoveError`` if it cannot exist under these rules."""

@@ -16,6 +16,7 @@ from dataclasses import Field
 from typing import Any
 
 from ..errors import RulesError
+from ..i18n import Text
 from ..notation import split_alignment_turn, split_sowing_turn
 from .base import FamilyDescriptor, FamilyParts, Game, Observation
 from .moves import Move
@@ -49,7 +50,7 @@ ALIGNMENT = FamilyDescriptor(
     name="alignment",
     options_type=AlignmentOptions,
     # the first player is Black (rules page)
-    player_names=("Black", "White"),
+    player_names=(Text("Black"), Text("White")),
     score_label="pieces left",
     split_turn=split_alignment_turn,
     turn_joiner="",
@@ -65,7 +66,7 @@ SOWING = FamilyDescriptor(
     name="sowing",
     options_type=SowingOptions,
     # the first player's holes run along the near, south side of the board
-    player_names=("South", "North"),
+    player_names=(Text("South"), Text("North")),
     score_label="stores",
     split_turn=split_sowing_turn,
     turn_joiner="-",

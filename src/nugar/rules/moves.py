@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import InvalidMoveError
+from ..i18n import Text
 from ..notation import normalize
 
 MoveKind = Literal["drop", "step", "capture", "pass", "sow"]
@@ -67,9 +68,9 @@ class Move:
         t = normalize(text) if isinstance(text, str) else ""
         m = _MOVE_RE.match(t)
         if not m:
-            raise InvalidMoveError(
-                f"cannot read {text!r} as a move; forms: drop 'c3', step 'c3-c4', capture "
-                "'xe5', 'pass', or a hole number such as '4'")
+            raise InvalidMoveError(Text(
+                "cannot read {text} as a move; forms: drop 'c3', step 'c3-c4', capture "
+                "'xe5', 'pass', or a hole number such as '4'", text=f"{text!r}"))
         if m.group("drop"):
             return cls.drop(m.group("drop"))
         if m.group("from"):

@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from types import ModuleType
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ..errors import InvalidMoveError, NugarError
+from ..i18n import Text
 from ..kernels import sowing as sowing_kernels
 from ..kernels.common import ST_TO_MOVE
 from ..kernels.dispatch import FAM_SOWING, fam_apply_held
@@ -283,32 +284,37 @@ class SowingGame(Game):
         sowing_kernels.step_captures(self._params, self._state, caps, bonus)
         hole = move.hole
         if caps[hole - 1] < 0:
-            return f"hole {hole} is empty"
+            return Text("hole {hole} is empty", hole=hole)
         if self.options.capture_duty != "maximal":
             return ""
         best = max(int(c) for c in caps)
         mine = int(caps[hole - 1])
         if mine < best:
             holes = [str(h + 1) for h in range(self.pits) if caps[h] == best]
-            verb = "captures" if len(holes) == 1 else "capture"
-            return (f"hole {hole} would capture {_seeds(mine)} while "
-                    f"hole{'s' if len(holes) > 1 else ''} {', '.join(holes)} {verb} {best}, and "
-                    "a step must capture as many seeds as possible")
+            fields: dict[str, Any] = {"hole": hole, "seeds": _seeds(mine), "best": best}
+            if len(holes) == 1:
+                return Text("hole {hole} would capture {seeds} while hole {other} captures "
+                            "{best}, and a step must capture as many seeds as possible",
+                            other=holes[0], **fields)
+            return Text("hole {hole} would capture {seeds} while holes {others} capture {best}, "
+                        "and a step must capture as many seeds as possible",
+                        others=", ".join(holes), **fields)
         ext = sowing_kernels.fields_start(self._params)
         first_done = self._state[ext + sowing_kernels.F_FIRST_DONE] != 0
         givers = [h + 1 for h in range(self.pits) if caps[h] == best and bonus[h]]
         if givers and first_done:
             if bonus[hole - 1]:
-                return (f"hole {hole} gives a bonus step, but so does hole {givers[-1]}, and the "
-                        "rightmost step giving a bonus step must be taken")
-            return (f"hole {givers[-1]} captures as many seeds ({best}) and gives a bonus step, "
-                    "and among the steps capturing the most the rightmost one giving a bonus "
-                    "step must be taken")
+                return Text("hole {hole} gives a bonus step, but so does hole {other}, and the "
+                            "rightmost step giving a bonus step must be taken", hole=hole,
+                            other=givers[-1])
+            return Text("hole {other} captures as many seeds ({best}) and gives a bonus step, "
+                        "and among the steps capturing the most the rightmost one giving a "
+                        "bonus step must be taken", other=givers[-1], best=best)
         return ""
 
     def _why_turn_ended(self) -> str:
-        return (f"the last seed of {self._moves[-1]} did not fall into "
-                f"{self.player_name(self._movers[-1])}'s store")
+        return Text("the last seed of {move} did not fall into {player}'s store",
+                    move=str(self._moves[-1]), player=self.player_name(self._movers[-1]))
 
     def __str__(self) -> str:
         holes1, holes2 = self.holes
@@ -343,7 +349,9 @@ class SowingGame(Game):
 
 
 def _seeds(count: int) -> str:
-    return f"{count} seed{'' if count == 1 else 's'}"
+    if count == 1:
+        return Text("{count} seed", count=count)
+    return Text("{count} seeds", count=count)
 
 
 # --- the family's parts (family.SOWING.parts) -------------------------------------------------
@@ -357,17 +365,19 @@ def sowing_codec(rules: RuleSet) -> ActionCodec:
 
     def resolve(move: Move) -> int:
         if move.kind != "sow":
-            raise InvalidMoveError(
-                f"{move} is not a sowing move; {rules.game} moves are hole numbers "
-                f"1..{pits}, and a turn joins them with '-', e.g. '1-6'")
+            raise InvalidMoveError(Text(
+                "{move} is not a sowing move; {game} moves are hole numbers 1..{pits}, and a "
+                "turn joins them with '-', e.g. '1-6'", move=str(move), game=rules.game,
+                pits=pits))
         if not 1 <= move.hole <= pits:
-            raise InvalidMoveError(
-                f"there is no hole {move.hole} in {rules.text}; holes are 1..{pits}")
+            raise InvalidMoveError(Text(
+                "there is no hole {hole} in {rules}; holes are 1..{pits}", hole=move.hole,
+                rules=rules.text, pits=pits))
         return move.hole - 1
 
     return codec_from_moves([Move.sow(k) for k in range(1, pits + 1)],
                             [str(k) for k in range(1, pits + 1)], resolve,
-                            lambda action: f"action {action} is no step",
+                            lambda action: Text("action {action} is no step", action=action),
                             "(a step from hole k is action k-1)")
 
 

@@ -20,7 +20,9 @@ The fairness bounds (:mod:`.clients`) key a signed-in request by its account:
 :meth:`Accounts.account_id` names the account of a cookie's token from a bounded cache
 (:data:`KEY_CACHE` tokens, each trusted for :data:`KEY_SECONDS`; signing out, a new password
 and deleting the account forget their tokens at once), and :func:`client_key` is what the
-size and rate guard calls for each request.
+size and rate guard calls for each request. The language an account chose
+(:meth:`Accounts.set_language`) is remembered the same way, per account, for
+:func:`~.language.language_of`.
 
 A deleted account keeps its row without name or password, so the games that name its id
 say "deleted player" (:data:`DELETED_NAME`) and the name is free again.
@@ -47,6 +49,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import HTTPConnection, cookie_parser
 
+from ..i18n import Text
 from .clients import account_key
 from .errors import ApiError
 from .lesson_progress import forget_account
@@ -90,17 +93,22 @@ def token_hash(token: str) -> str:
 def check_username(name: str) -> str:
     """``name`` if it is a valid user name, else 422 ``bad_username`` saying what is."""
     if not USERNAME_RE.fullmatch(name):
-        raise ApiError("bad_username", "a user name is 3 to 20 characters, each a letter "
-                       "(a-z, A-Z), a digit, _ or -")
+        raise ApiError("bad_username", Text(
+            "a user name is 3 to 20 characters, each a letter (a-z, A-Z), a digit, _ or -",
+            domain="web"))
     return name
 
 
 def check_password(password: str) -> str:
     """``password`` if it is long enough (and not absurdly long), else 422 ``bad_password``."""
     if len(password) < MIN_PASSWORD:
-        raise ApiError("bad_password", f"a password has at least {MIN_PASSWORD} characters")
+        raise ApiError("bad_password", Text(
+            "a password has at least {min_password} characters",
+            domain="web", min_password=MIN_PASSWORD))
     if len(password) > MAX_PASSWORD:
-        raise ApiError("bad_password", f"a password has at most {MAX_PASSWORD} characters")
+        raise ApiError("bad_password", Text(
+            "a password has at most {max_password} characters",
+            domain="web", max_password=MAX_PASSWORD))
     return password
 
 
@@ -145,8 +153,9 @@ class TooManyAttempts(ApiError):
 
     def __init__(self, wait: float) -> None:
         self.retry_after = max(1, math.ceil(wait))
-        super().__init__("too_many_attempts",
-                         f"too many sign-in attempts; retry in {self.retry_after} s")
+        super().__init__("too_many_attempts", Text(
+            "too many sign-in attempts; retry in {retry_after} s",
+            domain="web", retry_after=self.retry_after))
 
 
 class Accounts:
@@ -168,6 +177,8 @@ class Accounts:
         #: token hash -> (its account's id or None, when it was looked up: monotonic s)
         self._keys: OrderedDict[str, tuple[int | None, float]] = OrderedDict()
         self._keys_lock = threading.Lock()
+        #: account id -> (its language or None, when it was looked up: monotonic s)
+        self._languages: OrderedDict[int, tuple[str | None, float]] = OrderedDict()
 
     # --- limits -----------------------------------------------------------------------------
     def limit(self, address: str, username: str | None = None) -> None:
@@ -200,8 +211,10 @@ class Accounts:
                 assert made is not None
                 account_id = made[0]
         except IntegrityError:
-            raise ApiError("name_taken", f"the user name {username!r} is taken (names "
-                           "differ by more than upper and lower case)") from None
+            raise ApiError("name_taken", Text(
+                "the user name {username!r} is taken (names differ by more than upper and lower "
+                "case)",
+                domain="web", username=username)) from None
         account = Account(int(account_id), username)
         return account, self._new_session(account.id)
 
@@ -329,6 +342,57 @@ class Accounts:
                 self._keys.popitem(last=False)
         return found
 
+    # --- language -----------------------------------------------------------------------------
+    def set_language(self, account_id: int, language: str | None) -> None:
+        """Keep ``language`` (one of :data:`nugar.i18n.LANGUAGES`, checked by the caller;
+        ``None``: none chosen) as the account's language."""
+        with self.store.engine.begin() as conn:
+            conn.execute(update(accounts_table).where(accounts_table.c.id == account_id)
+                         .values(language=language))
+        self._remember_language(account_id, language)
+
+    def account_language(self, account_id: int) -> str | None:
+        """The language the account chose, or ``None``: from the cache when it knows (within
+        :data:`KEY_SECONDS`), else from the database (blocking), then remembered."""
+        known, found = self._cached_language(account_id)
+        if known:
+            return found
+        with self.store.engine.connect() as conn:
+            found = conn.execute(select(accounts_table.c.language)
+                                 .where(accounts_table.c.id == account_id)).scalar()
+        self._remember_language(account_id, found)
+        return found
+
+    def cached_language(self, token: str) -> tuple[bool, str | None]:
+        """``(True, language)`` when the caches know the account of this session token and
+        its language (``None``: no session, or no language chosen), else ``(False, None)``;
+        never blocks."""
+        known, account_id = self.cached_account_id(token)
+        if not known or account_id is None:
+            return known, None
+        return self._cached_language(account_id)
+
+    def language(self, token: str) -> str | None:
+        """The language of the account signed in with this token, or ``None`` (blocking
+        when the caches do not know)."""
+        account_id = self.account_id(token)
+        return None if account_id is None else self.account_language(account_id)
+
+    def _cached_language(self, account_id: int) -> tuple[bool, str | None]:
+        with self._keys_lock:
+            found = self._languages.get(account_id)
+            if found is None or time.monotonic() - found[1] > KEY_SECONDS:
+                return False, None
+            self._languages.move_to_end(account_id)
+            return True, found[0]
+
+    def _remember_language(self, account_id: int, language: str | None) -> None:
+        with self._keys_lock:
+            self._languages[account_id] = (language, time.monotonic())
+            self._languages.move_to_end(account_id)
+            while len(self._languages) > KEY_CACHE:
+                self._languages.popitem(last=False)
+
     def expire(self) -> int:
         """Delete the sessions unused for :data:`SESSION_DAYS` days; returns how many."""
         with self.store.engine.begin() as conn:
@@ -362,7 +426,9 @@ class Accounts:
             hashed = conn.execute(select(accounts_table.c.password_hash)
                                   .where(accounts_table.c.id == account.id)).scalar()
         if hashed is None or not self._verify(hashed, password):
-            raise ApiError("wrong_password", "the password is not this account's")
+            raise ApiError("wrong_password", Text(
+                "the password is not this account's",
+                domain="web"))
 
     def _set_hash(self, account_id: int, hashed: str) -> None:
         with self.store.engine.begin() as conn:
@@ -371,7 +437,9 @@ class Accounts:
 
 
 def _bad_credentials() -> ApiError:
-    return ApiError("bad_credentials", "no account has this user name and password")
+    return ApiError("bad_credentials", Text(
+        "no account has this user name and password",
+        domain="web"))
 
 
 async def expire_forever(accounts: Accounts, every: float = 3600.0) -> None:

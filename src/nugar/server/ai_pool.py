@@ -18,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from ..i18n import Text
 from .clients import CLIENT
 from .errors import ApiError
 
@@ -81,8 +82,9 @@ class AiBusy(ApiError):
     which says after how many seconds to try again (``Retry-After``)."""
 
     def __init__(self, retry_after: int) -> None:
-        super().__init__("ai_busy", "the computer is busy with other games; try again in "
-                         f"{retry_after} s")
+        super().__init__("ai_busy", Text(
+            "the computer is busy with other games; try again in {retry_after} s",
+            domain="web", retry_after=retry_after))
         self.retry_after = retry_after
 
 

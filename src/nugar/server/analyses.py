@@ -36,6 +36,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..ai.analysis import ANALYSIS_NODES, EXACT_NODES, GameAnalyser, PlyAnalysis, record_comments
+from ..i18n import Text
 from ..rules import Game
 from .ai_pool import AiPool
 from .errors import ApiError
@@ -65,8 +66,9 @@ class AnalysisBusy(ApiError):
     """Every analysis place is taken: ``429 analysis_busy`` with ``Retry-After``."""
 
     def __init__(self, retry_after: int) -> None:
-        super().__init__("analysis_busy", "the computer is analysing other games; try again "
-                         f"in {retry_after} s")
+        super().__init__("analysis_busy", Text(
+            "the computer is analysing other games; try again in {retry_after} s",
+            domain="web", retry_after=retry_after))
         self.retry_after = retry_after
 
 
@@ -135,7 +137,9 @@ class Analyses:
         if job is not None:
             return job.status()
         if not game.is_over:
-            raise ApiError("game_running", "only a finished game can be analysed")
+            raise ApiError("game_running", Text(
+                "only a finished game can be analysed",
+                domain="web"))
         return await self._start_stored(game_id, game)
 
     async def _start_stored(self, key: str, game: Game) -> dict[str, Any]:
@@ -192,9 +196,11 @@ class Analyses:
             return job.status()
         row = await asyncio.to_thread(self._load, key) if REPLAY_ID.fullmatch(key) else None
         if row is None:
-            raise ApiError("unknown_analysis", f"no analysis {key[:40]!r} here (analyses of "
-                           f"records are kept for {REPLAY_SECONDS // 86400} days, the "
-                           f"newest {KEEP_REPLAYS}): post the record again")
+            raise ApiError("unknown_analysis", Text(
+                "no analysis {key!r} here (analyses of records are kept for {replay_seconds} "
+                "days, the newest {keep_replays}): post the record again",
+                domain="web", key=key[:40], replay_seconds=REPLAY_SECONDS // 86400,
+                keep_replays=KEEP_REPLAYS))
         return row_status(key, row)
 
     # --- computing -------------------------------------------------------------------------
@@ -206,8 +212,9 @@ class Analyses:
     def _check_size(game: Game) -> None:
         turns = len(game.turn_list())
         if turns > MAX_ANALYSIS_TURNS:
-            raise ApiError("too_long", f"the game has {turns} turns; an analysis covers at "
-                           f"most {MAX_ANALYSIS_TURNS}")
+            raise ApiError("too_long", Text(
+                "the game has {turns} turns; an analysis covers at most {max_analysis_turns}",
+                domain="web", turns=turns, max_analysis_turns=MAX_ANALYSIS_TURNS))
 
     def _check_room(self) -> None:
         if len(self.jobs) >= self.running + self.queue:

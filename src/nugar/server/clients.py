@@ -30,6 +30,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TypeVar
 
+from ..i18n import Text
 from .errors import ApiError
 
 T = TypeVar("T")
@@ -46,7 +47,9 @@ def account_key(account_id: int) -> str:
 
 def named(client: str) -> str:
     """How a refusal names ``client``: "this account" or "this address"."""
-    return "this account" if client.startswith("account#") else "this address"
+    if client.startswith("account#"):
+        return Text("this account", domain="web")
+    return Text("this address", domain="web")
 
 #: the most addresses one per-address table keeps (the oldest are forgotten beyond it)
 MAX_ADDRESSES = 10_000
@@ -163,11 +166,13 @@ class Work:
         who = CLIENT.get() if client is None else client
         if not self.budget.allow(who):
             wait = self.budget.retry_after(who)
-            raise TooMuchWork(wait, f"{named(who)} has used its share of expensive work "
-                              f"({self.budget.rate:g} CPU s per second); retry in {wait} s")
+            raise TooMuchWork(wait, Text("{who} has used its share of expensive work ({rate:g} "
+                                         "CPU s per second); retry in {wait} s", domain="web",
+                                         who=named(who), rate=self.budget.rate, wait=wait))
         if not self.running.take(who):
-            raise TooMuchWork(1, f"{named(who)} already has an expensive request running; "
-                              "send the next one when it is answered")
+            raise TooMuchWork(1, Text("{who} already has an expensive request running; send "
+                                      "the next one when it is answered", domain="web",
+                                      who=named(who)))
         used = 0.0
 
         def timed() -> T:

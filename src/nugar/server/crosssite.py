@@ -15,8 +15,12 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from starlette.requests import HTTPConnection
+
+from ..i18n import Text
 from .accounts import COOKIE
 from .errors import ApiError
+from .language import language_of
 from .middleware import ASGIApp, Receive, Scope, Send, error_parts, refusal
 
 #: the methods that change nothing, which the check leaves alone
@@ -78,9 +82,12 @@ class CrossSiteGuard:
             headers = dict(scope.get("headers") or [])
             if has_session_cookie(headers.get(b"cookie")) and not self.same_origin(headers):
                 status, code, detail = error_parts(ApiError(
-                    "cross_site", "a request made with your session must come from this "
-                    "site's own pages (its Origin header is another site's or missing)"))
-                await refusal(status, code, detail)(scope, receive, send)
+                    "cross_site", Text(
+                    "a request made with your session must come from this site's own pages (its "
+                    "Origin header is another site's or missing)",
+                    domain="web")))
+                await refusal(status, code, detail, None,
+                              language_of(HTTPConnection(scope)))(scope, receive, send)
                 return
         elif kind == "websocket":
             headers = dict(scope.get("headers") or [])

@@ -10,15 +10,32 @@ is one line in :data:`STATUS`.
 
 from __future__ import annotations
 
+from ..i18n import Text
+
 
 class ApiError(Exception):
     """A refused request: a short machine code (a key of :data:`STATUS`) and a sentence for
-    people, answered as JSON ``{"error": code, "detail": detail}``."""
+    people, answered as JSON ``{"error": code, "detail": detail}``. The sentence is a
+    :class:`~nugar.i18n.Text` (domain ``web``, or the engine's own reason passed through), so
+    the writers of answers can say it in the request's language (:func:`nugar.i18n.say`);
+    the code stays English."""
+
+    #: the seconds after which the same request may succeed (``Retry-After``), for the
+    #: refusals that say it (the AI's pool full, too many attempts, too much work)
+    retry_after: int | None = None
 
     def __init__(self, code: str, detail: str) -> None:
         super().__init__(detail)
         self.code = code
         self.detail = detail
+
+    def with_detail(self, detail: str) -> ApiError:
+        """The same refusal (its code, so its status, and its ``Retry-After``) with another
+        sentence: the one said in a request's language."""
+        said = ApiError.__new__(ApiError)  # not type(self): a subclass's own arguments differ
+        Exception.__init__(said, detail)
+        said.code, said.detail, said.retry_after = self.code, detail, self.retry_after
+        return said
 
 
 #: the HTTP status of every refusal's code
@@ -62,6 +79,7 @@ STATUS: dict[str, int] = {
     "bad_action": 422,
     "bad_clock": 422,
     "bad_colour": 422,
+    "bad_language": 422,
     "bad_level": 422,
     "bad_mode": 422,
     "bad_password": 422,
@@ -87,6 +105,15 @@ STATUS: dict[str, int] = {
     "stale_room": 503,
     "storage_failed": 503,
 }
+
+
+def reason(exc: BaseException) -> str:
+    """The sentence of an error raised below the server (a rules or lesson error) as it
+    carries it: its :class:`~nugar.i18n.Text` when it has one, so the refusal passing it on
+    can still be translated, else its English text."""
+    if len(exc.args) == 1 and isinstance(exc.args[0], Text):
+        return exc.args[0]
+    return str(exc)
 
 
 def status_of(exc: ApiError) -> int:

@@ -7,7 +7,8 @@ middleware (inside the size and rate guard, so every bound still applies; it tak
 the guard read) answers a move whose JSON body the route's own model accepts
 (:class:`~.routes_api.MoveBody`, with its limits: pydantic reads it here as the route would).
 It calls the same :meth:`~.rooms.Hub.move` as the route, and a refusal is written by the
-same :func:`~.middleware.api_refusal` as the route's. Anything else (another path or method,
+same :func:`~.middleware.api_refusal` as the route's, in the same language
+(:func:`~.language.request_language`). Anything else (another path or method,
 another content type, a body the model refuses) goes on to the FastAPI route unchanged,
 which refuses it as it always did; the route also documents the call in the OpenAPI schema.
 
@@ -24,10 +25,12 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
+from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket
 
 from .errors import ApiError
-from .middleware import BODY, api_refusal, replaying
+from .language import request_language
+from .middleware import BODY, api_refusal, in_language, replaying
 from .routes_api import MoveBody
 from .routes_ws import ws_game
 from .wire import text_of
@@ -94,7 +97,8 @@ class MoveLane:
         try:
             answer = await hub.move(found.group(1), parsed.key, parsed.move, expect=parsed.v)
         except ApiError as exc:
-            await api_refusal(exc)(scope, receive, send)
+            lang = await request_language(HTTPConnection(scope))
+            await api_refusal(in_language(exc, lang))(scope, receive, send)
             return
         await _answer(send, answer)
 
@@ -110,7 +114,8 @@ class MoveLane:
         try:
             answer = await hub.changes(found.group(1), since)
         except ApiError as exc:
-            await api_refusal(exc)(scope, receive, send)
+            lang = await request_language(HTTPConnection(scope))
+            await api_refusal(in_language(exc, lang))(scope, receive, send)
             return
         await _answer(send, answer)
 

@@ -51,9 +51,10 @@ from sqlalchemy import Select, and_, delete, func, insert, select, text, update
 from sqlalchemy.engine import Connection
 
 from ..errors import RulesError
+from ..i18n import Text
 from ..rules import PRESETS, parse_rules
 from .clocks import TimeControl
-from .errors import ApiError
+from .errors import ApiError, reason
 from .ratings import Rating
 from .store import (
     CHANNEL,
@@ -242,8 +243,9 @@ class Lobby:
 
     @staticmethod
     def _unknown(cid: str) -> ApiError:
-        return ApiError("unknown_challenge", f"no open challenge {str(cid)[:20]!r}: it "
-                        "was accepted, cancelled or has expired")
+        return ApiError("unknown_challenge", Text(
+            "no open challenge {cid!r}: it was accepted, cancelled or has expired",
+            domain="web", cid=str(cid)[:20]))
 
     def post(self, rules: str, control: TimeControl | None, colour: str = "random",
              public: bool = True, account: int | None = None,
@@ -253,17 +255,19 @@ class Lobby:
         ``rated`` one needs it (401 ``signed_out``) and a preset's name exactly (422
         ``bad_rules``: the ratings are per preset)."""
         if rated and account is None:
-            raise ApiError("signed_out", "sign in to post a rated challenge")
+            raise ApiError("signed_out", Text("sign in to post a rated challenge", domain="web"))
         if rated and rules not in PRESETS:
-            raise ApiError("bad_rules", "a rated challenge plays a preset exactly, without "
-                           "options: " + ", ".join(PRESETS))
+            raise ApiError("bad_rules", Text(
+                "a rated challenge plays a preset exactly, without options: {presets}",
+                domain="web", presets=', '.join(PRESETS)))
         if colour not in COLOURS:
-            raise ApiError("bad_colour", f"colour must be first, second or random, not "
-                           f"{str(colour)[:20]!r}")
+            raise ApiError("bad_colour", Text(
+                "colour must be first, second or random, not {colour!r}",
+                domain="web", colour=str(colour)[:20]))
         try:
             rule_set = parse_rules(rules)
         except RulesError as exc:
-            raise ApiError("bad_rules", str(exc)) from None
+            raise ApiError("bad_rules", reason(exc)) from None
         self.sweep()
         now = self.clock()
         key = secrets.token_urlsafe(18)
@@ -275,9 +279,10 @@ class Lobby:
             count = conn.execute(select(func.count()).select_from(_t)
                                  .where(_t.c.taken_at == 0)).scalar_one()
             if count >= self.max_challenges:
-                raise ApiError("lobby_full", f"the lobby holds {self.max_challenges} "
-                               "open challenges, the most it takes; accept one, or try "
-                               "again later")
+                raise ApiError("lobby_full", Text(
+                    "the lobby holds {max_challenges} open challenges, the most it takes; accept "
+                    "one, or try again later",
+                    domain="web", max_challenges=self.max_challenges))
             conn.execute(insert(_t).values(
                 id=challenge.id, rules=challenge.rules, game=challenge.game,
                 clock=None if control is None else control.text, colour=colour,
@@ -311,15 +316,19 @@ class Lobby:
             if challenge is None:
                 raise self._unknown(cid)
             if challenge.rated and account is None:
-                raise ApiError("signed_out", "sign in to accept a rated challenge")
+                raise ApiError("signed_out", Text(
+                    "sign in to accept a rated challenge",
+                    domain="web"))
             if challenge.owned_by(key) or (challenge.rated and account == challenge.account):
-                raise ApiError("own_challenge", "this is your own challenge; wait for "
-                               "someone to accept it, or cancel it")
+                raise ApiError("own_challenge", Text(
+                    "this is your own challenge; wait for someone to accept it, or cancel it",
+                    domain="web"))
             done = conn.execute(update(_t).where(_t.c.id == cid).where(_t.c.taken_at == 0)
                                 .values(taken_at=now))
             if done.rowcount != 1:
-                raise ApiError("already_accepted", "someone else accepted this "
-                               "challenge first")
+                raise ApiError("already_accepted", Text(
+                    "someone else accepted this challenge first",
+                    domain="web"))
             # accepted ones kept for their creators: the oldest beyond the bound go
             old = (select(_t.c.seq).where(_t.c.taken_at > 0).order_by(_t.c.taken_at.desc())
                    .offset(self.max_challenges))
@@ -362,10 +371,14 @@ class Lobby:
             if challenge is None:
                 raise self._unknown(cid)
             if not challenge.owned_by(key):
-                raise ApiError("bad_key", "only the creator of a challenge may cancel it")
+                raise ApiError("bad_key", Text(
+                    "only the creator of a challenge may cancel it",
+                    domain="web"))
             done = conn.execute(delete(_t).where(_t.c.id == cid).where(_t.c.taken_at == 0))
             if done.rowcount != 1:
-                raise ApiError("already_accepted", "the challenge was accepted already")
+                raise ApiError("already_accepted", Text(
+                    "the challenge was accepted already",
+                    domain="web"))
             self._announce(conn)
         self.heard()
 
@@ -393,8 +406,9 @@ class Lobby:
         presence reaches the database with :meth:`mark_seen` and each :meth:`sweep`.)"""
         self._bind()
         if self.watchers >= self.max_watchers:
-            raise ApiError("lobby_busy", "too many people are watching the lobby; try "
-                           "again in a minute")
+            raise ApiError("lobby_busy", Text(
+                "too many people are watching the lobby; try again in a minute",
+                domain="web"))
         self.watchers += 1
         if not key or len(key) > 200:
             return None

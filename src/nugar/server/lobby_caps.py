@@ -19,6 +19,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from ..i18n import Text
 from .clients import CLIENT, MAX_ADDRESSES, named
 from .errors import ApiError
 from .lobby import Challenge, Lobby
@@ -53,9 +54,10 @@ class CappedLobby(Lobby):
             mine = [cid for cid in mine if cid in still]
         if len(mine) >= self.per_client:
             self.posted[client] = mine
-            raise ApiError("too_many_challenges", f"{named(client)} has {len(mine)} open "
-                           "challenges, the most it may have; cancel one or wait for it to "
-                           "be accepted")
+            raise ApiError("too_many_challenges", Text(
+                "{named} has {count} open challenges, the most it may have; cancel one or wait "
+                "for it to be accepted",
+                domain="web", named=named(client), count=len(mine)))
         challenge, key = super().post(*args, **kwargs)
         self.posted[client] = [*mine, challenge.id]
         while len(self.posted) > MAX_ADDRESSES:

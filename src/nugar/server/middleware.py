@@ -9,6 +9,9 @@ to every response; :func:`add_error_handlers` makes every refusal (an
 JSON ``{"error": code, "detail": sentence}``. Every such body is written by :func:`refusal`, the
 guard's and the fast lane's (:mod:`.fastlane`) included, and an error's status, code and
 detail are read in one place, :func:`error_parts` (the status from :data:`.errors.STATUS`).
+The detail is said in the request's language (:mod:`.language`; :func:`nugar.i18n.say`), the
+code stays English; the guard's refusals, written before any route, use the language that
+needs no waiting (:func:`~.language.language_of`).
 """
 
 from __future__ import annotations
@@ -24,10 +27,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import HTTPConnection
 from starlette.routing import Match
 
+from ..i18n import SOURCE, Text, say
 from .clients import CLIENT, Counts
 from .errors import ApiError, status_of
+from .language import language_of, request_language
 from .pages import not_found_page
 from .store import storage_refusal
 
@@ -129,8 +135,10 @@ class Guard:
                 await send({"type": "websocket.close", "code": 1008})
                 return
             wait = self.retry_after(host)
-            await refusal(429, "rate_limited", f"too many requests; retry in {wait} s",
-                          {"retry-after": str(wait)})(scope, receive, send)
+            await refusal(429, "rate_limited",
+                          Text("too many requests; retry in {wait} s", domain="web", wait=wait),
+                          {"retry-after": str(wait)},
+                          language_of(HTTPConnection(scope)))(scope, receive, send)
             return
         if self.who is not None and (key := await self.who(scope)) is not None:
             CLIENT.set(key)  # __call__'s reset puts back what was there before the address
@@ -145,7 +153,7 @@ class Guard:
             except ValueError:
                 size = self.max_body + 1
             if size > self.max_body:
-                await self.too_big()(scope, receive, send)
+                await self.too_big(scope)(scope, receive, send)
                 return
         # read the body up front, bounded in size and time, then hand it on unchanged
         chunks: list[bytes] = []
@@ -154,13 +162,15 @@ class Guard:
                 complete = await self._read_body(receive, chunks)
         except TimeoutError:
             await refusal(408, "body_timeout",
-                          f"the request body must arrive within {self.body_timeout:g} s",
-                          {"connection": "close"})(scope, receive, send)
+                          Text("the request body must arrive within {seconds:g} s",
+                               domain="web", seconds=self.body_timeout),
+                          {"connection": "close"},
+                          language_of(HTTPConnection(scope)))(scope, receive, send)
             return
         if complete is None:
             return
         if not complete:
-            await self.too_big()(scope, receive, send)
+            await self.too_big(scope)(scope, receive, send)
             return
         body = b"".join(chunks)
         scope[BODY] = body  # read once: the fast lane behind takes it from here
@@ -180,10 +190,11 @@ class Guard:
         finally:
             sockets.give(host)
 
-    def too_big(self) -> JSONResponse:
+    def too_big(self, scope: Scope) -> JSONResponse:
         """The refusal of a body over :attr:`max_body` (413)."""
-        return refusal(413, "body_too_large", f"request bodies are limited to {self.max_body} "
-                       "bytes")
+        return refusal(413, "body_too_large",
+                       Text("request bodies are limited to {size} bytes", domain="web",
+                            size=self.max_body), None, language_of(HTTPConnection(scope)))
 
     async def _read_body(self, receive: Receive, chunks: list[bytes]) -> bool | None:
         """Read the body into ``chunks``: ``True`` once whole, ``False`` when it is over
@@ -254,10 +265,13 @@ class SecurityHeaders:
 
 
 def refusal(status: int, code: str, detail: str,
-            headers: Mapping[str, str] | None = None) -> JSONResponse:
+            headers: Mapping[str, str] | None = None, lang: str = SOURCE) -> JSONResponse:
     """The answer to every refused request: JSON ``{"error": code, "detail": detail}`` with
-    ``status`` (a Starlette response, also an ASGI app for the middleware to send)."""
-    return JSONResponse({"error": code, "detail": detail}, status_code=status, headers=headers)
+    ``status`` (a Starlette response, also an ASGI app for the middleware to send), the
+    detail said in ``lang`` (a :class:`~nugar.i18n.Text` with its fields; a plain sentence
+    looked up whole in the ``web`` catalog)."""
+    return JSONResponse({"error": code, "detail": say(detail, lang, "web")},
+                        status_code=status, headers=headers)
 
 
 def error_parts(exc: ApiError) -> tuple[int, str, str]:
@@ -268,23 +282,33 @@ def error_parts(exc: ApiError) -> tuple[int, str, str]:
 
 def api_refusal(exc: ApiError) -> JSONResponse:
     """The refusal answering ``exc`` (with ``Retry-After`` when the error says when to come
-    back: the AI's pool is full); the exception handler and the fast lane both send it."""
+    back: the AI's pool is full); the exception handler and the fast lane both send it, with
+    the error first said in the request's language (:func:`in_language`)."""
     status, code, detail = error_parts(exc)
     retry = getattr(exc, "retry_after", None)
     return refusal(status, code, detail, None if retry is None else {"Retry-After": str(retry)})
 
 
-async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
+def in_language(exc: ApiError, lang: str) -> ApiError:
+    """``exc`` with its detail said in ``lang`` (the same error for English): the same code,
+    status and ``Retry-After``."""
+    if lang == SOURCE:
+        return exc
+    return exc.with_detail(say(exc.detail, lang, "web"))
+
+
+async def _api_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
-    return api_refusal(exc)
+    return api_refusal(in_language(exc, await request_language(request)))
 
 
 async def _storage_failed(request: Request, exc: Exception) -> JSONResponse:
     """A database failure in any route (creating a game, posting a challenge, reading a
     record): a JSON refusal and one log line, never a bare 500 with a traceback."""
     assert isinstance(exc, SQLAlchemyError)
-    return api_refusal(storage_refusal(exc, f"answering {request.method} "
-                                            f"{request.url.path[:80]}"))
+    return api_refusal(in_language(storage_refusal(exc, f"answering {request.method} "
+                                                        f"{request.url.path[:80]}"),
+                                   language_of(request)))
 
 
 async def _bad_request(_request: Request, exc: Exception) -> JSONResponse:
@@ -293,6 +317,7 @@ async def _bad_request(_request: Request, exc: Exception) -> JSONResponse:
     for err in exc.errors():
         where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
         parts.append(f"{where or 'body'}: {err.get('msg', 'invalid')}")
+    # pydantic's own words about a body's fields, for the programs that send them: English
     return refusal(422, "bad_request", "; ".join(parts))
 
 
@@ -302,14 +327,26 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     if (exc.status_code == 404 and "text/html" in request.headers.get("accept", "")
             and not path.startswith(("/api/", "/ws/", "/static/"))):
         # a page a browser asked for: a page saying so, with links on, not JSON
-        return HTMLResponse(not_found_page("Page not found", f"There is no page {path[:80]}."),
+        lang = await request_language(request)
+        return HTMLResponse(not_found_page(say(Text("Page not found", domain="web"), lang),
+                                           say(Text("There is no page {path}.", domain="web",
+                                                    path=path[:80]), lang), lang),
                             status_code=404)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
     # keep the exception's headers: a 405 names the allowed methods in ``Allow`` (RFC 9110)
     headers = exc.headers
     if exc.status_code == 405 and (allowed := _allowed(request)):
         headers = {**(headers or {}), "Allow": ", ".join(allowed)}
-    return refusal(exc.status_code, code, str(exc.detail), headers)
+    return refusal(exc.status_code, code, _http_detail(exc.detail), headers,
+                   language_of(request))
+
+
+def _http_detail(detail: object) -> str:
+    """Starlette's sentence for an HTTP error (``Not Found``, ``Method Not Allowed``), marked
+    for the ``web`` catalog, which translates these."""
+    known = {"Not Found": Text("Not Found", domain="web"),
+             "Method Not Allowed": Text("Method Not Allowed", domain="web")}
+    return known.get(str(detail), str(detail))
 
 
 def _allowed(request: Request) -> list[str]:

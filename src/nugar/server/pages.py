@@ -31,6 +31,15 @@ Two things are drawn for a player's screen:
 Every heading gets an ``id`` made the way GitHub makes its anchors (lower case, punctuation
 dropped, spaces to hyphens, ``-1``, ``-2`` ... appended to repeats), so the ``#fragments``
 written for the code host land on the same headings here.
+
+Each page is served in the request's language (:mod:`.language`): ``docs/<lang>/rules.md`` and
+``docs/<lang>/games/<name>.md`` where that translation exists, else the English page (a page
+is translated whole, by the same name; its links name the English files, which lead to the
+translated page where there is one). The page says its language and direction
+(``<html lang dir>``); in a right-to-left page the diagrams, the code (move and position
+texts) and the tables without words of the page's script (tables of moves) stay left to
+right. The page's own words (its header, the index, the not-found page) come from the
+``web`` catalog.
 """
 
 from __future__ import annotations
@@ -44,19 +53,23 @@ from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
+from ..i18n import LANGUAGES, SOURCE, Text, direction, say
+
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
 #: the rules contract page, relative to the package's ``docs`` folder, and its name and title
 CONTRACT = "rules.md"
 CONTRACT_NAME = "rules"
-CONTRACT_TITLE = "Rules of all games"
+CONTRACT_TITLE = Text("Rules of all games", domain="web")
 #: the folder of the game pages, relative to the package's ``docs`` folder
 GAMES = "games"
 
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,40}$")
 #: what a GitHub anchor drops from a heading: all but letters, digits, ``_``, ``-`` and space
 _SLUG_DROP = re.compile(r"[^\w\- ]")
+#: letters of a script written right to left (a table holding none is kept left to right)
+_RTL_LETTERS = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 
 
 def docs_root() -> Traversable:
@@ -82,11 +95,24 @@ def _sources() -> dict[str, str]:
     return found
 
 
-def _read(rel: str) -> str:
+def _node(rel: str) -> Traversable:
     node = docs_root()
     for part in rel.split("/"):
         node = node.joinpath(part)
-    return node.read_text(encoding="utf-8")
+    return node
+
+
+def _read(rel: str, lang: str = SOURCE) -> str:
+    """The text of page ``rel`` (its English path) in ``lang``: the translation
+    ``docs/<lang>/<rel>`` when there is one, else the English page."""
+    return _node(_localized(rel, lang)).read_text(encoding="utf-8")
+
+
+def _localized(rel: str, lang: str) -> str:
+    """The path of page ``rel`` in ``lang`` (the English path where it is not translated)."""
+    if lang != SOURCE and _node(f"{lang}/{rel}").is_file():
+        return f"{lang}/{rel}"
+    return rel
 
 
 def slug(text: str, taken: dict[str, int] | None = None) -> str:
@@ -117,6 +143,9 @@ def _target(href: str, here: str, pages: dict[str, str]) -> str | None:
     if parts.scheme or parts.netloc or href.startswith(("/", "#")):
         return href
     rel = posixpath.normpath(posixpath.join(posixpath.dirname(here), unquote(parts.path)))
+    first, _, rest = rel.partition("/")
+    if first in LANGUAGES and rest:  # a translated page's link names the page, not its language
+        rel = rest
     by_path = {path: name for name, path in pages.items()}
     name = by_path.get(rel)
     if name is None:
@@ -162,9 +191,10 @@ def _fix_inline(children: list[Token], here: str, pages: dict[str, str]) -> list
     return out
 
 
-def diagram(source: str) -> str:
+def diagram(source: str, rtl: bool = False) -> str:
     """The HTML of a ``position`` block: a figure with the position's board (the game page's
-    SVG) and the caption written under the position text, if any. A position text that cannot
+    SVG) and the caption written under the position text, if any (``rtl``: the picture laid out
+    left to right in a right-to-left page). A position text that cannot
     be read raises its :class:`~nugar.errors.NugarError`: a page must not ship a broken
     diagram."""
     from ..rules import from_position
@@ -174,7 +204,10 @@ def diagram(source: str) -> str:
     game = from_position(first.strip())
     caption = " ".join(rest.split())
     said = f"<figcaption>{escape(caption)}</figcaption>" if caption else ""
-    return f'<figure class="diagram">{svg(game)}{said}</figure>\n'
+    # the board keeps its geometry in every language (a1 at the bottom left): in a right-to-left
+    # page its picture is laid out left to right
+    picture = f'<div dir="ltr">{svg(game)}</div>' if rtl else svg(game)
+    return f'<figure class="diagram">{picture}{said}</figure>\n'
 
 
 def _html_token(content: str) -> Token:
@@ -185,9 +218,12 @@ def _html_token(content: str) -> Token:
     return tok
 
 
-def render(text: str, here: str, pages: dict[str, str] | None = None) -> tuple[str, str]:
+def render(text: str, here: str, pages: dict[str, str] | None = None,
+           rtl: bool = False) -> tuple[str, str]:
     """The HTML of a page's Markdown ``text`` written at ``here`` (a path relative to the docs
-    folder, e.g. ``games/dara.md``), and its first heading's text (empty if none)."""
+    folder, e.g. ``games/dara.md``), and its first heading's text (empty if none). In a page
+    written right to left (``rtl``) the diagrams, code and tables of moves stay left to
+    right."""
     from markdown_it import MarkdownIt
 
     pages = _sources() if pages is None else pages
@@ -199,69 +235,110 @@ def render(text: str, here: str, pages: dict[str, str] | None = None) -> tuple[s
     for i, tok in enumerate(tokens):
         if tok.type == "inline" and tok.children is not None:
             tok.children = _fix_inline(tok.children, here, pages)
+            for child in tok.children:
+                if rtl and child.type == "code_inline":  # a move or position text: ltr
+                    child.attrSet("dir", "ltr")
+        if rtl and tok.type in ("fence", "code_block"):
+            tok.attrSet("dir", "ltr")
         if tok.type == "heading_open" and i + 1 < len(tokens):
             words = _plain(tokens[i + 1].children)
             tok.attrSet("id", slug(words, taken))
             if not title and tok.tag == "h1":
                 title = words.strip()
         if tok.type == "fence" and tok.info.strip() == "position":
-            out.append(_html_token(diagram(tok.content)))
+            out.append(_html_token(diagram(tok.content, rtl)))
             continue
         if tok.type == "table_open":
-            out.append(_html_token('<div class="table-scroll">\n'))
+            ltr = ' dir="ltr"' if rtl and not _rtl_table(tokens, i) else ""
+            out.append(_html_token(f'<div class="table-scroll"{ltr}>\n'))
         out.append(tok)
         if tok.type == "table_close":
             out.append(_html_token("</div>\n"))
     return md.renderer.render(out, md.options, {}), title
 
 
-def _page(title: str, body: str) -> str:
-    """A whole page around ``body``; its header's account menu is added by
-    ``static/accounts.js``."""
-    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+def _rtl_table(tokens: Sequence[Token], start: int) -> bool:
+    """Whether the table opening at ``tokens[start]`` holds words of a right-to-left script
+    (a table of moves, numbers and names holds none and is kept left to right)."""
+    for tok in tokens[start:]:
+        if tok.type == "table_close":
+            return False
+        if tok.type == "inline" and _RTL_LETTERS.search(tok.content):
+            return True
+    return False
+
+
+def _page(title: str, body: str, lang: str = SOURCE, content: str | None = None) -> str:
+    """A whole page around ``body`` in ``lang`` (its ``lang`` and ``dir``), the body written
+    in ``content`` (an untranslated page: English inside a French or Arabic page); its
+    header's account menu is added by ``static/accounts.js``."""
+    main = ""
+    if content is not None and content != lang:
+        main = f' lang="{content}" dir="{direction(content)}"'
+    return (f"<!doctype html><html lang=\"{lang}\" dir=\"{direction(lang)}\"><head>"
+            "<meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{escape(title)} - nugar</title>"
             "<link rel=\"stylesheet\" href=\"/static/style.css\">"
             "<link rel=\"stylesheet\" href=\"/static/accounts.css\"></head>"
             "<body class=\"doc\"><header class=\"top\"><a href=\"/\">nugar</a> "
-            "<a href=\"/rules\">rules</a></header>"
-            f"<main class=\"doc\">{body}</main>"
+            f"<a href=\"/rules\">{escape(_say('rules', lang))}</a></header>"
+            f"<main class=\"doc\"{main}>{body}</main>"
             "<script src=\"/static/accounts.js\"></script></body></html>")
 
 
-def not_found_page(title: str, text: str) -> str:
+def _say(words: str, lang: str) -> str:
+    """Page words of the ``web`` catalog in ``lang``."""
+    return say(words, lang, "web")
+
+
+#: the page words of this module, for the ``web`` catalog's extraction (:func:`_say` looks
+#: them up by their English text)
+_WORDS = (Text("rules", domain="web"), Text("Start a new game", domain="web"),
+          Text("Replay a record", domain="web"), Text("Rules of the games", domain="web"),
+          Text("Rules", domain="web"),
+          Text("No rules pages were found in this installation of nugar.", domain="web"))
+
+
+def not_found_page(title: str, text: str, lang: str = SOURCE) -> str:
     """A page for a browser that asked for something this site does not have (served with
-    HTTP 404): ``text`` says what was missing, and links lead on to a new game and the rules."""
+    HTTP 404) in ``lang``: ``text`` says what was missing (both already in ``lang``), and
+    links lead on to a new game and the rules."""
     body = (f"<h1>{escape(title)}</h1><p class=\"error\">{escape(text)}</p>"
-            "<p><a href=\"/\">Start a new game</a> &middot; <a href=\"/replay\">Replay a "
-            "record</a> &middot; <a href=\"/rules\">Rules of the games</a></p>")
-    return _page(title, body)
+            f"<p><a href=\"/\">{escape(_say('Start a new game', lang))}</a> &middot; "
+            f"<a href=\"/replay\">{escape(_say('Replay a record', lang))}</a> &middot; "
+            f"<a href=\"/rules\">{escape(_say('Rules of the games', lang))}</a></p>")
+    return _page(title, body, lang)
 
 
-def _title(name: str, rel: str) -> str:
+def _title(name: str, rel: str, lang: str = SOURCE) -> str:
     if name == CONTRACT_NAME:
-        return CONTRACT_TITLE
-    for line in _read(rel).splitlines():
+        return say(CONTRACT_TITLE, lang)
+    for line in _read(rel, lang).splitlines():
         if line.startswith("# "):
             return line[2:].replace("`", "").strip() or name.title()
     return name.title()
 
 
-def rules_index() -> str:
-    """A page listing every shipped rules page, the rules contract first."""
+def rules_index(lang: str = SOURCE) -> str:
+    """A page listing every shipped rules page, the rules contract first, with their titles
+    in ``lang``."""
     pages = _sources()
     if not pages:
-        items = "<p>No rules pages were found in this installation of nugar.</p>"
+        none = _say("No rules pages were found in this installation of nugar.", lang)
+        items = f"<p>{escape(none)}</p>"
     else:
         items = "<ul>" + "".join(
-            f'<li><a href="/rules/{escape(name)}">{escape(_title(name, rel))}</a></li>'
+            f'<li><a href="/rules/{escape(name)}">{escape(_title(name, rel, lang))}</a></li>'
             for name, rel in pages.items()) + "</ul>"
-    return _page("Rules", f"<h1>Rules of the games</h1>{items}")
+    heading = escape(_say("Rules of the games", lang))
+    return _page(_say("Rules", lang), f"<h1>{heading}</h1>{items}", lang)
 
 
-def rules_page(name: str) -> str | None:
-    """The rendered page ``name`` (a game, a preset, or ``rules`` for the contract), or
-    ``None`` if there is none by that name."""
+def rules_page(name: str, lang: str = SOURCE) -> str | None:
+    """The rendered page ``name`` (a game, a preset, or ``rules`` for the contract) in
+    ``lang`` (the English page where it is not translated), or ``None`` if there is none by
+    that name."""
     key = name.lower()
     if not _NAME_RE.match(key):
         return None
@@ -275,5 +352,7 @@ def rules_page(name: str) -> str | None:
         rel = pages.get(preset.game.lower()) if preset is not None else None
     if rel is None:
         return None
-    body, title = render(_read(rel), rel, pages)
-    return _page(title or key.title(), body)
+    here = _localized(rel, lang)
+    content = lang if here != rel else SOURCE
+    body, title = render(_read(rel, lang), here, pages, direction(content) == "rtl")
+    return _page(title or key.title(), body, lang, content)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from ..i18n import Text
 from .clocks import Clock
 from .errors import ApiError
 from .session import rematch_id
@@ -55,10 +56,13 @@ async def rematch(hub: Hub, game_id: str, key: str) -> dict[str, Any]:
     session = room.session
     seat = room.seat_of(key)
     if seat is None:
-        raise ApiError("bad_key", "this secret does not open a seat of this game; "
-                       "spectators cannot ask for a rematch")
+        raise ApiError("bad_key", Text(
+            "this secret does not open a seat of this game; spectators cannot ask for a rematch",
+            domain="web"))
     if not session.over:
-        raise ApiError("game_running", "a rematch is offered once the game is over")
+        raise ApiError("game_running", Text(
+            "a rematch is offered once the game is over",
+            domain="web"))
     row = room.row
     new_id = rematch_id(row.id, len(row.moves))
     if await asyncio.to_thread(hub.store.load, new_id) is None:

@@ -24,6 +24,7 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..i18n import Text
 from ..rules import Game, Move
 from .ai_pool import AiPool
 from .clocks import Clock
@@ -148,8 +149,9 @@ class Room:
             clock = Clock.from_json(row.clock)
             aborted = aborted_by(row.ending)
         except (ValueError, TypeError, KeyError) as exc:
-            raise ApiError("corrupt_game", f"the stored clock of game {row.id} does not "
-                           f"read: {exc}") from None
+            raise ApiError("corrupt_game", Text(
+                "the stored clock of game {id} does not read: {exc}",
+                domain="web", id=row.id, exc=exc)) from None
         session = self.session
         game = session.game
         cached = self.row.moves

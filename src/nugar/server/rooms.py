@@ -39,10 +39,11 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE, LEVEL_RANGE_TEXT
 from ..errors import RulesError
+from ..i18n import Text
 from ..rules import Game, new_game, parse_rules
 from .ai_pool import Agents, AiPool
 from .clocks import Clock, TimeControl, flag_if_due
-from .errors import ApiError
+from .errors import ApiError, reason
 from .follow import Follower
 from .room import Room
 from .session import AHEAD, MODES, GameSession, restore
@@ -141,7 +142,9 @@ class Hub:
 
     async def _room(self, game_id: str, fresh: bool = False) -> Room:
         if not isinstance(game_id, str) or not game_id.isalnum() or len(game_id) > 32:
-            raise ApiError("unknown_game", f"no game with id {game_id!r}")
+            raise ApiError("unknown_game", Text(
+                "no game with id {game_id!r}",
+                domain="web", game_id=game_id))
         room = self.rooms.get(game_id)
         if room is not None:
             self.rooms.move_to_end(game_id)
@@ -156,7 +159,9 @@ class Hub:
                 with refusing(f"reading game {game_id}"):
                     row = await asyncio.to_thread(self.store.load, game_id)
                 if row is None:
-                    raise ApiError("unknown_game", f"no game with id {game_id!r}")
+                    raise ApiError("unknown_game", Text(
+                        "no game with id {game_id!r}",
+                        domain="web", game_id=game_id))
                 game = await asyncio.to_thread(restore, row.rules, row.moves, row.ending)
                 return self._open(row, game)
             except ApiError as exc:
@@ -167,8 +172,9 @@ class Hub:
                 # a row that no longer replays (broken JSON, rules that do not parse any more,
                 # a bad mode or ending): this game is refused, the rest of the server goes on
                 log.warning("stored game %s cannot be rebuilt: %s", game_id, exc)
-                raise ApiError("corrupt_game",
-                               f"the stored game {game_id} cannot be rebuilt: {exc}") from None
+                raise ApiError("corrupt_game", Text(
+                    "the stored game {game_id} cannot be rebuilt: {exc}",
+                    domain="web", game_id=game_id, exc=exc)) from None
 
     def _evict(self) -> None:
         """Forget idle rooms beyond ``max_rooms`` (they are reloaded from the store on use)."""
@@ -248,13 +254,14 @@ class Hub:
         ``accounts``: the accounts holding seats 1 and 2 (the lobby's signed-in players);
         ``rated``: the game's end updates their ratings (:meth:`.store.Store._rate`)."""
         if mode not in MODES:
-            raise ApiError("bad_mode", f"mode {mode!r} is unknown; allowed: "
-                           + ", ".join(MODES))
+            raise ApiError("bad_mode", Text(
+                "mode {mode!r} is unknown; allowed: {modes}",
+                domain="web", mode=mode, modes=', '.join(MODES)))
         try:
             rule_set = parse_rules(rules)
             game = new_game(rule_set)
         except RulesError as exc:
-            raise ApiError("bad_rules", str(exc)) from None
+            raise ApiError("bad_rules", reason(exc)) from None
         keys: dict[str, str] = {}
         ai_seat: int | None = None
         hash_1: str | None = None
@@ -266,11 +273,14 @@ class Hub:
             if ai_level is None:  # the level people get when they name none
                 ai_level = DEFAULT_LEVEL
             if ai_level not in LEVEL_RANGE:
-                raise ApiError("bad_level", "AI level must be a whole number "
-                               f"{LEVEL_RANGE_TEXT}, not {ai_level!r}")
+                raise ApiError("bad_level", Text(
+                    "AI level must be a whole number {level_range_text}, not {ai_level!r}",
+                    domain="web", level_range_text=LEVEL_RANGE_TEXT, ai_level=ai_level))
             seat = 1 if human_seat is None else human_seat
             if seat not in (1, 2):
-                raise ApiError("bad_seat", f"seat must be 1 or 2, not {human_seat!r}")
+                raise ApiError("bad_seat", Text(
+                    "seat must be 1 or 2, not {human_seat!r}",
+                    domain="web", human_seat=human_seat))
             ai_seat = 3 - seat
             key = secrets.token_urlsafe(18)
             keys[str(seat)] = key
@@ -354,8 +364,10 @@ class Hub:
             # another process stored this game meanwhile: nothing was written; the session
             # rolls back, the caller refreshes the room and decides the request again
             room.known = max(room.known, row.version)
-            raise ApiError("stale_room", "the game changed on another server while this "
-                           "request was decided; nothing was changed, try again") from exc
+            raise ApiError("stale_room", Text(
+                "the game changed on another server while this request was decided; nothing was "
+                "changed, try again",
+                domain="web")) from exc
         except Exception as exc:
             # the write changed nothing: the session rolls its game back to the stored state
             # and the room (with its listeners) stays the current one; its clocks were not
@@ -364,9 +376,9 @@ class Hub:
                 log.error("storing game %s failed: %s", row.id, failure_text(exc))
             else:
                 log.exception("storing game %s failed", row.id)
-            raise ApiError("storage_failed",
-                           "the move could not be stored; nothing was changed, try again"
-                           ) from exc
+            raise ApiError("storage_failed", Text(
+                "the move could not be stored; nothing was changed, try again",
+                domain="web")) from exc
         room.row = row
         room.clock = clock
         room.known = max(room.known, row.version)
@@ -424,7 +436,9 @@ class Hub:
         (:mod:`.clocks`); later, nothing is written. Answers the game's full state."""
         room = await self.room(game_id, fresh=True)
         if room.seat_of(key) is None:
-            raise ApiError("bad_key", "this secret does not open a seat of this game")
+            raise ApiError("bad_key", Text(
+                "this secret does not open a seat of this game",
+                domain="web"))
 
         async def note(r: Room) -> dict[str, Any]:
             await r.session.note_open(lambda: r.unseen(r.seat_of(key)))

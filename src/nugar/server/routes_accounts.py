@@ -4,7 +4,11 @@ holds a game's seats, and the ratings (:mod:`.standings`).
 - ``POST /api/accounts`` ``{username, password}``: 201 ``{username, ratings}``, signed in.
 - ``POST /api/session`` ``{username, password}``: signed in; 401 ``bad_credentials``.
 - ``DELETE /api/session``: signed out (the session ends; also without one).
-- ``GET /api/me``: ``{username, ratings}``; 401 ``signed_out``.
+- ``GET /api/me``: ``{username, ratings, language}`` (``language``: the one the account
+  chose, or ``null``); 401 ``signed_out``.
+- ``PUT /api/account/language`` ``{language}``: 204, the account's language kept (the
+  language switch calls it after setting its cookie); 401 ``signed_out``; 422
+  ``bad_language`` for a language nugar is not written in.
 - ``POST /api/me/password`` ``{old, new}``: every session ends; this client gets a new one.
 - ``DELETE /api/me`` ``{password}``: the account is deleted; its games stay.
 - ``GET /api/games/{id}/players``: the name on each seat (``null``: nobody signed in);
@@ -25,6 +29,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import Field
 
+from .. import i18n
+from ..i18n import Text
 from ..rules import PRESETS
 from .accounts import (
     COOKIE,
@@ -47,7 +53,7 @@ MaybeAccount = Annotated[Account | None, Depends(current_account)]
 def signed_in(account: MaybeAccount) -> Account:
     """The signed-in account, or 401 ``signed_out`` (a route's dependency)."""
     if account is None:
-        raise ApiError("signed_out", "you are not signed in")
+        raise ApiError("signed_out", Text("you are not signed in", domain="web"))
     return account
 
 
@@ -62,6 +68,11 @@ class Credentials(Body):
 class NewPassword(Body):
     old: str = Field(..., max_length=MAX_PASSWORD, description="the current password")
     new: str = Field(..., max_length=MAX_PASSWORD, description="at least 8 characters")
+
+
+class LanguageBody(Body):
+    language: str = Field(..., max_length=35, description="one of "
+                          + ", ".join(i18n.LANGUAGES))
 
 
 class PasswordBody(Body):
@@ -86,13 +97,14 @@ def clear_session(request: Request, response: Response) -> None:
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax", secure=secure)
 
 
-def me(store: Store, account: Account) -> dict[str, Any]:
+def me(store: Store, accounts: Accounts, account: Account) -> dict[str, Any]:
     """What ``GET /api/me`` says of an account (blocking: read in a worker thread)."""
-    return {"username": account.username, "ratings": ratings_of(store, account.id)}
+    return {"username": account.username, "ratings": ratings_of(store, account.id),
+            "language": accounts.account_language(account.id)}
 
 
 async def me_of(request: Request, account: Account) -> dict[str, Any]:
-    return await asyncio.to_thread(me, request.app.state.store, account)
+    return await asyncio.to_thread(me, request.app.state.store, accounts_of(request), account)
 
 
 def _address(request: Request) -> str:
@@ -133,6 +145,20 @@ async def api_me(request: Request, account: AccountDep) -> dict[str, Any]:
     return await me_of(request, account)
 
 
+@router.put("/account/language", status_code=204,
+            summary="Keep the language the signed-in player chose")
+async def api_language(body: LanguageBody, account: AccountDep,
+                       accounts: AccountsDep) -> Response:
+    lang = i18n.normalize(body.language)
+    if lang is None:
+        raise ApiError("bad_language", Text("unknown language {language}: nugar is written "
+                                            "in {languages}", domain="web",
+                                            language=repr(body.language[:35]),
+                                            languages=", ".join(i18n.LANGUAGES)))
+    await asyncio.to_thread(accounts.set_language, account.id, lang)
+    return Response(status_code=204)
+
+
 @router.post("/me/password", summary="Change the password (every other session ends)")
 async def api_password(body: NewPassword, request: Request, response: Response,
                        account: AccountDep, accounts: AccountsDep) -> dict[str, Any]:
@@ -158,7 +184,9 @@ async def api_delete(body: PasswordBody, request: Request, response: Response,
 async def api_players(game_id: str, request: Request) -> dict[str, Any]:
     found = await asyncio.to_thread(game_players, request.app.state.store, game_id)
     if found is None:
-        raise ApiError("unknown_game", f"no game with id {game_id!r}")
+        raise ApiError("unknown_game", Text(
+            "no game with id {game_id!r}",
+            domain="web", game_id=game_id))
     return found
 
 
@@ -168,7 +196,9 @@ async def api_player(username: str, request: Request,
                      page: Annotated[int, Query(ge=1, le=10_000)] = 1) -> dict[str, Any]:
     found = await asyncio.to_thread(player, request.app.state.store, username[:40], page)
     if found is None:
-        raise ApiError("unknown_player", f"no player is named {username[:40]!r}")
+        raise ApiError("unknown_player", Text(
+            "no player is named {username!r}",
+            domain="web", username=username[:40]))
     return found
 
 
@@ -178,7 +208,8 @@ async def api_leaderboard(request: Request,
                           rules: Annotated[str, Query(max_length=40)] = "dara"
                           ) -> dict[str, Any]:
     if rules not in PRESETS:
-        raise ApiError("bad_rules", f"ratings are kept per preset: {', '.join(PRESETS)}; "
-                       f"not {rules!r}")
+        raise ApiError("bad_rules", Text(
+            "ratings are kept per preset: {presets}; not {rules!r}",
+            domain="web", presets=', '.join(PRESETS), rules=rules))
     players = await asyncio.to_thread(leaderboard, request.app.state.store, rules)
     return {"rules": rules, "players": players}

@@ -13,7 +13,7 @@ from starlette.requests import HTTPConnection
 
 from ..rules import Game
 from .analyses import Analyses
-from .errors import ApiError
+from .errors import ApiError, reason
 from .routes_api import MAX_REPLAY_CHARS, MAX_REPLAY_MOVES, Body, ErrorBody, HubDep
 
 
@@ -61,7 +61,7 @@ def _read(record: str) -> Game:
     try:
         return load_one(record, max_moves=MAX_REPLAY_MOVES).game
     except ValueError as exc:
-        raise ApiError("bad_record", str(exc)) from None
+        raise ApiError("bad_record", reason(exc)) from None
 
 
 @router.post("/replay/analysis", status_code=202,

@@ -17,13 +17,15 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
+from ..i18n import Text, say
 from ..rules import PRESETS, Game, Move, new_game, parse_rules
 from ..rules.family import preset_json
 from ..rules.options import MAX_RULES_TEXT, format_value
 from .accounts import Account, current_account
 from .clients import Work
 from .clocks import ClockError, TimeControl
-from .errors import ApiError
+from .errors import ApiError, reason
+from .language import request_language
 from .rematch import rematch
 from .render import board_data, svg
 from .rooms import Hub
@@ -154,7 +156,7 @@ async def api_levels(rules: str | None = None) -> dict[str, Any]:
         try:
             out["perfect"] = await asyncio.to_thread(perfect_status, parse_rules(rules))
         except ValueError as exc:
-            raise ApiError("bad_rules", str(exc)) from None
+            raise ApiError("bad_rules", reason(exc)) from None
     return out
 
 
@@ -163,7 +165,7 @@ async def api_rules(text: str) -> dict[str, Any]:
     try:
         rs = parse_rules(text)  # refuses a text over MAX_RULES_TEXT before reading it
     except ValueError as exc:
-        raise ApiError("bad_rules", str(exc)) from None
+        raise ApiError("bad_rules", reason(exc)) from None
     return {"text": rs.text, "game": rs.game, "family": rs.family,
             "source": rs.preset.source,
             "options": {k: format_value(v) for k, v in vars(rs.options).items()}}
@@ -175,7 +177,7 @@ def time_control_of(text: str | None) -> TimeControl | None:
     try:
         return TimeControl.parse(text)
     except ClockError as exc:
-        raise ApiError("bad_clock", str(exc)) from None
+        raise ApiError("bad_clock", reason(exc)) from None
 
 
 def _links(request: Request, game_id: str, keys: dict[str, str]) -> dict[str, Any]:
@@ -228,7 +230,9 @@ async def _game_at(conn: HTTPConnection, hub: Hub, game_id: str, ply: int | None
     if ply is None or ply == len(moves):
         return room.session.game
     if not 0 <= ply <= len(moves):
-        raise ApiError("bad_ply", f"ply must be between 0 and {len(moves)}, not {ply}")
+        raise ApiError("bad_ply", Text(
+            "ply must be between 0 and {count}, not {ply}",
+            domain="web", count=len(moves), ply=ply))
     rules, played = room.row.rules, moves[:ply]
     return await priced(conn, lambda: restore(rules, played, None))
 
@@ -318,17 +322,20 @@ MAX_EXPLAIN = 8
 
 @router.get("/games/{game_id}/explain", summary="Why moves are not legal now (what a refused "
             "click says)")
-async def api_explain(game_id: str, hub: HubDep,
+async def api_explain(game_id: str, hub: HubDep, request: Request,
                       move: Annotated[list[str], Query(max_length=MAX_EXPLAIN)]
                       ) -> dict[str, Any]:
     """For each ``move`` (one move each, at most :data:`MAX_EXPLAIN`): whether it is legal
-    now and, if not, the engine's reason in one sentence. Nothing is changed."""
+    now and, if not, the engine's reason in one sentence, in the request's language. Nothing
+    is changed."""
     room = await hub.room(game_id)
+    lang = await request_language(request)
     game = room.session.game
     out = []
     for text in move:
-        reason = game.explain(text[:64])
-        out.append({"move": text[:64], "legal": reason is None, "reason": reason})
+        why = game.explain(text[:64])
+        out.append({"move": text[:64], "legal": why is None,
+                    "reason": None if why is None else say(why, lang)})
     return {"v": room.row.version, "moves": out}
 
 
@@ -375,13 +382,14 @@ def _replay(body: ReplayBody) -> dict[str, Any]:
     try:
         record = load_one(body.record, max_moves=MAX_REPLAY_MOVES)
     except ValueError as exc:
-        raise ApiError("bad_record", str(exc)) from None
+        raise ApiError("bad_record", reason(exc)) from None
     game = record.game
     turn_list = game.turn_list()
     turn = len(turn_list) if body.turn is None else body.turn
     if turn > len(turn_list):
-        raise ApiError("bad_turn", f"turn must be between 0 and {len(turn_list)} for "
-                                        f"this record, not {turn}")
+        raise ApiError("bad_turn", Text(
+            "turn must be between 0 and {count} for this record, not {turn}",
+            domain="web", count=len(turn_list), turn=turn))
     view = new_game(game.rules)
     for _, moves in turn_list[:turn]:
         for m in moves:

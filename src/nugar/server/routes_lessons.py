@@ -23,8 +23,14 @@
   ``bad_progress``), the lesson one of the package's (404 ``unknown_lesson``). Sent with the
   session cookie, it passes the cross-site check (:mod:`.crosssite`) like every change.
 
-Lessons are package data that never change while the server runs: each is read once, and
-each lesson's view made once. A check plays a few moves on fresh games, off the event loop.
+The API answers in the request's language (:mod:`.language`): a lesson's texts from its
+translated file where there is one (:func:`nugar.lessons.load`), a check's reply said with
+:func:`nugar.i18n.say` (the engine's reasons and the lesson's own words); moves, rules and
+codes stay as they are.
+
+Lessons are package data that never change while the server runs: each is read once per
+language, and each lesson's view made once. A check plays a few moves on fresh games, off
+the event loop.
 """
 
 from __future__ import annotations
@@ -38,9 +44,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from pydantic import Field
 
+from ..i18n import SOURCE, Text, say
 from ..lessons import Lesson, LessonError, Step, lessons, load
 from ..rules import Game
-from .errors import ApiError
+from .errors import ApiError, reason
+from .language import request_language
 from .lesson_progress import progress_of, save_progress
 from .pages import not_found_page
 from .render import board_data
@@ -72,15 +80,17 @@ router = APIRouter(responses={"4XX": {"model": ErrorBody, "description": "Refuse
 
 
 @functools.cache
-def _lesson(name: str) -> Lesson:
-    """The package's lesson ``name`` (read once); ``unknown_lesson`` if there is none (a
-    refusal is not cached, so the cache holds the package's lessons only)."""
+def _lesson(name: str, lang: str = SOURCE) -> Lesson:
+    """The package's lesson ``name`` in ``lang`` (read once); ``unknown_lesson`` if there is
+    none (a refusal is not cached, so the cache holds the package's lessons only)."""
     if not _NAME.fullmatch(name):
-        raise ApiError("unknown_lesson", f"no lesson named {name[:40]!r}")
+        raise ApiError("unknown_lesson", Text(
+            "no lesson named {name!r}",
+            domain="web", name=name[:40]))
     try:
-        return load(name)
+        return load(name, lang)
     except LessonError as exc:
-        raise ApiError("unknown_lesson", str(exc)) from None
+        raise ApiError("unknown_lesson", reason(exc)) from None
 
 
 def _position(game: Game) -> dict[str, Any]:
@@ -106,25 +116,29 @@ def _summary(lesson: Lesson) -> dict[str, Any]:
 
 
 @functools.cache
-def _lesson_view(name: str) -> dict[str, Any]:
-    lesson = _lesson(name)
+def _lesson_view(name: str, lang: str = SOURCE) -> dict[str, Any]:
+    lesson = _lesson(name, lang)
     return {**_summary(lesson),
             "steps": [_step_view(i, s) for i, s in enumerate(lesson.steps)]}
 
 
 @functools.cache
-def _listing() -> list[dict[str, Any]]:
-    return [_summary(lesson) for lesson in lessons()]
+def _listing(lang: str = SOURCE) -> list[dict[str, Any]]:
+    return [_summary(lesson) for lesson in lessons(lang)]
 
 
-def _check(name: str, index: int, move: str) -> dict[str, Any]:
-    lesson = _lesson(name)
+def _check(name: str, index: int, move: str, lang: str = SOURCE) -> dict[str, Any]:
+    lesson = _lesson(name, lang)
     if not 0 <= index < len(lesson.steps):
-        raise ApiError("unknown_step", f"the lesson {name} has steps 0 to "
-                                       f"{len(lesson.steps) - 1}, not {index}")
+        raise ApiError("unknown_step", Text(
+            "the lesson {name} has steps 0 to {steps}, not {index}",
+            domain="web", name=name, steps=len(lesson.steps) - 1, index=index))
     step = lesson.steps[index]
     answer = step.answer(move)
-    out: dict[str, Any] = {"ok": answer.ok, "verdict": answer.verdict, "reply": answer.reply,
+    # the engine's reasons and a step's own words are Text; a lesson's replies are already
+    # in ``lang`` (its translated file)
+    reply = say(answer.reply, lang) if isinstance(answer.reply, Text) else answer.reply
+    out: dict[str, Any] = {"ok": answer.ok, "verdict": answer.verdict, "reply": reply,
                            "turn": None}
     if answer.moves:
         out["turn"] = step.game().descriptor.join_turn(list(answer.moves))
@@ -144,33 +158,38 @@ async def learn_page() -> FileResponse:
 
 
 @router.get("/learn/{name}", include_in_schema=False)
-async def lesson_page(name: str) -> Response:
+async def lesson_page(name: str, request: Request) -> Response:
     try:
         _lesson(name)
     except ApiError as exc:  # a browser asked: a page that says so, not JSON
-        return HTMLResponse(not_found_page("No such lesson", exc.detail[:120]),
+        lang = await request_language(request)
+        return HTMLResponse(not_found_page(say(Text("No such lesson", domain="web"), lang),
+                                           say(exc.detail, lang, "web")[:120], lang),
                             status_code=404)
     return FileResponse(STATIC / "learn.html")
 
 
 # --- the API -----------------------------------------------------------------------------------
 @router.get("/api/lessons", summary="The lessons, in teaching order")
-async def api_lessons() -> list[dict[str, Any]]:
-    return _listing()
+async def api_lessons(request: Request) -> list[dict[str, Any]]:
+    lang = await request_language(request)
+    return await asyncio.to_thread(_listing, lang)
 
 
 @router.get("/api/lessons/{name}", summary="A lesson and its steps (each with its board and "
             "legal moves, not the expected ones)")
-async def api_lesson(name: str) -> dict[str, Any]:
+async def api_lesson(name: str, request: Request) -> dict[str, Any]:
     # the first view of a lesson sets up every step's game: off the event loop
-    return await asyncio.to_thread(_lesson_view, name)
+    return await asyncio.to_thread(_lesson_view, name, await request_language(request))
 
 
 @router.post("/api/lessons/{name}/steps/{index}/check",
              summary="Whether a move is what the step asks, the reply to show, and the "
              "position after it")
-async def api_check(name: str, index: int, body: CheckBody) -> dict[str, Any]:
-    return await asyncio.to_thread(_check, name, index, body.move)
+async def api_check(name: str, index: int, body: CheckBody,
+                    request: Request) -> dict[str, Any]:
+    return await asyncio.to_thread(_check, name, index, body.move,
+                                   await request_language(request))
 
 
 @router.get("/api/me/lessons", summary="The signed-in player's progress in the lessons")
@@ -188,7 +207,8 @@ async def api_save_lesson(name: str, body: ProgressBody, request: Request,
     wrong = [i for i in [*body.done, *([] if body.at is None else [body.at])]
              if not 0 <= i < steps]
     if wrong:
-        raise ApiError("bad_progress", f"the lesson {name} has steps 0 to {steps - 1}, not "
-                       f"{wrong[0]}")
+        raise ApiError("bad_progress", Text(
+            "the lesson {name} has steps 0 to {steps}, not {wrong}",
+            domain="web", name=name, steps=steps - 1, wrong=wrong[0]))
     return await asyncio.to_thread(save_progress, request.app.state.store, account.id,
                                    lesson.name, body.done, body.at)

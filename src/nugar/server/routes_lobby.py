@@ -38,9 +38,11 @@ from fastapi import APIRouter, Depends, Request, WebSocket, WebSocketDisconnect
 from pydantic import Field
 from starlette.requests import HTTPConnection
 
+from ..i18n import say
 from ..rules.options import MAX_RULES_TEXT
 from .accounts import Account, current_account
 from .errors import ApiError
+from .language import request_language
 from .lobby import Challenge, Lobby
 from .routes_api import Body, ErrorBody, HubDep, KeyBody, time_control_of
 
@@ -171,7 +173,9 @@ async def ws_lobby(websocket: WebSocket) -> None:
     try:
         owner = lobby.attach(key)
     except ApiError as exc:
-        await websocket.send_json({"type": "error", "error": exc.code, "detail": exc.detail})
+        lang = await request_language(websocket)
+        await websocket.send_json({"type": "error", "error": exc.code,
+                                   "detail": say(exc.detail, lang, "web")})
         await websocket.close(code=1013, reason=exc.code)
         return
     try:

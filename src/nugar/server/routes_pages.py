@@ -10,7 +10,9 @@ from pathlib import Path
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
+from ..i18n import Text, say
 from .errors import ApiError, status_of
+from .language import request_language
 from .pages import not_found_page, rules_index, rules_page
 
 #: the browser client: index.html, app.js, style.css, favicon.svg
@@ -37,7 +39,9 @@ async def game_page(game_id: str, request: Request) -> Response:
         await request.app.state.hub.room(game_id)
     except ApiError as exc:
         if status_of(exc) == 404:
-            return HTMLResponse(not_found_page("No such game", exc.detail[:120]),
+            lang = await request_language(request)
+            return HTMLResponse(not_found_page(say(Text("No such game", domain="web"), lang),
+                                               say(exc.detail, lang, "web")[:120], lang),
                                 status_code=404)
         # another refusal (a stored game that cannot be rebuilt): the page shows it
     return FileResponse(STATIC / "index.html")
@@ -70,15 +74,18 @@ async def leaderboard_page() -> FileResponse:
 
 
 @router.get("/rules")
-async def rules_list() -> HTMLResponse:
-    return HTMLResponse(rules_index())
+async def rules_list(request: Request) -> HTMLResponse:
+    return HTMLResponse(rules_index(await request_language(request)),
+                        headers={"Vary": "Accept-Language, Cookie"})
 
 
 @router.get("/rules/{name}")
-async def rules_doc(name: str) -> HTMLResponse:
-    page = rules_page(name)
+async def rules_doc(name: str, request: Request) -> HTMLResponse:
+    lang = await request_language(request)
+    page = rules_page(name, lang)
     if page is None:  # a browser asked: a page that says so, not JSON
-        return HTMLResponse(not_found_page("No such rules page",
-                                           f"There is no rules page {name[:60]!r}."),
-                            status_code=404)
-    return HTMLResponse(page)
+        return HTMLResponse(not_found_page(
+            say(Text("No such rules page", domain="web"), lang),
+            say(Text("There is no rules page {name!r}.", domain="web", name=name[:60]), lang),
+            lang), status_code=404)
+    return HTMLResponse(page, headers={"Vary": "Accept-Language, Cookie"})

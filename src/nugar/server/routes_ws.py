@@ -24,7 +24,9 @@ from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from ..i18n import Text, say
 from .errors import ApiError, status_of
+from .language import request_language
 from .room import Listener, Room
 from .rooms import Hub
 from .routes_api import HubDep
@@ -46,14 +48,20 @@ async def ws_game(websocket: WebSocket, game_id: str, hub: HubDep) -> None:
     """A game's websocket (the module's text); the fast lane (:mod:`.fastlane`) calls it
     directly for a plain game id, FastAPI's routing for anything else."""
     await websocket.accept()
+    lang = await request_language(websocket)
     try:
         room = await hub.room(game_id)
     except ApiError as exc:
-        await websocket.send_json({"type": "error", "error": exc.code, "detail": exc.detail})
+        await websocket.send_json(_error(exc.code, exc.detail, lang))
         # 4000 + the HTTP status (4404 unknown, 4409 corrupt), the error code as the reason
         await websocket.close(code=4000 + status_of(exc), reason=exc.code)
         return
-    await GameSocket(websocket, hub, room).run(_since(websocket.query_params.get("since")))
+    await GameSocket(websocket, hub, room, lang).run(_since(websocket.query_params.get("since")))
+
+
+def _error(code: str, detail: str, lang: str) -> dict[str, Any]:
+    """A websocket's ``error`` message: the code as it is, the sentence in ``lang``."""
+    return {"type": "error", "error": code, "detail": say(detail, lang, "web")}
 
 
 def _since(text: Any) -> int | None:
@@ -67,13 +75,15 @@ class GameSocket:
     """One client's websocket on one game: the live events and the replies to the client take
     turns on the socket, and no event is sent twice."""
 
-    def __init__(self, websocket: WebSocket, hub: Hub, room: Room) -> None:
+    def __init__(self, websocket: WebSocket, hub: Hub, room: Room, lang: str = "en") -> None:
         self.websocket = websocket
         self.hub = hub
         self.room = room
         self.listener = Listener()
         self.last_sent = 0
         self.send_lock = asyncio.Lock()
+        #: the language of the handshake (cookie, account, Accept-Language): the errors' words
+        self.lang = lang
 
     async def send_all(self, messages: list[dict[str, Any]]) -> None:
         async with self.send_lock:
@@ -113,8 +123,7 @@ class GameSocket:
             pass
         except ApiError as exc:  # the stored game cannot be read (damaged, or no database)
             with contextlib.suppress(Exception):
-                await self.websocket.send_json({"type": "error", "error": exc.code,
-                                                "detail": exc.detail})
+                await self.websocket.send_json(_error(exc.code, exc.detail, self.lang))
                 await self.websocket.close(code=4000 + status_of(exc), reason=exc.code)
         except Exception:  # a malformed frame (e.g. bytes) ends this socket, not the server
             log.warning("websocket for game %s closed on bad input", room.row.id, exc_info=True)
@@ -151,9 +160,9 @@ class GameSocket:
             except (ValueError, RecursionError):  # not JSON, or nested past the parser
                 msg = None
             if not isinstance(msg, dict):
-                await self.reply({"type": "error", "error": "bad_message",
-                                  "detail": 'send JSON objects such as {"type": "sync", '
-                                            '"since": 3}'})
+                await self.reply(_error("bad_message", Text(
+                    'send JSON objects such as {example}', domain="web",
+                    example='{"type": "sync", "since": 3}'), self.lang))
             elif msg.get("type") == "sync":
                 s = msg.get("since")
                 await self.send_all(await self.hub.catch_up(self.room,
@@ -163,8 +172,8 @@ class GameSocket:
             elif msg.get("type") == "open":
                 await self.open_seat(msg.get("key"))
             else:
-                await self.reply({"type": "error", "error": "bad_message",
-                                  "detail": "message types are sync, ping and open"})
+                await self.reply(_error("bad_message", Text(
+                    "message types are sync, ping and open", domain="web"), self.lang))
 
     async def open_seat(self, key: Any) -> None:
         """The client names its seat by its secret: the seat is marked opened as by ``POST
@@ -173,13 +182,13 @@ class GameSocket:
         client is told which seat it holds; a refusal (a key that opens no seat) is an
         ``error`` message and changes nothing."""
         if not isinstance(key, str) or not key:
-            await self.reply({"type": "error", "error": "bad_message",
-                              "detail": 'open names a seat by its secret: {"type": "open", '
-                                        '"key": "..."}'})
+            await self.reply(_error("bad_message", Text(
+                "open names a seat by its secret: {example}", domain="web",
+                example='{"type": "open", "key": "..."}'), self.lang))
             return
         try:
             state = await self.hub.open_seat(self.room.row.id, key)
         except ApiError as exc:
-            await self.reply({"type": "error", "error": exc.code, "detail": exc.detail})
+            await self.reply(_error(exc.code, exc.detail, self.lang))
             return
         await self.reply({"type": "seat", "seat": self.room.seat_of(key), "v": state["v"]})

@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..ai.agents import DEFAULT_LEVEL
 from ..errors import IllegalMoveError, InvalidMoveError
+from ..i18n import Text
 from ..rules import Game, Move, Outcome, Termination, new_game
 from .ai_pool import AiBusy
-from .errors import ApiError
+from .errors import ApiError, reason
 
 if TYPE_CHECKING:
     from ..ai import Analysis
@@ -45,10 +46,15 @@ log = logging.getLogger("nugar.server")
 MODES = ("ai", "friend", "hotseat")
 OFFER_KINDS = ("draw", "takeback")
 OFFER_ACTIONS = ("offer", "accept", "decline", "cancel")
+#: the offers' kinds and actions as a refusal's sentence says them (translated with it)
+_WORDS = {"draw": Text("draw", domain="web"), "takeback": Text("takeback", domain="web"),
+          "offer": Text("offer", domain="web"), "accept": Text("accept", domain="web"),
+          "decline": Text("decline", domain="web"), "cancel": Text("cancel", domain="web")}
 #: most moves a stored or created game may hold (guards memory and replay time)
 MAX_MOVES = 5000
 
-#: how the refusal of a move expecting a version this process has not seen yet begins
+#: how the refusal of a move expecting a version this process has not seen yet begins (in
+#: English: the refusal's template in :meth:`GameSession.move` starts with these words)
 AHEAD = "this server has not seen version"
 #: the reason (``state["reason"]``, the stored ``reason``) of an aborted game; its result is
 #: ``*`` (none, as in a record of a game without one)
@@ -110,7 +116,8 @@ def impose(game: Game, outcome: Outcome) -> None:
     elif t is Termination.TIME and winner is None:
         game.draw_on_time()
     else:
-        raise IllegalMoveError(f"{outcome} is not an ending a player or an arbiter imposes")
+        raise IllegalMoveError(Text("{outcome} is not an ending a player or an arbiter imposes",
+                                    domain="web", outcome=str(outcome)))
 
 
 def aborted_by(ending: dict[str, Any] | None) -> int | None:
@@ -145,15 +152,17 @@ def restore(rules: str, moves: list[str], ending: dict[str, Any] | None) -> Game
         try:
             game.play(Move.parse(text))
         except ValueError as exc:
-            raise ApiError("corrupt_game",
-                           f"stored move {i + 1} ({text!r}) cannot be replayed: {exc}") from None
+            raise ApiError("corrupt_game", Text(
+                "stored move {i} ({text!r}) cannot be replayed: {exc}",
+                domain="web", i=i + 1, text=text, exc=exc)) from None
     if ending:
         try:
             if aborted_by(ending) is None:
                 impose(game, stored_outcome(ending))
         except ValueError as exc:
-            raise ApiError("corrupt_game",
-                           f"the stored ending {ending!r} cannot be applied: {exc}") from None
+            raise ApiError("corrupt_game", Text(
+                "the stored ending {ending!r} cannot be applied: {exc}",
+                domain="web", ending=ending, exc=exc)) from None
     return game
 
 
@@ -299,63 +308,72 @@ class GameSession:
         """Refuse a request that waited on the lock of a session its owner has dropped, or
         of one that is known to be behind the stored game."""
         if self.closed or self.owner.is_stale():
-            raise ApiError("stale_room", "the game was reloaded while this request "
-                           "waited; nothing was changed, try again")
+            raise ApiError("stale_room", Text(
+                "the game was reloaded while this request waited; nothing was changed, try again",
+                domain="web"))
 
     @staticmethod
     def _seat(seat: int | None) -> int:
         if seat is None:
-            raise ApiError("bad_key",
-                           "this secret does not open a seat of this game; spectators cannot "
-                           "act")
+            raise ApiError("bad_key", Text(
+                "this secret does not open a seat of this game; spectators cannot act",
+                domain="web"))
         return seat
 
     def _require_running(self) -> None:
         if self.aborted is not None:
-            raise ApiError("game_over", "the game was aborted: "
-                           f"{self.game.player_name(self.aborted)} did not move")
+            raise ApiError("game_over", Text(
+                "the game was aborted: {player_name} did not move",
+                domain="web", player_name=self.game.player_name(self.aborted)))
         outcome = self.game.outcome
         if outcome is not None:
-            raise ApiError("game_over", f"the game is over ({outcome})")
+            raise ApiError("game_over", Text(
+                "the game is over ({outcome})",
+                domain="web", outcome=outcome))
 
     async def move(self, seat: int | None, text: str, expect: int | None = None
                    ) -> dict[str, Any]:
         """Play a move or a whole turn for the player of ``seat``; with ``expect``, only if
         the stored game is at that version (else the refusal ``stale_version``)."""
         if not isinstance(text, str) or not text.strip() or len(text) > 64:
-            raise ApiError("bad_move", "a move is a short text such as 'c3', 'c3-c4xe5' "
-                           "or '4'")
+            raise ApiError("bad_move", Text(
+                "a move is a short text such as 'c3', 'c3-c4xe5' or '4'",
+                domain="web"))
         async with self.lock:
             self._check_current()
             seat = self._seat(seat)
             if expect is not None:
                 current = self.owner.version()
                 if expect > current:  # another process stored it: the owner refreshes
-                    raise ApiError("stale_room", f"{AHEAD} {expect} of the game (it "
-                                   f"has {current}); try again")
+                    raise ApiError("stale_room", Text(
+                        "this server has not seen version {expect} of the game (it has "
+                        "{current}); try again", domain="web", expect=expect, current=current))
                 if expect != current:
-                    raise ApiError("stale_version",
-                                   f"the game is at version {current}, not {expect}: get what "
-                                   f"changed (GET /api/games/{{id}}?since={expect}) and decide "
-                                   "again")
+                    raise ApiError("stale_version", Text(
+                        "the game is at version {current}, not {expect}: get what changed (GET "
+                        "/api/games/{{id}}?since={expect}) and decide again",
+                        domain="web", current=current, expect=expect))
             self._require_running()
             game = self.game
             mover = game.to_move
             if seat not in (0, mover):
-                raise ApiError("not_your_turn",
-                               f"it is {game.player_name(mover)}'s turn, not "
-                               f"{game.player_name(seat)}'s")
+                raise ApiError("not_your_turn", Text(
+                    "it is {player_name}'s turn, not {player_name2}'s",
+                    domain="web", player_name=game.player_name(mover),
+                    player_name2=game.player_name(seat)))
             if game.ply >= MAX_MOVES:
-                raise ApiError("too_long", f"a game may hold at most {MAX_MOVES} moves")
+                raise ApiError("too_long", Text(
+                    "a game may hold at most {max_moves} moves",
+                    domain="web", max_moves=MAX_MOVES))
             before = game.ply
             try:
                 game.play(text)
             except InvalidMoveError as exc:
-                raise ApiError("invalid_move", str(exc)) from None
+                raise ApiError("invalid_move", reason(exc)) from None
             except IllegalMoveError as exc:
-                raise ApiError("illegal_move", str(exc)) from None
+                raise ApiError("illegal_move", reason(exc)) from None
             except ValueError as exc:  # any other refusal by the engine names its reason
-                raise ApiError("invalid_move", str(exc)) from None
+                raise ApiError("invalid_move", reason(exc)) from None
             data = self._move_data(mover, before)
             self.offers = {}
             state = await self._commit("move", data)
@@ -400,19 +418,23 @@ class GameSession:
             self._check_current()
             seat = self._seat(seat)
             if self.mode == "friend":
-                raise ApiError("ask_takeback",
-                               "between two people, offer a takeback instead of undoing")
+                raise ApiError("ask_takeback", Text(
+                    "between two people, offer a takeback instead of undoing",
+                    domain="web"))
             outcome = self.game.outcome
             if outcome is not None and not outcome.termination.by_rules:
-                raise ApiError("game_over", f"the game is over ({outcome})")
+                raise ApiError("game_over", Text(
+                    "the game is over ({outcome})",
+                    domain="web", outcome=outcome))
             if self.aborted is not None:
-                raise ApiError("game_over", "the game was aborted")
+                raise ApiError("game_over", Text("the game was aborted", domain="web"))
             game = self.game
             if self.mode == "ai":
-                undone = self._undo_to_turn_of(seat, "you have not moved yet")
+                undone = self._undo_to_turn_of(
+                    seat, Text("you have not moved yet", domain="web"))
             else:
                 if not game.move_stack:
-                    raise ApiError("nothing_to_undo", "no move has been played")
+                    raise ApiError("nothing_to_undo", Text("no move has been played", domain="web"))
                 undone = game.undo_turn()
                 while self._forced() and game.move_stack:  # the pass goes with its cause
                     undone[:0] = game.undo_turn()
@@ -439,10 +461,13 @@ class GameSession:
     async def offer(self, seat: int | None, kind: str, action: str) -> dict[str, Any]:
         """Draw and takeback offers: ``offer``, ``accept``, ``decline`` (or ``cancel``)."""
         if kind not in OFFER_KINDS:
-            raise ApiError("unknown_offer", f"offers are draw or takeback, not {kind!r}")
+            raise ApiError("unknown_offer", Text(
+                "offers are draw or takeback, not {kind!r}",
+                domain="web", kind=kind))
         if action not in OFFER_ACTIONS:
-            raise ApiError("bad_action",
-                           f"action must be offer, accept, decline or cancel, not {action!r}")
+            raise ApiError("bad_action", Text(
+                "action must be offer, accept, decline or cancel, not {action!r}",
+                domain="web", action=action))
         async with self.lock:
             self._check_current()
             seat = self._seat(seat)
@@ -451,35 +476,44 @@ class GameSession:
                 if kind == "draw" and self.mode == "hotseat" and action in ("offer", "accept"):
                     # both players sit at the same screen: an offer is already agreed
                     return await self._agree_draw()
-                raise ApiError("no_offers", "offers are made between two people playing "
-                               "by link" + ("; against the AI use undo" if self.mode == "ai"
-                                            else ""))
+                raise ApiError("no_offers", Text(
+                    "offers are made between two people playing by link; against the AI use "
+                    "undo", domain="web") if self.mode == "ai" else Text(
+                    "offers are made between two people playing by link", domain="web"))
             pending = self.offers.get(kind)
             if action == "offer":
                 if pending == seat:
-                    raise ApiError("already_offered", f"you already offered a {kind}")
+                    raise ApiError("already_offered", Text(
+                        "you already offered a {kind}", domain="web", kind=_WORDS[kind]))
                 if pending is not None:
                     action = "accept"  # both offered: that is agreement
                 elif kind == "takeback" and not any(p == seat for p, _ in
                                                     self.game.turn_list()):
-                    raise ApiError("nothing_to_undo", "you have not moved yet")
+                    raise ApiError("nothing_to_undo", Text("you have not moved yet", domain="web"))
                 else:
                     self.offers = {**self.offers, kind: seat}
                     return await self._commit("offer", {"kind": kind, "by": seat})
             if action in ("decline", "cancel"):
                 if pending is None:
-                    raise ApiError("no_offer", f"there is no {kind} offer to {action}")
+                    raise ApiError("no_offer", Text(
+                        "there is no {kind} offer to {action}", domain="web",
+                        kind=_WORDS[kind], action=_WORDS[action]))
                 if (action == "cancel") != (pending == seat):
-                    raise ApiError("not_yours", "only the player who made an offer may "
-                                   "cancel it, and only the other may decline it")
+                    raise ApiError("not_yours", Text(
+                        "only the player who made an offer may cancel it, and only the other may "
+                        "decline it",
+                        domain="web"))
                 self.offers = {k: v for k, v in self.offers.items() if k != kind}
                 return await self._commit(action, {"kind": kind, "by": seat})
             # accept
             if pending is None or pending == seat:
-                raise ApiError("no_offer", f"there is no {kind} offer from your opponent")
+                raise ApiError("no_offer", Text(
+                    "there is no {kind} offer from your opponent", domain="web",
+                    kind=_WORDS[kind]))
             if kind == "draw":
                 return await self._agree_draw()
-            undone = self._undo_to_turn_of(pending, "the player who asked has not moved yet")
+            undone = self._undo_to_turn_of(
+                pending, Text("the player who asked has not moved yet", domain="web"))
             self.offers = {}
             return await self._commit("takeback", {"moves": [str(m) for m in undone],
                                                    "by": pending})
@@ -603,11 +637,15 @@ class GameSession:
         (hot-seat: the default level)."""
         seat = self._seat(seat)
         if self.mode == "friend":
-            raise ApiError("no_hints", "hints are for games against the AI or hot-seat")
+            raise ApiError("no_hints", Text(
+                "hints are for games against the AI or hot-seat",
+                domain="web"))
         self._require_running()
         game = self.game.copy()
         if seat not in (0, game.to_move):
-            raise ApiError("not_your_turn", "a hint is given to the player to move")
+            raise ApiError("not_your_turn", Text(
+                "a hint is given to the player to move",
+                domain="web"))
         level = self.ai_level or DEFAULT_LEVEL
         analysis: Analysis = await self.pool.run(
             self._ai_owner, level, game, lambda agent, g, limits: agent.analyse(g, limits))

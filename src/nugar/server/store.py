@@ -60,6 +60,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
+from .. import i18n
 from .errors import ApiError
 from .migrations import upgrade
 from .ratings import START_DEVIATION, START_RATING, START_VOLATILITY, Rating, rate_game
@@ -143,6 +144,7 @@ accounts_table = Table(
     Column("password_hash", Text, nullable=True),      # Argon2id (PHC string)
     Column("created", Float, nullable=False),
     Column("deleted", Float, nullable=True),
+    Column("language", String(8), nullable=True),      # nugar.i18n.LANGUAGES; NULL: none
 )
 
 #: one Glicko-2 rating per account and preset (:mod:`.ratings`)
@@ -304,11 +306,13 @@ def storage_refusal(exc: SQLAlchemyError, what: str) -> ApiError:
     line = failure_text(exc)
     if isinstance(exc, DatabaseError) and not isinstance(exc, OperationalError):
         log.error("the stored data is damaged while %s: %s", what, line)
-        return ApiError("corrupt_game", f"the stored data cannot be read while {what}: "
-                        "the database is damaged")
+        return ApiError("corrupt_game", i18n.Text(
+            "the stored data cannot be read while {what}: the database is damaged",
+            domain="web", what=what))
     log.error("the database failed while %s: %s", what, line)
-    return ApiError("storage_failed", f"the database failed while {what}; nothing was "
-                    "changed, try again later")
+    return ApiError("storage_failed", i18n.Text(
+        "the database failed while {what}; nothing was changed, try again later",
+        domain="web", what=what))
 
 
 @contextlib.contextmanager
