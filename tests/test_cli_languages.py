@@ -91,3 +91,13 @@ def test_every_rule_text_has_its_translation() -> None:
         _ = gettext_for(lang, "cli")
         untranslated = [t for t in rule_texts() if _(t) == t and t not in ("option", "source")]
         assert untranslated == [], (lang, untranslated)
+
+
+def test_a_refused_move_is_explained_in_the_language(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(["play", "dara", "--first", "human", "--second", "human", "--lang", "fr"],
+                    "c3\nc3\nquit\n", monkeypatch, capsys)
+    assert "Coup refusé : c3 n'est pas légal ici : c3 est occupée (par un pion de Noir)" in out
+    _, out, _ = run(["play", "dara", "--first", "human", "--second", "human"],
+                    "c3\nc3\nquit\n", monkeypatch, capsys)
+    assert "Not played: c3 is not legal here: c3 is occupied (by a Black piece)" in out
