@@ -458,7 +458,9 @@ def run_tb_play(args: argparse.Namespace) -> None:
                 games += 1
                 me = game.to_move
                 with_tables = make_agent("level:8")
-                without = make_agent(level_spec(8, rules))
+                # level 8's search alone: no tables at the root nor below it
+                without = make_agent(level_spec(8, rules).replace(",probe=1", "")
+                                     .replace(":probe=1", ""))
                 turns = 0
                 while game.outcome is None and turns < 400:
                     mover_now = game.to_move
