@@ -457,7 +457,7 @@ def _next_move(game: SearchGame, tables: SearchTables, frames: IntArray,
     fr = frames[ply]
     i = fr[FR_INDEX]
     if i >= fr[FR_COUNT]:
-        return _RETURN, _store(tables, fr, ply)
+        return _RETURN, _store(tables.tt_keys, tables.tt_data, tables.stack[ply][ST_KEY], fr, ply)
     a = _pick_next(tables.moves[ply], tables.order[ply], i, fr[FR_COUNT])
     state = tables.stack[ply]
     child = tables.stack[ply + 1]
@@ -605,7 +605,7 @@ def _got(tables: SearchTables, frames: IntArray, ply: int, v: int) -> tuple[int,
         fr[FR_ALPHA] = v
     if fr[FR_ALPHA] >= fr[FR_BETA]:
         _credit_cutoff(tables, ply, fr[FR_ME], a, fr[FR_DEPTH])
-        return _RETURN, _store(tables, fr, ply)
+        return _RETURN, _store(tables.tt_keys, tables.tt_data, tables.stack[ply][ST_KEY], fr, ply)
     fr[FR_INDEX] += 1
     return _NEXT, 0
 
@@ -627,9 +627,10 @@ def _credit_cutoff(tables: SearchTables, ply: int, me: int, a: int, depth: int) 
 
 
 @kernel_noalloc
-def _store(tables: SearchTables, fr: IntArray, ply: int) -> int:
-    """Write the finished node of frame ``fr`` at ``ply`` into the table; returns its
-    score."""
+def _store(tt_keys: IntArray, tt_data: IntArray, key: int, fr: IntArray, ply: int) -> int:
+    """Write the finished node of frame ``fr`` at ``ply`` (its key ``key``) into the table;
+    returns its score. It stays a call, so it takes the arrays it writes rather than the
+    record (as ``_order_moves`` does), which the endgame tables made longer."""
     best = fr[FR_BEST]
     if best <= fr[FR_ORIG_ALPHA]:
         flag = TT_UPPER
@@ -639,9 +640,9 @@ def _store(tables: SearchTables, fr: IntArray, ply: int) -> int:
         flag = TT_EXACT
     depth = fr[FR_DEPTH]
     slot = fr[FR_SLOT]
-    tables.tt_keys[slot] = tables.stack[ply][ST_KEY]
-    tables.tt_data[slot] = tt_pack(_to_tt(best, ply), depth if depth > 0 else 0, flag,
-                                   fr[FR_BEST_MOVE])
+    tt_keys[slot] = key
+    tt_data[slot] = tt_pack(_to_tt(best, ply), depth if depth > 0 else 0, flag,
+                            fr[FR_BEST_MOVE])
     return int(best)
 
 
