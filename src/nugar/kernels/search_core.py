@@ -404,7 +404,7 @@ def _enter(game: SearchGame, tables: SearchTables, frames: IntArray, scratch: In
     fr[FR_ME] = me
     fr[FR_PATH_LEN] = ctx[CX_PATH_LEN]
     if ply > 0 and tables.endgames.kind != EG_NONE:
-        known, score = _endgame_leaf(game, tables, state, ply)
+        known, score = _endgame_leaf(game.fam, game.params, tables.endgames, ctx, state, ply)
         if known:
             return _RETURN, score
     if (depth <= 0 and fr[FR_CONT] == 0) or ply >= tables.stack.shape[0] - 2:
@@ -488,19 +488,18 @@ def _next_move(game: SearchGame, tables: SearchTables, frames: IntArray,
     return _ENTER, 0
 
 
-@kernel_inline
-def _endgame_leaf(game: SearchGame, tables: SearchTables, state: IntArray,
+@kernel_noalloc
+def _endgame_leaf(fam: int, params: IntArray, eg: Endgames, ctx: IntArray, state: IntArray,
                   ply: int) -> tuple[bool, int]:
-    """Whether the endgame tables settle the node at ``ply`` (never the root: it needs a
-    move), and its score for its player to move: a tablebase position scores ``WIN - (ply
-    + plies)`` when won, its negation when lost (the search's own scale, counted from the
-    root) and a draw as the search's draws; a position the Kalah databases cover scores
-    its exact final margin (``_margin_score``)."""
-    eg = tables.endgames
-    ctx = tables.ctx
+    """Whether the endgame tables ``eg`` settle the node at ``ply`` (never the root: it
+    needs a move), and its score for its player to move: a tablebase position scores ``WIN
+    - (ply + plies)`` when won, its negation when lost (the search's own scale, counted
+    from the root) and a draw as the search's draws; a position the Kalah databases cover
+    scores its exact final margin (``_margin_score``). A call, not inlined: the loop stays
+    as small as without tables, and only a search with tables pays for the call."""
     me = state[ST_TO_MOVE]
-    if eg.kind == EG_TABLEBASE and game.fam == FAM_ALIGNMENT:
-        known, value, plies = _eg.tablebase_probe(eg, game.params, state)
+    if eg.kind == EG_TABLEBASE and fam == FAM_ALIGNMENT:
+        known, value, plies = _eg.tablebase_probe(eg, params, state)
         if not known:
             return False, 0
         ctx[CX_ENDGAME] += 1
@@ -510,8 +509,8 @@ def _endgame_leaf(game: SearchGame, tables: SearchTables, state: IntArray,
         if dist > WIN - WIN_BOUND - 1:
             dist = WIN - WIN_BOUND - 1  # a win however long stays a win
         return True, value * (WIN - dist)
-    if eg.kind == EG_DATABASE and game.fam == FAM_SOWING:
-        known, margin = _eg.database_margin(eg, game.params, state)
+    if eg.kind == EG_DATABASE and fam == FAM_SOWING:
+        known, margin = _eg.database_margin(eg, params, state)
         if not known:
             return False, 0
         ctx[CX_ENDGAME] += 1
