@@ -287,3 +287,28 @@ def test_kalah_level_8_falls_back_on_the_probing_search() -> None:
     fallback = LevelAgent(8)._fallback_agent()
     assert SOLVER_FALLBACK.endswith("probe=1")
     assert isinstance(fallback, AlphaBetaAgent) and fallback.options.probe == 1
+
+
+def test_kalah_level_8_without_the_solvers_databases_searches_with_the_small_ones(
+        kalah_root: Path, data_dir: Callable[[Path], None]) -> None:
+    """Level 8 of a Kalah board whose perfect play needs databases not built (no time
+    limit: it does not wait for the solver) searches, and its search probes the databases
+    that are built: near the end its score is the exact value."""
+    from nugar.ai.agents import LevelAgent
+    from nugar.kernels import sowing
+
+    data_dir(kalah_root)
+    text = "kalah(pits=4,seeds=5)"          # 40 seeds: the solver wants its databases
+    agent = LevelAgent(8)
+    solver = Solver(text, max_memory_mb=8, db_seeds=0)
+    rng = random.Random(9)
+    checked = 0
+    for _ in range(4):
+        game = nugar.new_game(text)
+        while game.outcome is None and sowing.seeds_on_board(4, game.state) > REACH:
+            game.push_action(rng.choice(game.legal_actions()))
+        if game.outcome is None:
+            got = agent.analyse(game, Limits(depth=2))
+            assert got.score == solver.solve(game).value, game.position_text()
+            checked += 1
+    assert checked > 0
