@@ -18,6 +18,10 @@ Run (each part on its own; everything is single-threaded):
         --db-dir DIR                                    # their statistics per material
     python benchmarks/bench_solver.py tb-play --tb-rules dara --games 200 --db-dir DIR
         # level 8 with the tables against level 8 without, from won and drawn positions
+    python benchmarks/bench_solver.py tb-probe --tb-rules dara --material 4 3 --depth 6 \
+        --games 20 --db-dir DIR        # the search probing the tables below its root
+    python benchmarks/bench_solver.py tb-probe --tb-rules kalah --db-seeds 14 --depth 9 \
+        --games 20 --db-dir DIR        # ... and the Kalah databases
 
 ``kalah`` solves every board from pits 1, seeds 1 upwards under ``empty_capture=none`` and
 ``=single``; a board that does not finish within ``--limit`` CPU seconds ends its row (more
@@ -35,6 +39,10 @@ presets' ``loss_at=2`` the smallest tables have 6 pieces, so ``--loss-at`` lower
 one piece a side) to show the growth below that. ``tb-stats`` reads the tables' statistics;
 ``tb-play`` plays level 8 (with the tables in ``--db-dir``) against level 8's search
 without them from ``--games`` random won and as many drawn positions of ``--material``.
+``tb-probe`` searches ``--games`` positions (Dara, Dala: random ones of ``--material``;
+Kalah: from random games, ``--db-seeds`` + 6 seeds on the board) to ``--depth`` decisions
+with and without probing the tables or databases in ``--db-dir``: per position the score,
+nodes and probes of each, with the exact value where one is known (the solver's in Kalah).
 """
 
 from __future__ import annotations
@@ -458,7 +466,9 @@ def run_tb_play(args: argparse.Namespace) -> None:
                 games += 1
                 me = game.to_move
                 with_tables = make_agent("level:8")
-                without = make_agent(level_spec(8, rules))
+                # level 8's search alone: no tables at the root nor below it
+                without = make_agent(level_spec(8, rules).replace(",probe=1", "")
+                                     .replace(":probe=1", ""))
                 turns = 0
                 while game.outcome is None and turns < 400:
                     mover_now = game.to_move
@@ -474,11 +484,81 @@ def run_tb_play(args: argparse.Namespace) -> None:
                   f"{turns_all / max(games, 1):.1f} |", flush=True)
 
 
+def run_tb_probe(args: argparse.Namespace) -> None:
+    import random
+
+    if args.db_dir:
+        os.environ["NUGAR_DATA_DIR"] = args.db_dir
+    from nugar import new_game
+    from nugar.ai.alphabeta import score_to_float
+    from nugar.ai.endgame import endgames_for
+    from nugar.ai.search_setup import SearchBuffers, kernels_for, turn_start_keys
+    from nugar.kernels import search_core, sowing
+    from nugar.kernels.endgames import NO_ENDGAMES, Endgames
+    from nugar.rules.base import Game
+    from nugar.rules.options import AlignmentOptions
+    from nugar.solver import tablebase as tb
+
+    def search(game: Game, endgames: Endgames) -> tuple[float, int, int, float]:
+        fam = kernels_for(game)
+        state = game.state
+        buf = SearchBuffers(state.shape[0], fam.n_actions, 64, endgames)
+        buf.new_search(turn_start_keys(game), None)
+        buf.tables.stack[0] = state
+        t0 = time.process_time()
+        score = 0
+        for d in range(1, args.depth + 1):
+            score = search_core.search_root(fam, buf.tables, d)
+        ctx = buf.tables.ctx
+        return (score_to_float(int(score)), int(ctx[search_core.CX_NODES]),
+                int(ctx[search_core.CX_ENDGAME]), time.process_time() - t0)
+
+    print(f"Machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the start; "
+          f"depth {args.depth}, iterative deepening, nodes of all iterations.\n")
+    print("| rules | position | exact | score without | nodes | score with | nodes | "
+          "probes | CPU s without / with |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    rng = random.Random(args.seed)
+    for name in args.tb_rules:
+        rules = parse_rules(name)
+        for _ in range(args.games):
+            exact = ""
+            opts = rules.options
+            if not isinstance(opts, AlignmentOptions):
+                reach = args.db_seeds[0] if args.db_seeds else 14
+                pits = rules.sowing_options.pits
+                while True:
+                    game = new_game(rules)
+                    while (game.outcome is None
+                           and sowing.seeds_on_board(pits, game.state) > reach + 6):
+                        game.push_action(rng.choice(game.legal_actions()))
+                    if game.outcome is None:
+                        break
+                solver = Solver(rules, max_memory_mb=256, build_db=False)
+                exact = str(solver.solve(game).value)
+            else:
+                n = opts.rows * opts.cols
+                m, o = args.material
+                while True:
+                    squares = rng.sample(range(n), m + o)
+                    game = tb.game_of(rules, sum(1 << q for q in squares[:m]),
+                                      sum(1 << q for q in squares[m:]), rng.choice((1, 2)))
+                    if game.outcome is None:
+                        break
+            record = endgames_for(game)
+            plain = search(game, NO_ENDGAMES)
+            probed = search(game, record)
+            print(f"| {name} | `{game.position_text()}` | {exact} | {plain[0]:g} | "
+                  f"{plain[1]:,} | {probed[0]:g} | {probed[1]:,} | {probed[2]:,} | "
+                  f"{plain[3]:.2f} / {probed[3]:.2f} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=("speed", "dracala", "kalah", "db", "compare",
                                          "egdb", "first-turns", "growth", "perfect-play",
-                                         "db-open", "tb-build", "tb-stats", "tb-play"))
+                                         "db-open", "tb-build", "tb-stats", "tb-play",
+                                         "tb-probe"))
     parser.add_argument("--memory", type=int, default=1024, help="table size in MB")
     parser.add_argument("--limit", type=float, default=600.0, help="seconds per Kalah board")
     parser.add_argument("--min-pits", type=int, default=1)
@@ -512,12 +592,14 @@ def main() -> None:
     parser.add_argument("--time-per-move", type=float, default=0.2,
                         help="tb-play: seconds a decision for both level 8s")
     parser.add_argument("--seed", type=int, default=1, help="tb-play: positions drawn")
+    parser.add_argument("--depth", type=int, default=6, help="tb-probe: search depth")
     args = parser.parse_args()
     {"speed": run_speed, "dracala": run_dracala, "kalah": run_kalah, "db": run_db,
      "compare": run_compare, "egdb": run_egdb, "first-turns": run_first_turns,
      "growth": run_growth, "perfect-play": run_perfect_play,
      "db-open": run_db_open, "tb-build": run_tb_build,
-     "tb-stats": run_tb_stats, "tb-play": run_tb_play}[args.part](args)
+     "tb-stats": run_tb_stats, "tb-play": run_tb_play,
+     "tb-probe": run_tb_probe}[args.part](args)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..kernels import search_core
+from ..kernels.endgames import NO_ENDGAMES
 from ..rules.base import Game, Move
 from .base import Agent, Analysis, Limits, check_playable
 from .options import (
@@ -50,11 +51,16 @@ TIME_RESERVE = 0.003
 
 def score_to_float(score: int) -> float:
     """Search score in pieces (alignment) or seeds (sowing); forced results stay beyond
-    ``±9000`` (``10000 - plies to the end``)."""
+    ``±9000`` (``10000 - plies to the end``); an exact final margin the Kalah databases
+    gave (``search_core.EXACT``) is that margin in seeds."""
     if score > search_core.WIN_BOUND:
         return 10000.0 - (search_core.WIN - score)
     if score < -search_core.WIN_BOUND:
         return -10000.0 + (search_core.WIN + score)
+    if score > search_core.EXACT_BOUND:
+        return (score - search_core.EXACT) / 100.0
+    if score < -search_core.EXACT_BOUND:
+        return (score + search_core.EXACT) / 100.0
     return score / 100.0
 
 
@@ -83,6 +89,8 @@ class AlphaBetaOptions(AgentOptions):
     blunder: float = float_option(0.0, 0.0, 1.0,
                                   doc="the chance of a random other move at a decision")
     seed: int | None = seed_option()
+    probe: int = int_option(0, 0, 1, "1: probe the endgame tables built on disk (Dara and "
+                            "Dala tablebases, Kalah databases) below the root (level 8)")
 
 
 class AlphaBetaAgent(Agent):
@@ -98,7 +106,8 @@ class AlphaBetaAgent(Agent):
     ``contempt`` what a draw costs the agent, in the same unit (it plays on for a win
     unless it is behind by more than that), ``blunder`` the chance, at each decision with
     a choice, of playing a random other legal move instead of the searched one (weaker
-    levels).
+    levels), ``probe=1`` that a position the endgame tables built on disk cover is a leaf
+    of the search with its exact value (``nugar.ai.endgame.endgames_for``; level 8).
     """
 
     def __init__(self, options: AlphaBetaOptions | None = None, /, **changes: Any) -> None:
@@ -117,7 +126,12 @@ class AlphaBetaAgent(Agent):
         buf = self._buffers.get(key)
         if buf is None or not buf.fits(size, n_actions):
             self._buffers.clear()  # one table at a time: memory stays within `table`
-            buf = SearchBuffers(size, n_actions, self.options.table)
+            endgames = NO_ENDGAMES
+            if self.options.probe:
+                from .endgame import endgames_for
+
+                endgames = endgames_for(game)
+            buf = SearchBuffers(size, n_actions, self.options.table, endgames)
             self._buffers[key] = buf
         return buf
 

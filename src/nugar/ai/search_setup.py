@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..kernels import search_core
+from ..kernels.endgames import NO_ENDGAMES, Endgames
 from ..kernels.search_core import SearchGame, SearchTables, UctSettings, UctTree
 from ..rules.base import Game
 from ..rules.options import RuleSet
@@ -74,10 +75,12 @@ class SearchBuffers:
 
     The transposition table is a fixed pair of arrays of ``2**k`` entries (the largest power
     of two that fits in ``table_mb``), allocated zeroed: the operating system only commits the
-    pages the search touches, and the search never allocates more.
+    pages the search touches, and the search never allocates more. ``endgames``: the
+    endgame tables the search probes (none by default).
     """
 
-    def __init__(self, state_size: int, n_actions: int, table_mb: float) -> None:
+    def __init__(self, state_size: int, n_actions: int, table_mb: float,
+                 endgames: Endgames = NO_ENDGAMES) -> None:
         entries = 1
         while entries * 2 * 16 <= table_mb * 1024 * 1024:
             entries *= 2
@@ -95,6 +98,7 @@ class SearchBuffers:
             ctx=np.zeros(search_core.CX_SIZE, dtype=np.int64),
             stop=np.zeros(1, dtype=np.int64),
             pv=np.zeros(64, dtype=np.int64),
+            endgames=endgames,
         )
         self.state_size = state_size
         self.n_actions = n_actions

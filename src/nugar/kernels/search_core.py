@@ -40,6 +40,12 @@ Conventions
   position with a pending capture is ever evaluated statically.
 * A position at the start of a turn that already occurred earlier on the path (or in the
   game, as given by the caller) is scored as a draw.
+* With endgame tables (``SearchTables.endgames``, ``kernels/endgames.py``) a node below the
+  root that they cover is a leaf with its exact value (``_endgame_leaf``): a Dara or Dala
+  tablebase position scores as a won or lost game ``plies`` turns later, or a draw; a Kalah
+  position within the databases' reach, and a Kalah game over while they are probed, score
+  their exact final margin (``EXACT``), so the search plays for the margin as the solver
+  does. Without tables (the default) nothing is probed.
 * ``ctx`` holds counters and results, ``stop[0]`` is set by another thread to abort (the
   hard time limit); the search checks it every 64 nodes, and the node limit at every node.
 """
@@ -51,6 +57,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from . import endgames as _eg
 from . import rng as _rng
 from . import search_alignment as _align_eval
 from . import search_sowing as _sow_eval
@@ -58,6 +65,7 @@ from .common import OUTCOME_DRAW, OUTCOME_RUNNING, ST_KEY, ST_OUTCOME, ST_TO_MOV
 from .dispatch import FAM_ALIGNMENT as FAM_ALIGNMENT  # the family codes, also read from here
 from .dispatch import FAM_SOWING as FAM_SOWING
 from .dispatch import fam_apply, fam_legal
+from .endgames import EG_DATABASE, EG_NONE, EG_TABLEBASE, NO_ENDGAMES, Endgames
 from .jit import kernel, kernel_inline, kernel_noalloc
 
 IntArray = npt.NDArray[np.int64]
@@ -65,6 +73,12 @@ FloatArray = npt.NDArray[np.float64]
 
 WIN = 1_000_000
 WIN_BOUND = WIN - 10_000   # scores beyond this are forced wins or losses
+#: a position whose final margin is known exactly (the Kalah databases probed, or the game
+#: over while they are) scores ``EXACT + 100 * margin`` when won, ``-EXACT + 100 * margin``
+#: when lost: above (below) every evaluation, ordered by the margin as the solver orders
+#: values, and never moved by the ply as the ``WIN`` scores are
+EXACT = 500_000
+EXACT_BOUND = EXACT - 100_000   # scores beyond this (below WIN_BOUND) are exact margins
 INF = 2_000_000
 MAX_PLY = 160
 
@@ -94,6 +108,9 @@ class SearchTables(NamedTuple):
     ctx: IntArray      # CX_* counters, settings and results
     stop: IntArray     # stop[0] != 0: abort (set by the caller's timer thread)
     pv: IntArray       # the principal variation written by ``principal_variation``
+    #: the endgame tables probed at the nodes below the root (``_endgame_leaf``); none by
+    #: default, and then the search probes nothing
+    endgames: Endgames = NO_ENDGAMES
 
 # The rules come through dispatch's switches; the evaluation and the move-ordering shortcut,
 # which only the search needs, through the switches below (same pattern, one branch a family).
@@ -138,7 +155,8 @@ CX_NOISE = 8        # evaluation noise: each leaf score moves by up to this much
 CX_NOISE_SEED = 9   # seed of that noise (a 31-bit number), fixed for a game
 CX_CONTEMPT = 10    # a draw scores -this for the root player (and +this for the other)
 CX_ROOT_PLAYER = 11 # the player to move at the root
-CX_SIZE = 12
+CX_ENDGAME = 12     # nodes the endgame tables settled (``_endgame_leaf``)
+CX_SIZE = 13
 
 # transposition-table entry: key array + packed data word
 TT_EXACT = 1
@@ -385,6 +403,10 @@ def _enter(game: SearchGame, tables: SearchTables, frames: IntArray, scratch: In
     depth = fr[FR_DEPTH]
     fr[FR_ME] = me
     fr[FR_PATH_LEN] = ctx[CX_PATH_LEN]
+    if ply > 0 and tables.endgames.kind != EG_NONE:
+        known, score = _endgame_leaf(game.fam, game.params, tables.endgames, ctx, state, ply)
+        if known:
+            return _RETURN, score
     if (depth <= 0 and fr[FR_CONT] == 0) or ply >= tables.stack.shape[0] - 2:
         return _RETURN, _leaf(game, state, scratch, ctx)
     settled, score, tt_move = _probe(tables, fr, state[ST_KEY], ply)
@@ -435,7 +457,7 @@ def _next_move(game: SearchGame, tables: SearchTables, frames: IntArray,
     fr = frames[ply]
     i = fr[FR_INDEX]
     if i >= fr[FR_COUNT]:
-        return _RETURN, _store(tables, fr, ply)
+        return _RETURN, _store(tables.tt_keys, tables.tt_data, tables.stack[ply][ST_KEY], fr, ply)
     a = _pick_next(tables.moves[ply], tables.order[ply], i, fr[FR_COUNT])
     state = tables.stack[ply]
     child = tables.stack[ply + 1]
@@ -446,6 +468,9 @@ def _next_move(game: SearchGame, tables: SearchTables, frames: IntArray,
     me = fr[FR_ME]
     outcome = child[ST_OUTCOME]
     if outcome != OUTCOME_RUNNING:
+        if tables.endgames.kind == EG_DATABASE and game.fam == FAM_SOWING:
+            # scored as the databases' positions are: by the margin
+            return _GOT, _margin_score(ctx, me, _eg.store_margin(game.params, child, me))
         if outcome == OUTCOME_DRAW:
             return _GOT, _draw_score(ctx, me)
         return _GOT, _terminal_score(outcome, me, ply + 1)
@@ -461,6 +486,46 @@ def _next_move(game: SearchGame, tables: SearchTables, frames: IntArray,
     fr[FR_STAGE] = 0 if i == 0 else 1
     _open_child(fr, frames[ply + 1], i != 0)
     return _ENTER, 0
+
+
+@kernel_noalloc
+def _endgame_leaf(fam: int, params: IntArray, eg: Endgames, ctx: IntArray, state: IntArray,
+                  ply: int) -> tuple[bool, int]:
+    """Whether the endgame tables ``eg`` settle the node at ``ply`` (never the root: it
+    needs a move), and its score for its player to move: a tablebase position scores ``WIN
+    - (ply + plies)`` when won, its negation when lost (the search's own scale, counted
+    from the root) and a draw as the search's draws; a position the Kalah databases cover
+    scores its exact final margin (``_margin_score``). A call, not inlined: the loop stays
+    as small as without tables, and only a search with tables pays for the call."""
+    me = state[ST_TO_MOVE]
+    if eg.kind == EG_TABLEBASE and fam == FAM_ALIGNMENT:
+        known, value, plies = _eg.tablebase_probe(eg, params, state)
+        if not known:
+            return False, 0
+        ctx[CX_ENDGAME] += 1
+        if value == 0:
+            return True, _draw_score(ctx, me)
+        dist = ply + plies
+        if dist > WIN - WIN_BOUND - 1:
+            dist = WIN - WIN_BOUND - 1  # a win however long stays a win
+        return True, value * (WIN - dist)
+    if eg.kind == EG_DATABASE and fam == FAM_SOWING:
+        known, margin = _eg.database_margin(eg, params, state)
+        if not known:
+            return False, 0
+        ctx[CX_ENDGAME] += 1
+        return True, _margin_score(ctx, me, margin)
+    return False, 0
+
+
+@kernel_inline
+def _margin_score(ctx: IntArray, player: int, margin: int) -> int:
+    """The score of an exact final ``margin`` for ``player`` (``EXACT``; 0 a draw)."""
+    if margin > 0:
+        return EXACT + 100 * margin
+    if margin < 0:
+        return -EXACT + 100 * margin
+    return _draw_score(ctx, player)
 
 
 @kernel_inline
@@ -539,7 +604,7 @@ def _got(tables: SearchTables, frames: IntArray, ply: int, v: int) -> tuple[int,
         fr[FR_ALPHA] = v
     if fr[FR_ALPHA] >= fr[FR_BETA]:
         _credit_cutoff(tables, ply, fr[FR_ME], a, fr[FR_DEPTH])
-        return _RETURN, _store(tables, fr, ply)
+        return _RETURN, _store(tables.tt_keys, tables.tt_data, tables.stack[ply][ST_KEY], fr, ply)
     fr[FR_INDEX] += 1
     return _NEXT, 0
 
@@ -561,9 +626,10 @@ def _credit_cutoff(tables: SearchTables, ply: int, me: int, a: int, depth: int) 
 
 
 @kernel_noalloc
-def _store(tables: SearchTables, fr: IntArray, ply: int) -> int:
-    """Write the finished node of frame ``fr`` at ``ply`` into the table; returns its
-    score."""
+def _store(tt_keys: IntArray, tt_data: IntArray, key: int, fr: IntArray, ply: int) -> int:
+    """Write the finished node of frame ``fr`` at ``ply`` (its key ``key``) into the table;
+    returns its score. It stays a call, so it takes the arrays it writes rather than the
+    record (as ``_order_moves`` does), which the endgame tables made longer."""
     best = fr[FR_BEST]
     if best <= fr[FR_ORIG_ALPHA]:
         flag = TT_UPPER
@@ -573,9 +639,9 @@ def _store(tables: SearchTables, fr: IntArray, ply: int) -> int:
         flag = TT_EXACT
     depth = fr[FR_DEPTH]
     slot = fr[FR_SLOT]
-    tables.tt_keys[slot] = tables.stack[ply][ST_KEY]
-    tables.tt_data[slot] = tt_pack(_to_tt(best, ply), depth if depth > 0 else 0, flag,
-                                   fr[FR_BEST_MOVE])
+    tt_keys[slot] = key
+    tt_data[slot] = tt_pack(_to_tt(best, ply), depth if depth > 0 else 0, flag,
+                            fr[FR_BEST_MOVE])
     return int(best)
 
 

@@ -93,7 +93,7 @@ def _dracala_weights() -> IntArray:
 
 #: Dara (every alignment rule set without drop captures or lines of four): levels held back
 #: by evaluation noise that shrinks level by level; level 8 plays on for a win rather than
-#: repeat moves (contempt)
+#: repeat moves (contempt), and its search probes the endgame tablebases built on disk
 DARA_PROFILE = AiProfile(
     name="dara",
     levels=_levels("greedy:noise=0.9",
@@ -103,7 +103,7 @@ DARA_PROFILE = AiProfile(
                    "alphabeta:nodes=1000,noise=80",
                    "alphabeta:nodes=4000,noise=70",
                    "alphabeta:nodes=16000,noise=15",
-                   "alphabeta:contempt=30"),
+                   "alphabeta:contempt=30,probe=1"),
     eval_scale=150.0,
     load_weights=_dara_weights,
     marks=(0.5, 1.0, 2.0))
@@ -119,7 +119,7 @@ DALA_PROFILE = AiProfile(
                    "alphabeta:nodes=250,noise=100",
                    "alphabeta:nodes=1000,noise=60",
                    "alphabeta:nodes=4000,noise=60",
-                   "alphabeta"),
+                   "alphabeta:probe=1"),
     eval_scale=150.0,
     load_weights=_dala_weights,
     marks=(0.5, 1.0, 2.0))

@@ -13,7 +13,9 @@ holes 1..P*: the same entry serves both players.
 
 Index. The hole vectors with ``n`` seeds are numbered in lexicographic order by a
 combinatorial ranking, after all vectors with fewer seeds: the array is dense, with
-``C(K + 2P, 2P)`` entries for levels ``0..K``.
+``C(K + 2P, 2P)`` entries for levels ``0..K``. The ranking (``db_index``, ``local_index``)
+is compiled in ``kernels/endgames.py``, shared with the alpha-beta search that probes the
+databases.
 
 Steps inside one level. A step that keeps ``n`` ends in one of the mover's own holes
 without a capture and never passes his store, so it moves seeds to higher-numbered holes of
@@ -44,6 +46,7 @@ import numpy.typing as npt
 
 from ..kernels import sowing
 from ..kernels.common import OUTCOME_RUNNING, ST_OUTCOME, ST_TO_MOVE
+from ..kernels.endgames import db_index, local_index
 from ..kernels.jit import kernel
 from ..rules.options import RuleSet, SowingOptions
 
@@ -84,26 +87,6 @@ def entries(pits: int, k: int) -> int:
 
 
 @kernel
-def db_index(params: IntArray, binom: IntArray, state: IntArray, n: int) -> int:
-    """Index of ``state``'s hole vector (mover's holes first) with ``n`` seeds on the board."""
-    pits = params[sowing.P_PITS]
-    m = 2 * pits
-    mine = sowing.holes_at(pits, state[ST_TO_MOVE])
-    theirs = sowing.holes_at(pits, 3 - state[ST_TO_MOVE])
-    idx = binom[n + m - 1, m] if n > 0 else 0
-    r = n
-    for i in range(m - 1):
-        x = state[mine + i if i < pits else theirs + i - pits]
-        if x > 0:
-            length = m - 1 - i
-            idx += binom[r + length, length] - binom[r - x + length, length]
-            r -= x
-            if r == 0:
-                break
-    return int(idx)
-
-
-@kernel
 def _load(params: IntArray, vec: IntArray, state: IntArray) -> None:
     """A fresh state: ``vec`` (mover's holes, then the opponent's), empty stores, player 1
     to move."""
@@ -129,15 +112,6 @@ def _load_child(params: IntArray, child: IntArray, vec: IntArray, state: IntArra
         vec[i] = child[mine + i]
         vec[pits + i] = child[theirs + i]
     _load(params, vec, state)
-
-
-@kernel
-def local_index(params: IntArray, binom: IntArray, state: IntArray, n: int) -> int:
-    """Index of ``state``'s hole vector (mover's holes first) among the vectors with ``n``
-    seeds on the board."""
-    m = 2 * params[sowing.P_PITS]
-    first = binom[n + m - 1, m] if n > 0 else 0
-    return int(db_index(params, binom, state, n) - first)
 
 
 @kernel

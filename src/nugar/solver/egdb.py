@@ -47,13 +47,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ..kernels import sowing
+from ..kernels.endgames import local_index
 from ..rules.options import RuleSet
 from .db import (
     MAX_DB_SEEDS,
     UNKNOWN,
     binomials,
     fill_range,
-    local_index,
     rules_key,
     supported,
 )
@@ -205,50 +205,41 @@ def _round_up(x: int) -> int:
     return (x + _PAGE - 1) // _PAGE * _PAGE
 
 
-class Region:
-    """Levels ``0..top`` of one database mapped at page-aligned offsets ``base[n]`` of one
-    reserved stretch of address space, seen as one ``int8`` array (``table``)."""
+class Reserved:
+    """One reserved stretch of ``size`` bytes of address space, in which files are mapped
+    at page-aligned offsets (``map_file``) and which compiled code reads as one array
+    (``view``). Pages nothing is mapped on stay inaccessible."""
 
-    def __init__(self, pits: int, top: int) -> None:
+    def __init__(self, size: int) -> None:
         self._libc = _libc()
-        self.pits = pits
-        self.top = top
-        base = np.zeros(max(top, 0) + 2, dtype=np.int64)
-        offset = 0
-        for n in range(top + 1):
-            base[n] = offset
-            offset += _round_up(level_count(pits, n))
-        base[top + 1] = offset
-        self.base: IntArray = base
-        self.size = max(offset, _PAGE)
+        self.size = max(_round_up(size), _PAGE)
         flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0)
         addr = self._libc.mmap(None, self.size, 0, flags, -1, 0)  # PROT_NONE: reserved only
         if addr in (None, ctypes.c_void_p(-1).value):
             raise EGDBError(f"cannot reserve {self.size:,} bytes of address space")
         self.addr: int = addr
-        self.table: ByteArray = np.ctypeslib.as_array(
-            (ctypes.c_int8 * self.size).from_address(addr))
         self.closed = False
 
-    def map_level(self, path: Path, n: int, writable: bool = False) -> None:
-        count = level_count(self.pits, n)
+    def view(self, ctype: Any) -> npt.NDArray[Any]:
+        """The whole stretch as an array of ``ctype`` (e.g. ``ctypes.c_int8``); the array
+        keeps this object, and so the mapping, alive."""
+        raw = (ctype * (self.size // ctypes.sizeof(ctype))).from_address(self.addr)
+        raw._owner = self
+        return np.ctypeslib.as_array(raw)
+
+    def map_file(self, path: Path, at: int, count: int, offset: int = 0,
+                 writable: bool = False) -> None:
+        """Map ``count`` bytes of ``path`` from byte ``offset`` (page-aligned) at byte ``at``
+        (page-aligned) of the stretch."""
         prot = mmap.PROT_READ | (mmap.PROT_WRITE if writable else 0)
         fd = os.open(path, os.O_RDWR if writable else os.O_RDONLY)
         try:
-            got = self._libc.mmap(self.addr + int(self.base[n]), count, prot,
-                                  mmap.MAP_SHARED | _MAP_FIXED, fd, HEADER_BYTES)
+            got = self._libc.mmap(self.addr + at, count, prot, mmap.MAP_SHARED | _MAP_FIXED,
+                                  fd, offset)
         finally:
             os.close(fd)
-        if got != self.addr + int(self.base[n]):
+        if got != self.addr + at:
             raise EGDBError(f"cannot map {path} (errno {ctypes.get_errno()})")
-
-    def level(self, n: int) -> ByteArray:
-        start = int(self.base[n])
-        return self.table[start:start + level_count(self.pits, n)]
-
-    def sync(self, n: int) -> None:
-        self._libc.msync(self.addr + int(self.base[n]),
-                         _round_up(level_count(self.pits, n)), 4)  # MS_SYNC
 
     def close(self) -> None:
         if not self.closed:
@@ -260,6 +251,36 @@ class Region:
             self.close()
         except Exception:  # interpreter shutdown
             pass
+
+
+class Region(Reserved):
+    """Levels ``0..top`` of one database mapped at page-aligned offsets ``base[n]`` of one
+    reserved stretch of address space, seen as one ``int8`` array (``table``)."""
+
+    def __init__(self, pits: int, top: int) -> None:
+        self.pits = pits
+        self.top = top
+        base = np.zeros(max(top, 0) + 2, dtype=np.int64)
+        offset = 0
+        for n in range(top + 1):
+            base[n] = offset
+            offset += _round_up(level_count(pits, n))
+        base[top + 1] = offset
+        self.base: IntArray = base
+        super().__init__(offset)
+        self.table: ByteArray = self.view(ctypes.c_int8)
+
+    def map_level(self, path: Path, n: int, writable: bool = False) -> None:
+        self.map_file(path, int(self.base[n]), level_count(self.pits, n), HEADER_BYTES,
+                      writable)
+
+    def level(self, n: int) -> ByteArray:
+        start = int(self.base[n])
+        return self.table[start:start + level_count(self.pits, n)]
+
+    def sync(self, n: int) -> None:
+        self._libc.msync(self.addr + int(self.base[n]),
+                         _round_up(level_count(self.pits, n)), 4)  # MS_SYNC
 
 
 # --- the compiled build ---------------------------------------------------------------------

@@ -37,8 +37,8 @@ from ..kernels.common import (
     ST_OUTCOME,
     ST_TO_MOVE,
 )
+from ..kernels.endgames import db_index
 from ..kernels.jit import kernel
-from .db import db_index
 
 IntArray = npt.NDArray[np.int64]
 ByteArray = npt.NDArray[np.int8]

@@ -34,7 +34,9 @@ resumes at the first layer missing. Files are memory-mapped when first probed.
 
 from __future__ import annotations
 
+import ctypes
 import json
+import mmap
 import os
 import time
 import zlib
@@ -49,12 +51,13 @@ import numpy.typing as npt
 
 from ..errors import NugarError
 from ..kernels import alignment as al
+from ..kernels import endgames as eg
 from ..kernels.common import OUTCOME_DRAW, OUTCOME_RUNNING, ST_OUTCOME, ST_TO_MOVE
 from ..rules.base import Game
 from ..rules.family import family_of
 from ..rules.options import AlignmentOptions, RuleSet
 from . import tbkernels as tk
-from .egdb import data_dir
+from .egdb import Reserved, data_dir
 
 IntArray = npt.NDArray[np.int64]
 
@@ -614,12 +617,54 @@ class Tablebase:
         self.rules = rules
         self.directory = tb_directory(rules, root)
         self._tables: dict[tuple[int, int], Table | None] = dict(tables or {})
+        self._region: Reserved | None = None
+        self._endgames: eg.Endgames | None = None
 
     def table(self, m: int, o: int) -> Table | None:
         """Material (m, o)'s table, or ``None`` where it is not built."""
         if (m, o) not in self._tables:
             self._tables[(m, o)] = read_table(self.geo, self.directory, m, o)
         return self._tables[(m, o)]
+
+    def endgames(self) -> eg.Endgames:
+        """Every table built on disk, as the record the alpha-beta search probes
+        (``kernels/endgames.py``; no tables: ``NO_ENDGAMES``), made on the first call.
+
+        Each sound file (checked as :meth:`table` checks it) is mapped whole, read-only, at
+        a page boundary of one reserved stretch of address space, which the search reads as
+        ``int64`` words (bitmaps, prefix counts) and as ``uint32`` (values): the tables stay
+        in the operating system's file cache, shared by every process that maps them."""
+        if self._endgames is not None:
+            return self._endgames
+        width = MAX_SIDE_PIECES + 1
+        found = [(m, o, t) for m, o in self.geo.materials(2 * MAX_SIDE_PIECES)
+                 if (t := self.table(m, o)) is not None]
+        if not found:
+            self._endgames = eg.NO_ENDGAMES
+            return self._endgames
+        page = mmap.PAGESIZE
+        places = []
+        at = 0
+        for _, _, t in found:
+            places.append(at)
+            length = HEADER_BYTES + t.nbytes
+            at += (length + page - 1) // page * page
+        region = Reserved(at)
+        slots = np.full(((MAX_SIDE_PIECES + 1) * width, eg.SL_FIELDS), -1, dtype=np.int64)
+        for (m, o, t), place in zip(found, places, strict=True):
+            region.map_file(table_path(self.directory, m, o), place, HEADER_BYTES + t.nbytes)
+            words = int(t.bitmap.shape[0])
+            row = slots[m * width + o]
+            row[eg.SL_BITMAP] = (place + HEADER_BYTES) // 8
+            row[eg.SL_PREFIX] = row[eg.SL_BITMAP] + words
+            row[eg.SL_VALUES] = (place + HEADER_BYTES + 16 * words) // 4
+        self._region = region
+        g = self.geo
+        self._endgames = eg.Endgames(
+            eg.EG_TABLEBASE, max(m + o for m, o, _ in found), g.nbytes, width, g.binom,
+            g.symtab, slots, region.view(ctypes.c_int64), region.view(ctypes.c_uint32),
+            eg.NO_ENDGAMES.db, eg.NO_ENDGAMES.db_base)
+        return self._endgames
 
     def material(self, state: IntArray) -> tuple[int, int] | None:
         """The material of a tablebase position (mover first), ``None`` for another state."""

@@ -15,6 +15,10 @@ smallest full index of each class is stored. A bitmap over the full indices mark
 representatives and a prefix count per 64-bit word turns a representative's full index into
 its place in the table (:func:`table_id`).
 
+The index functions themselves (``full_index``, ``transform``, ``canonical_index``,
+``table_id``) are in ``kernels/endgames.py``, where the alpha-beta search probes the tables
+with the same code.
+
 The rules come from ``kernels/alignment.py`` alone: :func:`generate` sets up each position as
 a kernel state and asks the kernels for its legal actions, applies each (and each capture
 that follows) with ``apply_action`` and reads the result: the end of the game, a position of
@@ -34,6 +38,7 @@ import numpy.typing as npt
 from ..kernels import alignment as al
 from ..kernels.bits import lowest_square, popcount
 from ..kernels.common import OUTCOME_DRAW, OUTCOME_RUNNING, ST_OUTCOME, ST_TO_MOVE
+from ..kernels.endgames import canonical_index, table_id
 from ..kernels.jit import kernel
 
 IntArray = npt.NDArray[np.int64]
@@ -44,51 +49,6 @@ U8Array = npt.NDArray[np.uint8]
 INF = 1 << 30           # no such exit
 _TOP_BIT = np.int64(-(2**63))   # bit 63 of an int64 word (1 << 63 overflows in plain Python)
 MAX_PLIES = (1 << 14) - 1
-
-
-@kernel
-def full_index(binom: IntArray, n: int, m: int, o: int, mover: int, other: int) -> int:
-    """The full index of the position (``mover``, ``other``) of material (``m``, ``o``)."""
-    r = 0
-    i = 0
-    b = mover
-    while b != 0:
-        sq = lowest_square(b)
-        i += 1
-        r += binom[sq, i]
-        b &= b - 1
-    ro = 0
-    i = 0
-    b = other
-    while b != 0:
-        sq = lowest_square(b)
-        below = mover & ((1 << sq) - 1)
-        i += 1
-        ro += binom[sq - popcount(below), i]
-        b &= b - 1
-    return int(r * binom[n - m, o] + ro)
-
-
-@kernel
-def transform(symtab: IntArray, s: int, nbytes: int, b: int) -> int:
-    """The image of board ``b`` under symmetry ``s`` (byte look-up tables)."""
-    out = 0
-    for k in range(nbytes):
-        out |= symtab[s, k, (b >> (8 * k)) & 255]
-    return int(out)
-
-
-@kernel
-def canonical_index(binom: IntArray, symtab: IntArray, nbytes: int, n: int, m: int, o: int,
-                    mover: int, other: int) -> int:
-    """The smallest full index among the position's images: its class's representative."""
-    best = full_index(binom, n, m, o, mover, other)
-    for s in range(1, symtab.shape[0]):
-        f = full_index(binom, n, m, o, transform(symtab, s, nbytes, mover),
-                       transform(symtab, s, nbytes, other))
-        if f < best:
-            best = f
-    return best
 
 
 @kernel
@@ -103,17 +63,6 @@ def _bit(k: int) -> int:
 def _word_count(word: int) -> int:
     """Bits set in an int64 word, bit 63 (its sign) included."""
     return int(popcount(word & 0x7FFFFFFFFFFFFFFF) + (1 if word < 0 else 0))
-
-
-@kernel
-def table_id(bitmap: IntArray, prefix: IntArray, f: int) -> int:
-    """Place in the table of the representative with full index ``f`` (-1: not one)."""
-    w = f >> 6
-    bit = f & 63
-    word = bitmap[w]
-    if (word >> bit) & 1 == 0:
-        return -1
-    return int(prefix[w] + popcount(word & ((1 << bit) - 1)))
 
 
 @kernel
