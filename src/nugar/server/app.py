@@ -28,6 +28,7 @@ from . import (
     routes_accounts,
     routes_analysis,
     routes_api,
+    routes_i18n,
     routes_lessons,
     routes_lobby,
     routes_pages,
@@ -196,6 +197,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     add_error_handlers(app)
     app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")
     app.include_router(routes_pages.router)
+    app.include_router(routes_i18n.router)
     app.include_router(routes_api.router)
     app.include_router(routes_ws.router)
     app.include_router(routes_lobby.router)

@@ -35,7 +35,7 @@ import re
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.responses import HTMLResponse, Response
 from pydantic import Field
 
 from ..lessons import Lesson, LessonError, Step, lessons, load
@@ -46,7 +46,7 @@ from .pages import not_found_page
 from .render import board_data
 from .routes_accounts import AccountDep
 from .routes_api import Body, ErrorBody
-from .routes_pages import STATIC
+from .routes_pages import page
 
 #: the longest move text a check reads (a whole turn is far shorter)
 MAX_MOVE_TEXT = 64
@@ -139,18 +139,18 @@ def _check(name: str, index: int, move: str) -> dict[str, Any]:
 
 # --- the pages ---------------------------------------------------------------------------------
 @router.get("/learn", include_in_schema=False)
-async def learn_page() -> FileResponse:
-    return FileResponse(STATIC / "learn.html")
+async def learn_page(request: Request) -> HTMLResponse:
+    return page("learn.html", request)
 
 
 @router.get("/learn/{name}", include_in_schema=False)
-async def lesson_page(name: str) -> Response:
+async def lesson_page(name: str, request: Request) -> Response:
     try:
         _lesson(name)
     except ApiError as exc:  # a browser asked: a page that says so, not JSON
         return HTMLResponse(not_found_page("No such lesson", exc.detail[:120]),
                             status_code=404)
-    return FileResponse(STATIC / "learn.html")
+    return page("learn.html", request)
 
 
 # --- the API -----------------------------------------------------------------------------------
