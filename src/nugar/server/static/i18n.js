@@ -24,9 +24,9 @@
   const MESSAGES = data.messages || {};
   const NAMES = { en: "English", fr: "Français", ar: "العربية" };
   // the plural categories in the order of each language's gettext plural forms (Babel's
-  // Plural-Forms from CLDR: Arabic zero, one, two, few, many, other; French and English one,
-  // other)
-  const ORDER = { ar: ["zero", "one", "two", "few", "many", "other"], fr: ["one", "other"],
+  // Plural-Forms from CLDR: Arabic zero, one, two, few, many, other; French one, many, other;
+  // English one, other)
+  const ORDER = { ar: ["zero", "one", "two", "few", "many", "other"], fr: ["one", "many", "other"],
     en: ["one", "other"] };
   const numbers = new Intl.NumberFormat(LANG, { numberingSystem: "latn" });
   const plurals = new Intl.PluralRules(LANG);
