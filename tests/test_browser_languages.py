@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
+
+from nugar import i18n
 from test_browser import (  # noqa: F401
     PAGE_ERRORS,
     TIMEOUT,
@@ -25,8 +27,6 @@ from test_browser import (  # noqa: F401
     version,
     wait_version_above,
 )
-
-from nugar import i18n
 
 LANGS = ["en", "fr", "ar"]
 
@@ -39,9 +39,13 @@ OVERFLOW = """() => {
     const cs = getComputedStyle(el);
     if (cs.display === "inline" || cs.display === "none" || el.clientWidth === 0) continue;
     if (cs.overflowX === "auto" || cs.overflowX === "scroll") continue;
-    if (el.scrollWidth > el.clientWidth + 1) out.push(`${el.tagName}#${el.id}.${el.className}: ${el.scrollWidth} > ${el.clientWidth}`);
+    if (el.scrollWidth > el.clientWidth + 1) {
+      out.push(`${el.tagName}#${el.id}.${el.className}: ${el.scrollWidth} > ${el.clientWidth}`);
+    }
   }
-  if (document.documentElement.scrollWidth > window.innerWidth + 1) out.push("the page scrolls sideways");
+  if (document.documentElement.scrollWidth > window.innerWidth + 1) {
+    out.push("the page scrolls sideways");
+  }
   return out;
 }"""
 
@@ -68,6 +72,7 @@ def no_overflow(page: Page, shots: Path | None = None, name: str = "") -> None:
         page.wait_for_timeout(100)
         assert page.evaluate(OVERFLOW) == [], (page.url, width)
         if shots is not None and name:
+            page.evaluate("window.scrollTo(0, 0)")
             page.screenshot(path=str(shots / f"{name}-{width}.png"))
 
 

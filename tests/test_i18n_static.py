@@ -25,7 +25,6 @@ HTML_ALLOWED = {
     "&middot;",  # a separator between two links
     "#",  # the leaderboard's rank column
     "nugar",  # the program's name
-    "${name} - nugar",  # a player's page's title: the player's name and the program's (the header's brand)
     # preset names in the leaderboard's choice: rule-set texts, never translated
     "dara", "dara-niger", "dara-sheet", "dala", "kalah", "dracala",
 }

@@ -13,7 +13,6 @@ from .language import language_of
 from .pages import not_found_page, rules_index, rules_page
 from .static_i18n import STATIC, render_page
 
-
 router = APIRouter(include_in_schema=False)
 
 

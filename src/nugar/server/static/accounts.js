@@ -5,6 +5,16 @@
 "use strict";
 (() => {
   const byId = (id) => document.getElementById(id);
+  // the texts in the page's language (i18n.js). A page that does not load i18n.js itself (the
+  // rules pages, written by the server) gets it here, with its catalog, before the menu is drawn.
+  const i18nReady = window.nugarI18n ? window.nugarI18n.ready : new Promise((resolve) => {
+    const script = document.createElement("script");
+    script.src = "/static/i18n.js";
+    script.onload = () => window.nugarI18n.ready.then(resolve);
+    script.onerror = resolve;
+    document.head.appendChild(script);
+  });
+  const t = (msgid, fields) => (window.nugarI18n ? window.nugarI18n.t(msgid, fields) : msgid);
 
   async function call(method, path, body) {
     const init = { method, headers: {}, credentials: "same-origin" };
@@ -159,7 +169,7 @@
 
   if (location.pathname === "/signup") form("signup", "/api/accounts");
   if (location.pathname === "/signin") form("signin", "/api/session");
-  showMenu();
+  i18nReady.then(showMenu);
   // app.js opens the page's seat first (which names its holder): ask once it has
   document.addEventListener("nugar:seat-opened", showPlayers);
   watchResult();

@@ -22,6 +22,11 @@
   const LANG = data.lang || document.documentElement.lang || "en";
   const RTL = (data.dir || document.documentElement.dir) === "rtl";
   const MESSAGES = data.messages || {};
+  // a page written without the catalog (the rules pages, written by the server in their
+  // language) fetches it: `nugarI18n.ready` settles once it is here
+  const ready = data.messages || LANG === "en" ? Promise.resolve()
+    : fetch(`/i18n/${encodeURIComponent(LANG)}.json`).then((r) => (r.ok ? r.json() : {}))
+      .then((found) => { Object.assign(MESSAGES, found); }).catch(() => null);
   const NAMES = { en: "English", fr: "Français", ar: "العربية" };
   // the plural categories in the order of each language's gettext plural forms (Babel's
   // Plural-Forms from CLDR: Arabic zero, one, two, few, many, other; French one, many, other;
@@ -116,7 +121,8 @@
 
   window.t = t;
   window.tn = tn;
-  window.nugarI18n = { lang: LANG, rtl: RTL, t, tn, tx, num, player, choose };
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", addSwitch);
-  else addSwitch();
+  window.nugarI18n = { lang: LANG, rtl: RTL, t, tn, tx, num, player, choose, ready };
+  const start = () => ready.then(addSwitch);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
 })();
