@@ -64,6 +64,8 @@
     return box;
   }
 
+  // counts as the page's language writes them; ratings stay as the server writes them
+  const num = window.nugarI18n.num;
   const RESULT = { win: t("won"), loss: t("lost"), draw: t("draw"), aborted: t("aborted") };
   // a date as the page's language writes it (0-9 digits, as every number on the pages)
   const DATE = new Intl.DateTimeFormat(window.nugarI18n.lang,
@@ -93,8 +95,8 @@
       const row = document.createElement("tr");
       cell(row, preset);
       cell(row, r.display);
-      cell(row, String(Math.round(r.deviation)));
-      cell(row, String(r.games));
+      cell(row, num(Math.round(r.deviation)));
+      cell(row, num(r.games));
       body.append(row);
     }
     const graphs = byId("graphs");
@@ -145,11 +147,11 @@
       body.textContent = "";
       for (const p of data.players) {
         const row = document.createElement("tr");
-        cell(row, String(p.rank));
+        cell(row, num(p.rank));
         cell(row, link(`/players/${encodeURIComponent(p.username)}`, p.username));
         cell(row, p.display);
-        cell(row, String(Math.round(p.deviation)));
-        cell(row, String(p.games));
+        cell(row, num(Math.round(p.deviation)));
+        cell(row, num(p.games));
         body.append(row);
       }
     }
