@@ -201,3 +201,36 @@ def test_the_pages_answer_in_the_request_s_language(client: TestClient, path: st
     assert '<html lang="ar" dir="rtl">' in r.text
     r = client.get(path)
     assert '<html lang="en" dir="ltr">' in r.text
+
+
+def test_the_template_is_what_pybabel_extracts_and_the_catalogs_are_complete() -> None:
+    # the webjs.cfg mapping read as `pybabel extract -F` reads it (its own keywords, the page
+    # extractor): the messages found are the template's, and French and Arabic translate
+    # every one with the same placeholders, none fuzzy
+    from pathlib import Path
+
+    from babel.messages.extract import extract_from_dir
+    from babel.messages.frontend import parse_mapping_cfg
+    from babel.messages.pofile import read_po
+
+    locale = Path(static_i18n.__file__).parents[1] / "locale"
+    with open(locale / "webjs.cfg") as cfg:
+        method_map, options_map = parse_mapping_cfg(cfg)
+    found = {m[2] if isinstance(m[2], str) else m[2][0]
+             for m in extract_from_dir(str(locale.parents[1]), method_map, options_map)}
+    with open(locale / "webjs.pot", "rb") as f:
+        template = {m.id if isinstance(m.id, str) else m.id[0] for m in read_po(f) if m.id}
+    assert found == template
+    for lang in ("fr", "ar"):
+        with open(locale / lang / "LC_MESSAGES" / "webjs.po", "rb") as f:
+            po = read_po(f, locale=lang)
+        assert {m.id if isinstance(m.id, str) else m.id[0] for m in po if m.id} == template
+        for m in po:
+            if not m.id:
+                continue
+            assert not m.fuzzy, m.id
+            ids = [m.id] if isinstance(m.id, str) else list(m.id)
+            strs = [m.string] if isinstance(m.string, str) else list(m.string)
+            assert all(strs), (lang, m.id)
+            want = set(re.findall(r"\{\w+\}", ids[-1]))
+            assert all(set(re.findall(r"\{\w+\}", s)) == want for s in strs), (lang, m.id)
