@@ -162,6 +162,12 @@ def test_the_language_switch_keeps_the_choice(server: str, browser: Browser, lan
     assert cookie and cookie[0]["value"] == lang and cookie[0]["sameSite"] == "Lax"
     assert page.text_content("#lessons h1") == tr(lang, "Learn to play")
     no_overflow(page)
+    # a page the server writes without the scripts' catalog (a rules page) gets i18n.js, and
+    # so the switch, from accounts.js
+    page.goto(server + "/rules/dara")
+    page.wait_for_selector("#lang-switch")
+    page.wait_for_selector("#menu-leaderboard")
+    assert not PAGE_ERRORS[page]
 
 
 @pytest.mark.xfail(reason="the server's messages and rules pages are translated on the "
@@ -193,5 +199,25 @@ def test_the_server_s_refusal_and_the_rules_page_in_the_language(
     assert english and refusal != english
     page.goto(server + "/rules/dara")
     assert page.get_attribute("html", "lang") == lang
+    # its account menu and switch in the language (i18n.js fetched the catalog)
+    page.wait_for_selector("#menu-leaderboard")
+    assert page.text_content("#menu-leaderboard") == tr(lang, "Leaderboard")
+    assert page.input_value("#lang-switch") == lang
     assert page.get_attribute("html", "dir") == i18n.direction(lang)
     no_overflow(page)
+
+
+def test_a_page_written_without_the_catalog_fetches_it(server: str, browser: Browser) -> None:
+    # what a rules page does once the server writes it in French: only accounts.js, no
+    # catalog embedded (a page served here by the test stands for it)
+    page = new_page(browser, width=390)
+    page.route(server + "/a-french-page", lambda route: route.fulfill(
+        content_type="text/html",
+        body='<!doctype html><html lang="fr" dir="ltr"><head><meta charset="utf-8"></head>'
+             '<body><header class="top"><a href="/">nugar</a></header>'
+             '<script src="/static/accounts.js"></script></body></html>'))
+    page.goto(server + "/a-french-page")
+    page.wait_for_selector("#menu-leaderboard")
+    assert page.text_content("#menu-leaderboard") == tr("fr", "Leaderboard") == "Classement"
+    assert page.input_value("#lang-switch") == "fr"
+    assert not PAGE_ERRORS[page]
