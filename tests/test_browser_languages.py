@@ -162,6 +162,15 @@ def test_the_language_switch_keeps_the_choice(server: str, browser: Browser, lan
     assert cookie and cookie[0]["value"] == lang and cookie[0]["sameSite"] == "Lax"
     assert page.text_content("#lessons h1") == tr(lang, "Learn to play")
     no_overflow(page)
+    # the other pages, at both widths
+    for path, heading, text in (("/", "#home h1", "Start a game"),
+                                ("/signin", "#signin h1", "Sign in"),
+                                ("/leaderboard", "#leaderboard h1", "Leaderboard")):
+        page.goto(server + path)
+        page.wait_for_selector(heading)  # its section shown
+        check_language(page, lang)
+        assert page.text_content(heading) == tr(lang, text)
+        no_overflow(page)
     # a page the server writes without the scripts' catalog (a rules page) gets i18n.js, and
     # so the switch, from accounts.js
     page.goto(server + "/rules/dara")
