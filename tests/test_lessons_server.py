@@ -155,5 +155,5 @@ def test_the_learn_pages(client: TestClient) -> None:
         assert client.get(f"/static/{static}").status_code == 200
     # the home page's nav and text lead to the lessons
     home = client.get("/").text
-    assert '<nav><a href="/">New game</a> <a href="/learn">Learn</a>' in home
+    assert '<nav><a href="/" data-i18n>New game</a> <a href="/learn" data-i18n>Learn</a>' in home
     assert 'href="/learn">Learn them by playing</a>' in home

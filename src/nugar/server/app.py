@@ -28,10 +28,12 @@ from . import (
     routes_accounts,
     routes_analysis,
     routes_api,
+    routes_i18n,
     routes_lessons,
     routes_lobby,
     routes_pages,
     routes_ws,
+    static_i18n,
 )
 from .accounts import Accounts, client_key, expire_forever
 from .ai_pool import Agents, AiPool
@@ -194,8 +196,9 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
               who=client_key(accounts)),
         docs=cfg.api_docs)
     add_error_handlers(app)
-    app.mount("/static", StaticFiles(directory=routes_pages.STATIC), name="static")
+    app.mount("/static", StaticFiles(directory=static_i18n.STATIC), name="static")
     app.include_router(routes_pages.router)
+    app.include_router(routes_i18n.router)
     app.include_router(routes_api.router)
     app.include_router(routes_ws.router)
     app.include_router(routes_lobby.router)

@@ -41,7 +41,7 @@ import re
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.responses import HTMLResponse, Response
 from pydantic import Field
 
 from ..i18n import SOURCE, Text, say
@@ -54,7 +54,7 @@ from .pages import not_found_page
 from .render import board_data
 from .routes_accounts import AccountDep
 from .routes_api import Body, ErrorBody
-from .routes_pages import STATIC
+from .routes_pages import page
 
 #: the longest move text a check reads (a whole turn is far shorter)
 MAX_MOVE_TEXT = 64
@@ -153,8 +153,8 @@ def _check(name: str, index: int, move: str, lang: str = SOURCE) -> dict[str, An
 
 # --- the pages ---------------------------------------------------------------------------------
 @router.get("/learn", include_in_schema=False)
-async def learn_page() -> FileResponse:
-    return FileResponse(STATIC / "learn.html")
+async def learn_page(request: Request) -> HTMLResponse:
+    return await page("learn.html", request)
 
 
 @router.get("/learn/{name}", include_in_schema=False)
@@ -166,7 +166,7 @@ async def lesson_page(name: str, request: Request) -> Response:
         return HTMLResponse(not_found_page(say(Text("No such lesson", domain="web"), lang),
                                            say(exc.detail, lang, "web")[:120], lang),
                             status_code=404)
-    return FileResponse(STATIC / "learn.html")
+    return await page("learn.html", request)
 
 
 # --- the API -----------------------------------------------------------------------------------

@@ -5,8 +5,6 @@ sign-up and sign-in pages (``static/account.html``; every page's account menu is
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
@@ -14,16 +12,23 @@ from ..i18n import Text, say
 from .errors import ApiError, status_of
 from .language import request_language
 from .pages import not_found_page, rules_index, rules_page
-
-#: the browser client: index.html, app.js, style.css, favicon.svg
-STATIC = Path(__file__).parent / "static"
+from .static_i18n import STATIC, render_page
 
 router = APIRouter(include_in_schema=False)
 
 
+async def page(name: str, request: Request) -> HTMLResponse:
+    """The static page ``name`` in the request's language (:func:`.static_i18n.render_page`:
+    its texts translated, the scripts' catalog embedded)."""
+    lang = await request_language(request)
+    return HTMLResponse(render_page(name, lang),
+                        headers={"content-language": lang,
+                                 "vary": "Cookie, Accept-Language"})
+
+
 @router.get("/")
-async def index() -> FileResponse:
-    return FileResponse(STATIC / "index.html")
+async def index(request: Request) -> HTMLResponse:
+    return await page("index.html", request)
 
 
 @router.get("/favicon.ico")
@@ -44,33 +49,33 @@ async def game_page(game_id: str, request: Request) -> Response:
                                                say(exc.detail, lang, "web")[:120], lang),
                                 status_code=404)
         # another refusal (a stored game that cannot be rebuilt): the page shows it
-    return FileResponse(STATIC / "index.html")
+    return await page("index.html", request)
 
 
 @router.get("/replay")
-async def replay_page() -> FileResponse:
-    return FileResponse(STATIC / "index.html")
+async def replay_page(request: Request) -> HTMLResponse:
+    return await page("index.html", request)
 
 
 @router.get("/signup")
-async def sign_up_page() -> FileResponse:
-    return FileResponse(STATIC / "account.html")
+async def sign_up_page(request: Request) -> HTMLResponse:
+    return await page("account.html", request)
 
 
 @router.get("/signin")
-async def sign_in_page() -> FileResponse:
-    return FileResponse(STATIC / "account.html")
+async def sign_in_page(request: Request) -> HTMLResponse:
+    return await page("account.html", request)
 
 
 @router.get("/players/{username}")
-async def player_page(username: str) -> FileResponse:
+async def player_page(username: str, request: Request) -> HTMLResponse:
     """A player's page (``static/standings.js`` asks the API and says if there is none)."""
-    return FileResponse(STATIC / "standings.html")
+    return await page("standings.html", request)
 
 
 @router.get("/leaderboard")
-async def leaderboard_page() -> FileResponse:
-    return FileResponse(STATIC / "standings.html")
+async def leaderboard_page(request: Request) -> HTMLResponse:
+    return await page("standings.html", request)
 
 
 @router.get("/rules")

@@ -5,6 +5,16 @@
 "use strict";
 (() => {
   const byId = (id) => document.getElementById(id);
+  // the texts in the page's language (i18n.js). A page that does not load i18n.js itself (the
+  // rules pages, written by the server) gets it here, with its catalog, before the menu is drawn.
+  const i18nReady = window.nugarI18n ? window.nugarI18n.ready : new Promise((resolve) => {
+    const script = document.createElement("script");
+    script.src = "/static/i18n.js";
+    script.onload = () => window.nugarI18n.ready.then(resolve);
+    script.onerror = resolve;
+    document.head.appendChild(script);
+  });
+  const t = (msgid, fields) => (window.nugarI18n ? window.nugarI18n.t(msgid, fields) : msgid);
 
   async function call(method, path, body) {
     const init = { method, headers: {}, credentials: "same-origin" };
@@ -48,7 +58,7 @@
       me = null;
     }
     menu.textContent = "";
-    const board = link("/leaderboard", "Leaderboard");
+    const board = link("/leaderboard", t("Leaderboard"));
     board.id = "menu-leaderboard";
     menu.append(board);
     if (me) {
@@ -59,7 +69,7 @@
       const out = document.createElement("button");
       out.type = "button";
       out.id = "sign-out";
-      out.textContent = "Sign out";
+      out.textContent = t("Sign out");
       out.addEventListener("click", async () => {
         await call("DELETE", "/api/session").catch(() => null);
         location.reload();
@@ -68,9 +78,9 @@
     } else {
       const back = location.pathname === "/signin" || location.pathname === "/signup"
         ? "" : `?next=${encodeURIComponent(location.pathname + location.search + location.hash)}`;
-      const inLink = link(`/signin${back}`, "Sign in");
+      const inLink = link(`/signin${back}`, t("Sign in"));
       inLink.id = "menu-sign-in";
-      const upLink = link(`/signup${back}`, "Sign up");
+      const upLink = link(`/signup${back}`, t("Sign up"));
       upLink.id = "menu-sign-up";
       menu.append(inLink, upLink);
     }
@@ -81,7 +91,7 @@
     const section = byId(name);
     if (!section) return;
     section.hidden = false;
-    document.title = `${name === "signup" ? "Sign up" : "Sign in"} - nugar`;
+    document.title = name === "signup" ? t("Sign up - nugar") : t("Sign in - nugar");
     const error = byId(`${name}-error`);
     for (const input of section.querySelectorAll("input")) {
       input.addEventListener("input", () => { error.textContent = ""; });
@@ -119,12 +129,12 @@
     box.textContent = "";
     [1, 2].forEach((seat, i) => {
       if (i) box.append(" \u00b7 ");
-      box.append(seat === 1 ? "First: " : "Second: ");
+      box.append(seat === 1 ? t("First:") : t("Second:"), " ");
       const name = names[i];
       if (name && name !== "deleted player") {
         box.append(link(`/players/${encodeURIComponent(name)}`, name));
       } else {
-        box.append(name || "anonymous");
+        box.append(name ? t("deleted player") : t("anonymous"));  // the API's word for a deleted one
       }
       const rating = found.rated && found.ratings ? found.ratings[String(seat)] : null;
       if (rating) {
@@ -142,7 +152,7 @@
         }
       }
     });
-    if (found.rated) box.append(" \u00b7 rated");
+    if (found.rated) box.append(` \u00b7 ${t("rated")}`);
     box.hidden = false;
   }
 
@@ -159,7 +169,7 @@
 
   if (location.pathname === "/signup") form("signup", "/api/accounts");
   if (location.pathname === "/signin") form("signin", "/api/session");
-  showMenu();
+  i18nReady.then(showMenu);
   // app.js opens the page's seat first (which names its holder): ask once it has
   document.addEventListener("nugar:seat-opened", showPlayers);
   watchResult();

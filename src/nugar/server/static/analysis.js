@@ -10,6 +10,8 @@
   const byId = (id) => document.getElementById(id);
   const SVG = "http://www.w3.org/2000/svg";
   const SYMBOL = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+  // the marks' names in the page's language (the API's `mark` stays a code)
+  const MARK = { inaccuracy: t("inaccuracy"), mistake: t("mistake"), blunder: t("blunder") };
   const W = 320;
   const H = 120;
   const A = { key: null, source: null, data: null, timer: null, turn: null, family: null };
@@ -29,10 +31,11 @@
   // translations): "tablebase: South wins in 13 turns (next capture in 3)"
   function tablebaseText(tb) {
     if (!tb) return "";
-    if (tb.value === 0) return "tablebase: draw";
+    if (tb.value === 0) return t("tablebase: draw");
     const winner = playerName(A.family, tb.value > 0 ? tb.to_move : 3 - tb.to_move);
-    const turns = (n) => `${n} turn${n === 1 ? "" : "s"}`;
-    return `tablebase: ${winner} wins in ${turns(tb.plies)} (next capture in ${turns(tb.to_capture)})`;
+    const turns = (n) => tn("{n} turn", "{n} turns", n, { n });
+    return t("tablebase: {winner} wins in {turns} (next capture in {capture})",
+      { winner, turns: turns(tb.plies), capture: turns(tb.to_capture) });
   }
 
   function plyAt(turn) {
@@ -61,12 +64,13 @@
     } else if (data.done) {
       bar.hidden = true;
       const marks = data.plies.filter((p) => p.mark).length;
-      byId("analysis-status").textContent =
-        `${marks} marked turn${marks === 1 ? "" : "s"}; evaluations for the first player`;
+      byId("analysis-status").textContent = tn("{n} marked turn; evaluations for the first player",
+        "{n} marked turns; evaluations for the first player", marks, { n: marks });
     } else if (data.started) {
       bar.hidden = false;
       bar.value = data.progress;
-      byId("analysis-status").textContent = `analysing: ${Math.round(100 * data.progress)} %`;
+      byId("analysis-status").textContent = t("analysing: {percent} %",
+        { percent: Math.round(100 * data.progress) });
     }
     drawGraph();
     if (typeof redrawMoves === "function") redrawMoves();
@@ -94,7 +98,7 @@
   async function start() {
     const key = A.key;
     byId("analyse").disabled = true;
-    byId("analysis-status").textContent = "starting the analysis...";
+    byId("analysis-status").textContent = t("starting the analysis...");
     try {
       const data = A.source.kind === "game"
         ? await call("POST", `/api/games/${A.source.id}/analysis`)
@@ -124,7 +128,7 @@
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     svg.setAttribute("class", "eval-graph");
     svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", "evaluation after each turn, the first player's above the line");
+    svg.setAttribute("aria-label", t("evaluation after each turn, the first player's above the line"));
     const n = Math.max(1, plies.length - 1);
     const x = (i) => 6 + (i * (W - 12)) / n;
     const y = (v) => H / 2 - squash(v) * (H / 2 - 6);
@@ -145,9 +149,11 @@
         class: "point" + (p.mark ? ` mark-${p.mark}` : "") + (i === A.turn ? " current" : ""),
         "data-ply": i, tabindex: -1 });
       const title = document.createElementNS(SVG, "title");
-      title.textContent = `${i === 0 ? "start" : `turn ${i}: ${p.move}`} ${p.eval > 0 ? "+" : ""}${p.eval}`
-        + (p.mark ? ` (${p.mark}; best ${p.best})` : "")
-        + (p.tablebase ? `; ${tablebaseText(p.tablebase)}` : "");
+      const value = `${p.eval > 0 ? "+" : ""}${p.eval}`;
+      const at = i === 0 ? t("start {eval}", { eval: value })
+        : t("turn {turn}: {move} {eval}", { turn: i, move: p.move, eval: value });
+      title.textContent = (p.mark ? t("{at} ({mark}; best {best})", { at, mark: MARK[p.mark], best: p.best })
+        : at) + (p.tablebase ? `; ${tablebaseText(p.tablebase)}` : "");
       dot.appendChild(title);
       dot.addEventListener("click", () => goTo(i));
     });
@@ -161,15 +167,20 @@
     const p = A.turn === null ? undefined : plyAt(A.turn);
     if (!p) return;
     const parts = [];
-    const ev = `${p.eval > 0 ? "+" : ""}${p.eval}${p.exact ? " (exact)" : ""}`;
-    parts.push(A.turn === 0 ? `Start: ${ev}.` : `After ${p.move}: ${ev}.`);
+    const value = `${p.eval > 0 ? "+" : ""}${p.eval}`;  // an evaluation: notation, as moves
+    const ev = p.exact ? t("{eval} (exact)", { eval: value }) : value;
+    parts.push(A.turn === 0 ? t("Start: {eval}.", { eval: ev })
+      : t("After {move}: {eval}.", { move: p.move, eval: ev }));
     if (p.tablebase) parts.push(`${tablebaseText(p.tablebase)}.`);
     if (p.mark) {
-      parts.push(`${p.move}${SYMBOL[p.mark]} is ${p.mark === "inaccuracy" ? "an" : "a"} ${p.mark} (it lost ${p.loss}); best was ${p.best}.`);
-      if (p.pv.length) parts.push(`Line: ${p.pv.join(" ")}.`);
+      const said = { move: `${p.move}${SYMBOL[p.mark]}`, loss: String(p.loss), best: p.best };
+      parts.push(p.mark === "inaccuracy" ? t("{move} is an inaccuracy (it lost {loss}); best was {best}.", said)
+        : p.mark === "mistake" ? t("{move} is a mistake (it lost {loss}); best was {best}.", said)
+          : t("{move} is a blunder (it lost {loss}); best was {best}.", said));
+      if (p.pv.length) parts.push(t("Line: {line}.", { line: p.pv.join(" ") }));
     }
     const next = plyAt(A.turn + 1);
-    if (next && next.pv.length) parts.push(`Engine's line from here: ${next.pv.join(" ")}.`);
+    if (next && next.pv.length) parts.push(t("Engine's line from here: {line}.", { line: next.pv.join(" ") }));
     for (const text of parts) {
       const line = document.createElement("span");
       line.className = "analysis-line";
@@ -202,7 +213,7 @@
       if (!p.mark) return;
       span.textContent += SYMBOL[p.mark];
       span.classList.add(`mark-${p.mark}`);
-      span.title += ` - ${p.mark}, best ${p.best}`;
+      span.title += ` - ${t("{mark}, best {best}", { mark: MARK[p.mark], best: p.best })}`;
     },
     // the turn now on screen
     showTurn(turn) {

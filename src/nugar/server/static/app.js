@@ -4,16 +4,18 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+// every text is said in the page's language: t() and tn() (i18n.js, loaded first)
 const REASONS = {
-  pieces: "a player was reduced to too few pieces",
-  blocked: "a player could not move",
-  repetition: "the same position came up too often",
-  quiet_limit: "too many turns without a capture",
-  majority: "a store held more than half of all seeds",
-  empty_side: "one side's holes were empty, and the seeds were counted",
-  agreement: "both players agreed",
+  pieces: t("a player was reduced to too few pieces"),
+  blocked: t("a player could not move"),
+  repetition: t("the same position came up too often"),
+  quiet_limit: t("too many turns without a capture"),
+  majority: t("a store held more than half of all seeds"),
+  empty_side: t("one side's holes were empty, and the seeds were counted"),
+  agreement: t("both players agreed"),
 };
-// Player names per family, as the server sends them ("players" of presets, states, replays).
+// Player names per family, as the server sends them ("players" of presets, states, replays),
+// said in the page's language (nugarI18n.player).
 const NAMES = {};
 
 const ui = {
@@ -40,10 +42,15 @@ function learnNames(data) {
   }
 }
 function playerName(family, p) {
-  return (NAMES[family] || {})[p] || (p === 1 ? "the first player" : "the second player");
+  const name = (NAMES[family] || {})[p];
+  if (name) return window.nugarI18n.player(name);
+  return p === 1 ? t("the first player") : t("the second player");
 }
 // the name with the place in the order of play, as board legends write it: "South (first)"
-function playerLabel(family, p) { return `${playerName(family, p)} (${p === 1 ? "first" : "second"})`; }
+function playerLabel(family, p) {
+  const name = playerName(family, p);
+  return p === 1 ? t("{name} (first)", { name }) : t("{name} (second)", { name });
+}
 
 async function api(method, path, body) {
   const opts = { method, headers: {} };
@@ -56,13 +63,15 @@ async function api(method, path, body) {
     res = await fetch(path, opts);
   } catch (e) {
     ui.netError = true;  // "Failed to fetch": the server cannot be reached (for now)
-    throw new Error(`the server cannot be reached (${e.message})`);
+    ui.netText = t("the server cannot be reached ({error})", { error: e.message });
+    throw new Error(ui.netText);
   }
   if (ui.netError) connectionBack();
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
   if (!res.ok) {
-    const detail = data && data.detail ? data.detail : `request failed (${res.status})`;
+    const detail = data && data.detail ? data.detail
+      : t("request failed ({status})", { status: String(res.status) });
     const err = new Error(detail);
     err.code = data && data.error;
     throw err;
@@ -92,7 +101,7 @@ function showPreset() {
   // a description that names its game already ("Dracala: mandatory ...") is not prefixed again
   const named = preset.description.toLowerCase().startsWith(preset.game.toLowerCase());
   const about = named ? preset.description : `${preset.game}: ${preset.description}`;
-  $("preset-info").textContent = `${about}. Source: ${preset.source}`;
+  $("preset-info").textContent = t("{about}. Source: {source}", { about, source: preset.source });
   for (const o of $("seat").options) o.textContent = playerLabel(preset.family, Number(o.value));
   const box = $("options");
   box.textContent = "";
@@ -230,7 +239,7 @@ function connectionBack() {
   ui.netError = false;
   for (const id of ["error", "home-error", "replay-error"]) {
     const el = $(id);
-    if (el && el.textContent.startsWith("the server cannot be reached")) el.textContent = "";
+    if (el && ui.netText && el.textContent === ui.netText) el.textContent = "";
   }
 }
 
@@ -245,7 +254,7 @@ async function send(move) {
     applyUpdate(update);
   } catch (e) {
     if (e.code === "stale_version") {
-      setError("The game changed before your move arrived; it was not played.");
+      setError(t("The game changed before your move arrived; it was not played."));
       applyUpdate(null);  // asks for what changed
     } else {
       setError(e.message);
@@ -272,19 +281,21 @@ function keepClick(cell) {
   const mover = s.to_move;
   if (s.over) {
     ui.keepWhy = "turn";
-    refuse("the game ends with the move being drawn", cell);
+    refuse(t("the game ends with the move being drawn"), cell);
     return;
   }
   if (ui.seat !== 0 && ui.seat !== mover) {
     ui.keepWhy = "turn";
-    refuse(`it is not your turn: ${playerName(s.family, mover)} moves next`
-      + (s.mode === "ai" ? " (the computer)" : ""), cell);
+    const name = playerName(s.family, mover);
+    refuse(s.mode === "ai" ? t("it is not your turn: {name} moves next (the computer)", { name })
+      : t("it is not your turn: {name} moves next", { name }), cell);
     return;
   }
-  const label = cell.dataset.hole ? `hole ${cell.dataset.hole}` : cellKey(cell);
+  const label = cell.dataset.hole ? t("hole {hole}", { hole: cell.dataset.hole }) : cellKey(cell);
   ui.kept = { key: cellKey(cell), v: s.v, label };
   ui.keepWhy = "kept";
-  $("why").textContent = `Your click on ${ui.kept.label} is kept: it is played once the move is drawn.`;
+  $("why").textContent = t("Your click on {label} is kept: it is played once the move is drawn.",
+    { label: ui.kept.label });
 }
 
 // the drawing has ended: play the kept click, or say why it is not played
@@ -295,8 +306,8 @@ function playKept() {
   const cell = cellByKey($("board").querySelector("svg"), kept.key);
   if (ui.state.v !== kept.v || !myTurn() || !cell) {
     ui.keepWhy = "lost";
-    refuse(`your click on ${kept.label} was not played: the game moved on while it was drawn;`
-      + " choose again", cell);
+    refuse(t("your click on {label} was not played: the game moved on while it was drawn; "
+      + "choose again", { label: kept.label }), cell);
     return;
   }
   playCell(cell);
@@ -305,15 +316,18 @@ function playKept() {
 // why the board takes no move now, for reasons outside the rules ("" when it does)
 function notNowReason() {
   const s = ui.state;
-  if (!s || ui.replay) return "this is a replay: step through it with the arrows below the board";
-  if (ui.pending > 0 || ui.animating) return "wait: the last move is still being drawn";
-  if (s.over) return "the game is over";
-  if (ui.key === null) return "you are watching this game";
-  if (ui.view !== null) return "you are looking at an earlier position: press End to go back to the game";
-  if (ui.busy) return "wait: your last move is on its way";
+  if (!s || ui.replay) return t("this is a replay: step through it with the arrows below the board");
+  if (ui.pending > 0 || ui.animating) return t("wait: the last move is still being drawn");
+  if (s.over) return t("the game is over");
+  if (ui.key === null) return t("you are watching this game");
+  if (ui.view !== null) {
+    return t("you are looking at an earlier position: press End to go back to the game");
+  }
+  if (ui.busy) return t("wait: your last move is on its way");
   if (ui.seat !== 0 && ui.seat !== s.to_move) {
-    return `it is not your turn: ${playerName(s.family, s.to_move)} is to move`
-      + (s.mode === "ai" ? " (the computer is thinking)" : "");
+    const name = playerName(s.family, s.to_move);
+    return s.mode === "ai" ? t("it is not your turn: {name} is to move (the computer is thinking)", { name })
+      : t("it is not your turn: {name} is to move", { name });
   }
   return "";
 }
@@ -398,10 +412,11 @@ function playCell(cell) {
   const moves = legal();
   const me = playerName(s.family, s.to_move);
   if (s.family === "sowing") {
-    if (!cell.dataset.hole) { refuse("a store is not played: choose one of your holes", cell); return; }
+    if (!cell.dataset.hole) { refuse(t("a store is not played: choose one of your holes"), cell); return; }
     const hole = cell.dataset.hole;
     if (Number(cell.dataset.player) !== s.to_move) {
-      refuse(`that hole is ${playerName(s.family, 3 - s.to_move)}'s: ${me} sows from ${me}'s own holes`, cell);
+      refuse(t("that hole is {other}'s: {me} sows from {me}'s own holes",
+        { other: playerName(s.family, 3 - s.to_move), me }), cell);
       return;
     }
     if (moves.includes(hole)) { send(hole); return; }
@@ -438,13 +453,15 @@ function playCell(cell) {
   // the step phase
   const owner = ownerOf(sq);
   if (owner === s.to_move) {
-    refuseByEngine(neighbours(sq).map((n) => `${sq}-${n}`), cell, `the piece on ${sq} cannot step: `);
+    refuseByEngine(neighbours(sq).map((n) => `${sq}-${n}`), cell,
+      t("the piece on {square} cannot step: ", { square: sq }));
   } else if (owner) {
     refuseByEngine([`${sq}-${neighbours(sq)[0]}`], cell);
   } else if (from) {
     refuseByEngine([`${from}-${sq}`], cell);
   } else {
-    refuse(`${sq} is empty: choose one of ${me}'s pieces first, then the square it steps to`, cell);
+    refuse(t("{square} is empty: choose one of {me}'s pieces first, then the square it steps to",
+      { square: sq, me }), cell);
   }
 }
 
@@ -549,11 +566,11 @@ function labelCells(svg) {
   for (const el of svg.querySelectorAll('[role="gridcell"]')) {
     if (el.dataset.label === undefined) el.dataset.label = el.getAttribute("aria-label") || "";
     const notes = [];
-    if (el.classList.contains("sel")) notes.push("chosen");
-    else if (el.classList.contains("target")) notes.push("a target of the chosen piece");
-    else if (el.classList.contains("cap-target")) notes.push("can be captured");
-    else if (el.classList.contains("lit")) notes.push("playable");
-    if (el.classList.contains("hinted")) notes.push("the hint");
+    if (el.classList.contains("sel")) notes.push(t("chosen"));
+    else if (el.classList.contains("target")) notes.push(t("a target of the chosen piece"));
+    else if (el.classList.contains("cap-target")) notes.push(t("can be captured"));
+    else if (el.classList.contains("lit")) notes.push(t("playable"));
+    if (el.classList.contains("hinted")) notes.push(t("the hint"));
     el.setAttribute("aria-label", [el.dataset.label, ...notes].join(", "));
     el.setAttribute("aria-selected", el.classList.contains("sel") ? "true" : "false");
   }
@@ -594,21 +611,22 @@ function markMoves(svg) {
 }
 
 function statusText(s) {
-  if (s.over && !drawing()) return "Game over";
+  if (s.over && !drawing()) return t("Game over");
   if (ui.replay) return "";
   // the status and the board agree: nobody's move is announced before the board shows it
-  if (drawing()) return "Drawing the last move...";
+  if (drawing()) return t("Drawing the last move...");
   const who = playerName(s.family, s.to_move);
-  if (ui.key === null) return `${who} to move (you are watching)`;
+  if (ui.key === null) return t("{who} to move (you are watching)", { who });
   if (myTurn()) {
     const moves = legal();
     if (moves.length && moves.every((m) => m.startsWith("x"))) {
-      return `${who}: you formed a three, click a ${playerName(s.family, 3 - s.to_move)} piece to capture`;
+      return t("{who}: you formed a three, click a {other} piece to capture",
+        { who, other: playerName(s.family, 3 - s.to_move) });
     }
-    return `${who} to move: your move`;
+    return t("{who} to move: your move", { who });
   }
-  if (s.mode === "ai") return `${who} to move: the computer is thinking`;
-  return `${who} to move: waiting for your opponent`;
+  if (s.mode === "ai") return t("{who} to move: the computer is thinking", { who });
+  return t("{who} to move: waiting for your opponent", { who });
 }
 
 // who won and why, in words: "White wins (1-0): Black has too few pieces"; a sowing game
@@ -617,31 +635,38 @@ function statusText(s) {
 function resultText(family, winner, reason, result, aborted, score, misere) {
   const name = (p) => playerName(family, p);
   if (reason === "aborted") {  // a first move never came: no result, no winner
-    return `Aborted: ${aborted ? name(aborted) : "a player"} did not move (no result)`;
+    const who = aborted ? name(aborted) : t("a player");
+    return t("Aborted: {name} did not move (no result)", { name: who });
   }
   const won = winner === 1 || winner === 2;
   const loser = won ? name(3 - winner) : null;
-  let head = won ? `${name(winner)} wins` : "Draw";
+  let head;
   if (family === "sowing" && score && reason !== "resigned" && reason !== "time"
       && reason !== "agreement") {
-    head += ` ${score[0]} : ${score[1]} (${name(1)}'s store : ${name(2)}'s store)`;
+    const fields = { name: won ? name(winner) : "", a: score[0], b: score[1], first: name(1),
+      second: name(2) };
+    head = won ? t("{name} wins {a} : {b} ({first}'s store : {second}'s store)", fields)
+      : t("Draw {a} : {b} ({first}'s store : {second}'s store)", fields);
   } else {
-    head += ` (${result})`;
+    head = won ? t("{name} wins ({result})", { name: name(winner), result })
+      : t("Draw ({result})", { result });
   }
   let why;
-  if (reason === "resigned" && won) why = `${loser} resigned`;
+  if (reason === "resigned" && won) why = t("{loser} resigned", { loser });
   else if (reason === "time") {  // a fallen flag: a draw when the other could not have won
-    why = won ? `${loser} ran out of time` : "time ran out, but the other player could not have won";
-  } else if (reason === "pieces" && won) why = `${loser} has too few pieces`;
-  else if (reason === "blocked" && won) why = `${loser} cannot move`;
-  else if (reason === "majority" && won) why = `${loser}'s store holds more than half of all seeds`;
-  else if (reason === "empty_side" && family === "sowing") why = "a side's holes were empty, and the seeds were counted";
+    why = won ? t("{loser} ran out of time", { loser })
+      : t("time ran out, but the other player could not have won");
+  } else if (reason === "pieces" && won) why = t("{loser} has too few pieces", { loser });
+  else if (reason === "blocked" && won) why = t("{loser} cannot move", { loser });
+  else if (reason === "majority" && won) why = t("{loser}'s store holds more than half of all seeds", { loser });
+  else if (reason === "empty_side" && family === "sowing") why = t("a side's holes were empty, and the seeds were counted");
   else why = REASONS[reason] || reason;
   if (misere && family === "sowing" && reason !== "resigned" && reason !== "time"
       && reason !== "agreement") {
-    why += won ? "; the smaller store wins" : "; under these rules the smaller store wins";
+    why = won ? t("{why}; the smaller store wins", { why })
+      : t("{why}; under these rules the smaller store wins", { why });
   }
-  return `${head}: ${why}`;
+  return t("{head}: {why}", { head, why });
 }
 
 // the move list: one numbered item per turn, so that its numbers count what the status's
@@ -696,8 +721,12 @@ function boardSvg(view) {
 
 // where the board is in the game's turns, counted as the move list numbers them
 function viewingText(index, total, replay) {
-  const where = index === 0 ? `the start, turn 0 of ${total}` : `after turn ${index} of ${total}`;
-  return replay ? `Replay: ${where}` : `Viewing ${where}`;
+  if (replay) {
+    return index === 0 ? t("Replay: the start, turn 0 of {total}", { total })
+      : t("Replay: after turn {index} of {total}", { index, total });
+  }
+  return index === 0 ? t("Viewing the start, turn 0 of {total}", { total })
+    : t("Viewing after turn {index} of {total}", { index, total });
 }
 
 function turnCount() {
@@ -769,23 +798,25 @@ function render() {
   }
   $("title").textContent = `${s.game}`;
   // examples of the notation of this game's moves
-  $("move-input").placeholder = s.family === "sowing" ? "3, or a turn: 3-6" : "c3, c3-c4, xe5";
+  $("move-input").placeholder = s.family === "sowing" ? t("3, or a turn: 3-6")
+    : "c3, c3-c4, xe5";  // moves, never translated
   $("move-input").title = s.family === "sowing"
-    ? "a hole number such as 3, or a turn of several steps such as 3-6"
-    : "a drop such as c3, a step such as c3-c4, a capture such as xe5, or a turn such as c3-c4xe5";
+    ? t("a hole number such as 3, or a turn of several steps such as 3-6")
+    : t("a drop such as c3, a step such as c3-c4, a capture such as xe5, or a turn such as c3-c4xe5");
   $("rules-line").innerHTML = "";
   const code = document.createElement("code");
   code.textContent = s.rules;
   const link = document.createElement("a");
   link.href = `/rules/${s.rules.split("(")[0]}`;
-  link.textContent = "rules";
-  $("rules-line").append("Rules: ", code, " ", link,
-    s.mode === "ai" ? ` - against the computer, level ${s.ai_level}` : "",
-    s.mode === "friend" ? " - between two people by link" : "",
-    s.mode === "hotseat" ? " - hot-seat" : "");
-  if (ui.key === null) $("you").textContent = "You are watching.";
-  else if (ui.seat === 0) $("you").textContent = "Both players share this screen.";
-  else $("you").textContent = `You play ${playerLabel(s.family, ui.seat)}.`;
+  link.textContent = t("rules");
+  code.dir = "ltr";
+  $("rules-line").append(t("Rules:"), " ", code, " ", link,
+    s.mode === "ai" ? ` - ${t("against the computer, level {level}", { level: s.ai_level })}` : "",
+    s.mode === "friend" ? ` - ${t("between two people by link")}` : "",
+    s.mode === "hotseat" ? ` - ${t("hot-seat")}` : "");
+  if (ui.key === null) $("you").textContent = t("You are watching.");
+  else if (ui.seat === 0) $("you").textContent = t("Both players share this screen.");
+  else $("you").textContent = t("You play {label}.", { label: playerLabel(s.family, ui.seat) });
   $("status").textContent = statusText(s);
   const res = $("result");
   if (s.over) {
@@ -840,7 +871,12 @@ function noteOfferAnswer(s) {
   if (ui.myOffer) { $("offer-answer").textContent = ""; return; }
   if (!had || had.cancelled) return;
   const accepted = had.kind === "draw" ? s.over && s.reason === "agreement" : s.ply < had.ply;
-  $("offer-answer").textContent = `Your opponent ${accepted ? "accepted" : "declined"} your ${had.kind} offer.`;
+  const said = {
+    draw: [t("Your opponent declined your draw offer."), t("Your opponent accepted your draw offer.")],
+    takeback: [t("Your opponent declined your takeback offer."),
+      t("Your opponent accepted your takeback offer.")],
+  };
+  $("offer-answer").textContent = said[had.kind][accepted ? 1 : 0];
 }
 
 // copy a link to the clipboard (or, where the page may not write it, select it for the
@@ -858,8 +894,8 @@ async function copyLink(input, button) {
     input.select();
     try { done = document.execCommand("copy"); } catch (e) { done = false; }
   }
-  button.textContent = done ? "Copied" : "Select and copy";
-  setTimeout(() => { button.textContent = "Copy"; }, 2000);
+  button.textContent = done ? t("Copied") : t("Select and copy");
+  setTimeout(() => { button.textContent = t("Copy"); }, 2000);
 }
 
 function renderOffer(s) {
@@ -871,7 +907,11 @@ function renderOffer(s) {
   box.hidden = false;
   box.dataset.kind = kind;
   const mine = offers[kind] === ui.seat;
-  $("offer-text").textContent = mine ? `You offered a ${kind}.` : `Your opponent offers a ${kind}.`;
+  const said = {
+    draw: [t("Your opponent offers a draw."), t("You offered a draw.")],
+    takeback: [t("Your opponent offers a takeback."), t("You offered a takeback.")],
+  };
+  $("offer-text").textContent = said[kind][mine ? 1 : 0];
   $("offer-accept").hidden = mine;
   $("offer-decline").hidden = mine;
   $("offer-cancel").hidden = !mine;
@@ -889,19 +929,19 @@ function renderAfter(s) {
   const offers = s.offers || {};
   const button = $("rematch");
   button.hidden = ui.key === null;
-  button.textContent = "Rematch, colours swapped";
+  button.textContent = t("Rematch, colours swapped");
   if (!s.rematch) return;
   const by = offers.rematch;
   if (ui.key === null) {
     const a = document.createElement("a");
     a.href = `/g/${s.rematch}`;
-    a.textContent = "watch it";
-    text.append("A rematch is being played: ", a);
+    a.textContent = t("watch it");
+    text.append(t("A rematch is being played:"), " ", a);
   } else if (ui.seat === 0 || by === ui.seat) {
-    button.textContent = "Go to the rematch";
+    button.textContent = t("Go to the rematch");
   } else {
-    text.textContent = "Your opponent offers a rematch, colours swapped.";
-    button.textContent = "Play the rematch";
+    text.textContent = t("Your opponent offers a rematch, colours swapped.");
+    button.textContent = t("Play the rematch");
   }
 }
 
@@ -963,7 +1003,7 @@ async function animateSowing(prev, next) {
     const cellText = (c) => svgEl && svgEl.querySelector(`[data-cell="${c}"] .count`);
     const cellEl = (c) => svgEl && svgEl.querySelector(`[data-cell="${c}"]`);
     for (const m of moves) {
-      $("status").textContent = `${playerName(prev.family, mover)} sows hole ${m}...`;
+      $("status").textContent = t("{name} sows hole {hole}...", { name: playerName(prev.family, mover), hole: m });
       $("pass").hidden = true;
       const { start, path, cells } = sowPath(board, mover, Number(m));
       const counts = [...board.holes[0], board.stores[0], ...board.holes[1], board.stores[1]];
@@ -1087,7 +1127,7 @@ function connect() {
   ui.ws = ws;
   ws.onopen = () => {
     ui.wsRetry = 0;
-    $("conn").textContent = "live";
+    $("conn").textContent = t("live");
     // name this page's seat on the socket (as POST .../open does): the server marks it
     // opened, and again after a reconnect; the key goes in a message, never in the address
     if (ui.key !== null) ws.send(JSON.stringify({ type: "open", key: ui.key }));
@@ -1101,7 +1141,7 @@ function connect() {
     else if (msg.update) applyUpdate(msg.update);
   };
   ws.onclose = () => {
-    $("conn").textContent = "reconnecting...";
+    $("conn").textContent = t("reconnecting...");
     if (ui.ws !== ws) return;
     ui.wsRetry = Math.min(ui.wsRetry + 1, 6);
     setTimeout(connect, 300 * ui.wsRetry);
@@ -1130,8 +1170,8 @@ async function showGame(id) {
     // a link must never silently replace the seat this browser already holds in this game
     ui.key = stored.key;
     ui.seat = stored.seat;
-    $("error").textContent = "This browser already holds a seat in this game; "
-      + "the key in the link was ignored.";
+    $("error").textContent = t("This browser already holds a seat in this game; "
+      + "the key in the link was ignored.");
   } else if (h.key) {
     ui.key = h.key;
     ui.seat = Number(h.seat || 0);
@@ -1161,7 +1201,7 @@ async function showGame(id) {
     // the seat is open (a signed-in player now holds it): accounts.js shows the names
     document.dispatchEvent(new Event("nugar:seat-opened"));
   } catch (e) {
-    if (/^no game with id/.test(e.message)) {
+    if (e.code === "unknown_game") {
       // gone (or never there): say so instead of a board and buttons for nothing
       $("play").hidden = true;
       $("missing").hidden = false;
@@ -1195,7 +1235,7 @@ async function showGame(id) {
   $("move-input").addEventListener("input", () => { if (!ui.netError) setError(""); });
   $("undo").addEventListener("click", () => action("undo"));
   $("resign").addEventListener("click", () => {
-    if (confirm("Resign this game?")) action("resign");
+    if (confirm(t("Resign this game?"))) action("resign");
   });
   $("draw").addEventListener("click", () => {
     $("offer-answer").textContent = "";
@@ -1209,10 +1249,10 @@ async function showGame(id) {
     action(`offers/${$("offer").dataset.kind}`, { action: "cancel" });
   });
   $("hint").addEventListener("click", async () => {
-    $("hint-text").textContent = "thinking...";
+    $("hint-text").textContent = t("thinking...");
     try {
       const h = await api("POST", `/api/games/${ui.id}/hint`, { key: ui.key });
-      $("hint-text").textContent = `Hint: ${h.move}`;
+      $("hint-text").textContent = t("Hint: {move}", { move: h.move });
       ui.hint = { move: h.move, v: ui.state.v };  // marked on the board too
       decorate();
     } catch (e) {
@@ -1229,7 +1269,7 @@ function showReplayHome() {
   if (game && /^[A-Za-z0-9]+$/.test(game)) {
     // "Replay" after a game: its record, read at once
     fetch(`/api/games/${game}/record`).then((r) => (r.ok ? r.text() : Promise.reject(
-      new Error(`no record of game ${game} (${r.status})`)))).then((text) => {
+      new Error(t("no record of game {game} ({status})", { game, status: String(r.status) }))))).then((text) => {
       $("record-text").value = text;
       $("replay-go").click();
     }).catch((e) => { $("replay-error").textContent = e.message; });
@@ -1245,8 +1285,8 @@ function showReplayHome() {
       learnNames(r);
       ui.key = null;
       $("play").hidden = false;
-      $("title").textContent = `${r.game} (replay)`;
-      $("rules-line").textContent = `Rules: ${r.rules}`;
+      $("title").textContent = t("{game} (replay)", { game: r.game });
+      $("rules-line").textContent = t("Rules: {rules}", { rules: r.rules });
       for (const id of ["typed", "undo", "hint", "takeback", "draw", "resign", "offer", "share"]) $(id).hidden = true;
       $("download").hidden = true;
       const res = $("result");

@@ -20,6 +20,15 @@
   const FILES = "abcdefghijklmnopqrstuvwxyz";
   const PIECE_FILL = { 1: "#1d1d1f", 2: "#fbfbf7" };
   const PIECE_EDGE = { 1: "#000", 2: "#555" };
+  // the labels in the page's language (i18n.js); English where the page has no catalog (the
+  // test that compares this drawing with the server's)
+  const I18N = window.nugarI18n;
+  const fill = (text, fields) => Object.entries(fields || {})
+    .reduce((out, [k, v]) => out.split(`{${k}}`).join(String(v)), text);
+  const t = (msgid, fields) => (I18N ? I18N.t(msgid, fields) : fill(msgid, fields));
+  const tn = (one, many, n, fields) => (I18N ? I18N.tn(one, many, n, fields)
+    : t(n === 1 ? one : many, fields));
+  const player = (name) => (I18N ? I18N.player(name) : name);
 
   // a number with no decimals as Python's format(x, ".0f") writes it: to the nearest integer,
   // an exact half to the even one
@@ -31,11 +40,13 @@
 
   // text for markup, as Python's html.escape (quotes included)
   function esc(s) {
-    return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-      .replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
+    // split and join, not regular expressions: pybabel's script reader loses its way in
+    // these (and would miss the messages after them)
+    return [["&", "&amp;"], ["<", "&lt;"], [">", "&gt;"], ['"', "&quot;"], ["'", "&#x27;"]]
+      .reduce((out, [from, to]) => out.split(from).join(to), String(s));
   }
 
-  function seeds(count) { return `${count} seed${count === 1 ? "" : "s"}`; }
+  function seeds(count) { return tn("{n} seed", "{n} seeds", count, { n: count }); }
 
   // the moves of a turn from their texts ("c3", "c3-c4", "xe5", "pass", "4")
   function readMoves(texts) {
@@ -54,7 +65,7 @@
   // the label, then up to 12 pieces after it (8 units a letter: a count in the hundreds never
   // runs into them), as many as fit the board's width
   function handRow(player, y, count, name, width) {
-    const label = `${name} in hand: ${count}`;
+    const label = t("{name} in hand: {count}", { name, count });
     const parts = [`<g class="hand" data-player="${player}" aria-hidden="true">`,
       `<text x="${MARGIN}" y="${f0(y + 5)}" font-size="13" fill="#333">${label}</text>`];
     const first = MARGIN + 16 + 8 * label.length;
@@ -107,14 +118,16 @@
       else if (m.kind === "step") { movedFrom.add(m.squares[0]); movedTo.add(m.squares[1]); }
       else if (m.kind === "capture") captured.add(m.squares[0]);
     }
-    const names = v.players;
-    const inHand = [1, 2].map((p) => `${names[p - 1]} ${hands[p - 1]} in hand`).join(", ");
+    const names = v.players.map(player);
+    const inHand = [1, 2].map((p) => t("{name} {count} in hand", { name: names[p - 1], count: hands[p - 1] }))
+      .join(", ");
+    const said = t("{game} board, {rows} by {cols}; {hands}", { game: esc(v.game), rows, cols, hands: inHand });
     const out = [`<svg xmlns="http://www.w3.org/2000/svg" class="board alignment" `
       + `viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="grid" `
-      + `aria-label="${esc(v.game)} board, ${rows} by ${cols}; ${inHand}">`,
+      + `aria-label="${said}">`,
       `<rect x="0" y="0" width="${width}" height="${height}" fill="#f3e3c3" rx="8"/>`];
     out.push(handRow(2, BAND / 2 + 2, hands[1], names[1], width));
-    const what = { 1: `${names[0]} piece`, 2: `${names[1]} piece` };
+    const what = { 1: t("{name} piece", { name: names[0] }), 2: t("{name} piece", { name: names[1] }) };
     for (let r = rows - 1; r >= 0; r--) {  // the top row first: the order a screen reader reads
       const y = BAND + (rows - 1 - r) * SQUARE;
       out.push(`<text x="${f0(MARGIN / 2)}" y="${f0(y + SQUARE / 2 + 5)}" font-size="13" `
@@ -130,7 +143,7 @@
         if (movedFrom.has(name)) { classes.push("from"); fill = "#f1e08a"; }
         if (movedTo.has(name)) { classes.push("last"); fill = "#f6e27a"; }
         if (lit.has(name)) classes.push("lit");
-        out.push(square(name, x, y, classes.join(" "), fill, what[owner] || "empty", owner,
+        out.push(square(name, x, y, classes.join(" "), fill, what[owner] || t("empty"), owner,
           captured.has(name), lit.has(name)));
       }
       out.push("</g>");
@@ -150,17 +163,18 @@
     const [holes1, holes2] = board.holes;
     const [store1, store2] = board.stores;
     const pits = board.pits;
-    const names = v.players;
+    const names = v.players.map(player);
     const pad = 10;
     const width = pad * 2 + (pits + 2) * HOLE;
     const height = pad * 2 + 2 * HOLE + 44;
     const sown = new Set(marks.filter((m) => m.kind === "sow").map((m) => m.hole));
     const lastPlayer = marks.length ? v.last_mover : null;
-    const storesSaid = [1, 2].map((p) => `${names[p - 1]}'s store ${seeds(board.stores[p - 1])}`)
-      .join(", ");
+    const storesSaid = [1, 2].map((p) => t("{name}'s store {seeds}",
+      { name: names[p - 1], seeds: seeds(board.stores[p - 1]) })).join(", ");
+    const said = t("{game} board, {pits} holes a side; {stores}", { game: esc(v.game), pits, stores: esc(storesSaid) });
     const out = [`<svg xmlns="http://www.w3.org/2000/svg" class="board sowing" `
       + `viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="grid" `
-      + `aria-label="${esc(v.game)} board, ${pits} holes a side; ${esc(storesSaid)}">`,
+      + `aria-label="${said}">`,
       `<rect x="0" y="0" width="${width}" height="${height}" fill="#8b5a2b" rx="16"/>`];
 
     const hole = (player, k, count, x, y) => {
@@ -168,7 +182,7 @@
       const classes = ["hole"];
       if (player === lastPlayer && sown.has(k)) classes.push("last");
       if (player === v.to_move && lit.has(String(k))) classes.push("lit");
-      const label = `${names[player - 1]} hole ${k}, ${seeds(count)}`;
+      const label = t("{name} hole {hole}, {seeds}", { name: names[player - 1], hole: String(k), seeds: seeds(count) });
       const ring = classes.includes("last") ? "#f6e27a" : "#5e3a17";
       return `<g class="${classes.join(" ")}" data-player="${player}" data-hole="${k}" `
         + `data-cell="${cell}" role="gridcell" tabindex="-1" aria-label="${label}">`
@@ -183,7 +197,7 @@
 
     const store = (player, count, x) => {
       const cell = player === 1 ? pits : 2 * pits + 1;
-      const label = `${names[player - 1]}'s store, ${seeds(count)}`;
+      const label = t("{name}'s store, {seeds}", { name: names[player - 1], seeds: seeds(count) });
       return `<g class="store" data-player="${player}" data-cell="${cell}" role="gridcell" `
         + `tabindex="-1" aria-label="${esc(label)}">`
         + `<rect x="${f0(x + 6)}" y="${f0(topY - HOLE * 0.4)}" width="${HOLE - 12}" `

@@ -5,10 +5,10 @@
 
 (function () {
   const CHOICES = [
-    ["", "no clock"], ["1+0", "1 min"], ["3+2", "3 min + 2 s"], ["5+3", "5 min + 3 s"],
-    ["10+5", "10 min + 5 s"], ["15+10", "15 min + 10 s"], ["30+20", "30 min + 20 s"],
-    ["1d", "1 day per move"], ["3d", "3 days per move"], ["7d", "7 days per move"],
-    ["custom", "other..."],
+    ["", t("no clock")], ["1+0", t("1 min")], ["3+2", t("3 min + 2 s")], ["5+3", t("5 min + 3 s")],
+    ["10+5", t("10 min + 5 s")], ["15+10", t("15 min + 10 s")], ["30+20", t("30 min + 20 s")],
+    ["1d", t("1 day per move")], ["3d", t("3 days per move")], ["7d", t("7 days per move")],
+    ["custom", t("other...")],
   ];
   const tick = { clock: null, at: 0, timer: null, game: null, poked: false, names: null,
     seat: null };
@@ -19,7 +19,7 @@
     if (!form || document.getElementById("clock-choice")) return;
     const label = document.createElement("label");
     label.id = "clock-label";
-    label.append("Time control ");
+    label.append(t("Time control"), " ");
     const sel = document.createElement("select");
     sel.id = "clock-choice";
     for (const [value, text] of CHOICES) {
@@ -30,10 +30,10 @@
     }
     const custom = document.createElement("input");
     custom.id = "clock-custom";
-    custom.placeholder = "5+3 or 3d";
+    custom.placeholder = t("5+3 or 3d");
     custom.size = 8;
     custom.hidden = true;
-    custom.setAttribute("aria-label", "time control: minutes+increment or days per move");
+    custom.setAttribute("aria-label", t("time control: minutes+increment or days per move"));
     sel.addEventListener("change", () => { custom.hidden = sel.value !== "custom"; });
     label.append(sel, " ", custom);
     const start = document.getElementById("start");
@@ -57,7 +57,7 @@
     if (kind === "days" && s >= 86400) {
       const d = Math.floor(s / 86400);
       const h = Math.floor((s % 86400) / 3600);
-      return `${d}d ${h}h`;
+      return t("{d}d {h}h", { d, h });
     }
     const h = Math.floor(s / 3600);
     const m = Math.floor((s % 3600) / 60);
@@ -85,11 +85,14 @@
   function waitingText() {
     const w = waiting();
     if (w.length === 0) return "";
-    const rest = ": no clock runs until both players are here";
-    if (w.length === 2) return `Waiting for both players to open their links${rest}`;
+    if (w.length === 2) {
+      return t("Waiting for both players to open their links: no clock runs until both players are here");
+    }
     const who = tick.names[w[0] - 1];
-    if (tick.seat === 3 - w[0]) return `Waiting for your opponent (${who}) to open the link${rest}`;
-    return `Waiting for ${who} to open the link${rest}`;
+    if (tick.seat === 3 - w[0]) {
+      return t("Waiting for your opponent ({who}) to open the link: no clock runs until both players are here", { who });
+    }
+    return t("Waiting for {who} to open the link: no clock runs until both players are here", { who });
   }
 
   // seconds left for the awaited first move (the server aborts the game at zero), or null
@@ -110,8 +113,8 @@
     first.hidden = wait === null;
     if (wait !== null) {
       const who = tick.names[tick.clock.first - 1];
-      first.textContent = `${who} must make a first move within `
-        + `${format(wait, tick.clock.kind)}, or the game is aborted`;
+      first.textContent = t("{who} must make a first move within {time}, or the game is aborted",
+        { who, time: format(wait, tick.clock.kind) });
       first.dataset.left = wait.toFixed(1);
       if (wait <= 0 && !tick.poked && tick.game) {
         tick.poked = true;  // the server aborts the game by itself; asking shows it sooner
@@ -171,9 +174,10 @@
         box.appendChild(row);
       }
     }
-    box.querySelector(".clock-control").textContent = `Clock: ${state.clock.describe}`
-      + (state.clock.running === null && !state.over ? " (starts with the first move)" : "");
-    const names = state.players || ["First", "Second"];
+    box.querySelector(".clock-control").textContent = state.clock.running === null && !state.over
+      ? t("Clock: {clock} (starts with the first move)", { clock: state.clock.describe })
+      : t("Clock: {clock}", { clock: state.clock.describe });
+    const names = (state.players || [t("First"), t("Second")]).map(window.nugarI18n.player);
     tick.names = names;
     for (const p of [1, 2]) {
       box.querySelector(`[data-player="${p}"] .who`).textContent = `${names[p - 1]}`;

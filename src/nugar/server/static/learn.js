@@ -20,11 +20,14 @@
     try {
       res = await fetch(path, opts);
     } catch (e) {
-      throw new Error(`the server cannot be reached (${e.message})`);
+      throw new Error(t("the server cannot be reached ({error})", { error: e.message }));
     }
     let data = null;
     try { data = await res.json(); } catch (e) { data = null; }
-    if (!res.ok) throw new Error(data && data.detail ? data.detail : `request failed (${res.status})`);
+    if (!res.ok) {
+      throw new Error(data && data.detail ? data.detail
+        : t("request failed ({status})", { status: String(res.status) }));
+    }
     return data;
   }
 
@@ -95,10 +98,13 @@
 
   // ------------------------------------------------------------ the list of lessons
   function progressText(lesson, done) {
-    const what = `${lesson.steps - lesson.puzzles} steps, ${lesson.puzzles} puzzles`;
-    if (done >= lesson.steps) return `Completed (${what})`;
-    if (done === 0) return `Not started (${what})`;
-    return `${done} of ${lesson.steps} done (${what})`;
+    const steps = lesson.steps - lesson.puzzles;
+    const stepsSaid = tn("{n} step", "{n} steps", steps, { n: steps });
+    const puzzlesSaid = tn("{n} puzzle", "{n} puzzles", lesson.puzzles, { n: lesson.puzzles });
+    const what = t("{steps}, {puzzles}", { steps: stepsSaid, puzzles: puzzlesSaid });
+    if (done >= lesson.steps) return t("Completed ({what})", { what });
+    if (done === 0) return t("Not started ({what})", { what });
+    return t("{done} of {steps} done ({what})", { done, steps: lesson.steps, what });
   }
 
   async function showList() {
@@ -203,14 +209,15 @@
       b.type = "button";
       b.textContent = s.title;
       b.dataset.step = String(i);
-      if (L.prog.done.has(i)) b.setAttribute("aria-label", `${s.title} (done)`);
+      if (L.prog.done.has(i)) b.setAttribute("aria-label", t("{title} (done)", { title: s.title }));
       li.appendChild(b);
       ol.appendChild(li);
     });
     const all = L.prog.done.size >= L.lesson.steps.length;
     $("done").hidden = !all;
     if (all) {
-      $("done-text").textContent = `You have completed the ${L.lesson.title} lesson: every step and puzzle.`;
+      $("done-text").textContent = t("You have completed the {title} lesson: every step and puzzle.",
+        { title: L.lesson.title });
     }
   }
 
@@ -224,13 +231,14 @@
     L.prog.at = i;
     saveProgress(L.lesson.name, L.prog);
     const n = L.lesson.steps.length;
-    $("step-count").textContent = `Step ${i + 1} of ${n}${s.puzzle ? ": a puzzle" : ""}`;
+    $("step-count").textContent = s.puzzle ? t("Step {i} of {n}: a puzzle", { i: i + 1, n })
+      : t("Step {i} of {n}", { i: i + 1, n });
     $("lesson-intro").hidden = i !== 0;  // the lesson's introduction, before its first step
     $("step-title").textContent = s.title;
     $("step-text").textContent = s.text;
     $("instruction").textContent = s.instruction;
     const examples = s.legal.filter((m) => m !== "pass").slice(0, 2);
-    $("move-input").placeholder = examples.length ? `e.g. ${examples.join(", ")}` : "";
+    $("move-input").placeholder = examples.length ? t("e.g. {moves}", { moves: examples.join(", ") }) : "";
     $("move-input").value = "";
     $("next").hidden = true;
     say(null, "");
@@ -281,7 +289,7 @@
       renderSteps();
       const last = L.index + 1 >= L.lesson.steps.length;
       $("next").hidden = last;
-      if (!last) $("next").textContent = L.lesson.steps[L.index + 1].puzzle ? "Next: a puzzle" : "Next step";
+      if (!last) $("next").textContent = L.lesson.steps[L.index + 1].puzzle ? t("Next: a puzzle") : t("Next step");
     } else if (r.verdict === "goes_on") {
       L.turnText = r.turn;
     } else if (r.verdict === "wrong") {
@@ -318,15 +326,16 @@
     if (L.busy) return;
     const s = step();
     if (L.solved) {
-      why(L.index + 1 < L.lesson.steps.length ? "This step is done: go on to the next one, or start it again."
-        : "This step is done: start it again to play it once more.");
+      why(L.index + 1 < L.lesson.steps.length ? t("This step is done: go on to the next one, or start it again.")
+        : t("This step is done: start it again to play it once more."));
       return;
     }
-    const me = s.players[L.pos.to_move - 1];
+    const players = s.players.map(window.nugarI18n.player);
+    const me = players[L.pos.to_move - 1];
     if (s.family === "sowing") {
-      if (!cell.dataset.hole) { why("A store is not played: choose one of your holes.", cell); return; }
+      if (!cell.dataset.hole) { why(t("A store is not played: choose one of your holes."), cell); return; }
       if (Number(cell.dataset.player) !== L.pos.to_move) {
-        why(`That hole is ${s.players[2 - L.pos.to_move]}'s: ${me} sows from ${me}'s own holes.`, cell);
+        why(t("That hole is {other}'s: {me} sows from {me}'s own holes.", { other: players[2 - L.pos.to_move], me }), cell);
         return;
       }
       submit(cell.dataset.hole, cell);
@@ -359,11 +368,15 @@
     const owner = ownerOf(sq);
     const steppers = [...new Set(legal.filter((m) => m.includes("-")).map((m) => m.split("-")[0]))];
     if (owner === L.pos.to_move) {
-      why(`The piece on ${sq} has no step here; ${steppers.length ? `pieces that can step: ${steppers.join(", ")}` : "no piece can step"}.`, cell);
+      why(steppers.length ? t("The piece on {square} has no step here; pieces that can step: {pieces}.",
+        { square: sq, pieces: steppers.join(", ") })
+        : t("The piece on {square} has no step here; no piece can step.", { square: sq }), cell);
     } else if (owner) {
-      why(`${sq} holds a ${s.players[owner - 1]} piece: choose one of ${me}'s pieces, then the square it steps to.`, cell);
+      why(t("{square} holds a {other} piece: choose one of {me}'s pieces, then the square it steps to.",
+        { square: sq, other: players[owner - 1], me }), cell);
     } else {
-      why(`${sq} is empty: choose one of ${me}'s pieces first, then the square it steps to.`, cell);
+      why(t("{square} is empty: choose one of {me}'s pieces first, then the square it steps to.",
+        { square: sq, me }), cell);
     }
   }
 
@@ -392,19 +405,19 @@
     const n = L.lesson.steps.length;
     await syncWithAccount({ [L.lesson.name]: n });
     L.prog = progressOf(L.lesson.name, n);
-    document.title = `${L.lesson.title} - Learn - nugar`;
+    document.title = t("{title} - Learn - nugar", { title: L.lesson.title });
     $("lesson-title").textContent = L.lesson.title;
     $("lesson-intro").textContent = L.lesson.intro;
     $("rules-link").href = `/rules/${encodeURIComponent(L.lesson.rules)}`;
-    $("rules-link").textContent = `Rules of ${L.lesson.title}`;
+    $("rules-link").textContent = t("Rules of {title}", { title: L.lesson.title });
     const links = $("done-links");
     links.textContent = "";
     const more = document.createElement("a");
     more.href = "/learn";
-    more.textContent = "All lessons";
+    more.textContent = t("All lessons");
     const play = document.createElement("a");
     play.href = "/";
-    play.textContent = "Start a game";
+    play.textContent = t("Start a game");
     links.append(more, " \u00b7 ", play);
     let first = stepFromHash();
     if (first === null) {
@@ -421,8 +434,8 @@
     $("typed").addEventListener("submit", (ev) => {
       ev.preventDefault();
       const text = $("move-input").value.trim().toLowerCase();
-      if (!text) { say("unreadable", "Type a move first."); return; }
-      if (L.solved) { why("This step is done: go on to the next one, or start it again."); return; }
+      if (!text) { say("unreadable", t("Type a move first.")); return; }
+      if (L.solved) { why(t("This step is done: go on to the next one, or start it again.")); return; }
       $("move-input").value = "";
       submit(text, null);
     });

@@ -16,8 +16,9 @@
     e.append(...kids);
     return e;
   };
-  const COLOUR = { first: "creator plays first", second: "creator plays second",
-    random: "colours drawn at random" };
+  const tx = window.nugarI18n.tx;  // a message with a node among its fields (i18n.js)
+  const COLOUR = { first: t("creator plays first"), second: t("creator plays second"),
+    random: t("colours drawn at random") };
 
   async function call(method, path, body) {
     const opts = { method, headers: {} };
@@ -28,7 +29,10 @@
     const res = await fetch(path, opts);
     let data = null;
     try { data = await res.json(); } catch (e) { data = null; }
-    if (!res.ok) throw new Error(data && data.detail ? data.detail : `request failed (${res.status})`);
+    if (!res.ok) {
+      throw new Error(data && data.detail ? data.detail
+        : t("request failed ({status})", { status: String(res.status) }));
+    }
     return data;
   }
 
@@ -41,37 +45,37 @@
 
   // --- the section ---------------------------------------------------------------------------
   const list = el("ul", { id: "challenges", class: "challenges", "aria-live": "polite" });
-  const empty = el("p", { id: "lobby-empty", class: "info", text: "No open challenges yet." });
-  const colour = el("select", { id: "challenge-colour", "aria-label": "your colour" },
-    el("option", { value: "random", text: "random colour" }),
-    el("option", { value: "first", text: "I play first" }),
-    el("option", { value: "second", text: "I play second" }));
+  const empty = el("p", { id: "lobby-empty", class: "info", text: t("No open challenges yet.") });
+  const colour = el("select", { id: "challenge-colour", "aria-label": t("your colour") },
+    el("option", { value: "random", text: t("random colour") }),
+    el("option", { value: "first", text: t("I play first") }),
+    el("option", { value: "second", text: t("I play second") }));
   const privateBox = el("input", { type: "checkbox", id: "challenge-private" });
   // rated: only for a signed-in player (accounts.js marks the page signed-in), a preset exactly
   const ratedBox = el("input", { type: "checkbox", id: "challenge-rated" });
   const post = el("button", { type: "button", id: "challenge-post",
-    text: "Post an open challenge" });
+    text: t("Post an open challenge") });
   const waiting = el("div", { id: "challenge-waiting", class: "waiting", hidden: "" });
   const error = el("p", { id: "lobby-error", class: "error", role: "alert" });
   const invite = el("div", { id: "challenge-invite", class: "invite", hidden: "" });
-  box.append(el("h2", { text: "Lobby: open challenges" }), invite, list, empty,
+  box.append(el("h2", { text: t("Lobby: open challenges") }), invite, list, empty,
     el("p", { class: "post" }, colour, " ",
-      el("label", { class: "inline" }, privateBox, " only by link"), " ",
-      el("label", { class: "inline needs-account" }, ratedBox, " rated"), " ", post),
+      el("label", { class: "inline" }, privateBox, " ", t("only by link")), " ",
+      el("label", { class: "inline needs-account" }, ratedBox, " ", t("rated")), " ", post),
     waiting, error);
   box.hidden = false;
 
   function row(c) {
-    const clock = c.clock ? c.clock_text : "no clock";
+    const clock = c.clock ? c.clock_text : t("no clock");
     const item = el("li", { class: "challenge", "data-id": c.id },
-      el("span", { class: "what", text: `${c.game}: ` }), el("code", { text: c.rules }),
+      el("span", { class: "what", text: `${c.game}: ` }), el("code", { text: c.rules, dir: "ltr" }),
       el("span", { class: "what", text: ` \u00b7 ${clock} \u00b7 ${COLOUR[c.colour] || c.colour} ` }));
-    if (c.by) item.append(el("span", { class: "by", text: `by ${c.by} (${c.rating}) ` }));
-    if (c.rated) item.append(el("strong", { class: "rated", text: "rated " }));
+    if (c.by) item.append(el("span", { class: "by", text: `${t("by {name} ({rating})", { name: c.by, rating: c.rating })} ` }));
+    if (c.rated) item.append(el("strong", { class: "rated", text: `${t("rated")} ` }));
     if (lobby.mine && lobby.mine.id === c.id) {
-      item.append(el("em", { text: "(yours)" }));
+      item.append(el("em", { text: t("(yours)") }));
     } else {
-      const b = el("button", { type: "button", class: "accept", text: "Accept" });
+      const b = el("button", { type: "button", class: "accept", text: t("Accept") });
       b.addEventListener("click", () => accept(c.id));
       item.append(b);
     }
@@ -88,16 +92,16 @@
     waiting.textContent = "";
     if (!lobby.mine) { waiting.hidden = true; post.disabled = false; return; }
     const link = el("input", { readonly: "", id: "challenge-link", value: lobby.mine.link,
-      "aria-label": "link to this challenge" });
-    const cancel = el("button", { type: "button", id: "challenge-cancel", text: "Cancel" });
+      "aria-label": t("link to this challenge") });
+    const cancel = el("button", { type: "button", id: "challenge-cancel", text: t("Cancel") });
     cancel.addEventListener("click", async () => {
       try { await call("POST", `/api/challenges/${lobby.mine.id}/cancel`, { key: lobby.mine.key }); } catch (e) { /* gone already */ }
       setMine(null);
       showWaiting();
       connect();
     });
-    waiting.append(el("p", { text: "Waiting for an opponent to accept your challenge..." }),
-      el("p", {}, "Or send a friend this link: ", link), cancel);
+    waiting.append(el("p", { text: t("Waiting for an opponent to accept your challenge...") }),
+      el("p", {}, t("Or send a friend this link:"), " ", link), cancel);
     waiting.hidden = false;
     post.disabled = true;
   }
@@ -176,11 +180,12 @@
     try {
       const c = await call("GET", `/api/challenges/${encodeURIComponent(id)}`);
       invite.textContent = "";
-      const clock = c.clock ? c.clock_text : "no clock";
-      const b = el("button", { type: "button", id: "invite-accept", text: "Accept this challenge" });
+      const clock = c.clock ? c.clock_text : t("no clock");
+      const b = el("button", { type: "button", id: "invite-accept", text: t("Accept this challenge") });
       b.addEventListener("click", () => accept(c.id));
-      invite.append(el("p", {}, `You are challenged to ${c.game} (`, el("code", { text: c.rules }),
-        `), ${clock}; ${COLOUR[c.colour] || c.colour}. `), b);
+      invite.append(el("p", {}, ...tx("You are challenged to {game} ({rules}), {clock}; {colour}.",
+        { game: c.game, rules: el("code", { text: c.rules, dir: "ltr" }), clock,
+          colour: COLOUR[c.colour] || c.colour }), " "), b);
       invite.hidden = false;
     } catch (e) {
       error.textContent = e.message;

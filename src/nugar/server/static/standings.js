@@ -40,7 +40,8 @@
     const x = (i) => PAD + (points.length === 1 ? (W - 2 * PAD) / 2 : i * (W - 2 * PAD) / (points.length - 1));
     const y = (v) => H - PAD / 2 - (v - lo) * (H - PAD) / (hi - lo);
     const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, role: "img",
-      "aria-label": `${preset} rating over ${points.length} rated games` });
+      "aria-label": tn("{preset} rating over {n} rated game", "{preset} rating over {n} rated games",
+        points.length, { preset, n: points.length }) });
     svg.dataset.preset = preset;
     for (const v of [lo, (lo + hi) / 2, hi]) {
       svg.append(svgEl("line", { x1: PAD, x2: W - PAD / 2, y1: y(v), y2: y(v) }));
@@ -52,18 +53,23 @@
     points.forEach((p, i) => {
       const c = svgEl("circle", { cx: x(i), cy: y(p.rating), r: 3 });
       const title = svgEl("title", {});
-      title.textContent = `${Math.round(p.rating)} after game ${p.game}`;
+      title.textContent = t("{rating} after game {game}", { rating: Math.round(p.rating), game: String(p.game) });
       c.append(title);
       svg.append(c);
     });
     const box = document.createElement("div");
     const h = document.createElement("h3");
-    h.textContent = `${preset}: rating over rated games`;
+    h.textContent = t("{preset}: rating over rated games", { preset });
     box.append(h, svg);
     return box;
   }
 
-  const RESULT = { win: "won", loss: "lost", draw: "draw", aborted: "aborted" };
+  // counts as the page's language writes them; ratings stay as the server writes them
+  const num = window.nugarI18n.num;
+  const RESULT = { win: t("won"), loss: t("lost"), draw: t("draw"), aborted: t("aborted") };
+  // a date as the page's language writes it (0-9 digits, as every number on the pages)
+  const DATE = new Intl.DateTimeFormat(window.nugarI18n.lang,
+    { year: "numeric", month: "short", day: "numeric", numberingSystem: "latn", timeZone: "UTC" });
 
   async function profile(name) {
     byId("profile").hidden = false;
@@ -89,8 +95,8 @@
       const row = document.createElement("tr");
       cell(row, preset);
       cell(row, r.display);
-      cell(row, String(Math.round(r.deviation)));
-      cell(row, String(r.games));
+      cell(row, num(Math.round(r.deviation)));
+      cell(row, num(r.games));
       body.append(row);
     }
     const graphs = byId("graphs");
@@ -104,12 +110,12 @@
     for (const g of data.games) {
       const row = document.createElement("tr");
       cell(row, link(`/g/${g.id}`, g.rules));
-      cell(row, g.opponent || "anonymous");
+      cell(row, g.opponent || t("anonymous"));
       cell(row, `${RESULT[g.result] || ""} ${g.score || ""}`.trim());
       const change = g.rating_change;
-      cell(row, change === null ? (g.rated ? "" : "unrated")
+      cell(row, change === null ? (g.rated ? "" : t("unrated"))
         : `${change >= 0 ? "+" : "\u2212"}${Math.abs(Math.round(change))}`);
-      cell(row, new Date(g.ended * 1000).toISOString().slice(0, 10));
+      cell(row, DATE.format(new Date(g.ended * 1000)));
       gbody.append(row);
     }
     const turn = (to) => { location.search = `?page=${to}`; };
@@ -121,7 +127,7 @@
 
   async function leaderboard() {
     byId("leaderboard").hidden = false;
-    document.title = "Leaderboard - nugar";
+    document.title = t("Leaderboard - nugar");
     const select = byId("leaderboard-rules");
     const wanted = new URLSearchParams(location.search).get("rules");
     if (wanted) select.value = wanted;
@@ -141,11 +147,11 @@
       body.textContent = "";
       for (const p of data.players) {
         const row = document.createElement("tr");
-        cell(row, String(p.rank));
+        cell(row, num(p.rank));
         cell(row, link(`/players/${encodeURIComponent(p.username)}`, p.username));
         cell(row, p.display);
-        cell(row, String(Math.round(p.deviation)));
-        cell(row, String(p.games));
+        cell(row, num(Math.round(p.deviation)));
+        cell(row, num(p.games));
         body.append(row);
       }
     }
