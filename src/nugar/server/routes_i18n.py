@@ -5,10 +5,12 @@ cached a day. An unknown language is a 404 ``unknown_language`` that lists the l
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from .. import i18n
+from ..i18n import Text
+from .language import language_of
 from .middleware import refusal
 from .static_i18n import catalog_json
 
@@ -19,10 +21,13 @@ MAX_AGE = 86400
 
 
 @router.get("/i18n/{lang}.json")
-async def webjs_catalog(lang: str) -> Response:
+async def webjs_catalog(lang: str, request: Request) -> Response:
     if lang not in i18n.LANGUAGES:
         return refusal(404, "unknown_language",
-                       f"no language {lang[:20]!r}: there are {', '.join(i18n.LANGUAGES)}")
+                       Text("unknown language {language}: nugar is written in {languages}",
+                            domain="web", language=repr(lang[:20]),
+                            languages=", ".join(i18n.LANGUAGES)),
+                       lang=language_of(request))
     return Response(catalog_json(lang), media_type="application/json",
                     headers={"cache-control": f"public, max-age={MAX_AGE}",
                              "content-language": lang})
