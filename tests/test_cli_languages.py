@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from nugar.cli import main
-from nugar.cli.texts import rule_texts
+from nugar.rules.texts import rule_texts
 from nugar.i18n import LANGUAGES, SOURCE, gettext_for
 
 

@@ -100,7 +100,9 @@ function showPreset() {
   if (!preset) return;
   // a description that names its game already ("Dracala: mandatory ...") is not prefixed again
   const named = preset.description.toLowerCase().startsWith(preset.game.toLowerCase());
-  const about = named ? preset.description : `${preset.game}: ${preset.description}`;
+  // the rules' own words are in the catalog too (nugar.rules.texts)
+  const description = t(preset.description);
+  const about = named ? description : `${preset.game}: ${description}`;
   $("preset-info").textContent = t("{about}. Source: {source}", { about, source: preset.source });
   for (const o of $("seat").options) o.textContent = playerLabel(preset.family, Number(o.value));
   const box = $("options");
@@ -131,7 +133,7 @@ function showPreset() {
     label.appendChild(input);
     const doc = document.createElement("span");
     doc.className = "doc";
-    doc.textContent = `${opt.meaning} (${opt.allowed})`;
+    doc.textContent = `${t(opt.meaning)} (${opt.allowed})`;
     label.appendChild(doc);
     box.appendChild(label);
   }

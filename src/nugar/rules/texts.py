@@ -1,10 +1,11 @@
-"""The rules' own words that the terminal shows, gathered for the ``cli`` message catalog.
+"""The rules' own words that people read, gathered for the message catalogs.
 
-``nugar rules`` shows each option's meaning and each preset's description, and ``nugar
-play`` names the players and how a game ended. Those words are written once, as data, in the
-rules layer (``rules/options.py``, the family descriptors, :class:`~nugar.rules.Termination`);
-:func:`extract_rule_texts` is the Babel extractor that reads them from the rules themselves
-(``src/nugar/locale/cli.cfg`` maps it), so the catalog cannot miss one that the data gains.
+``nugar rules`` and the web app's new-game form show each option's meaning and each preset's
+description, and ``nugar play`` names the players and how a game ended. Those words are
+written once, as data, in the rules layer (``rules/options.py``, the family descriptors,
+:class:`~nugar.rules.Termination`); :func:`extract_rule_texts` is the Babel extractor that
+reads them from the rules themselves (``src/nugar/locale/cli.cfg`` and ``webjs.cfg`` map it),
+so a catalog cannot miss one that the data gains.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO, Any
 
-from ..rules import PRESETS, Termination
-from ..rules.family import family_of
-from ..rules.options import option_fields
+from .base import Termination
+from .family import family_of
+from .options import PRESETS, option_fields
 
 
 def rule_texts() -> list[str]:
@@ -36,7 +37,7 @@ def rule_texts() -> list[str]:
 
 def extract_rule_texts(fileobj: IO[bytes], keywords: Any, comment_tags: Any,
                        options: Any) -> Iterator[tuple[int, str, str, list[str]]]:
-    """Babel extractor (``nugar.cli.texts:extract_rule_texts``): yields :func:`rule_texts`,
+    """Babel extractor (``nugar.rules.texts:extract_rule_texts``): yields :func:`rule_texts`,
     whatever file it is mapped to (the mapping names one file of the rules layer)."""
     for text in rule_texts():
-        yield 0, "", text, ["the rules' own data (nugar rules, nugar play)"]
+        yield 0, "", text, ["the rules' own data (nugar rules, nugar play, the web app's new-game form)"]
