@@ -10,15 +10,29 @@ is one line in :data:`STATUS`.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ApiError(Exception):
     """A refused request: a short machine code (a key of :data:`STATUS`) and a sentence for
-    people, answered as JSON ``{"error": code, "detail": detail}``."""
+    people, answered as JSON ``{"error": code, "detail": detail}``. It pickles (a job of the
+    work pool's processes, :mod:`.work_pool`, raises it in another process)."""
 
     def __init__(self, code: str, detail: str) -> None:
         super().__init__(detail)
         self.code = code
         self.detail = detail
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # an exception pickles as ``type(self)(*self.args)``, which would lose the code
+        return _unpickled, (type(self), self.args), self.__dict__
+
+
+def _unpickled(cls: type[ApiError], args: tuple[Any, ...]) -> ApiError:
+    """A refusal of class ``cls`` again, its attributes set after (:meth:`ApiError.__reduce__`)."""
+    exc = cls.__new__(cls)
+    Exception.__init__(exc, *args)
+    return exc
 
 
 #: the HTTP status of every refusal's code
@@ -86,6 +100,8 @@ STATUS: dict[str, int] = {
     "lobby_full": 503,
     "stale_room": 503,
     "storage_failed": 503,
+    # the process that ran an expensive request stopped under it (:mod:`.work_pool`)
+    "work_failed": 503,
 }
 
 
