@@ -439,7 +439,8 @@ def test_serve_checks_its_per_address_options(tmp_path: Path) -> None:
     import sys
 
     for option in (["--client-sockets", "-1"], ["--ai-per-client", "0"],
-                   ["--work-rate", "-1"], ["--client-connections", "-2"]):
+                   ["--work-rate", "-1"], ["--client-connections", "-2"],
+                   ["--work-processes", "-1"]):
         done = subprocess.run([sys.executable, "-m", "nugar", "serve", *option],
                               capture_output=True, text=True, timeout=60)
         assert done.returncode != 0 and option[0] in done.stderr, done.stderr
@@ -450,7 +451,7 @@ def test_the_defaults_are_the_ones_docs_state() -> None:
     assert (cfg.client_sockets, cfg.ai_per_client, cfg.work_rate) == (16, 4, 0.1)
     text = (Path(__file__).resolve().parents[1] / "docs" / "server.md").read_text()
     for stated in ("--client-connections", "--client-sockets", "--ai-per-client",
-                   "--work-rate"):
+                   "--work-rate", "--work-processes"):
         assert stated in text
     json.dumps(cfg.__dict__)  # a worker gets it as JSON
 

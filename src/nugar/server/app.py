@@ -159,7 +159,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
         tasks.append(asyncio.create_task(watch_clocks(hub, cfg.clock_every)))
         tasks.append(asyncio.create_task(lobby.sweep_forever()))
         tasks.append(asyncio.create_task(expire_forever(accounts)))
-        work_pool.open()
+        work_pool.open(start=cfg.warm_up)
         try:
             yield
         finally:

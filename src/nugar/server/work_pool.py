@@ -10,9 +10,10 @@ per-client price of the work (:class:`~.clients.Work`) is the CPU time measured 
 process that ran it (:func:`~.clients.timed`).
 
 The processes start with the first job after the application has started (:meth:`open`, in
-its lifespan): a server that never replays never starts them. Each one first runs the app's
+its lifespan), or with the application itself when it warms up (``nugar serve``): a test's
+application that never replays never starts them. Each one first runs the app's
 ``prepare`` (loading the compiled kernels every game family needs from numba's disk cache,
-well under a second; compiling them on a machine's first run, tens of seconds), and until
+a second or two; compiling them on a machine's first run, tens of seconds), and until
 one is ready, and whenever the pool cannot be used (not opened, closed, ``processes`` 0),
 the jobs run in a worker thread of the serving process as before, so a cold start never
 makes a request wait. A process that dies under a job (killed, out of memory) breaks the
@@ -20,6 +21,9 @@ pool: that request gets ``503 work_failed``, and the next job starts a new pool.
 (the lifespan's end) stops the processes: each finishes the job it runs; one still preparing
 is ended. A job is a picklable callable without arguments (a module-level function, or
 :func:`functools.partial` of one over plain values), and what it returns must pickle too.
+As with any ``spawn`` process, each imports the main module of the program again: a script
+that serves an application with ``work_processes`` does so under ``if __name__ ==
+"__main__":``.
 """
 
 from __future__ import annotations
@@ -93,10 +97,12 @@ class WorkPool:
         """Whether jobs run in the pool's processes now (else in a thread)."""
         return self._ready
 
-    def open(self) -> None:
+    def open(self, start: bool = False) -> None:
         """Let jobs start the processes (the application has started: :meth:`close` will
-        be called)."""
+        be called); ``start``: start them now (a long-running server, which warms up)."""
         self._open = self.processes > 0
+        if start and self._open and self._starting is None:
+            self._starting = asyncio.create_task(self._start())
 
     async def run(self, job: Callable[[], T]) -> Timed[T]:
         """``job()`` timed, in one of the pool's processes once one is ready, else in a
