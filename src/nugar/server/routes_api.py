@@ -229,14 +229,16 @@ async def _past(conn: HTTPConnection, hub: Hub, game_id: str, ply: int | None,
     return await priced(conn, functools.partial(then, room.row.rules, list(moves[:ply])))
 
 
-@router.get("/games/{game_id}/position", summary="The board after the first `ply` moves")
+@router.get("/games/{game_id}/position", summary="The board after the first `ply` moves",
+            response_model=dict[str, Any])
 async def api_position(game_id: str, ply: int, hub: HubDep, request: Request
-                       ) -> dict[str, Any]:
+                       ) -> JSONResponse:
     """The board data after ``ply`` moves, the moves of the last turn up to there and who
     played them (what the page draws, as a state's ``board``, ``last_turn`` and
     ``last_mover``), and its SVG picture."""
-    return await _past(request, hub, game_id, ply,
-                       lambda game: replays.position(game, ply), replays.position_after)
+    return answer(await _past(request, hub, game_id, ply,
+                              lambda game: replays.position(game, ply),
+                              replays.position_after))
 
 
 @router.get("/games/{game_id}/svg", summary="The board as an SVG picture (now, or after the "
@@ -356,9 +358,11 @@ async def api_record(game_id: str, hub: HubDep, request: Request) -> PlainTextRe
 
 
 @router.post("/replay", summary="Read a record: its turns and one position (the last, or "
-             "the one asked for)")
-async def api_replay(body: ReplayBody, request: Request) -> dict[str, Any]:
+             "the one asked for)", response_model=dict[str, Any])
+async def api_replay(body: ReplayBody, request: Request) -> JSONResponse:
     # reading and replaying take up to a few tenths of a second: the work pool does it in
     # another process, so other requests are answered meanwhile, and its CPU time is charged
-    # to the client, so one client cannot keep the server's CPU to itself (docs/server.md)
-    return await priced(request, functools.partial(replays.replay, body.record, body.turn))
+    # to the client, so one client cannot keep the server's CPU to itself (docs/server.md);
+    # the answer (thousands of turns) is sent as it is, without FastAPI's pass over each one
+    return answer(await priced(request, functools.partial(replays.replay, body.record,
+                                                           body.turn)))
