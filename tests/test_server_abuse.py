@@ -317,6 +317,44 @@ def test_the_work_pool_replaces_a_dead_process_and_leaves_none_behind() -> None:
     assert not multiprocessing.active_children()
 
 
+def _running(pid: int) -> bool:
+    """Whether the process ``pid`` runs (a zombie nobody reaped does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_work_pool_process_ends_when_its_server_is_killed() -> None:
+    """A server killed (SIGKILL) closes nothing: its pool's processes end by themselves."""
+    import subprocess
+    import sys
+
+    script = ("import asyncio, os\n"
+              "from nugar.server.work_pool import WorkPool\n"
+              "async def main():\n"
+              "    pool = WorkPool(1)\n"
+              "    pool.open(start=True)\n"
+              "    assert await pool.wait_ready()\n"
+              "    print((await pool.run(os.getpid)).result(), flush=True)\n"
+              "    await asyncio.sleep(60)\n"
+              "asyncio.run(main())\n")
+    server = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        child = int(server.stdout.readline())
+        assert child != server.pid and _running(child)
+    finally:
+        server.kill()
+        server.wait(10)
+    end = time.monotonic() + 10
+    while _running(child) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not _running(child)
+
+
 def test_a_refusal_pickles_with_its_code_and_attributes() -> None:
     refusal = pickle.loads(pickle.dumps(TooMuchWork(7, "wait")))
     assert isinstance(refusal, TooMuchWork)

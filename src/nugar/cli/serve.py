@@ -92,7 +92,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--work-processes", type=int, default=1, metavar="N",
                         help="processes (per worker) that run the expensive requests, so a "
                         "long replay never holds up other clients' requests; started with "
-                        "the first one; 0: in a thread of the server (default 1)")
+                        "the server; 0: in a thread of the server (default 1)")
     parser.add_argument("--challenges-per-client", type=int, default=3, metavar="N",
                         help="open lobby challenges one client address may have; more get "
                         "429 too_many_challenges (default 3)")

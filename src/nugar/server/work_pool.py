@@ -19,11 +19,11 @@ the jobs run in a worker thread of the serving process as before, so a cold star
 makes a request wait. A process that dies under a job (killed, out of memory) breaks the
 pool: that request gets ``503 work_failed``, and the next job starts a new pool. :meth:`close`
 (the lifespan's end) stops the processes: each finishes the job it runs; one still preparing
-is ended. A job is a picklable callable without arguments (a module-level function, or
-:func:`functools.partial` of one over plain values), and what it returns must pickle too.
-As with any ``spawn`` process, each imports the main module of the program again: a script
-that serves an application with ``work_processes`` does so under ``if __name__ ==
-"__main__":``.
+is ended; and a process whose server was killed ends itself within a second. A job is a
+picklable callable without arguments (a module-level function, or :func:`functools.partial`
+of one over plain values), and what it returns must pickle too. As with any ``spawn``
+process, each imports the main module of the program again: a script that serves an
+application with ``work_processes`` does so under ``if __name__ == "__main__":``.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ import logging
 import multiprocessing
 import os
 import signal
+import threading
+import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -49,16 +51,28 @@ log = logging.getLogger(__name__)
 
 #: the processes of ``nugar serve``'s work pool (``--work-processes``), per worker process
 WORK_PROCESSES = 1
+#: seconds between a pool process's checks that its server still runs
+PARENT_CHECK = 1.0
 #: seconds :meth:`WorkPool.close` waits for a process to finish its job before ending it
 CLOSE_WAIT = 5.0
 
 
-def _prepared(prepare: Callable[[], object] | None) -> None:
+def _prepared(prepare: Callable[[], object] | None, server: int) -> None:
     """What a pool's process does first: leave Ctrl+C to the server (which closes the pool),
-    then ``prepare()``."""
+    watch that the server process ``server`` lives, then ``prepare()``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_end_with, args=(server,), daemon=True,
+                     name="nugar-work-pool-parent").start()
     if prepare is not None:
         prepare()
+
+
+def _end_with(server: int) -> None:
+    """End this process once the server process is gone (killed: it closed nothing), checked
+    every :data:`PARENT_CHECK` seconds: a pool process never outlives its server."""
+    while os.getppid() == server:
+        time.sleep(PARENT_CHECK)
+    os._exit(0)
 
 
 def _timed_here(job: Callable[[], T]) -> Timed[T]:
@@ -134,7 +148,8 @@ class WorkPool:
         """Start the processes, and say the pool is ready once the first has prepared."""
         context = multiprocessing.get_context("spawn")
         executor = ProcessPoolExecutor(self.processes, mp_context=context,
-                                       initializer=_prepared, initargs=(self.prepare,))
+                                       initializer=_prepared,
+                                       initargs=(self.prepare, os.getpid()))
         self._executor = executor
 
         def launch() -> list[Future[int]]:  # starting a process blocks a little: not here
