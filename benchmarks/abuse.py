@@ -29,6 +29,7 @@ off (what the server did before them, but for the AI pool's turns, which stay fa
     python benchmarks/abuse.py --seconds 10 --phases idle,replay
     python benchmarks/abuse.py --unbounded
     python benchmarks/abuse.py --src ../before/src
+    python benchmarks/abuse.py --phases idle,replay --serve "--work-processes 0"  # no pool
     python benchmarks/abuse.py --soak 100000   # memory over many games, no attack
 
 ``--soak N`` instead plays N short games in this process (a Hub over a SQLite file, as the

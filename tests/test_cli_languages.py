@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from nugar.cli import main
-from nugar.rules.texts import rule_texts
 from nugar.i18n import LANGUAGES, SOURCE, gettext_for
+from nugar.rules.texts import rule_texts
 
 
 @pytest.fixture(autouse=True)

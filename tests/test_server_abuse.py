@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import json
 import logging
+import multiprocessing
+import os
+import pickle
 import random
 import socket
 import threading
@@ -32,8 +36,10 @@ from nugar.server.accounts import COOKIE, Accounts
 from nugar.server.ai_pool import AiBusy, AiPool
 from nugar.server.clients import CLIENT, Budget, Counts, TooMuchWork, Work, account_key
 from nugar.server.config import ServerConfig
+from nugar.server.errors import ApiError
 from nugar.server.rooms import Hub
 from nugar.server.store import Store
+from nugar.server.work_pool import WorkPool
 from serving import serving
 
 
@@ -226,10 +232,10 @@ def test_a_flood_of_ai_games_from_one_address_is_refused_and_others_still_play(
 
 
 # --- item 4: expensive requests priced by their work ---------------------------------------------
-def _long_record() -> str:
+def _long_record(plies: int = 2000) -> str:
     game = new_game("kalah(pits=32,seeds=64)")
     rnd = random.Random(30)
-    while game.outcome is None and game.ply < 2000:
+    while game.outcome is None and game.ply < plies:
         game.play(rnd.choice(game.legal_moves()))
     return dumps(game, {})
 
@@ -249,6 +255,110 @@ def test_replays_are_priced_by_their_cpu_time_per_address(client: TestClient) ->
     client.post(f"/api/games/{made['id']}/move", json={"key": made["keys"]["0"], "move": "c3"})
     r = client.get(f"/api/games/{made['id']}/position", params={"ply": 0})
     assert r.status_code == 429
+
+
+def test_a_replay_runs_in_the_work_pool_not_in_the_serving_process(db_url: str) -> None:
+    """A replay held the serving process's interpreter lock for its whole length, and every
+    other client's request waited behind it (the player's p99 5.8x idle under the replay
+    attack): now it runs in a process of the app's work pool, its CPU time charged to the
+    client from there, and its answers are the bytes a thread gave."""
+    app = create_app(ServerConfig(db_url, rate=None, work_processes=1))
+    work = Work(rate=1e-6, burst=1000.0)  # charged, never refused
+    app.state.work = work  # type: ignore[attr-defined]
+    record = _long_record(4000)
+    paths = ("/position?ply=3", "/svg?ply=3", "/position?ply=0")
+    with TestClient(app) as client:
+        pool: WorkPool = app.state.work_pool  # type: ignore[attr-defined]
+        made = client.post("/api/games", json={"mode": "hotseat"}).json()
+        for move in ("c3", "d3", "c4", "d4"):
+            client.post(f"/api/games/{made['id']}/move", json={"key": made["keys"]["0"],
+                                                              "move": move})
+        # the first expensive request starts the pool; until it is ready, a thread serves
+        threaded = [client.post("/api/replay", json={"record": record}),
+                    client.post("/api/replay", json={"record": record + " 99"}),
+                    *(client.get(f"/api/games/{made['id']}{p}") for p in paths)]
+        assert not pool.ready and client.portal.call(pool.wait_ready)
+        tokens = work.budget.buckets["testclient"][0]
+        before = time.process_time()
+        pooled = [client.post("/api/replay", json={"record": record}) for _ in range(3)]
+        here = time.process_time() - before
+        charged = tokens - work.budget.buckets["testclient"][0]
+        assert len({r.content for r in pooled}) == 1
+        del pooled[1:]
+        pooled += [client.post("/api/replay", json={"record": record + " 99"}),
+                   *(client.get(f"/api/games/{made['id']}{p}") for p in paths)]
+        assert [r.status_code for r in pooled] == [200, 422, 200, 200, 200]
+        assert [(r.headers["content-type"], r.content) for r in pooled] == [
+            (r.headers["content-type"], r.content) for r in threaded]
+        # the replays' CPU time was spent elsewhere (in a thread, this process spends it)
+        assert charged > 0.03 and here < charged / 2, (here, charged)
+    assert not multiprocessing.active_children()  # the lifespan's end stopped the pool
+
+
+def test_the_work_pool_replaces_a_dead_process_and_leaves_none_behind() -> None:
+    async def go() -> None:
+        pool = WorkPool(1)
+        assert (await pool.run(os.getpid)).result() == os.getpid()  # not open: a thread
+        pool.open()
+        assert (await pool.run(os.getpid)).result() == os.getpid()  # a thread meanwhile
+        assert await pool.wait_ready()
+        child = (await pool.run(os.getpid)).result()
+        assert child != os.getpid()
+        with pytest.raises(ApiError) as refused:  # the process dies under the job
+            await pool.run(functools.partial(os._exit, 3))
+        assert refused.value.code == "work_failed" and not pool.ready
+        assert (await pool.run(os.getpid)).result() == os.getpid()  # and a new pool starts
+        assert await pool.wait_ready()
+        assert (await pool.run(os.getpid)).result() not in (os.getpid(), child)
+        await pool.close()
+        assert (await pool.run(os.getpid)).result() == os.getpid()
+
+    asyncio.run(go())
+    assert not multiprocessing.active_children()
+
+
+def _running(pid: int) -> bool:
+    """Whether the process ``pid`` runs (a zombie nobody reaped does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_work_pool_process_ends_when_its_server_is_killed() -> None:
+    """A server killed (SIGKILL) closes nothing: its pool's processes end by themselves."""
+    import subprocess
+    import sys
+
+    script = ("import asyncio, os\n"
+              "from nugar.server.work_pool import WorkPool\n"
+              "async def main():\n"
+              "    pool = WorkPool(1)\n"
+              "    pool.open(start=True)\n"
+              "    assert await pool.wait_ready()\n"
+              "    print((await pool.run(os.getpid)).result(), flush=True)\n"
+              "    await asyncio.sleep(60)\n"
+              "asyncio.run(main())\n")
+    server = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        child = int(server.stdout.readline())
+        assert child != server.pid and _running(child)
+    finally:
+        server.kill()
+        server.wait(10)
+    end = time.monotonic() + 10
+    while _running(child) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not _running(child)
+
+
+def test_a_refusal_pickles_with_its_code_and_attributes() -> None:
+    refusal = pickle.loads(pickle.dumps(TooMuchWork(7, "wait")))
+    assert isinstance(refusal, TooMuchWork)
+    assert (refusal.code, refusal.detail, refusal.retry_after) == ("too_much_work", "wait", 7)
 
 
 def test_work_runs_one_job_at_a_time_per_address_and_charges_its_cpu() -> None:
@@ -367,7 +477,8 @@ def test_serve_checks_its_per_address_options(tmp_path: Path) -> None:
     import sys
 
     for option in (["--client-sockets", "-1"], ["--ai-per-client", "0"],
-                   ["--work-rate", "-1"], ["--client-connections", "-2"]):
+                   ["--work-rate", "-1"], ["--client-connections", "-2"],
+                   ["--work-processes", "-1"]):
         done = subprocess.run([sys.executable, "-m", "nugar", "serve", *option],
                               capture_output=True, text=True, timeout=60)
         assert done.returncode != 0 and option[0] in done.stderr, done.stderr
@@ -378,7 +489,7 @@ def test_the_defaults_are_the_ones_docs_state() -> None:
     assert (cfg.client_sockets, cfg.ai_per_client, cfg.work_rate) == (16, 4, 0.1)
     text = (Path(__file__).resolve().parents[1] / "docs" / "server.md").read_text()
     for stated in ("--client-connections", "--client-sockets", "--ai-per-client",
-                   "--work-rate"):
+                   "--work-rate", "--work-processes"):
         assert stated in text
     json.dumps(cfg.__dict__)  # a worker gets it as JSON
 

@@ -23,9 +23,9 @@ from nugar.protocol import EngineSession
 from nugar.record import RecordError, dumps
 from nugar.rules import new_game, parse_rules
 from nugar.rules.options import MAX_RULES_TEXT
-from nugar.server import create_app, routes_api
+from nugar.server import create_app, replays
 from nugar.server.config import ServerConfig
-from nugar.server.routes_api import MAX_REPLAY_MOVES, MAX_REPLAY_RESPONSE
+from nugar.server.replays import MAX_REPLAY_MOVES, MAX_REPLAY_RESPONSE
 
 # values of 10**20 and more once overflowed into a plain-text 500
 HOSTILE = ["kalah(pits=20000)", "kalah(pits=100000000000000000000)",
@@ -129,7 +129,7 @@ def test_reading_a_long_record_is_linear() -> None:
 def test_a_replay_over_the_move_limit_is_refused(client: TestClient,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     limit = 200  # the real limit (5,000) works the same; a smaller one keeps the test short
-    monkeypatch.setattr(routes_api, "MAX_REPLAY_MOVES", limit)
+    monkeypatch.setattr(replays, "MAX_REPLAY_MOVES", limit)
     game = _long_game("kalah(pits=32,seeds=64)", 400)
     text = dumps(game, {})
     r = client.post("/api/replay", json={"record": text})
@@ -138,7 +138,7 @@ def test_a_replay_over_the_move_limit_is_refused(client: TestClient,
     # reading stopped there: a broken turn after it is never reached
     r = client.post("/api/replay", json={"record": text.replace(" *", " 99 *")})
     assert f"more than {limit} moves" in r.json()["detail"]
-    monkeypatch.setattr(routes_api, "MAX_REPLAY_MOVES", 400)
+    monkeypatch.setattr(replays, "MAX_REPLAY_MOVES", 400)
     assert client.post("/api/replay", json={"record": text}).status_code == 200
 
 
@@ -164,19 +164,19 @@ def test_a_multi_game_body_is_refused_without_reading_the_others(
 
 
 def test_replay_runs_off_the_event_loop(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = routes_api._replay
+    real = replays.replay
     on_loop: list[bool] = []
 
-    def slow(body: Any) -> dict[str, Any]:
+    def slow(record: str, turn: int | None) -> dict[str, Any]:
         try:
             asyncio.get_running_loop()
             on_loop.append(True)
         except RuntimeError:
             on_loop.append(False)
         time.sleep(1.0)  # a blocking read, as a long record's would be
-        return real(body)
+        return real(record, turn)
 
-    monkeypatch.setattr(routes_api, "_replay", slow)
+    monkeypatch.setattr(replays, "replay", slow)
     app = create_app(ServerConfig(db_url, rate=None))
     text = '[Rules "kalah"]\n\n1. 3-1 2 *'
 

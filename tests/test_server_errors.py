@@ -61,7 +61,7 @@ def test_every_code_raised_is_in_the_table_and_every_code_in_it_is_raised() -> N
 
 #: the codes added since, with their statuses
 ADDED = {"analysis_busy": 429, "unknown_analysis": 404, "bad_progress": 422,
-         "too_much_work": 429, "too_many_challenges": 429}
+         "too_much_work": 429, "too_many_challenges": 429, "work_failed": 503}
 
 
 #: the codes the accounts added (issue 29), with their statuses

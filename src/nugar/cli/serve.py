@@ -89,6 +89,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--work-rate", type=float, default=0.1, metavar="SECONDS",
                         help="CPU seconds per second one client address may spend on "
                         "expensive requests (replaying a record); 0: no bound (default 0.1)")
+    parser.add_argument("--work-processes", type=int, default=1, metavar="N",
+                        help="processes (per worker) that run the expensive requests, so a "
+                        "long replay never holds up other clients' requests; started with "
+                        "the server; 0: in a thread of the server (default 1)")
     parser.add_argument("--challenges-per-client", type=int, default=3, metavar="N",
                         help="open lobby challenges one client address may have; more get "
                         "429 too_many_challenges (default 3)")
@@ -138,6 +142,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                        f"{args.challenges_per_client}")
     if args.work_rate < 0:
         raise CliError(f"--work-rate must be 0 or more, not {args.work_rate}")
+    if not 0 <= args.work_processes <= 64:
+        raise CliError(f"--work-processes must be 0..64, not {args.work_processes}")
     if args.limit_concurrency < 1:
         raise CliError(f"--limit-concurrency must be 1 or more, not {args.limit_concurrency}")
     for name in ("header_timeout", "body_timeout"):
@@ -164,7 +170,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ai_workers=args.ai_workers, ai_table=args.ai_table, ai_queue=args.ai_queue,
         expire_days=args.expire_days or None, tune_gc=True, fast_lane=args.fast_lane,
         ai_per_client=args.ai_per_client, client_sockets=args.client_sockets or None,
-        work_rate=args.work_rate or None, challenges_per_client=args.challenges_per_client)
+        work_rate=args.work_rate or None, challenges_per_client=args.challenges_per_client,
+        work_processes=args.work_processes)
     # the log level drops uvicorn's access lines anyway; off, it does not build them either
     # (the client's address and the quoted path, for every request)
     served = dict(host=args.host, port=args.port, log_level="warning", access_log=False,

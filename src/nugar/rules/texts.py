@@ -40,4 +40,4 @@ def extract_rule_texts(fileobj: IO[bytes], keywords: Any, comment_tags: Any,
     """Babel extractor (``nugar.rules.texts:extract_rule_texts``): yields :func:`rule_texts`,
     whatever file it is mapped to (the mapping names one file of the rules layer)."""
     for text in rule_texts():
-        yield 0, "", text, ["the rules' own data (nugar rules, nugar play, the web app's new-game form)"]
+        yield 0, "", text, ["the rules' own data (nugar rules, nugar play, the new-game form)"]

@@ -46,8 +46,10 @@ from .fastlane import MoveLane
 from .listen import listen_forever
 from .lobby_caps import CappedLobby
 from .middleware import ASGIApp, Guard, Receive, Scope, SecurityHeaders, Send, add_error_handlers
+from .replays import prepare
 from .rooms import Hub
 from .store import Store
+from .work_pool import WorkPool
 
 if TYPE_CHECKING:
     from ..warmup import Progress, Warmup
@@ -134,6 +136,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     lobby = CappedLobby(store, per_client=cfg.challenges_per_client)
     analyses = Analyses(store, pool, nodes=cfg.analysis_nodes, queue=cfg.analysis_queue)
     accounts = Accounts(store)
+    work_pool = WorkPool(cfg.work_processes, prepare)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -158,6 +161,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
         tasks.append(asyncio.create_task(watch_clocks(hub, cfg.clock_every)))
         tasks.append(asyncio.create_task(lobby.sweep_forever()))
         tasks.append(asyncio.create_task(expire_forever(accounts)))
+        work_pool.open(start=cfg.warm_up)
         try:
             yield
         finally:
@@ -166,6 +170,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await work_pool.close()
             await analyses.close()
             await hub.close()
             pool.close()
@@ -184,6 +189,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.state.analyses = analyses
     app.state.accounts = accounts
     app.state.work = None if cfg.work_rate is None else Work(cfg.work_rate)
+    app.state.work_pool = work_pool
     app.state.public_url = cfg.public_url.rstrip("/")
     # in front of FastAPI's own middleware (its error and telemetry layers): the security
     # headers outermost, so refusals get them too; then the size and rate guard; then the

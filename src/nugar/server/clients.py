@@ -18,7 +18,9 @@ and :class:`Counts` counts what each address holds open (the guard's websockets)
 tables are bounded: an address is forgotten once it holds nothing (a count back to 0, a
 bucket full again), and never more than :data:`MAX_ADDRESSES` are kept. :class:`Work` runs
 the expensive requests (replaying a record someone sent) priced by the CPU time they take:
-one at a time per address, and no more than ``rate`` CPU seconds a second on average.
+one at a time per address, and no more than ``rate`` CPU seconds a second on average. The
+CPU time is measured where the job runs (:func:`timed`: a worker thread, or a process of
+the work pool, :mod:`.work_pool`).
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Generic, TypeVar, cast
 
 from ..i18n import Text
 from .errors import ApiError
@@ -148,20 +151,58 @@ class Budget:
             del self.buckets[next(iter(self.buckets))]
 
 
+@dataclass(frozen=True)
+class Timed(Generic[T]):
+    """What a job gave and the CPU seconds it took where it ran (a thread, another
+    process): its value, or the exception it raised (a refusal, or any other: a crash)."""
+
+    value: T | None
+    cpu: float
+    error: Exception | None = None
+
+    def result(self) -> T:
+        """The job's value, or the exception it raised again."""
+        if self.error is not None:
+            raise self.error
+        return cast(T, self.value)
+
+
+def timed(job: Callable[[], T]) -> Timed[T]:
+    """Run ``job()`` and measure the CPU time of the thread running it (not the time it
+    waited), whatever it raised."""
+    start = time.thread_time()
+    try:
+        value = job()
+    except Exception as exc:
+        return Timed(None, time.thread_time() - start, exc)
+    return Timed(value, time.thread_time() - start)
+
+
+def in_thread(job: Callable[[], T]) -> Awaitable[Timed[T]]:
+    """Run ``job`` timed in a worker thread (the event loop answers others meanwhile)."""
+    return asyncio.to_thread(timed, job)
+
+
+#: how a job is run and timed: :func:`in_thread`, or a work pool's (:mod:`.work_pool`)
+Runner = Callable[[Callable[[], T]], Awaitable[Timed[T]]]
+
+
 class Work:
     """Expensive requests priced by the CPU time they take, per client address: each address
     runs one at a time, and spends at most ``rate`` CPU seconds a second (``burst`` saved);
-    beyond either, the request is refused at once with :class:`TooMuchWork`. Each job runs
-    in a worker thread (the event loop answers others meanwhile) and the thread's CPU time
-    is charged to the address when it ends."""
+    beyond either, the request is refused at once with :class:`TooMuchWork`. Each job is run
+    by a runner (default: a worker thread, :func:`in_thread`; the server's: its work pool,
+    :mod:`.work_pool`, in another process) that measures its CPU time, and that time is
+    charged to the address when the job ends."""
 
     def __init__(self, rate: float, burst: float = WORK_BURST,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.budget = Budget(rate, burst, clock)
         self.running = Counts(1)
 
-    async def run(self, job: Callable[[], T], client: str | None = None) -> T:
-        """``job()`` in a worker thread for ``client`` (default: the request's,
+    async def run(self, job: Callable[[], T], client: str | None = None,
+                  runner: Runner[T] = in_thread) -> T:
+        """``job()`` run by ``runner`` for ``client`` (default: the request's,
         :data:`CLIENT`), or :class:`TooMuchWork`."""
         who = CLIENT.get() if client is None else client
         if not self.budget.allow(who):
@@ -174,17 +215,10 @@ class Work:
                                       "the next one when it is answered", domain="web",
                                       who=named(who)))
         used = 0.0
-
-        def timed() -> T:
-            nonlocal used
-            start = time.thread_time()
-            try:
-                return job()
-            finally:
-                used = time.thread_time() - start
-
         try:
-            return await asyncio.to_thread(timed)
+            done = await runner(job)
+            used = done.cpu
+            return done.result()
         finally:
             self.running.give(who)
             self.budget.charge(who, used)

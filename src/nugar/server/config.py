@@ -58,6 +58,10 @@ class ServerConfig:
     #: one client address may use per second (``None``: no bound); beyond it, and while one
     #: of its expensive requests runs, its next one gets ``429 too_much_work``
     work_rate: float | None = WORK_RATE
+    #: the processes that run those expensive requests outside the serving process's
+    #: interpreter (:mod:`.work_pool`; started by the first one); 0: in a worker thread of
+    #: the serving process (``nugar serve``: :data:`~.work_pool.WORK_PROCESSES`)
+    work_processes: int = 0
     #: the open lobby challenges one client address may have (more: ``429
     #: too_many_challenges``)
     challenges_per_client: int = CHALLENGES_PER_CLIENT

@@ -10,6 +10,8 @@ is one line in :data:`STATUS`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..i18n import Text
 
 
@@ -18,7 +20,8 @@ class ApiError(Exception):
     people, answered as JSON ``{"error": code, "detail": detail}``. The sentence is a
     :class:`~nugar.i18n.Text` (domain ``web``, or the engine's own reason passed through), so
     the writers of answers can say it in the request's language (:func:`nugar.i18n.say`);
-    the code stays English."""
+    the code stays English. It pickles (a job of the work pool's processes,
+    :mod:`.work_pool`, raises it in another process)."""
 
     #: the seconds after which the same request may succeed (``Retry-After``), for the
     #: refusals that say it (the AI's pool full, too many attempts, too much work)
@@ -36,6 +39,17 @@ class ApiError(Exception):
         Exception.__init__(said, detail)
         said.code, said.detail, said.retry_after = self.code, detail, self.retry_after
         return said
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # an exception pickles as ``type(self)(*self.args)``, which would lose the code
+        return _unpickled, (type(self), self.args), self.__dict__
+
+
+def _unpickled(cls: type[ApiError], args: tuple[Any, ...]) -> ApiError:
+    """A refusal of class ``cls`` again, its attributes set after (:meth:`ApiError.__reduce__`)."""
+    exc = cls.__new__(cls)
+    Exception.__init__(exc, *args)
+    return exc
 
 
 #: the HTTP status of every refusal's code
@@ -104,6 +118,8 @@ STATUS: dict[str, int] = {
     "lobby_full": 503,
     "stale_room": 503,
     "storage_failed": 503,
+    # the process that ran an expensive request stopped under it (:mod:`.work_pool`)
+    "work_failed": 503,
 }
 
 

@@ -14,7 +14,8 @@ from starlette.requests import HTTPConnection
 from ..rules import Game
 from .analyses import Analyses
 from .errors import ApiError, reason
-from .routes_api import MAX_REPLAY_CHARS, MAX_REPLAY_MOVES, Body, ErrorBody, HubDep
+from .replays import MAX_REPLAY_CHARS, MAX_REPLAY_MOVES
+from .routes_api import Body, ErrorBody, HubDep
 
 
 def analyses_of(conn: HTTPConnection) -> Analyses:

@@ -8,6 +8,7 @@ JSON by :mod:`.middleware`. The OpenAPI schema lists these routes at ``/docs``.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -18,29 +19,21 @@ from starlette.requests import HTTPConnection
 
 from ..ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
 from ..i18n import Text, say
-from ..rules import PRESETS, Game, Move, new_game, parse_rules
+from ..rules import PRESETS, Game, parse_rules
 from ..rules.family import preset_json
 from ..rules.options import MAX_RULES_TEXT, format_value
+from . import replays
 from .accounts import Account, current_account
 from .clients import Work
 from .clocks import ClockError, TimeControl
 from .errors import ApiError, reason
 from .language import request_language
 from .rematch import rematch
-from .render import board_data, svg
+from .replays import MAX_REPLAY_CHARS, MAX_REPLAY_MOVES
 from .rooms import Hub
-from .session import restore
+from .work_pool import WorkPool
 
 T = TypeVar("T")
-
-#: the most moves a record sent to ``POST /api/replay`` may hold (reading stops beyond them)
-MAX_REPLAY_MOVES = 5000
-#: the longest record text ``POST /api/replay`` reads, in characters
-MAX_REPLAY_CHARS = 200_000
-#: a bound on the size of a ``POST /api/replay`` answer in bytes: the record's turns (their
-#: texts are shorter than the record, with ~40 bytes of JSON each) and one position (its board
-#: data and its SVG, under 400 KB on the largest board)
-MAX_REPLAY_RESPONSE = 2 * MAX_REPLAY_CHARS + 40 * MAX_REPLAY_MOVES + 400_000
 
 
 def hub_of(conn: HTTPConnection) -> Hub:
@@ -213,46 +206,43 @@ def work_of(conn: HTTPConnection) -> Work | None:
 
 
 async def priced(conn: HTTPConnection, job: Callable[[], T]) -> T:
-    """``job()`` in a worker thread, its CPU time charged to the client's address
-    (:class:`~.clients.Work`: ``429 too_much_work`` beyond its share)."""
+    """``job()`` (picklable: :mod:`.work_pool`) in the application's work pool, its CPU time
+    charged to the client (:class:`~.clients.Work`: ``429 too_much_work`` beyond its share)."""
+    pool: WorkPool = conn.app.state.work_pool
     work = work_of(conn)
     if work is None:
-        return await asyncio.to_thread(job)
-    return await work.run(job)
+        return (await pool.run(job)).result()
+    return await work.run(job, runner=pool.run)
 
 
-async def _game_at(conn: HTTPConnection, hub: Hub, game_id: str, ply: int | None) -> Game:
-    """The game ``game_id`` after its first ``ply`` moves (``None``: all of them); 422
-    ``bad_ply`` for a ply outside the game. A past position is replayed: work priced to the
-    client (:func:`priced`)."""
+async def _past(conn: HTTPConnection, hub: Hub, game_id: str, ply: int | None,
+                now: Callable[[Game], T],
+                then: Callable[[str, list[str]], T]) -> T:
+    """``now(game)`` of the game ``game_id`` as it stands when ``ply`` is ``None`` or all its
+    moves, else ``then(rules, moves)`` of its first ``ply`` moves: a past position is
+    replayed, work priced to the client (:func:`priced`); 422 ``bad_ply`` for a ply outside
+    the game."""
     room = await hub.room(game_id, fresh=True)
     moves = room.row.moves
     if ply is None or ply == len(moves):
-        return room.session.game
+        return now(room.session.game)
     if not 0 <= ply <= len(moves):
         raise ApiError("bad_ply", Text(
             "ply must be between 0 and {count}, not {ply}",
             domain="web", count=len(moves), ply=ply))
-    rules, played = room.row.rules, moves[:ply]
-    return await priced(conn, lambda: restore(rules, played, None))
+    return await priced(conn, functools.partial(then, room.row.rules, list(moves[:ply])))
 
 
-def _last_turn(game: Game) -> tuple[list[Move], int | None]:
-    """The moves of the game's last turn (the ones a drawing marks) and who played them."""
-    turns = game.turn_list()
-    return (list(turns[-1][1]), turns[-1][0]) if turns else ([], None)
-
-
-@router.get("/games/{game_id}/position", summary="The board after the first `ply` moves")
+@router.get("/games/{game_id}/position", summary="The board after the first `ply` moves",
+            response_model=dict[str, Any])
 async def api_position(game_id: str, ply: int, hub: HubDep, request: Request
-                       ) -> dict[str, Any]:
+                       ) -> JSONResponse:
     """The board data after ``ply`` moves, the moves of the last turn up to there and who
     played them (what the page draws, as a state's ``board``, ``last_turn`` and
     ``last_mover``), and its SVG picture."""
-    game = await _game_at(request, hub, game_id, ply)
-    last, mover = _last_turn(game)
-    return {"ply": ply, "board": board_data(game), "last_turn": [str(m) for m in last],
-            "last_mover": mover, "svg": svg(game, last_move=last)}
+    return answer(await _past(request, hub, game_id, ply,
+                              lambda game: replays.position(game, ply),
+                              replays.position_after))
 
 
 @router.get("/games/{game_id}/svg", summary="The board as an SVG picture (now, or after the "
@@ -266,8 +256,8 @@ async def api_svg(game_id: str, hub: HubDep, request: Request, ply: int | None =
     """What ``render.svg`` draws of the game (its last turn marked), for clients that do not
     draw the board data themselves: the page draws it in the browser (``static/board.js``),
     so the states and updates carry no picture."""
-    game = await _game_at(request, hub, game_id, ply)
-    return Response(svg(game, last_move=_last_turn(game)[0]), media_type="image/svg+xml")
+    picture = await _past(request, hub, game_id, ply, replays.picture, replays.picture_after)
+    return Response(picture, media_type="image/svg+xml")
 
 
 @router.post("/games/{game_id}/open", summary="Say that a seat's page is open (a timed game "
@@ -374,46 +364,12 @@ async def api_record(game_id: str, hub: HubDep, request: Request) -> PlainTextRe
         "content-disposition": f'attachment; filename="nugar-{game_id}.txt"'})
 
 
-def _replay(body: ReplayBody) -> dict[str, Any]:
-    """Read the record (one game, at most :data:`MAX_REPLAY_MOVES` moves: reading stops at
-    either bound) and draw one position; run off the event loop by :func:`api_replay`."""
-    from ..record import load_one
-
-    try:
-        record = load_one(body.record, max_moves=MAX_REPLAY_MOVES)
-    except ValueError as exc:
-        raise ApiError("bad_record", reason(exc)) from None
-    game = record.game
-    turn_list = game.turn_list()
-    turn = len(turn_list) if body.turn is None else body.turn
-    if turn > len(turn_list):
-        raise ApiError("bad_turn", Text(
-            "turn must be between 0 and {count} for this record, not {turn}",
-            domain="web", count=len(turn_list), turn=turn))
-    view = new_game(game.rules)
-    for _, moves in turn_list[:turn]:
-        for m in moves:
-            view.play(m)
-    mover, last = turn_list[turn - 1] if turn else (None, [])
-    outcome = game.outcome
-    return {"rules": game.rules.text, "game": game.rules.game, "family": game.rules.family,
-            "players": [game.player_name(1), game.player_name(2)],
-            "tags": dict(record.tags),
-            "turns": [{"player": player, "text": text, "n": len(moves)}
-                      for (player, moves), text in zip(turn_list, game.turns(), strict=True)],
-            "position": {"turn": turn, "ply": len(view.move_stack), "board": board_data(view),
-                         "last_turn": [str(m) for m in last], "last_mover": mover,
-                         "svg": svg(view, last_move=last)},
-            "result": None if outcome is None else outcome.result,
-            "reason": None if outcome is None else outcome.reason,
-            "winner": None if outcome is None else outcome.winner,
-            "score": list(game.score), "misere": game.rules.misere}
-
-
 @router.post("/replay", summary="Read a record: its turns and one position (the last, or "
-             "the one asked for)")
-async def api_replay(body: ReplayBody, request: Request) -> dict[str, Any]:
-    # reading and replaying take up to a few tenths of a second: a worker thread does it, so
-    # other requests are answered meanwhile, and its CPU time is charged to the client's
-    # address, so one address cannot keep the server's CPU to itself (docs/server.md)
-    return await priced(request, lambda: _replay(body))
+             "the one asked for)", response_model=dict[str, Any])
+async def api_replay(body: ReplayBody, request: Request) -> JSONResponse:
+    # reading and replaying take up to a few tenths of a second: the work pool does it in
+    # another process, so other requests are answered meanwhile, and its CPU time is charged
+    # to the client, so one client cannot keep the server's CPU to itself (docs/server.md);
+    # the answer (thousands of turns) is sent as it is, without FastAPI's pass over each one
+    return answer(await priced(request, functools.partial(replays.replay, body.record,
+                                                           body.turn)))
