@@ -257,6 +257,19 @@ def test_replays_are_priced_by_their_cpu_time_per_address(client: TestClient) ->
     assert r.status_code == 429
 
 
+def test_reading_a_record_for_its_analysis_is_priced_as_a_replay(client: TestClient) -> None:
+    """A pasted record's analysis reads the whole record first: that reading was done in a
+    thread of the server and charged to nobody; it is priced like a replay now."""
+    client.app.state.work = Work(rate=0.01, burst=0.01)  # type: ignore[attr-defined]
+    record = _long_record()
+    first = client.post("/api/replay/analysis", json={"record": record})
+    assert first.json()["error"] == "too_long"  # read (and charged), then refused: too long
+    second = client.post("/api/replay/analysis", json={"record": record + "\n"})
+    assert second.status_code == 429 and second.json()["error"] == "too_much_work"
+    bad = client.post("/api/replay/analysis", json={"record": "[Rules \"nope\"]\n1. zz"})
+    assert bad.status_code in (422, 429)
+
+
 def test_a_replay_runs_in_the_work_pool_not_in_the_serving_process(db_url: str) -> None:
     """A replay held the serving process's interpreter lock for its whole length, and every
     other client's request waited behind it (the player's p99 5.8x idle under the replay

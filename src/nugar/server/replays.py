@@ -93,6 +93,18 @@ def replay(record: str, turn: int | None) -> dict[str, Any]:
             "score": list(game.score), "misere": game.rules.misere}
 
 
+def read_game(record: str) -> Game:
+    """The game of a pasted record (at most :data:`MAX_REPLAY_CHARS` characters and
+    :data:`MAX_REPLAY_MOVES` moves), for its analysis: a game pickles, so the work pool's
+    process reads it and the server receives it whole."""
+    from ..record import load_one
+
+    try:
+        return load_one(record, max_moves=MAX_REPLAY_MOVES).game
+    except ValueError as exc:
+        raise ApiError("bad_record", reason(exc)) from None
+
+
 def prepare() -> None:
     """Load the compiled kernels the jobs use (every preset's rules, the drawing): what a
     work pool process does first, so that its first real job does not wait for them."""

@@ -3,7 +3,7 @@ pasted record (:mod:`.analyses` computes them in the AI pool)."""
 
 from __future__ import annotations
 
-import asyncio
+import functools
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -11,11 +11,10 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 from starlette.requests import HTTPConnection
 
-from ..rules import Game
+from . import replays
 from .analyses import Analyses
-from .errors import ApiError, reason
 from .replays import MAX_REPLAY_CHARS, MAX_REPLAY_MOVES
-from .routes_api import Body, ErrorBody, HubDep
+from .routes_api import Body, ErrorBody, HubDep, priced
 
 
 def analyses_of(conn: HTTPConnection) -> Analyses:
@@ -56,22 +55,14 @@ async def api_game_analysis(game_id: str, hub: HubDep, analyses: AnalysesDep
     return await analyses.game_status(game_id)
 
 
-def _read(record: str) -> Game:
-    from ..record import load_one
-
-    try:
-        return load_one(record, max_moves=MAX_REPLAY_MOVES).game
-    except ValueError as exc:
-        raise ApiError("bad_record", reason(exc)) from None
-
-
 @router.post("/replay/analysis", status_code=202,
              summary="Start the analysis of a pasted record (again: the one under way or "
                      "kept); answers " + _ANSWER + "; read it again at "
                      "GET /api/replay/analysis/{id}", response_model=dict[str, Any])
 async def api_analyse_record(body: RecordBody, request: Request,
                              analyses: AnalysesDep) -> JSONResponse:
-    game = await asyncio.to_thread(_read, body.record)
+    # reading the record is priced as a replay is (the work pool, the client's CPU budget)
+    game = await priced(request, functools.partial(replays.read_game, body.record))
     return JSONResponse(await analyses.start_replay(game), status_code=202)
 
 
