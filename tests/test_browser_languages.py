@@ -97,6 +97,11 @@ def test_a_game_a_refused_click_and_a_lesson_in_the_language(
     page.select_option("#preset", "kalah")
     assert page.text_content('#seat option[value="1"]') == tr(
         lang, "{name} (first)", name=tr(lang, "South"))
+    # the rules' own words (the preset's description, each option's meaning) too
+    description = tr(lang, "Kalah, the base game of Dracala (6 holes, 4 seeds)")
+    assert description in (page.text_content("#preset-info") or "")
+    assert tr(lang, "seeds per hole at the start") in (
+        page.text_content("#options") or "")
     page.click("#options-box summary")
     page.fill('[data-option="pits"]', "3")
     page.fill('[data-option="seeds"]', "2")
