@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
@@ -86,6 +86,26 @@ def start_game(page: Page, base: str, preset: str, mode: str, level: int = 1,
     page.wait_for_function("() => document.body.dataset.v !== undefined")
 
 
+def play_lit_holes(page: Page, most: int,
+                   after: Callable[[int], object] = lambda clicks: None) -> int:
+    """Click the first lit hole of a sowing board until the result shows, each click waited
+    for (the game's version rises); ``after(clicks)`` after each; the number of clicks, at
+    most ``most``."""
+    clicks = 0
+    while True:
+        page.wait_for_function(
+            "() => !document.getElementById('result').hidden || "
+            "document.querySelector('#board .hole.lit') !== null", timeout=TIMEOUT)
+        if not page.is_hidden("#result"):
+            return clicks
+        v = version(page)
+        page.click("#board .hole.lit")
+        clicks += 1
+        wait_version_above(page, v)
+        assert clicks < most
+        after(clicks)
+
+
 def version(page: Page) -> int:
     return int(page.evaluate("document.body.dataset.v"))
 
@@ -126,20 +146,8 @@ def test_full_game_against_the_ai_by_clicks(server: str, browser: Browser, shots
     page.wait_for_selector("#board svg")
     page.wait_for_function("() => document.getElementById('you').textContent.length > 0")
     assert page.text_content("#you") == "You play South (first)."
-    clicks = 0
-    while True:
-        page.wait_for_function(
-            "() => !document.getElementById('result').hidden || "
-            "document.querySelector('#board .hole.lit') !== null", timeout=TIMEOUT)
-        if not page.is_hidden("#result"):
-            break
-        v = version(page)
-        page.click("#board .hole.lit")
-        clicks += 1
-        wait_version_above(page, v)
-        assert clicks < 200
-        if clicks == 2:
-            page.screenshot(path=str(shots / "kalah-against-ai.png"))
+    play_lit_holes(page, 200, lambda clicks: clicks == 2 and page.screenshot(
+        path=str(shots / "kalah-against-ai.png")))
     result = page.text_content("#result") or ""
     assert ("wins" in result or "Draw" in result) and "(South's store : North's store)" in result
     page.screenshot(path=str(shots / "kalah-result.png"))

@@ -22,6 +22,7 @@ from test_browser import (  # noqa: F401
     TIMEOUT,
     browser,
     new_page,
+    play_lit_holes,
     server,
     shots,
     version,
@@ -120,18 +121,7 @@ def test_a_game_a_refused_click_and_a_lesson_in_the_language(
               other=north, me=south)
     assert page.text_content("#why") == said[0].upper() + said[1:] + "."
 
-    clicks = 0
-    while True:
-        page.wait_for_function(
-            "() => !document.getElementById('result').hidden || "
-            "document.querySelector('#board .hole.lit') !== null", timeout=TIMEOUT)
-        if not page.is_hidden("#result"):
-            break
-        v = version(page)
-        page.click("#board .hole.lit")
-        clicks += 1
-        wait_version_above(page, v)
-        assert clicks < 100
+    play_lit_holes(page, 100)
     result = page.text_content("#result") or ""
     wins, draw = tr(lang, "{name} wins {a} : {b} ({first}'s store : {second}'s store)"), \
         tr(lang, "Draw {a} : {b} ({first}'s store : {second}'s store)")

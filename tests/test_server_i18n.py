@@ -14,25 +14,16 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 import nugar.lessons
+import test_accounts
 from nugar.i18n import Text, say
 from nugar.server import create_app, pages
 from nugar.server.config import ServerConfig
 from nugar.server.language import COOKIE, language_of
-from test_accounts import FAST, SAME, accounts, sign_up
+from test_accounts import SAME, accounts, sign_up
 
-
-@pytest.fixture()
-def app(db_url: str) -> FastAPI:
-    """The web app as the accounts' tests make it (Argon2 made cheap)."""
-    made = create_app(ServerConfig(db_url, ai_time=0.05, rate=None))
-    made.state.accounts.hasher = FAST
-    return made
-
-
-@pytest.fixture()
-def client(app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(app) as c:
-        yield c
+# the accounts' tests' web app (Argon2 made cheap) and its client, as fixtures by name
+app = test_accounts.app
+client = test_accounts.client
 
 
 #: the words each language says of the refusal of c3 on an occupied c3
