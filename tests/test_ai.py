@@ -477,6 +477,18 @@ def test_table_size_is_fixed_by_the_option() -> None:
     assert int((keys != 0).sum()) > 0
 
 
+def test_the_compiled_search_takes_the_records_members_in_their_order() -> None:
+    """``search_root`` hands its records' members to the compiled ``_search_root``, which
+    makes them into records again by position: its parameters must be the fields."""
+    import inspect
+
+    from nugar.kernels import search_core
+
+    entry = getattr(search_core._search_root, "py_func", search_core._search_root)
+    assert list(inspect.signature(entry).parameters) == [
+        *search_core.SearchGame._fields, *search_core.SearchTables._fields, "root_depth"]
+
+
 def test_greedy_reverses_the_goal_in_dracala() -> None:
     """Dracala is misère (more than half the seeds loses). On the first step every hole puts
     one seed in the store, but hole 1 ends there and forces another capturing step: greedy

@@ -3,6 +3,7 @@ on nugar and on OpenSpiel, and its rules check tells Kalah variants apart (a few
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -110,6 +111,24 @@ def test_node_counts_are_those_of_a_fixed_depth_search(monkeypatch: pytest.Monke
                 for seed in (100, 101, 102)]
     assert counts.nodes(rules, 3) == sum(expected) and min(expected) > 0
     assert counts.nodes(rules, 4) > counts.nodes(rules, 3)  # a deeper search, a bigger tree
+
+
+def test_search_call_cost_counts_the_searches_of_the_pair_benchmark(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``search_call_cost.py --instructions`` searches what ``node_counts.py`` does (the same
+    nodes), and times each entry into the search."""
+    import subprocess
+
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))  # the scripts import bench_ai beside them
+    cost = importlib.import_module("search_call_cost")
+    counts = importlib.import_module("node_counts")
+    try:
+        cost.callgrind_switch()
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("needs a C compiler and valgrind's callgrind.h")
+    rules = "kalah(pits=4,seeds=3)"
+    assert cost.searches(rules, 3, 2) == 2 * counts.nodes(rules, 3)
+    assert "search_root(depth 1)" in cost.per_call(rules)
 
 
 def test_hub_benchmark_plays_every_move_it_counts() -> None:

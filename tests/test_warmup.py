@@ -370,9 +370,9 @@ def test_engine_answers_a_timed_go_at_once_while_compiling_and_says_so(
     steps = [Step("toy compile", lambda: toy.add_one(1)), Step("blocker", release.wait)]
     monkeypatch.setattr(warmup, "steps_for", lambda rules, specs=(): steps)
     # a search kernel not compiled yet in this process: what a first run finds
-    fresh = jit.KernelDispatcher(py_func=search_core.search_root.py_func, locals={},
+    fresh = jit.KernelDispatcher(py_func=search_core._search_root.py_func, locals={},
                                  targetoptions={"nopython": True, "nogil": True})
-    monkeypatch.setattr(search_core, "search_root", fresh)
+    monkeypatch.setattr(search_core, "_search_root", fresh)
     log = io.StringIO()
     try:
         session = EngineSession("dara", warmup=engine, log=log)

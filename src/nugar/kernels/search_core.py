@@ -21,7 +21,11 @@ proxy and registration. A NamedTuple is also made by plain Python code, is typed
 and runs unchanged under ``NUMBA_DISABLE_JIT=1``. The records are never changed; the kernels
 write into their arrays. The flattening has one price: a record handed to a function that
 stays a call is passed member by member, so the one such helper at every inner node,
-``_order_moves``, takes the arrays it reads instead.
+``_order_moves``, takes the arrays it reads instead. Where Python calls in, numba types a
+record argument at every call, its arrays in a slower way than array arguments: the
+alpha-beta search's entries, :func:`search_root` (called once per iteration of iterative
+deepening) and :func:`principal_variation`, are plain functions that pass the members to
+their compiled parts (``_search_root`` makes them into the records again).
 
 The alpha-beta loop is a state machine over an explicit stack of frames; each of its steps
 is a small function (``kernel_inline``) that numba inlines into the loop, so the split costs
@@ -312,7 +316,6 @@ def _order_moves(fam: int, params: IntArray, state: IntArray, child: IntArray, m
         sc[i] = s
 
 
-@kernel
 def search_root(game: SearchGame, tables: SearchTables, root_depth: int) -> int:
     """One iteration of iterative deepening from ``tables.stack[0]`` to ``root_depth``
     decisions.
@@ -321,14 +324,30 @@ def search_root(game: SearchGame, tables: SearchTables, root_depth: int) -> int:
     ``ctx[CX_ROOT_MOVE]``, also when the iteration is aborted (then it is the best among the
     root moves searched to the end). The recursion of negamax is run on an explicit stack
     (``frames``), because numba's on-disk cache cannot hold recursive functions.
+
+    The records cross into compiled code as their members (:func:`_search_root`; the module
+    doc says why), as iterative deepening calls this from Python once per iteration
+    (docs/benchmarks.md, "Dracala's per-call cost").
     """
-    ctx = tables.ctx
+    return _search_root(*game, *tables, root_depth)
+
+
+@kernel
+def _search_root(fam: int, params: IntArray, weights: IntArray, n_actions: int,
+                 stack: IntArray, moves: IntArray, order: IntArray, tt_keys: IntArray,
+                 tt_data: IntArray, killers: IntArray, history: IntArray, path: IntArray,
+                 ctx: IntArray, stop: IntArray, pv: IntArray, root_depth: int) -> int:
+    """:func:`search_root` compiled: the members of its two records, in their order
+    (``SearchGame``'s, then ``SearchTables``'), made into the records again here."""
+    game = SearchGame(fam, params, weights, n_actions)
+    tables = SearchTables(stack, moves, order, tt_keys, tt_data, killers, history, path, ctx,
+                          stop, pv)
     ctx[CX_ABORTED] = 0
     ctx[CX_ROOT_MOVE] = -1
     ctx[CX_ROOT_SCORE] = 0
-    ctx[CX_ROOT_PLAYER] = tables.stack[0][ST_TO_MOVE]
-    frames = np.zeros((tables.stack.shape[0], FR_FIELDS), dtype=np.int64)
-    scratch = _scratch(game.fam, game.params)
+    ctx[CX_ROOT_PLAYER] = stack[0][ST_TO_MOVE]
+    frames = np.zeros((stack.shape[0], FR_FIELDS), dtype=np.int64)
+    scratch = _scratch(fam, params)
     return _search_loop(game, tables, root_depth, frames, scratch)
 
 
@@ -645,18 +664,21 @@ def _store(tt_keys: IntArray, tt_data: IntArray, key: int, fr: IntArray, ply: in
     return int(best)
 
 
-@kernel
 def principal_variation(game: SearchGame, tables: SearchTables, state: IntArray,
                         first: int) -> int:
     """Follow the table's best moves from ``state`` after ``first``; write them into
-    ``tables.pv`` and return how many."""
-    fam = game.fam
-    params = game.params
-    tt_keys = tables.tt_keys
-    tt_data = tables.tt_data
-    out = tables.pv
+    ``tables.pv`` and return how many. The compiled part takes the members it reads, as
+    :func:`search_root`'s does (docs/benchmarks.md, "Dracala's per-call cost")."""
+    return _principal_variation(game.fam, game.params, game.n_actions, tables.tt_keys,
+                                tables.tt_data, tables.pv, state, first)
+
+
+@kernel
+def _principal_variation(fam: int, params: IntArray, n_actions: int, tt_keys: IntArray,
+                         tt_data: IntArray, out: IntArray, state: IntArray, first: int) -> int:
+    """:func:`principal_variation` compiled, ``out`` its ``tables.pv``."""
     cur = state.copy()
-    buf = np.empty(game.n_actions, dtype=np.int64)
+    buf = np.empty(n_actions, dtype=np.int64)
     count = 0
     move = first
     mask = tt_keys.shape[0] - 1
