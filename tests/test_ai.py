@@ -485,8 +485,11 @@ def test_the_compiled_search_takes_the_records_members_in_their_order() -> None:
     from nugar.kernels import search_core
 
     entry = getattr(search_core._search_root, "py_func", search_core._search_root)
+    tables = [f for f in search_core.SearchTables._fields if f != "endgames"]
+    endgames = [f"eg_{f}" for f in search_core.Endgames._fields]
+    assert search_core.SearchTables._fields[-1] == "endgames"
     assert list(inspect.signature(entry).parameters) == [
-        *search_core.SearchGame._fields, *search_core.SearchTables._fields, "root_depth"]
+        *search_core.SearchGame._fields, *tables, *endgames, "root_depth"]
 
 
 def test_greedy_reverses_the_goal_in_dracala() -> None:

@@ -69,7 +69,15 @@ from .common import OUTCOME_DRAW, OUTCOME_RUNNING, ST_KEY, ST_OUTCOME, ST_TO_MOV
 from .dispatch import FAM_ALIGNMENT as FAM_ALIGNMENT  # the family codes, also read from here
 from .dispatch import FAM_SOWING as FAM_SOWING
 from .dispatch import fam_apply, fam_legal
-from .endgames import EG_DATABASE, EG_NONE, EG_TABLEBASE, NO_ENDGAMES, Endgames
+from .endgames import (
+    EG_DATABASE,
+    EG_NONE,
+    EG_TABLEBASE,
+    NO_ENDGAMES,
+    ByteArray,
+    Endgames,
+    U32Array,
+)
 from .jit import kernel, kernel_inline, kernel_noalloc
 
 IntArray = npt.NDArray[np.int64]
@@ -329,19 +337,29 @@ def search_root(game: SearchGame, tables: SearchTables, root_depth: int) -> int:
     doc says why), as iterative deepening calls this from Python once per iteration
     (docs/benchmarks.md, "Dracala's per-call cost").
     """
-    return _search_root(*game, *tables, root_depth)
+    t, e = tables, tables.endgames
+    return _search_root(*game, t.stack, t.moves, t.order, t.tt_keys, t.tt_data, t.killers,
+                        t.history, t.path, t.ctx, t.stop, t.pv, e.kind, e.reach, e.nbytes,
+                        e.slot_width, e.binom, e.symtab, e.slots, e.words, e.codes, e.db,
+                        e.db_base, root_depth)
 
 
 @kernel
 def _search_root(fam: int, params: IntArray, weights: IntArray, n_actions: int,
                  stack: IntArray, moves: IntArray, order: IntArray, tt_keys: IntArray,
                  tt_data: IntArray, killers: IntArray, history: IntArray, path: IntArray,
-                 ctx: IntArray, stop: IntArray, pv: IntArray, root_depth: int) -> int:
+                 ctx: IntArray, stop: IntArray, pv: IntArray, eg_kind: int, eg_reach: int,
+                 eg_nbytes: int, eg_slot_width: int, eg_binom: IntArray, eg_symtab: IntArray,
+                 eg_slots: IntArray, eg_words: IntArray, eg_codes: U32Array, eg_db: ByteArray,
+                 eg_db_base: IntArray, root_depth: int) -> int:
     """:func:`search_root` compiled: the members of its two records, in their order
-    (``SearchGame``'s, then ``SearchTables``'), made into the records again here."""
+    (``SearchGame``'s, then ``SearchTables``', its ``endgames`` record's members in place of
+    it), made into the records again here."""
     game = SearchGame(fam, params, weights, n_actions)
+    endgames = Endgames(eg_kind, eg_reach, eg_nbytes, eg_slot_width, eg_binom, eg_symtab,
+                        eg_slots, eg_words, eg_codes, eg_db, eg_db_base)
     tables = SearchTables(stack, moves, order, tt_keys, tt_data, killers, history, path, ctx,
-                          stop, pv)
+                          stop, pv, endgames)
     ctx[CX_ABORTED] = 0
     ctx[CX_ROOT_MOVE] = -1
     ctx[CX_ROOT_SCORE] = 0
