@@ -101,3 +101,34 @@ def test_a_refused_move_is_explained_in_the_language(monkeypatch: pytest.MonkeyP
     _, out, _ = run(["play", "dara", "--first", "human", "--second", "human"],
                     "c3\nc3\nquit\n", monkeypatch, capsys)
     assert "Not played: c3 is not legal here: c3 is occupied (by a Black piece)" in out
+
+
+@pytest.mark.parametrize(("command", "lang", "words"), [
+    (["play", "dara(rows=99)"], "en", "rows must be 1..26, not 99"),
+    (["play", "dara(rows=99)"], "fr", "rows doit valoir 1..26, pas 99"),
+    (["play", "dara(rows=99)"], "ar", "يجب أن يكون \u2066rows\u2069 1..26"),
+    (["rules", "chess"], "fr", "variante prédéfinie inconnue 'chess'"),
+    (["rules", "kalah(pits=x)"], "ar", "الخيار \u2066pits\u2069: قيمة غير صالحة"),
+])
+def test_a_bad_rule_set_is_refused_in_the_command_s_language(
+        command: list[str], lang: str, words: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``play`` and ``rules`` say why a rule-set text does not read in their language (the
+    flag, else ``LANG``), on the one line and with the exit code of any usage error."""
+    prog = f"nugar {command[0]}"
+    for args, env in (([*command, "--lang", lang], None), (command, f"{lang}.UTF-8")):
+        if env is not None:
+            monkeypatch.setenv("LANG", env)
+        code, out, err = run(args, "", monkeypatch, capsys)
+        assert (code, out) == (2, "")
+        assert err.startswith(f"{prog}: argument RULES: {words}"), err
+        assert err.endswith(f" (see '{prog} --help')\n") and err.count("\n") == 1
+
+
+def test_the_other_commands_refuse_a_rule_set_in_english(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    code, _, err = run(["moves", "dara(rows=99)"], "", monkeypatch, capsys)
+    assert code == 2
+    assert err == ("nugar moves: argument RULES: rows must be 1..26, not 99 "
+                   "(see 'nugar moves --help')\n")

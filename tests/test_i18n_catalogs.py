@@ -8,10 +8,12 @@ Every French and Arabic catalog has every message of its template translated, no
 with the same placeholders, and compiles (what ``pybabel compile --statistics`` checks).
 
 And the Python side marks what it shows a person: an AST scan of the server, the rules, the
-lessons and the notation fails on a refusal (``ApiError``, a refusal writer, a websocket's
-``detail``) or a rules error (``IllegalMoveError``, ``InvalidMoveError``) raised with a plain
-string or an f-string instead of a :class:`~nugar.i18n.Text`. What stays English on purpose is
-listed in :data:`ENGLISH` with the reason.
+lessons, the notation and the records fails on a refusal (``ApiError``, a refusal writer, a
+websocket's ``detail``) or a rules error (``IllegalMoveError``, ``InvalidMoveError``, and the
+errors of a rule-set text, a position text and a record: ``RulesError``, ``NugarError``,
+``RecordError``, a record's problem) raised with a plain string or an f-string instead of a
+:class:`~nugar.i18n.Text`. What stays English on purpose is listed in :data:`ENGLISH` with the
+reason.
 """
 
 from __future__ import annotations
@@ -124,16 +126,22 @@ def test_every_catalog_compiles_and_reads_back(domain: str, lang: str) -> None:
 
 # --- the Python side marks what it says ------------------------------------------------------
 
-#: the modules whose sentences reach a person: the server, the rules, the lessons' checks and
-#: the notation's parse errors (relative to src/nugar)
+#: the modules whose sentences reach a person: the server, the rules, the lessons' checks,
+#: the notation's parse errors and the records' (relative to src/nugar)
 SCANNED = [*sorted((PACKAGE / "server").glob("*.py")), *sorted((PACKAGE / "rules").glob("*.py")),
-           *sorted((PACKAGE / "lessons").glob("*.py")), PACKAGE / "notation.py"]
-#: the rules errors whose message a refusal passes on to a person
-RULES_ERRORS = {"IllegalMoveError", "InvalidMoveError"}
+           *sorted((PACKAGE / "lessons").glob("*.py")), PACKAGE / "notation.py",
+           PACKAGE / "record.py"]
+#: the rules errors whose message a refusal passes on to a person: a move refused or not
+#: understood, a rule-set text, a position text or a record that cannot be read (``problem``:
+#: a record reader's problem, gathered into one RecordError)
+RULES_ERRORS = {"IllegalMoveError", "InvalidMoveError", "RulesError", "NugarError",
+                "RecordError", "problem"}
 #: refusals deliberately in English, ``"file.py:source of the detail"`` -> why
 ENGLISH = {
     "middleware.py:'; '.join(parts)": "a malformed body's field errors are pydantic's own "
     "words about the JSON fields, for the programs that send them",
+    "options.py:str(exc)": "cannot happen (the option names are checked just before): "
+    "Python's own words about a keyword argument",
 }
 #: a refusal's detail that passes on a sentence already marked elsewhere (a Text, or an
 #: error's Text through :func:`nugar.server.errors.reason`), ``"file.py:source"`` -> why
@@ -146,6 +154,9 @@ PASSED_ON = {
     "routes_ws.py:exc.detail": "an ApiError's detail (a Text)",
     "base.py:refusal": "one of the Text refusals of Game._check_legal",
     "codec.py:self.no_move(int(action))": "each family's no_move gives a Text",
+    "record.py:reason": "a record reader's problem (_Reader.problem): each caller's Text",
+    "record.py:_said(exc)": "a rule-set error's Text, raised by parse_rules",
+    "record.py:problem": "_settle_result's Text (a stated result the game does not fit)",
 }
 
 

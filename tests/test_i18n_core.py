@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 from nugar import i18n
-from nugar.i18n import Text
+from nugar.i18n import Text, say
 
 
 @pytest.mark.parametrize(("tag", "lang"), [
@@ -79,3 +79,16 @@ def test_compile_po_makes_a_catalog_gettext_reads() -> None:
     tr = gettext.GNUTranslations(io.BytesIO(i18n.compile_po(po, "fr")))
     assert tr.gettext("Resign") == "Abandonner"
     assert tr.gettext("Draw") == "Draw"  # fuzzy entries are left out, as pybabel leaves them
+
+
+def test_joined_sentences_are_each_said_in_the_language() -> None:
+    """``i18n.join`` is ``separator.join`` whose parts are still translated (a record's
+    problems, one a line); the separator, braces included, stays as written."""
+    from nugar.i18n import join
+
+    parts = [Text("first player"), "c3", Text("line {line}", line=2)]
+    joined = join("\n {} ", parts)
+    assert joined == "first player\n {} c3\n {} line 2"
+    assert say(joined, "fr") == "premier joueur\n {} c3\n {} ligne 2"
+    assert join(", ", []) == "" and say(join(", ", []), "fr") == ""  # not the catalog's header
+    assert say(Text(""), "ar") == ""

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import nugar
 from nugar import Game, IllegalMoveError, NugarError, Outcome, RulesError, from_position
+from nugar.i18n import Text, say
 from nugar.rules.alignment import AlignmentGame
 from random_play import play_random
 from rule_sets import PRESET_NAMES, RULE_SETS
@@ -352,6 +353,11 @@ class TestErrors:
             from_position(text)
         assert fragment in str(info.value)
         assert isinstance(info.value, ValueError) and "\n" not in str(info.value)
+        # a sentence of the engine catalog: the web app says it in French and in Arabic
+        assert isinstance(info.value.args[0], Text)
+        for lang in ("fr", "ar"):
+            said = say(info.value, lang)
+            assert said != str(info.value) and "\n" not in said
 
     def test_an_unknown_rule_set_is_a_rules_error(self) -> None:
         with pytest.raises(RulesError):

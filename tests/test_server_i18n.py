@@ -4,6 +4,7 @@ with the same code, the account's language, the rules pages and the lessons per 
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -325,3 +326,68 @@ def test_a_translated_refusal_keeps_its_status_and_retry_after() -> None:
     assert answer.status_code == 503 and answer.headers["retry-after"] == "3"
     assert answer.json() == {"error": "ai_busy", "detail": "l'ordinateur est occupé par "
                              "d'autres parties ; réessayez dans 3 s"}
+
+
+# --- the errors of a rule-set text and of a record (the engine's sentences) -------------------
+
+def _error_of(call: Any) -> ValueError:
+    """The error ``call()`` raises (a RulesError, a RecordError)."""
+    with pytest.raises(ValueError) as caught:
+        call()
+    return caught.value
+
+
+#: a word of each language's sentence about ``dara(rows=99)``, so that an untranslated answer
+#: (the English again) fails
+ROWS_99 = {"en": "rows must be 1..26, not 99", "fr": "rows doit valoir 1..26, pas 99",
+           "ar": "يجب أن يكون \u2066rows\u2069"}
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "ar"])
+def test_a_bad_rule_set_text_is_refused_in_the_language(client: TestClient, lang: str) -> None:
+    """Game creation, the rules check and the levels say a rule-set text's error in the
+    request's language, under the same code ``bad_rules``."""
+    from nugar.rules import parse_rules
+
+    h = {"Accept-Language": lang}
+    for text in ("dara(rows=99)", "chess", "dala(quiet_limit=abc)", "kalah(pits)"):
+        said = say(_error_of(lambda text=text: parse_rules(text)), lang)
+        for r in (client.post("/api/games", json={"rules": text, "mode": "friend"}, headers=h),
+                  client.get("/api/rules", params={"text": text}, headers=h),
+                  client.get("/api/levels", params={"rules": text}, headers=h)):
+            assert r.status_code == 422, r.text
+            assert r.json() == {"error": "bad_rules", "detail": said}
+    made = client.post("/api/games", json={"rules": "dara(rows=99)", "mode": "friend"},
+                       headers=h).json()
+    assert ROWS_99[lang] in made["detail"]
+
+
+#: a record whose first turn is off the board, then one with four problems (the Rules tag
+#: twice, a square off the board, a stray '}', a second game)
+BAD_RECORDS = ['[Rules "kalah"]\n\n1. 9 *', '[Rules "dara"]\n[Rules "x"]\n\n1. z9 } 2. 1-0 *\n']
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "ar"])
+def test_a_bad_record_is_refused_in_the_language(client: TestClient, lang: str) -> None:
+    """A pasted record that does not read (``/api/replay``, read in the work pool): the same
+    code ``bad_record``, every problem said in the request's language."""
+    from nugar.record import load_one
+
+    answers = []
+    for record in BAD_RECORDS:
+        error = _error_of(lambda record=record: load_one(record))
+        said = say(error, lang)
+        # the work pool's process sends the refusal back pickled: it says the same
+        assert say(pickle.loads(pickle.dumps(error)), lang) == said
+        r = client.post("/api/replay", json={"record": record},
+                        headers={"Accept-Language": lang})
+        assert r.status_code == 422, r.text
+        assert r.json() == {"error": "bad_record", "detail": said}
+        answers.append(said)
+    words = {"en": ("turn 1 (first player) '9'", "problems in the record", "line 2, column 1"),
+             "fr": ("tour 1 (premier joueur) '9'", "problèmes dans la partie notée",
+                    "ligne 2, colonne 1"),
+             "ar": ("الدور 1 (اللاعب الأول)", "مشكلات", "السطر 2، العمود 1")}[lang]
+    assert words[0] in answers[0]
+    assert words[1] in answers[1] and words[2] in answers[1]
+    assert answers[1].count("\n") == 4  # one problem a line, in every language

@@ -27,7 +27,7 @@ import gettext
 import io
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from typing import Any, Final
 
@@ -191,7 +191,9 @@ class Text(str):
         """This sentence in ``lang`` (English where the catalog has no translation)."""
         if lang == SOURCE:
             return str(self)
-        template = translations(lang, self.domain).gettext(self.template)
+        # an empty template is gettext's catalog header, never a message
+        template = (translations(lang, self.domain).gettext(self.template) if self.template
+                    else self.template)
         fields = {k: (v.in_language(lang) if isinstance(v, Text) else v)
                   for k, v in self.fields.items()}
         try:
@@ -203,6 +205,18 @@ class Text(str):
 
 def _rebuild(template: str, domain: str, fields: dict[str, Any]) -> Text:
     return Text(template, domain=domain, **fields)
+
+
+def join(separator: str, parts: Iterable[str]) -> Text:
+    """``separator.join(parts)`` that stays translatable: a :class:`Text` whose fields are
+    the parts (each said in the reader's language where it is a :class:`Text`) and whose
+    template is only the separators, which no catalog holds (so it reads the same in every
+    language). For a list of sentences, such as a record's problems one per line."""
+    said = list(parts)
+    names = [f"part{i}" for i in range(len(said))]
+    escaped = separator.replace("{", "{{").replace("}", "}}")
+    return Text(escaped.join("{" + name + "}" for name in names),
+                **dict(zip(names, said, strict=True)))
 
 
 def say(message: object, lang: str, domain: str = "engine") -> str:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import IllegalMoveError, InvalidMoveError, NugarError, RulesError
+from .i18n import Text, join
 from .rules import PRESETS, Game, RuleSet, new_game, parse_rules
 from .rules.family import FAMILIES
 from .rules.moves import Move
@@ -47,8 +48,10 @@ class RecordError(NugarError):
     """A record that cannot be read or does not replay.
 
     ``line`` and ``column`` (1-based; ``None`` when the input has no lines, as for JSON) say
-    where the first problem is, ``reason`` what it is. ``problems`` lists every problem found,
-    this one first; ``str()`` shows them all, one per line.
+    where the first problem is, ``reason`` what it is (a :class:`~nugar.i18n.Text`).
+    ``problems`` lists every problem found, this one first; the error's message (``str()``,
+    and its one argument, a :class:`~nugar.i18n.Text` that a face may say in another
+    language) shows them all, one per line.
     """
 
     def __init__(self, reason: str, line: int | None = None, column: int | None = None,
@@ -57,25 +60,40 @@ class RecordError(NugarError):
         self.line = line
         self.column = column
         self.source = source
-        self.problems: list[RecordError] = [self]
+        self._problems: list[RecordError] = [self]
         super().__init__(self.located())
 
+    @property
+    def problems(self) -> list[RecordError]:
+        """Every problem found, this one first."""
+        return self._problems
+
+    @problems.setter
+    def problems(self, problems: list[RecordError]) -> None:
+        self._problems = problems
+        self.args = (self._message(),)
+
     def located(self) -> str:
-        """This one problem as ``source:line:column: reason``."""
-        where = []
-        if self.source:
-            where.append(self.source)
+        """This one problem as ``source, line L, column C: reason``."""
+        position: str | None = None
         if self.line is not None:
-            where.append(f"line {self.line}")
-            if self.column is not None:
-                where.append(f"column {self.column}")
-        return (", ".join(where) + ": " if where else "") + self.reason
+            position = (Text("line {line}", line=self.line) if self.column is None
+                        else Text("line {line}, column {column}", line=self.line,
+                                  column=self.column))
+        where = (Text("{source}, {position}", source=self.source, position=position)
+                 if self.source and position else position or self.source)
+        if not where:
+            return self.reason
+        return Text("{where}: {reason}", where=where, reason=self.reason)
+
+    def _message(self) -> str:
+        if len(self._problems) == 1:
+            return self.located()
+        return Text("{count} problems in the record:\n  {problems}", count=len(self._problems),
+                    problems=join("\n  ", [p.located() for p in self._problems]))
 
     def __str__(self) -> str:
-        if len(self.problems) == 1:
-            return self.located()
-        head = f"{len(self.problems)} problems in the record:"
-        return "\n".join([head] + ["  " + p.located() for p in self.problems])
+        return str(self._message())
 
 
 @dataclass
@@ -163,10 +181,10 @@ def dumps(game: Game, tags: Mapping[str, str] | None = None,
 
 def _check_tag(key: str, value: str) -> None:
     if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", key):
-        raise RecordError(f"bad tag name {key!r}: use letters, digits and _ only, "
-                          "starting with a letter")
+        raise RecordError(Text("bad tag name {key!r}: use letters, digits and _ only, "
+                               "starting with a letter", key=key))
     if not isinstance(value, str) or "\n" in value or "\r" in value:
-        raise RecordError(f"bad value for tag {key}: give one line of text")
+        raise RecordError(Text("bad value for tag {key}: give one line of text", key=key))
 
 
 def _quote(value: str) -> str:
@@ -229,39 +247,42 @@ def from_json(obj: Mapping[str, Any] | str) -> Game:
         try:
             obj = json.loads(obj)
         except json.JSONDecodeError as exc:
-            raise RecordError(f"not JSON: {exc.msg}", exc.lineno, exc.colno) from None
+            raise RecordError(Text("not JSON: {error}", error=exc.msg), exc.lineno,
+                              exc.colno) from None
     if not isinstance(obj, Mapping):
-        raise RecordError(f"a JSON game is an object with 'rules' and 'turns', "
-                          f"not {type(obj).__name__}")
+        raise RecordError(Text("a JSON game is an object with 'rules' and 'turns', not {kind}",
+                               kind=type(obj).__name__))
     rules_text = obj.get("rules")
     if not isinstance(rules_text, str):
-        raise RecordError("a JSON game needs 'rules', a rule-set text such as 'dara'")
+        raise RecordError(Text("a JSON game needs 'rules', a rule-set text such as 'dara'"))
     try:
         game = new_game(rules_text)
     except RulesError as exc:
-        raise RecordError(f"'rules': {exc}") from None
+        raise RecordError(Text("'rules': {error}", error=_said(exc))) from None
     turns = obj.get("turns", [])
     if not isinstance(turns, list) or not all(isinstance(t, str) for t in turns):
-        raise RecordError("'turns' must be a list of turn texts such as ['c3', 'd4']")
+        raise RecordError(Text("'turns' must be a list of turn texts such as ['c3', 'd4']"))
     for i, turn in enumerate(turns):
         mover = game.to_move
         reason = _play_turn(game, turn) or (_open_turn(game, mover) if i + 1 < len(turns)
                                              else None)
         if reason:
-            raise RecordError(f"'turns'[{i}] (turn {i + 1}): {reason}")
+            raise RecordError(Text("'turns'[{index}] (turn {turn}): {reason}", index=i,
+                                   turn=i + 1, reason=reason))
     result = obj.get("result")
     if result == "*":
         result = None
     if result is not None and result not in RESULTS:
-        raise RecordError(f"'result' {result!r} is not one of 1-0, 0-1, 1/2-1/2 or null")
+        raise RecordError(Text("'result' {result!r} is not one of 1-0, 0-1, 1/2-1/2 or null",
+                               result=result))
     problem = _settle_result(game, result, obj.get("termination"))
     if problem:
-        raise RecordError(f"'result': {problem}")
+        raise RecordError(Text("'result': {problem}", problem=problem))
     score = obj.get("score")
     if score is not None and (not isinstance(score, list | tuple)
                               or list(score) != list(game.score)):
-        raise RecordError(f"'score' says {score} but the replayed game has "
-                          f"{list(game.score)}")
+        raise RecordError(Text("'score' says {score} but the replayed game has {replayed}",
+                               score=score, replayed=list(game.score)))
     return game
 
 
@@ -460,9 +481,13 @@ class _Reader:
                 self.games_begun += 1
                 if self.max_games is not None and self.games_begun > self.max_games:
                     n = self.max_games
-                    self.problem(f"expected at most {n} game{'s' if n > 1 else ''} in the "
-                                 f"record, found {n + 1} or more: game {n + 1} starts here "
-                                 "(the text from here on is not read)", tok)
+                    self.problem(Text(
+                        "expected at most {n} game in the record, found {more} or more: game "
+                        "{more} starts here (the text from here on is not read)", n=n,
+                        more=n + 1) if n == 1 else Text(
+                        "expected at most {n} games in the record, found {more} or more: game "
+                        "{more} starts here (the text from here on is not read)", n=n,
+                        more=n + 1), tok)
                     return self.records
             if self.stopped:
                 return self.records
@@ -491,26 +516,29 @@ class _Reader:
     # tags and comments
     def read_tag(self, cur: _Pending, tok: _Token) -> None:
         if tok.kind == "badtag":
-            self.problem(f"malformed tag pair {tok.text.strip()!r}; write [Name \"value\"]", tok)
+            self.problem(Text("malformed tag pair {tag!r}; write [Name \"value\"]",
+                              tag=tok.text.strip()), tok)
             return
         m = _TAG_RE.match(tok.text)
         assert m is not None
         key = m.group(1)
         value = re.sub(r"\\(.)", r"\1", m.group(2))
         if key in cur.tags:
-            self.problem(f"tag {key} is given twice", tok)
+            self.problem(Text("tag {key} is given twice", key=key), tok)
             return
         cur.tags[key] = value
         cur.tag_tokens[key] = tok
 
     def read_comment(self, cur: _Pending, tok: _Token) -> None:
         if tok.kind == "comment" and not tok.text.endswith("}"):
-            self.problem("comment opened with '{' is never closed with '}'", tok)
+            self.problem(Text("comment opened with {opening} is never closed with {closing}",
+                              opening="'{'", closing="'}'"), tok)
             return
         body = tok.text[1:-1] if tok.kind == "comment" else tok.text[1:]
         body = " ".join(body.split())
         if tok.kind == "comment" and "{" in body:
-            self.problem("'{' inside a comment: comments do not nest", tok)
+            self.problem(Text("{opening} inside a comment: comments do not nest",
+                              opening="'{'"), tok)
             return
         cur.has_content = True
         cur.comments.setdefault(len(cur.turns) - 1, []).append(body)
@@ -532,32 +560,34 @@ class _Reader:
             try:
                 rules = parse_rules(cur.tags["Rules"])
             except RulesError as exc:
-                self.problem(f"tag Rules: {exc}", cur.tag_tokens["Rules"])
+                self.problem(Text("tag Rules: {error}", error=_said(exc)),
+                             cur.tag_tokens["Rules"])
                 return None
         elif "Game" in cur.tags:
             preset = PRESETS.get(cur.tags["Game"].strip().lower())
             if preset is None:
                 games = sorted({p.game for p in PRESETS.values()})
-                self.problem(f"tag Game: unknown game {cur.tags['Game']!r}; known: "
-                             f"{', '.join(games)} (or give a [Rules \"...\"] tag)",
-                             cur.tag_tokens["Game"])
+                self.problem(Text("tag Game: unknown game {game!r}; known: {games} (or give a "
+                                  "[Rules \"...\"] tag)", game=cur.tags["Game"],
+                                  games=", ".join(games)), cur.tag_tokens["Game"])
                 return None
             rules = parse_rules(preset.name)
         elif self.default_rules is not None:
             try:
                 rules = parse_rules(self.default_rules)
             except RulesError as exc:
-                self.problem(str(exc), None)
+                self.problem(_said(exc), None)
                 return None
         else:
-            self.problem("the record does not say its rules: add a tag such as "
-                         f"[Rules \"dara\"] (presets: {', '.join(PRESETS)}) or give the "
-                         "rule set when reading it", tok)
+            self.problem(Text("the record does not say its rules: add a tag such as "
+                              "[Rules \"dara\"] (presets: {presets}) or give the rule set "
+                              "when reading it", presets=", ".join(PRESETS)), tok)
             return None
         game_tag = cur.tags.get("Game")
         if game_tag is not None and game_tag.strip().lower() != rules.game.lower():
-            self.problem(f"tag Game says {game_tag!r} but the rules {rules.text!r} are "
-                         f"{rules.game}", cur.tag_tokens["Game"])
+            self.problem(Text("tag Game says {game!r} but the rules {rules!r} are {actual}",
+                              game=game_tag, rules=rules.text, actual=rules.game),
+                         cur.tag_tokens["Game"])
         return rules
 
     def read_move_token(self, cur: _Pending, tok: _Token) -> None:
@@ -572,15 +602,17 @@ class _Reader:
             number = int(tok.text.rstrip("."))
             expected = len(cur.turns) // 2 + 1
             if number != expected and not cur.dead:
-                self.problem(f"move number {number} where {expected} was expected", tok)
+                self.problem(Text("move number {number} where {expected} was expected",
+                                  number=number, expected=expected), tok)
             return
         cur.after_number = False
         if tok.kind == "annot":
             self.read_annotation(cur, tok)
             return
         if tok.kind == "other":
-            self.problem(f"unexpected character {tok.text!r}; movetext holds move numbers "
-                         "such as '1.', turns, comments in {}, and a result", tok)
+            self.problem(Text("unexpected character {char!r}; movetext holds move numbers "
+                              "such as '1.', turns, comments in {braces}, and a result",
+                              char=tok.text, braces="{}"), tok)
             return
         self.read_turn(cur, tok)
 
@@ -590,10 +622,12 @@ class _Reader:
         assert cur.game is not None
         if not cur.game.descriptor.capture_annotations:
             where = " or ".join(f.name for f in FAMILIES.values() if f.capture_annotations)
-            self.problem(f"capture annotation {tok.text} only belongs in {where} games", tok)
+            self.problem(Text("capture annotation {annotation} only belongs in {games} games",
+                              annotation=tok.text, games=where), tok)
             return
         if not cur.turns or cur.turns[-1].annotation is not None:
-            self.problem(f"capture annotation {tok.text} must follow a turn", tok)
+            self.problem(Text("capture annotation {annotation} must follow a turn",
+                              annotation=tok.text), tok)
             return
         cur.turns[-1].annotation = tok
 
@@ -604,19 +638,21 @@ class _Reader:
         assert game is not None
         if cur.turns and cur.turns[-1].open_reason:
             last = cur.turns[-1]
-            self.problem(f"turn {len(cur.turns)} {last.text!r}: {last.open_reason}", last)
+            self.problem(Text("turn {number} {turn!r}: {reason}", number=len(cur.turns),
+                              turn=last.text, reason=last.open_reason), last)
             cur.dead = True
             return
         mover = game.to_move
         before = len(game.move_stack)
         reason = _play_turn(game, tok.text)
         if reason and self.first_on_line and tok.line in self.continued:
-            reason += (f" (line {tok.line} does not start with a move number; it is read as "
-                       "movetext because it follows the moves directly: if it is other text, "
-                       "put a blank line before it)")
+            reason = Text("{reason} (line {line} does not start with a move number; it is read "
+                          "as movetext because it follows the moves directly: if it is other "
+                          "text, put a blank line before it)", reason=reason, line=tok.line)
         if reason:
-            self.problem(f"turn {len(cur.turns) + 1} ({_player(mover)}) {tok.text!r}: {reason}",
-                         tok)
+            self.problem(Text("turn {number} ({player}) {turn!r}: {reason}",
+                              number=len(cur.turns) + 1, player=_player(mover), turn=tok.text,
+                              reason=reason), tok)
             cur.dead = True
             return
         # the moves this token played are one turn (an unfinished turn before it ends the
@@ -624,8 +660,8 @@ class _Reader:
         played = game.move_stack[before:]
         self.moves_read += len(played)
         if self.max_moves is not None and self.moves_read > self.max_moves:
-            self.problem(f"the record holds more than {self.max_moves} moves, the most read "
-                         "here (the text from here on is not read)", tok)
+            self.problem(Text("the record holds more than {most} moves, the most read here "
+                              "(the text from here on is not read)", most=self.max_moves), tok)
             cur.dead = self.stopped = True
             return
         cur.turns.append(_Turn(game.descriptor.join_turn(played), tok.line, tok.column,
@@ -665,13 +701,16 @@ class _Reader:
                                                  strict=True)):
             if turn.annotation is None:
                 if captured:
-                    self.problem(f"turn {i + 1} {turn.text!r} put {captured} seed(s) in "
-                                 f"the store but has no '(-{captured})' annotation", turn)
+                    self.problem(Text("turn {number} {turn!r} put {captured} seed(s) in the "
+                                      "store but has no '(-{captured})' annotation",
+                                      number=i + 1, turn=turn.text, captured=captured), turn)
                 continue
             claimed = int(re.sub(r"[^\d]", "", turn.annotation.text))
             if claimed != captured:
-                self.problem(f"turn {i + 1} {turn.text!r} is annotated {turn.annotation.text} "
-                             f"but put {captured} seed(s) in the store", turn.annotation)
+                self.problem(Text("turn {number} {turn!r} is annotated {annotation} but put "
+                                  "{captured} seed(s) in the store", number=i + 1,
+                                  turn=turn.text, annotation=turn.annotation.text,
+                                  captured=captured), turn.annotation)
 
     def check_result(self, cur: _Pending) -> tuple[bool, str | None]:
         """Whether the stated result fits the game, and that result (``None`` for ``*``)."""
@@ -680,12 +719,12 @@ class _Reader:
         tag = cur.tags.get("Result")
         token = cur.result.text if cur.result else None
         if tag is not None and tag not in RESULTS:
-            self.problem(f"tag Result {tag!r} is not one of {', '.join(RESULTS)}",
-                         cur.tag_tokens["Result"])
+            self.problem(Text("tag Result {tag!r} is not one of {results}", tag=tag,
+                              results=", ".join(RESULTS)), cur.tag_tokens["Result"])
             return False, None
         if tag is not None and token is not None and tag != token:
-            self.problem(f"the movetext ends with {token} but the Result tag says {tag}",
-                         cur.result)
+            self.problem(Text("the movetext ends with {token} but the Result tag says {tag}",
+                              token=token, tag=tag), cur.result)
             return False, None
         stated = token or tag
         if stated is None:  # a record that states no result (a bare list of turns)
@@ -703,22 +742,32 @@ class _Reader:
         if stated is None or actual is None:
             return
         if re.sub(r"\s+", "", stated) != re.sub(r"\s+", "", actual):
-            self.problem(f"tag {key} says {stated!r} but the replayed game gives {actual!r}",
+            self.problem(Text("tag {key} says {stated!r} but the replayed game gives "
+                              "{actual!r}", key=key, stated=stated, actual=actual),
                          cur.tag_tokens[key])
 
 
+def _said(exc: BaseException) -> str:
+    """The sentence an error carries: its :class:`~nugar.i18n.Text` when it was raised with
+    one, so a problem quoting it can still be translated whole; else its text."""
+    if len(exc.args) == 1 and isinstance(exc.args[0], Text):
+        return exc.args[0]
+    return str(exc)
+
+
 def _player(player: int) -> str:
-    return "first player" if player == 1 else "second player"
+    return Text("first player") if player == 1 else Text("second player")
 
 
 def _play_turn(game: Game, text: str) -> str | None:
     """Play one turn; the reason it cannot be played, or ``None``."""
     if game.is_over:
-        return f"the game is already over ({game.outcome}); no more turns can follow"
+        return Text("the game is already over ({outcome}); no more turns can follow",
+                    outcome=str(game.outcome))
     try:
         game.play(text)
     except (InvalidMoveError, IllegalMoveError) as exc:
-        return str(exc)
+        return _said(exc)
     return None
 
 
@@ -733,8 +782,9 @@ def _open_turn(game: Game, mover: int, played: list[Move] | None = None) -> str 
     legal = game.legal_moves()
     last = game.turns()[-1] if played is None else game.descriptor.join_turn(played)
     whole = last + game.descriptor.turn_joiner + str(legal[0])
-    return (f"the turn is not complete: the same player must still move (legal: "
-            f"{', '.join(str(m) for m in legal)}); write the whole turn, e.g. {whole!r}")
+    return Text("the turn is not complete: the same player must still move (legal: {legal}); "
+                "write the whole turn, e.g. {whole!r}",
+                legal=", ".join(str(m) for m in legal), whole=whole)
 
 
 def _settle_result(game: Game, result: str | None, termination: object) -> str | None:
@@ -743,28 +793,29 @@ def _settle_result(game: Game, result: str | None, termination: object) -> str |
     actual = game.result
     if actual is not None:
         if result is None:
-            return (f"the record says the game is unfinished (*) but it is over: "
-                    f"{game.outcome}")
+            return Text("the record says the game is unfinished (*) but it is over: {outcome}",
+                        outcome=str(game.outcome))
         if result != actual:
-            return f"the record says {result} but the game ended {game.outcome}"
+            return Text("the record says {result} but the game ended {outcome}",
+                        result=result, outcome=str(game.outcome))
         return None
     if result is None:
         return None
     winner = {"1-0": 1, "0-1": 2}.get(result)
     if termination == "resigned":
         if winner is None:
-            return "a resignation cannot end in a draw"
+            return Text("a resignation cannot end in a draw")
         game.resign(3 - winner)
     elif termination == "agreement":
         if result != "1/2-1/2":
-            return f"a draw by agreement ends 1/2-1/2, not {result}"
+            return Text("a draw by agreement ends 1/2-1/2, not {result}", result=result)
         game.agree_draw()
     elif termination == "time":
         if winner is not None:
             game.lose_on_time(3 - winner)
         elif game.can_win(1) and game.can_win(2):
-            return ("a draw on time needs a player who could no longer win; here both "
-                    "still could, so a fallen flag is a loss (1-0 or 0-1)")
+            return Text("a draw on time needs a player who could no longer win; here both "
+                        "still could, so a fallen flag is a loss (1-0 or 0-1)")
         else:
             game.draw_on_time()
     elif termination == "adjudication":
@@ -787,7 +838,7 @@ def parse(text: str, rules: str | RuleSet | None = None, *,
     Raises :class:`RecordError` listing every problem found, each with line and column.
     """
     if not isinstance(text, str):
-        raise RecordError(f"a record is text, not {type(text).__name__}")
+        raise RecordError(Text("a record is text, not {kind}", kind=type(text).__name__))
     lines = _movetext_lines(text)
     reader = _Reader(lines.text, rules, source, lines.continued, max_games, max_moves)
     records = reader.read()
@@ -810,8 +861,8 @@ def load_one(text: str, rules: str | RuleSet | None = None, *,
     (with ``max_moves``) once the game holds more moves than that."""
     records = parse(text, rules, source=source, max_games=1, max_moves=max_moves).records
     if len(records) != 1:
-        raise RecordError(f"expected one game in the record, found {len(records)}",
-                          source=source)
+        raise RecordError(Text("expected one game in the record, found {count}",
+                               count=len(records)), source=source)
     return records[0]
 
 
@@ -821,7 +872,8 @@ def parse_file(path: str | os.PathLike[str], rules: str | RuleSet | None = None)
     try:
         text = p.read_text(encoding="utf-8-sig")  # a byte-order mark is not movetext
     except UnicodeDecodeError as exc:
-        raise RecordError(f"{p} is not UTF-8 text ({exc.reason})") from None
+        raise RecordError(Text("{path} is not UTF-8 text ({error})", path=str(p),
+                               error=exc.reason)) from None
     return parse(text, rules, source=str(p))
 
 

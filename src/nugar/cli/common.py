@@ -156,6 +156,34 @@ def rules_arg(text: str) -> RuleSet:
 
 
 @dataclass(frozen=True)
+class UnreadRules:
+    """A rule-set text that does not read, kept by :func:`rules_arg_later` so that the
+    command refuses it in its own language: argparse reads the rules before ``--lang``."""
+
+    error: RulesError
+
+
+def rules_arg_later(text: str) -> RuleSet | UnreadRules:
+    """argparse type of the commands that speak the reader's language (``play``, ``rules``):
+    :func:`rules_arg`, its refusal left to :func:`checked_rules`."""
+    try:
+        return parse_rules(text)
+    except RulesError as exc:
+        return UnreadRules(exc)
+
+
+def checked_rules(args: argparse.Namespace, prog: str) -> RuleSet | None:
+    """``args.rules`` read by :func:`rules_arg_later`; a text that did not read is refused
+    as argparse refuses an argument (the same line, exit code 2), its reason said in the
+    command's language (:func:`language`)."""
+    rules: RuleSet | UnreadRules | None = args.rules
+    if isinstance(rules, UnreadRules):
+        raise CliError(f"argument RULES: {i18n.say(rules.error, language(args))} "
+                       f"(see '{prog} --help')")
+    return rules
+
+
+@dataclass(frozen=True)
 class PlayerSpec:
     """Who plays a side: a person at the keyboard (``agent is None``) or an agent spec."""
 

@@ -19,13 +19,14 @@ from .common import (
     LineInput,
     PlayerSpec,
     add_lang_option,
+    checked_rules,
     command,
     console,
     language,
     misere_note,
     player_arg,
     positive_float,
-    rules_arg,
+    rules_arg_later,
 )
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("play", help="play a game in the terminal",
                        description="Play in the terminal against a person or the computer. "
                                    "Type 'help' during the game for the commands.")
-    p.add_argument("rules", type=rules_arg, metavar="RULES", help=RULES_HELP)
+    p.add_argument("rules", type=rules_arg_later, metavar="RULES", help=RULES_HELP)
     p.add_argument("--first", type=player_arg, metavar="human|ai[:LEVEL]",
                    help="who plays first (default: you)")
     p.add_argument("--second", type=player_arg, metavar="human|ai[:LEVEL]",
@@ -100,6 +101,7 @@ def register(sub: Any) -> None:
 def cmd_play(args: argparse.Namespace) -> int:
     from .. import warmup
 
+    args.rules = checked_rules(args, "nugar play")
     args.first, args.second = sides(args.first, args.second)
     # compiling (on a first run) starts now, in the background, before the first position
     specs = [p.agent for p in (args.first, args.second) if p.agent is not None]

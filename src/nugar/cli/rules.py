@@ -18,12 +18,14 @@ from .common import (
     EXIT_OK,
     RULES_HELP,
     add_lang_option,
+    checked_rules,
     command,
     console,
     language,
     misere_note,
     play_turns,
     rules_arg,
+    rules_arg_later,
     turn_texts,
 )
 
@@ -36,7 +38,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("rules", help="list the presets, or the options of one rule set",
                        description="Without RULES: the presets and their sources. With RULES: "
                                    "every option, its value, default and allowed values.")
-    p.add_argument("rules", nargs="?", type=rules_arg, metavar="RULES", help=RULES_HELP)
+    p.add_argument("rules", nargs="?", type=rules_arg_later, metavar="RULES", help=RULES_HELP)
     p.add_argument("--json", action="store_true",
                    help="print the same as JSON: presets, or options with value, default, "
                         "allowed values, limits and meaning (data: always English)")
@@ -64,6 +66,7 @@ def rules_json(rules: RuleSet | None = None) -> dict[str, Any]:
 
 @command("rules")
 def cmd_rules(args: argparse.Namespace) -> int:
+    args.rules = checked_rules(args, "nugar rules")
     if args.json:
         print(json.dumps(rules_json(args.rules), indent=2))
         return EXIT_OK

@@ -52,20 +52,26 @@ def from_position(text: str) -> Game:
     True
     """
     from ..errors import NugarError
+    from ..i18n import Text
+    from .base import _said
 
     if not isinstance(text, str):
-        raise NugarError(f"a position is given as text, not {type(text).__name__}")
+        raise NugarError(Text("a position is given as text, not {kind}",
+                              kind=type(text).__name__))
     m = _POSITION_RE.match(text)
     if m is None or not (m.group(2) or "").strip():
-        raise NugarError("a position text is the rule set, the board and the player to move, "
-                         "e.g. 'kalah 4,4,4,4,4,4:0/4,4,4,4,4,4:0 s' or 'dara ....../....../"
-                         "..b.../...w../...... b hand=11,11'")
+        raise NugarError(Text("a position text is the rule set, the board and the player to "
+                              "move, e.g. {sowing} or {alignment}",
+                              sowing="'kalah 4,4,4,4,4,4:0/4,4,4,4,4,4:0 s'",
+                              alignment="'dara ....../....../..b.../...w../...... b "
+                                        "hand=11,11'"))
     rule_set = parse_rules(m.group(1))
     game_class = family_of(rule_set).parts.game_class
     try:
         return game_class._read_position(rule_set, m.group(2).lower().split())
     except NugarError as exc:
-        raise type(exc)(f"position text for {rule_set.text}: {exc}") from None
+        raise type(exc)(Text("position text for {rules}: {error}", rules=rule_set.text,
+                             error=_said(exc))) from None
 
 
 # the rule set (which may hold spaces inside its parentheses), then the other fields

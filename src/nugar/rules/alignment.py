@@ -184,26 +184,30 @@ class AlignmentGame(Game):
         lines = [line.replace(" ", "").replace("\t", "") for line in diagram.splitlines()]
         lines = [line for line in lines if line]
         if len(lines) != rows:
-            raise NugarError(f"the diagram has {len(lines)} rows; {game.rules.text} has {rows} "
-                             f"(one line per row, highest row first)")
+            raise NugarError(Text("the diagram has {count} rows; {rules} has {rows} (one line "
+                                  "per row, highest row first)", count=len(lines),
+                                  rules=game.rules.text, rows=rows))
         if to_move not in (1, 2):
-            raise NugarError(f"to_move must be 1 or 2, got {to_move!r}")
+            raise NugarError(Text("to_move must be 1 or 2, got {value!r}", value=to_move))
         if (len(in_hand) != 2 or any(isinstance(h, bool) or not isinstance(h, int) or h < 0
                                      for h in in_hand)):
-            raise NugarError(f"in_hand must be two whole numbers >= 0, got {in_hand!r}")
+            raise NugarError(Text("in_hand must be two whole numbers >= 0, got {value!r}",
+                                  value=in_hand))
         state = kernel.empty_state(game._params)
         state[ST_TO_MOVE] = to_move
         counts = [0, 0, 0]
         for i, line in enumerate(lines):
             row = rows - 1 - i
             if len(line) != cols:
-                raise NugarError(f"diagram row {row + 1} {line!r} has {len(line)} squares; "
-                                 f"{game.rules.text} has {cols} columns")
+                raise NugarError(Text("diagram row {number} {row!r} has {count} squares; "
+                                      "{rules} has {cols} columns", number=row + 1, row=line,
+                                      count=len(line), rules=game.rules.text, cols=cols))
             for col, ch in enumerate(line):
                 owner = {"X": 1, "O": 2, ".": 0}.get(ch.upper())
                 if owner is None:
-                    raise NugarError(f"diagram row {row + 1} has {ch!r}; use X (Black, "
-                                     "first), O (White, second) or . (empty)")
+                    raise NugarError(Text("diagram row {number} has {char!r}; use X (Black, "
+                                          "first), O (White, second) or . (empty)",
+                                          number=row + 1, char=ch))
                 counts[owner] += 1
                 if owner:
                     sq = row * cols + col
@@ -213,19 +217,22 @@ class AlignmentGame(Game):
         for player in (1, 2):
             state[kernel.ST_HAND1 + player - 1] = in_hand[player - 1]
             if counts[player] + in_hand[player - 1] > pieces:
-                raise NugarError(f"{game.player_name(player)} has {counts[player]} pieces on the "
-                                 f"board and {in_hand[player - 1]} in hand, more than "
-                                 f"pieces={pieces}")
+                raise NugarError(Text("{player} has {count} pieces on the board and {hand} in "
+                                      "hand, more than pieces={pieces}",
+                                      player=game.player_name(player), count=counts[player],
+                                      hand=in_hand[player - 1], pieces=pieces))
         for player, text in zip((1, 2), last_steps, strict=True):
             if text is None:
                 continue
             move = game.parse_move(text)
             if move.kind != "step":
-                raise NugarError(f"a last step is written like 'c3-c4', not {text!r}")
+                raise NugarError(Text("a last step is written like 'c3-c4', not {text!r}",
+                                      text=text))
             origin, target = (game._square(s) for s in move.squares)
             if not kernel.owns(game._params, state, player, target):
-                raise NugarError(f"last step {text} of {game.player_name(player)}: no "
-                                 f"{game.player_name(player)} piece on {move.squares[1]}")
+                raise NugarError(Text("last step {step} of {player}: no {player} piece on "
+                                      "{square}", step=text, player=game.player_name(player),
+                                      square=move.squares[1]))
             state[kernel.ST_LAST1 + 2 * (player - 1)] = origin
             state[kernel.ST_LAST1 + 2 * (player - 1) + 1] = target
         game._check_quiet_and_capture(state, quiet, capture)
@@ -234,8 +241,9 @@ class AlignmentGame(Game):
         kernel.finish_setup(game._params, state)
         if capture and (state[ST_OUTCOME] != OUTCOME_RUNNING
                         or kernel.legal_actions(game._params, state, game._buf) == 0):
-            raise NugarError(f"{game.player_name(to_move)} cannot owe a capture here: no "
-                             f"{game.player_name(3 - to_move)} piece may be taken")
+            raise NugarError(Text("{player} cannot owe a capture here: no {other} piece may "
+                                  "be taken", player=game.player_name(to_move),
+                                  other=game.player_name(3 - to_move)))
         game._start(state)
         return game
 
@@ -243,26 +251,30 @@ class AlignmentGame(Game):
         """The checks of :meth:`from_diagram` on its ``quiet`` and ``capture`` arguments."""
         limit = self.options.quiet_limit
         if isinstance(quiet, bool) or not isinstance(quiet, int) or quiet < 0:
-            raise NugarError(f"the quiet counter must be a whole number >= 0, not {quiet!r}")
+            raise NugarError(Text("the quiet counter must be a whole number >= 0, not "
+                                  "{value!r}", value=quiet))
         if limit is not None and quiet > limit - (1 if capture else 0):
-            most = f"{limit - 1} while a capture is owed" if capture else str(limit)
-            raise NugarError(f"the quiet counter is at most {most} (quiet_limit={limit}), "
-                             f"not {quiet}")
+            if capture:
+                raise NugarError(Text("the quiet counter is at most {most} while a capture is "
+                                      "owed (quiet_limit={limit}), not {quiet}",
+                                      most=limit - 1, limit=limit, quiet=quiet))
+            raise NugarError(Text("the quiet counter is at most {most} (quiet_limit={limit}), "
+                                  "not {quiet}", most=limit, limit=limit, quiet=quiet))
         drop_phase = bool(state[kernel.ST_HAND2] > 0)
         if quiet and drop_phase:
-            raise NugarError(f"the quiet counter starts with the move phase, but "
-                             f"{self.player_name(2)} still has pieces in hand")
+            raise NugarError(Text("the quiet counter starts with the move phase, but {player} "
+                                  "still has pieces in hand", player=self.player_name(2)))
         if not capture:
             return
         mover = int(state[ST_TO_MOVE])
         if drop_phase and not self.options.drop_capture:
-            raise NugarError("no capture can be owed in the drop phase of a game with "
-                             "drop_capture=off")
+            raise NugarError(Text("no capture can be owed in the drop phase of a game with "
+                                  "drop_capture=off"))
         if not any(kernel.owns(self._params, state, mover, sq)
                    and kernel.in_three(self._params, state, mover, sq)
                    for sq in range(self._n)):
-            raise NugarError(f"{self.player_name(mover)} owes a capture only after forming a "
-                             f"three, and has none on the board")
+            raise NugarError(Text("{player} owes a capture only after forming a three, and "
+                                  "has none on the board", player=self.player_name(mover)))
 
     def diagram(self) -> str:
         """The board as :meth:`from_diagram` reads it (highest row first, no coordinates)."""
@@ -318,57 +330,67 @@ class AlignmentGame(Game):
         options = rules.options
         assert isinstance(options, AlignmentOptions)
         names = {p: ALIGNMENT.player_name(p) for p in (1, 2)}
-        symbols = ", ".join(f"{POSITION_SYMBOLS[p]} ({names[p]})" for p in (1, 2))
+        symbols = Text("{first} ({first_name}), {second} ({second_name})",
+                       first=POSITION_SYMBOLS[1], first_name=names[1],
+                       second=POSITION_SYMBOLS[2], second_name=names[2])
         if len(fields) < 2:
-            raise NugarError(f"after the rule set come the board, its rows joined by '/' from "
-                             f"the highest, and the player to move ({symbols})")
+            raise NugarError(Text("after the rule set come the board, its rows joined by '/' "
+                                  "from the highest, and the player to move ({symbols})",
+                                  symbols=symbols))
         board, mover, *rest = fields
         rows = board.split("/")
         if len(rows) != options.rows:
-            raise NugarError(f"the board has {len(rows)} rows; {rules.text} has {options.rows} "
-                             "(rows joined by '/', the highest row first)")
+            raise NugarError(Text("the board has {count} rows; {rules} has {rows} (rows joined "
+                                  "by '/', the highest row first)", count=len(rows),
+                                  rules=rules.text, rows=options.rows))
         lines = []
         for i, row in enumerate(rows):
             number = options.rows - i
             if len(row) != options.cols:
-                raise NugarError(f"board row {number} {row!r} has {len(row)} squares; "
-                                 f"{rules.text} has {options.cols} columns")
+                raise NugarError(Text("board row {number} {row!r} has {count} squares; "
+                                      "{rules} has {cols} columns", number=number, row=row,
+                                      count=len(row), rules=rules.text, cols=options.cols))
             bad = [ch for ch in row if ch not in _FROM_SYMBOL]
             if bad:
-                raise NugarError(f"board row {number} {row!r} has {bad[0]!r}; a square is "
-                                 f"{symbols} or . (empty)")
+                raise NugarError(Text("board row {number} {row!r} has {char!r}; a square is "
+                                      "{symbols} or . (empty)", number=number, row=row,
+                                      char=bad[0], symbols=symbols))
             lines.append("".join(SYMBOLS[_FROM_SYMBOL[ch]] for ch in row))
         to_move = _FROM_SYMBOL.get(mover, 0)
         if not to_move:
-            raise NugarError(f"the player to move is {symbols}, not {mover!r}")
+            raise NugarError(Text("the player to move is {symbols}, not {mover!r}",
+                                  symbols=symbols, mover=mover))
         given = position_fields(rest, {"hand": "hand=12,12", "capture": "capture",
                                        "quiet": "quiet=10", "last": "last=c3-c4,-"})
         hand = (0, 0)
         if "hand" in given:
             parts = given["hand"].split(",")
             if len(parts) != 2:
-                raise NugarError(f"hand= gives the pieces in hand of {names[1]} and {names[2]}, "
-                                 f"e.g. hand=12,12, not hand={given['hand']}")
-            hand = (whole_number(parts[0], "a hand"), whole_number(parts[1], "a hand"))
+                raise NugarError(Text("hand= gives the pieces in hand of {first} and {second}, "
+                                      "e.g. hand=12,12, not hand={value}", first=names[1],
+                                      second=names[2], value=given["hand"]))
+            hand = (whole_number(parts[0], Text("a hand")),
+                    whole_number(parts[1], Text("a hand")))
         quiet = 0
         if "quiet" in given:
             if options.quiet_limit is None:
-                raise NugarError(f"quiet= counts turns towards a quiet_limit, which {rules.text} "
-                                 "does not have")
+                raise NugarError(Text("quiet= counts turns towards a quiet_limit, which {rules} "
+                                      "does not have", rules=rules.text))
             quiet = whole_number(given["quiet"], "quiet")
         last: tuple[str | None, str | None] = (None, None)
         if "last" in given:
             if not options.no_return:
-                raise NugarError(f"last= matters only under no_return, which {rules.text} has "
-                                 "off")
+                raise NugarError(Text("last= matters only under no_return, which {rules} has "
+                                      "off", rules=rules.text))
             steps = given["last"].split(",")
             if len(steps) != 2 or not all(steps):
-                raise NugarError(f"last= gives the last steps of {names[1]} and {names[2]}, "
-                                 f"'-' for none, e.g. last=c3-c4,-, not last={given['last']}")
+                raise NugarError(Text("last= gives the last steps of {first} and {second}, '-' "
+                                      "for none, e.g. last=c3-c4,-, not last={value}",
+                                      first=names[1], second=names[2], value=given["last"]))
             last = (None if steps[0] == "-" else steps[0], None if steps[1] == "-" else steps[1])
             if hand[1] > 0 and any(last):
-                raise NugarError("no step has been made during the drop phase (while "
-                                 f"{names[2]} still has pieces in hand)")
+                raise NugarError(Text("no step has been made during the drop phase (while "
+                                      "{player} still has pieces in hand)", player=names[2]))
         return cls.from_diagram(rules, "\n".join(lines), to_move, hand, last,
                                 capture="capture" in given, quiet=quiet)
 

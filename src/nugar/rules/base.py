@@ -161,9 +161,13 @@ class Game(ABC):
         family = self.descriptor.name
         if rule_set.family != family:
             names = ", ".join(p.name for p in PRESETS.values() if p.family == family)
-            article = "an" if family[0] in "aeiou" else "a"
-            raise RulesError(f"{type(self).__name__} needs {article} {family} rule set "
-                             f"({names}), not {rule_set.text!r}")
+            if family[0] in "aeiou":
+                raise RulesError(Text("{kind} needs an {family} rule set ({names}), not "
+                                      "{rules!r}", kind=type(self).__name__, family=family,
+                                      names=names, rules=rule_set.text))
+            raise RulesError(Text("{kind} needs a {family} rule set ({names}), not {rules!r}",
+                                  kind=type(self).__name__, family=family, names=names,
+                                  rules=rule_set.text))
         self.rules = rule_set
         parts = self.descriptor.parts
         self._params: IntArray = parts.params(rule_set.options)
@@ -191,9 +195,10 @@ class Game(ABC):
         game = cls(rules)
         array = np.asarray(state)
         if array.dtype != np.int64 or array.shape != game._state.shape:
-            raise NugarError(f"a state of {game.rules.text} is {game._state.shape[0]} int64 "
-                             f"numbers, not an array of shape {array.shape} and type "
-                             f"{array.dtype}")
+            raise NugarError(Text("a state of {rules} is {size} int64 numbers, not an array "
+                                  "of shape {shape} and type {dtype}", rules=game.rules.text,
+                                  size=game._state.shape[0], shape=array.shape,
+                                  dtype=array.dtype))
         game._start(array.copy())
         return game
 
@@ -673,7 +678,7 @@ class Game(ABC):
         for item in fields:
             if item.startswith("result="):
                 if result is not None:
-                    raise NugarError("result= is given twice")
+                    raise NugarError(Text("result= is given twice"))
                 result = _parse_result(item[len("result="):])
             else:
                 rest.append(item)
@@ -686,9 +691,13 @@ class Game(ABC):
             return game
         if game._impose_outcome(result):
             return game
-        now = "is still running" if derived is None else f"is over: {derived}"
-        raise NugarError(f"result={result.result}:{result.reason} does not fit the position, "
-                         f"which by the rules {now}")
+        if derived is None:
+            raise NugarError(Text("result={result}:{reason} does not fit the position, which "
+                                  "by the rules is still running", result=result.result,
+                                  reason=result.reason))
+        raise NugarError(Text("result={result}:{reason} does not fit the position, which by "
+                              "the rules is over: {outcome}", result=result.result,
+                              reason=result.reason, outcome=str(derived)))
 
     def __eq__(self, other: object) -> bool:
         """Games are equal when their positions are (:meth:`position_text`): the same rule set,
@@ -754,13 +763,14 @@ def _parse_result(text: str) -> Outcome:
     result, _, reason = text.partition(":")
     words = [str(t) for t in Termination]
     if result not in _RESULT_WINNERS or reason not in words:
-        raise NugarError(f"result={text} is not a result; write result=RESULT:REASON with "
-                         f"RESULT 1-0, 0-1 or 1/2-1/2 and REASON one of "
-                         f"{', '.join(words)}, e.g. result=1-0:pieces")
+        raise NugarError(Text("result={text} is not a result; write result=RESULT:REASON "
+                              "with RESULT 1-0, 0-1 or 1/2-1/2 and REASON one of {reasons}, "
+                              "e.g. result=1-0:pieces", text=text, reasons=", ".join(words)))
     termination = Termination(reason)
     if result not in termination.results:
-        raise NugarError(f"result={text}: a game ended by {reason} ends "
-                         f"{' or '.join(termination.results)}, not {result}")
+        raise NugarError(Text("result={text}: a game ended by {reason} ends {results}, not "
+                              "{result}", text=text, reason=reason,
+                              results=" or ".join(termination.results), result=result))
     return Outcome(_RESULT_WINNERS[result], termination)
 
 
@@ -776,22 +786,26 @@ def position_fields(items: list[str], allowed: dict[str, str]) -> dict[str, str]
         name, eq, value = item.partition("=")
         example = allowed.get(name)
         if example is None:
-            raise NugarError(f"unknown field {item!r}; after the board and the player to move "
-                             f"may come: {examples}")
+            raise NugarError(Text("unknown field {item!r}; after the board and the player to "
+                                  "move may come: {examples}", item=item, examples=examples))
         if bool(eq) != ("=" in example):
-            raise NugarError(f"field {name} is written like {example}, not {item!r}")
+            raise NugarError(Text("field {name} is written like {example}, not {item!r}",
+                                  name=name, example=example, item=item))
         if eq and not value:
-            raise NugarError(f"field {name} needs a value, e.g. {example}")
+            raise NugarError(Text("field {name} needs a value, e.g. {example}", name=name,
+                                  example=example))
         if name in out:
-            raise NugarError(f"field {name} is given twice")
+            raise NugarError(Text("field {name} is given twice", name=name))
         out[name] = value
     return out
 
 
 def whole_number(text: str, what: str) -> int:
-    """``text`` as a whole number >= 0 (at most six digits), else ``NugarError`` on ``what``."""
+    """``text`` as a whole number >= 0 (at most six digits), else ``NugarError`` on ``what``
+    (a field's name, or a :class:`~nugar.i18n.Text` such as "a hand")."""
     if not re.fullmatch(r"[0-9]{1,6}", text):
-        raise NugarError(f"{what} must be a whole number such as 4, not {text!r}")
+        raise NugarError(Text("{what} must be a whole number such as 4, not {text!r}",
+                              what=what, text=text))
     return int(text)
 
 

@@ -85,7 +85,8 @@ FAMILIES: dict[str, FamilyDescriptor] = {d.name: d for d in (ALIGNMENT, SOWING)}
 def register_family(descriptor: FamilyDescriptor) -> None:
     """Add a family (its presets come with ``options.register_preset``)."""
     if descriptor.name in FAMILIES:
-        raise RulesError(f"a family named {descriptor.name!r} is already registered")
+        raise RulesError(Text("a family named {name!r} is already registered",
+                              name=descriptor.name))
     FAMILIES[descriptor.name] = descriptor
 
 
@@ -107,8 +108,8 @@ def family_of(what: RuleSet | Preset | Game | str) -> FamilyDescriptor:
     try:
         return FAMILIES[name]
     except KeyError:
-        raise RulesError(f"no family named {name!r} is registered; families: "
-                         f"{', '.join(FAMILIES)}") from None
+        raise RulesError(Text("no family named {name!r} is registered; families: {families}",
+                              name=name, families=", ".join(FAMILIES))) from None
 
 
 def presets() -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from ..errors import RulesError
+from ..i18n import Text
 from .profiles import DALA_PROFILE, DARA_PROFILE, DRACALA_PROFILE, KALAH_PROFILE, AiProfile
 
 Family = Literal["alignment", "sowing"]
@@ -90,9 +91,10 @@ class AlignmentOptions:
     def __post_init__(self) -> None:
         _check_ranges(self)
         if self.pieces <= self.loss_at:
-            raise RulesError(
-                f"pieces={self.pieces} must be greater than loss_at={self.loss_at}: "
-                "otherwise the game would be lost before it starts")
+            raise RulesError(Text(
+                "pieces={pieces} must be greater than loss_at={loss_at}: "
+                "otherwise the game would be lost before it starts",
+                pieces=self.pieces, loss_at=self.loss_at))
 
 
 @dataclass(frozen=True)
@@ -125,9 +127,12 @@ Options = AlignmentOptions | SowingOptions
 
 
 def range_text(f: dataclasses.Field[Any]) -> str:
-    """The numbers an int option accepts, e.g. ``"1..26"`` or ``"2..100 or off"``."""
+    """The numbers an int option accepts, e.g. ``"1..26"`` or ``"2..100 or off"`` (a
+    :class:`~nugar.i18n.Text`: the refusals that name it say it in the reader's language)."""
     meta = f.metadata
-    return f"{meta['lo']}..{meta['hi']}" + (" or off" if meta["off_ok"] else "")
+    if meta["off_ok"]:
+        return Text("{lo}..{hi} or off", lo=meta["lo"], hi=meta["hi"])
+    return f"{meta['lo']}..{meta['hi']}"
 
 
 def _check_ranges(options: AlignmentOptions | SowingOptions) -> None:
@@ -141,7 +146,8 @@ def _check_ranges(options: AlignmentOptions | SowingOptions) -> None:
             continue
         if (isinstance(value, bool) or not isinstance(value, int)
                 or not f.metadata["lo"] <= value <= f.metadata["hi"]):
-            raise RulesError(f"{f.name} must be {range_text(f)}, not {value!r}")
+            raise RulesError(Text("{name} must be {range}, not {value!r}", name=f.name,
+                                  range=range_text(f), value=value))
 
 
 def option_fields(options_type: type[Options]) -> list[dataclasses.Field[Any]]:
@@ -176,27 +182,31 @@ def parse_value(f: dataclasses.Field[Any], raw: str) -> Any:
     meta = f.metadata
     kind = meta["kind"]
     text = raw.strip().lower()
-    allowed = describe_values(f)
     if kind == "switch":
         if text in ("on", "true"):
             return True
         if text in ("off", "false"):
             return False
-        raise RulesError(f"option {f.name}: bad value {raw!r}; allowed: on, off (or true, false)")
+        raise RulesError(Text("option {name}: bad value {value!r}; allowed: on, off (or true, "
+                              "false)", name=f.name, value=raw))
     if kind == "choice":
         values: tuple[str, ...] = meta["values"]
         if text in values:
             return text
-        raise RulesError(f"option {f.name}: bad value {raw!r}; allowed: {', '.join(values)}")
+        raise RulesError(Text("option {name}: bad value {value!r}; allowed: {values}",
+                              name=f.name, value=raw, values=", ".join(values)))
     if text == "off" and meta["off_ok"]:
         return None
     if not re.fullmatch(r"[+-]?\d+", text):
-        raise RulesError(f"option {f.name}: bad value {raw!r}; allowed: {allowed}")
+        raise RulesError(Text("option {name}: bad value {value!r}; allowed: int {range}",
+                              name=f.name, value=raw, range=range_text(f)))
     if len(text) > 12:  # far out of every range (and int() refuses very long digit strings)
-        raise RulesError(f"{f.name} must be {range_text(f)}, not {text[:12]}...")
+        raise RulesError(Text("{name} must be {range}, not {value}...", name=f.name,
+                              range=range_text(f), value=text[:12]))
     number = int(text)
     if not meta["lo"] <= number <= meta["hi"]:
-        raise RulesError(f"{f.name} must be {range_text(f)}, not {number}")
+        raise RulesError(Text("{name} must be {range}, not {value}", name=f.name,
+                              range=range_text(f), value=number))
     return number
 
 
@@ -267,21 +277,24 @@ def register_preset(preset: Preset) -> None:
     nugar.errors.RulesError: a preset named 'kalah' is already registered
     """
     if not isinstance(preset, Preset):
-        raise RulesError(f"register_preset takes a Preset, not {type(preset).__name__}")
+        raise RulesError(Text("register_preset takes a Preset, not {kind}",
+                              kind=type(preset).__name__))
     if not re.fullmatch(r"[a-z][a-z0-9_-]*", preset.name):
-        raise RulesError(f"a preset name is lower-case letters, digits, '_' and '-', starting "
-                         f"with a letter, not {preset.name!r}")
+        raise RulesError(Text("a preset name is lower-case letters, digits, '_' and '-', "
+                              "starting with a letter, not {name!r}", name=preset.name))
     if preset.name in _PRESETS:
-        raise RulesError(f"a preset named {preset.name!r} is already registered")
+        raise RulesError(Text("a preset named {name!r} is already registered",
+                              name=preset.name))
     _PRESETS[preset.name] = preset
 
 
 def unregister_preset(name: str) -> None:
     """Remove a preset added by :func:`register_preset` (the built-in ones stay)."""
     if any(p.name == name for p in _PRESET_LIST):
-        raise RulesError(f"{name!r} is a built-in preset and cannot be removed")
+        raise RulesError(Text("{name!r} is a built-in preset and cannot be removed",
+                              name=name))
     if _PRESETS.pop(name, None) is None:
-        raise RulesError(f"no preset named {name!r} is registered")
+        raise RulesError(Text("no preset named {name!r} is registered", name=name))
 
 
 @dataclass(frozen=True)
@@ -313,8 +326,8 @@ class RuleSet:
         4
         """
         if not isinstance(self.options, SowingOptions):
-            raise RulesError(f"{self.text} is not a sowing game (Kalah, Dracala): it has no "
-                             f"holes, seeds or stores")
+            raise RulesError(Text("{rules} is not a sowing game (Kalah, Dracala): it has no "
+                                  "holes, seeds or stores", rules=self.text))
         return self.options
 
     @property
@@ -356,8 +369,9 @@ class RuleSet:
         names = {f.name for f in fields(self.options)}
         for key in changes:
             if key not in names:
-                raise RulesError(f"unknown option {key!r} for {self.preset.name}; "
-                                 f"allowed: {', '.join(sorted(names))}")
+                raise RulesError(Text("unknown option {option!r} for {preset}; allowed: "
+                                      "{options}", option=key, preset=self.preset.name,
+                                      options=", ".join(sorted(names))))
         return RuleSet(self.preset, replace(self.options, **changes))
 
     def __str__(self) -> str:
@@ -382,36 +396,41 @@ def parse_rules(text: str | RuleSet) -> RuleSet:
     if isinstance(text, RuleSet):
         return text
     if not isinstance(text, str):
-        raise RulesError(f"a rule set is given as text such as 'dara' or 'kalah(pits=4)', "
-                         f"not {type(text).__name__}")
+        raise RulesError(Text("a rule set is given as text such as 'dara' or "
+                              "'kalah(pits=4)', not {kind}", kind=type(text).__name__))
     if len(text) > MAX_RULES_TEXT:
-        raise RulesError(f"a rule-set text is at most {MAX_RULES_TEXT} characters, not "
-                         f"{len(text)}: {text[:40]!r}...")
+        raise RulesError(Text("a rule-set text is at most {most} characters, not {length}: "
+                              "{start!r}...", most=MAX_RULES_TEXT, length=len(text),
+                              start=text[:40]))
     m = _RULES_RE.match(text)
     if not m:
-        raise RulesError(f"cannot read rule set {text!r}; write a preset name, optionally "
-                         f"followed by options, e.g. 'dala(quiet_limit=off)'. "
-                         f"Presets: {', '.join(PRESETS)}")
+        raise RulesError(Text("cannot read rule set {text!r}; write a preset name, optionally "
+                              "followed by options, e.g. 'dala(quiet_limit=off)'. "
+                              "Presets: {presets}", text=text, presets=", ".join(PRESETS)))
     name = m.group(1).lower()
     preset = PRESETS.get(name)
     if preset is None:
-        raise RulesError(f"unknown preset {m.group(1)!r}; allowed: {', '.join(PRESETS)}")
+        raise RulesError(Text("unknown preset {name!r}; allowed: {presets}", name=m.group(1),
+                              presets=", ".join(PRESETS)))
     inner = m.group(2)
     by_name = {f.name: f for f in fields(preset.options)}
     changes: dict[str, Any] = {}
     if inner is not None and inner.strip():
         for part in inner.split(","):
             if "=" not in part:
-                raise RulesError(f"option {part.strip()!r} in {text!r} needs a value, "
-                                 f"written name=value; options: {', '.join(by_name)}")
+                raise RulesError(Text("option {option!r} in {text!r} needs a value, written "
+                                      "name=value; options: {options}", option=part.strip(),
+                                      text=text, options=", ".join(by_name)))
             key, raw = (s.strip() for s in part.split("=", 1))
             key_l = key.lower()
             f = by_name.get(key_l)
             if f is None:
-                raise RulesError(f"unknown option {key!r} for {preset.name}; "
-                                 f"allowed: {', '.join(by_name)}")
+                raise RulesError(Text("unknown option {option!r} for {preset}; allowed: "
+                                      "{options}", option=key, preset=preset.name,
+                                      options=", ".join(by_name)))
             if key_l in changes:
-                raise RulesError(f"option {key_l} is given twice in {text!r}")
+                raise RulesError(Text("option {option} is given twice in {text!r}",
+                                      option=key_l, text=text))
             changes[key_l] = parse_value(f, raw)
     try:
         options = replace(preset.options, **changes)

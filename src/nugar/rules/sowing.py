@@ -127,18 +127,21 @@ class SowingGame(Game):
         pits = game.pits
         for name, holes in (("holes1", holes1), ("holes2", holes2)):
             if len(holes) != pits:
-                raise NugarError(f"{name} must list {pits} holes (pits={pits}), got {len(holes)}")
+                raise NugarError(Text("{name} must list {pits} holes (pits={pits}), got "
+                                      "{count}", name=name, pits=pits, count=len(holes)))
         values = [*holes1, *holes2, *stores]
         if len(stores) != 2:
-            raise NugarError(f"stores must be two numbers (first, second), got {stores!r}")
+            raise NugarError(Text("stores must be two numbers (first, second), got {value!r}",
+                                  value=stores))
         for v in values:
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 0:
-                raise NugarError(f"seed counts must be whole numbers >= 0, got {v!r}")
+                raise NugarError(Text("seed counts must be whole numbers >= 0, got {value!r}",
+                                      value=v))
         if to_move not in (1, 2):
-            raise NugarError(f"to_move must be 1 or 2, got {to_move!r}")
+            raise NugarError(Text("to_move must be 1 or 2, got {value!r}", value=to_move))
         if last_capturer not in (0, 1, 2):
-            raise NugarError(f"last_capturer must be 0 (nobody yet), 1 or 2, got "
-                             f"{last_capturer!r}")
+            raise NugarError(Text("last_capturer must be 0 (nobody yet), 1 or 2, got "
+                                  "{value!r}", value=last_capturer))
         state = np.zeros_like(game.state)
         state[ST_TO_MOVE] = to_move
         for player, holes in ((1, holes1), (2, holes2)):
@@ -173,48 +176,57 @@ class SowingGame(Game):
         assert isinstance(options, SowingOptions)
         pits = options.pits
         names = {p: SOWING.player_name(p) for p in (1, 2)}
-        symbols = ", ".join(f"{POSITION_SYMBOLS[p]} ({names[p]})" for p in (1, 2))
+        symbols = Text("{first} ({first_name}), {second} ({second_name})",
+                       first=POSITION_SYMBOLS[1], first_name=names[1],
+                       second=POSITION_SYMBOLS[2], second_name=names[2])
         example = ("/".join([",".join([str(options.seeds)] * pits) + ":0"] * 2)
                    + f" {POSITION_SYMBOLS[1]}")
         if len(fields) < 2:
-            raise NugarError(f"after the rule set come the board and the player to move "
-                             f"({symbols}), e.g. {example}")
+            raise NugarError(Text("after the rule set come the board and the player to move "
+                                  "({symbols}), e.g. {example}", symbols=symbols,
+                                  example=example))
         board, mover, *rest = fields
         sides = board.split("/")
         if len(sides) != 2 or any(side.count(":") != 1 for side in sides):
-            raise NugarError(f"the board is {names[1]}'s holes from his hole 1 and ':' his store, "
-                             f"'/', then {names[2]}'s the same way, e.g. {example.split()[0]}; "
-                             f"not {board!r}")
+            raise NugarError(Text("the board is {first}'s holes from his hole 1 and ':' his "
+                                  "store, '/', then {second}'s the same way, e.g. {example}; "
+                                  "not {board!r}", first=names[1], second=names[2],
+                                  example=example.split()[0], board=board))
         holes: list[list[int]] = []
         stores: list[int] = []
         for player, side in zip((1, 2), sides, strict=True):
             counts, store = side.split(":")
             values = counts.split(",")
             if len(values) != pits:
-                raise NugarError(f"{names[player]} has {len(values)} holes; {rules.text} has "
-                                 f"{pits} (pits={pits})")
-            holes.append([whole_number(v, "a seed count") for v in values])
-            stores.append(whole_number(store, "a seed count"))
+                raise NugarError(Text("{player} has {count} holes; {rules} has {pits} "
+                                      "(pits={pits})", player=names[player],
+                                      count=len(values), rules=rules.text, pits=pits))
+            holes.append([whole_number(v, Text("a seed count")) for v in values])
+            stores.append(whole_number(store, Text("a seed count")))
         total = sum(holes[0]) + sum(holes[1]) + sum(stores)
         in_play = 2 * pits * options.seeds
         if total != in_play:
-            raise NugarError(f"the seeds add up to {total}; {rules.text} has {in_play} in play "
-                             f"(2 x {pits} holes x {options.seeds} seeds)")
+            raise NugarError(Text("the seeds add up to {total}; {rules} has {in_play} in play "
+                                  "(2 x {pits} holes x {seeds} seeds)", total=total,
+                                  rules=rules.text, in_play=in_play, pits=pits,
+                                  seeds=options.seeds))
         to_move = _FROM_SYMBOL.get(mover, 0)
         if not to_move:
-            raise NugarError(f"the player to move is {symbols}, not {mover!r}")
+            raise NugarError(Text("the player to move is {symbols}, not {mover!r}",
+                                  symbols=symbols, mover=mover))
         given = position_fields(rest, {"opening": "opening", "capturer": "capturer=s"})
         if "opening" in given and options.capture_duty != "maximal":
-            raise NugarError("opening (the first step of the game still to come) matters only "
-                             "under capture_duty=maximal (Dracala)")
+            raise NugarError(Text("opening (the first step of the game still to come) matters "
+                                  "only under capture_duty=maximal (Dracala)"))
         capturer = 0
         if "capturer" in given:
             if options.leftovers != "last_capturer":
-                raise NugarError(f"capturer= matters only under leftovers=last_capturer, not "
-                                 f"leftovers={options.leftovers}")
+                raise NugarError(Text("capturer= matters only under leftovers=last_capturer, "
+                                      "not leftovers={leftovers}", leftovers=options.leftovers))
             capturer = _FROM_SYMBOL.get(given["capturer"], 0)
             if not capturer:
-                raise NugarError(f"capturer= is {symbols}, not {given['capturer']!r}")
+                raise NugarError(Text("capturer= is {symbols}, not {value!r}", symbols=symbols,
+                                      value=given["capturer"]))
         return cls.from_position(rules, holes[0], holes[1], (stores[0], stores[1]), to_move,
                                  first_step_done="opening" not in given,
                                  last_capturer=capturer)
