@@ -96,6 +96,28 @@ else
     fail "nugar moves kalah 3 printed: $moves"
 fi
 
+# The message catalogs are compiled into the wheel (setup.py's build step): every .po has
+# its .mo, and the installed program speaks French and Arabic from them.
+if "$VPY" - "$WHEEL" <<'EOF'
+import sys, zipfile
+names = set(zipfile.ZipFile(sys.argv[1]).namelist())
+po = sorted(n for n in names if n.startswith("nugar/locale/") and n.endswith(".po"))
+missing = [n for n in po if n[:-3] + ".mo" not in names]
+if not po or missing:
+    print("catalogs without their compiled .mo:", ", ".join(missing or ["no .po at all"]))
+    sys.exit(1)
+EOF
+then pass "the wheel holds every message catalog compiled (.mo beside each .po)"
+else fail "the wheel lacks compiled catalogs"; fi
+french="$(NO_COLOR=1 COLUMNS=200 "$VENV/bin/nugar" rules dara --lang fr 2>&1 || true)"
+arabic="$(env -u LANGUAGE -u LC_ALL -u LC_MESSAGES NO_COLOR=1 COLUMNS=200 LANG=ar_SD.UTF-8 \
+    "$VENV/bin/nugar" rules dara 2>&1 || true)"
+if [[ "$french" == *"rangées du plateau"* && "$arabic" == *"صفوف اللوح"* ]]; then
+    pass "nugar rules dara speaks French with --lang fr and Arabic under LANG=ar_SD.UTF-8"
+else
+    fail "nugar rules dara in French/Arabic printed: $french / $arabic"
+fi
+
 # --- the web server -------------------------------------------------------------------------
 PORT="$("$VPY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
 "$VENV/bin/nugar" serve --port "$PORT" --host 127.0.0.1 --db "sqlite:///$WORK/games.db" \
