@@ -46,6 +46,10 @@ from nugar.solver import Solver
 Params = Any
 State = nugar.jax.State
 
+#: the transposition table of each opponent agent, in MB: one agent per game of a match, all
+#: at once, so not the default 256 MB each
+OPPONENT_TABLE_MB = 16
+
 #: the logit of an illegal move (the lowest float32)
 NEG_INF = float(np.finfo(np.float32).min)
 
@@ -59,7 +63,7 @@ class Config:
     batch: int = 256
     unroll: int = 32
     simulations: int = 32
-    sample_moves: int = 0
+    random_moves: int = 6
     eval_simulations: int = 64
     eval_games: int = 40
     eval_every: float = 2.0
@@ -76,6 +80,7 @@ class Config:
     iterations: int | None = None
     value_check: str = "auto"
     save: str | None = None
+    load: str | None = None
     quiet: bool = False
 
 
@@ -172,6 +177,11 @@ class Trainer:
         self.key, init_key = jax.random.split(key)
         dummy = jnp.zeros((1, *self.env.observation_shape), jnp.float32)
         self.params: Params = self.net.init(init_key, dummy)
+        if config.load:
+            from flax import serialization
+
+            with open(config.load, "rb") as f:
+                self.params = serialization.from_bytes(self.params, f.read())
         self.optimizer = optax.adam(config.learning_rate)
         self.opt_state = self.optimizer.init(self.params)
         self.step_reset = nugar.jax.auto_reset(self.env)
@@ -221,17 +231,19 @@ class Trainer:
         sims = self.config.simulations
 
         def one(states: State, key: jax.Array) -> tuple[State, Batch]:
-            sample = self.config.sample_moves > 0
-            k1, k2 = jax.random.split(key) if sample else (key, key)
+            opening = self.config.random_moves
+            k1, k2, k3 = jax.random.split(key, 3) if opening > 0 else (key, key, key)
             out, _ = self._search(params, k1, states, sims, 1.0)
             action = out.action
-            if sample:
-                # the first decisions of each game drawn from the search's policy rather
-                # than its choice, for games that differ from one another
-                weights = out.action_weights
-                drawn = jax.random.categorical(
-                    k2, jnp.where(weights > 0, jnp.log(jnp.maximum(weights, 1e-30)), NEG_INF))
-                action = jnp.where(states._step_count < self.config.sample_moves, drawn, action)
+            if opening > 0:
+                # each of the first decisions of a game is, on the toss of a coin, a random
+                # legal move: the search's own choice hardly varies once the network is
+                # trained (Gumbel noise is small beside the values), and games that all
+                # follow one line teach the network about that line only
+                legal = states.legal_action_mask
+                uniform = jax.random.categorical(k2, jnp.where(legal, 0.0, NEG_INF))
+                coin = jax.random.bernoulli(k3, 0.5, action.shape)
+                action = jnp.where((states._step_count < opening) & coin, uniform, action)
             nxt = jax.vmap(lambda s, a: self.step_reset(s, a, None))(states, action)
             mover = states.current_player
             reward = jnp.take_along_axis(nxt.rewards, mover[:, None], axis=1)[:, 0]
@@ -323,8 +335,13 @@ class Trainer:
         player to move in every position met. Returns the score (wins + draws / 2, over
         the games), wins, draws, losses."""
         rng = random.Random(seed)
-        agent: Agent = make_agent(opponent)
-        agent.reseed(rng.randrange(1 << 31))
+        # one agent per game, seeded per game, as nugar match plays them; a table of
+        # OPPONENT_TABLE_MB each (far more than a game's searches at these node budgets)
+        agents: list[Agent] = []
+        for i in range(games):
+            agent = make_agent(opponent, table=OPPONENT_TABLE_MB)
+            agent.reseed(random.Random(f"{seed}:{i}").randrange(1 << 31))
+            agents.append(agent)
         batch = self._eval_init(jax.random.split(jax.random.PRNGKey(seed), games))
         nugar_games = [nugar.new_game(self.env.rules) for _ in range(games)]
         ours = [0 if i % 2 == 0 else 1 for i in range(games)]  # seat of the trained player
@@ -351,7 +368,7 @@ class Trainer:
                 elif player[i] == ours[i]:
                     action = int(actions_ours[i])
                 else:
-                    action = game.move_to_action(agent.choose(game))
+                    action = game.move_to_action(agents[i].choose(game))
                 game.push_action(action)
                 actions[i] = action
                 decisions[i] += 1
@@ -433,7 +450,8 @@ def train(config: Config, log: Callable[[str], None] | None = None) -> Report:
         capped = config.iterations is not None and iteration >= config.iterations
         due = now >= next_eval
         if due or out_of_time or capped:
-            last = out_of_time or capped
+            # a regular evaluation too near the end to leave room for the final one is it
+            last = out_of_time or capped or now + eval_seconds + final_seconds >= deadline
             ev = trainer.evaluate(iteration, start, cpu_start,
                                   config.final_games if last else config.eval_games)
             report.evaluations.append(ev)
@@ -448,7 +466,7 @@ def train(config: Config, log: Callable[[str], None] | None = None) -> Report:
                     f"{ev.seconds / 60:.2f} min wall-clock, {ev.cpu_seconds / 60:.2f} min CPU")
                 if config.stop_at_target:
                     break
-            if out_of_time or capped:
+            if last:
                 break
         value_loss = trainer.iterate()
         iteration += 1
@@ -482,9 +500,9 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
                    help="self-play steps per training window")
     p.add_argument("--simulations", type=int, default=d.simulations,
                    help="search simulations per self-play move")
-    p.add_argument("--sample-moves", type=int, default=d.sample_moves,
-                   help="self-play draws the first N decisions of each game from the "
-                        "search's policy instead of taking its choice (default %(default)s)")
+    p.add_argument("--random-moves", type=int, default=d.random_moves,
+                   help="each of the first N decisions of a self-play game is a random legal "
+                        "move with probability 1/2 (default %(default)s; 0: none)")
     p.add_argument("--eval-simulations", type=int, default=d.eval_simulations,
                    help="search simulations per move of the trained player in evaluations")
     p.add_argument("--eval-games", type=int, default=d.eval_games,
@@ -511,9 +529,12 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
     p.add_argument("--value-check", choices=("auto", "on", "off"), default=d.value_check,
                    help="compare the value head with the solver (auto: up to 32 seeds)")
     p.add_argument("--save", default=None, help="write the network's parameters here")
+    p.add_argument("--load", default=None,
+                   help="start from the parameters written by --save (with --iterations 0: "
+                        "evaluate them)")
     a = p.parse_args(argv)
     return Config(rules=a.rules, minutes=a.minutes, batch=a.batch, unroll=a.unroll,
-                  simulations=a.simulations, sample_moves=a.sample_moves,
+                  simulations=a.simulations, random_moves=a.random_moves,
                   eval_simulations=a.eval_simulations,
                   eval_games=a.eval_games, eval_every=a.eval_every,
                   eval_at_start=not a.no_eval_at_start, final_games=a.final_games,
@@ -521,7 +542,7 @@ def parse_args(argv: Sequence[str] | None = None) -> Config:
                   target=a.target, stop_at_target=a.stop_at_target, hidden=a.hidden,
                   layers=a.layers, learning_rate=a.lr, train_batch=a.train_batch,
                   seed=a.seed, iterations=a.iterations, value_check=a.value_check,
-                  save=a.save)
+                  save=a.save, load=a.load)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

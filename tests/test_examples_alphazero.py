@@ -56,7 +56,7 @@ def test_a_tiny_run_trains_plays_and_checks_values(example: ModuleType) -> None:
     lines: list[str] = []
     config = example.parse_args([
         "--iterations", "2", "--batch", "8", "--unroll", "6", "--simulations", "4",
-        "--sample-moves", "2", "--eval-simulations", "4", "--eval-games", "2", "--final-games", "2",
+        "--random-moves", "2", "--eval-simulations", "4", "--eval-games", "2", "--final-games", "2",
         "--no-eval-at-start", "--opponents", "random,level:4", "--hidden", "16",
         "--train-batch", "16"])
     report = example.train(config, log=lines.append)
