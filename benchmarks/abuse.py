@@ -16,7 +16,13 @@ game's websocket. Each phase lasts ``--seconds``:
   ``POST /api/replay`` 28 times a second;
 - ``ai``: the attacker creates 60 games against level 8, the computer to move first, as fast
   as the rate limit lets it (again after each ``ai_busy``), and moves again in each as soon as
-  the computer has answered.
+  the computer has answered;
+- ``lobby``: the attacker posts 100 challenges to the lobby as fast as the rate limit lets it
+  (again after each refusal) and keeps them alive by reading each with its key.
+
+In every phase the player also opens a challenge of its own every 2 s and withdraws it: a
+lobby full of the attacker's challenges refuses it (``503 lobby_full``), a failure counted in
+the player's column.
 
 Every attack stays within the default rate limit (30 requests a second, bursts of 120). The
 report gives, per phase, the player's request count and latency (median, p99) and the p99's
@@ -25,7 +31,7 @@ attacker's requests got (status counts). ``--unbounded`` serves with the per-add
 off (what the server did before them, but for the AI pool's turns, which stay fair);
 ``--src`` serves another checkout's code (e.g. the one before the bounds) to compare with.
 
-    python benchmarks/abuse.py                  # four phases of 20 s
+    python benchmarks/abuse.py                  # five phases of 20 s
     python benchmarks/abuse.py --seconds 10 --phases idle,replay
     python benchmarks/abuse.py --unbounded
     python benchmarks/abuse.py --src ../before/src
@@ -64,9 +70,9 @@ ROOT = Path(__file__).resolve().parents[1]
 ATTACKER, PLAYER = "127.0.0.1", "127.0.0.2"
 #: in this order: a flood of the AI may leave its queue full after its phase (on a server
 #: without the bounds), so it comes last
-PHASES = ("idle", "connections", "replay", "ai")
+PHASES = ("idle", "connections", "replay", "lobby", "ai")
 #: what the attacks send, all within the default rate limit (30/s, bursts of 120)
-SOCKETS, IDLE, AI_GAMES, REPLAYS_PER_S = 200, 200, 60, 28
+SOCKETS, IDLE, AI_GAMES, REPLAYS_PER_S, CHALLENGES = 200, 200, 60, 28, 100
 UNBOUNDED = ("--client-connections", "0", "--client-sockets", "0", "--ai-per-client", "10000",
              "--work-rate", "0")
 
@@ -132,6 +138,8 @@ async def _attack(kind: str, base: str, seconds: float, record: str,
             await _ai_flood(http, end, counts, bucket)
         elif kind == "replay":
             await _replays(http, end, record, counts)
+        elif kind == "lobby":
+            await _lobby_flood(http, end, counts, bucket)
 
 
 class _Bucket:
@@ -243,6 +251,32 @@ async def _replays(http: httpx.AsyncClient, end: float, record: str,
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
+async def _lobby_flood(http: httpx.AsyncClient, end: float, counts: collections.Counter[str],
+                       bucket: _Bucket) -> None:
+    """Fill the lobby with challenges and keep them alive by polling them with their keys."""
+    held: list[tuple[str, str]] = []
+    while time.monotonic() < end:
+        await bucket.take()
+        if len(held) < CHALLENGES:
+            try:
+                r = await http.post("/api/challenges", json={"rules": "dara"})
+            except httpx.HTTPError:
+                counts["post failed"] += 1
+                continue
+            counts[f"post {r.status_code}"] += 1
+            if r.status_code == 201:
+                held.append((r.json()["challenge"]["id"], r.json()["key"]))
+            elif len(held) and r.status_code in (429, 503):
+                await asyncio.sleep(0.05)
+        if held:
+            cid, key = held[int(time.monotonic() * 10) % len(held)]
+            try:
+                r = await http.post(f"/api/challenges/{cid}/status", json={"key": key})
+                counts[f"poll {r.status_code}"] += 1
+            except httpx.HTTPError:
+                counts["poll failed"] += 1
+
+
 # --- the player ---------------------------------------------------------------------------------
 async def play(base: str, seconds: float) -> tuple[list[float], list[float], int]:
     """Play for ``seconds`` from :data:`PLAYER`: the latency of each request (s), the computer's
@@ -267,8 +301,20 @@ async def play(base: str, seconds: float) -> tuple[list[float], list[float], int
                 failed += 1
             return r
 
-        await asyncio.gather(_hotseat(timed, end), _against_ai(base, timed, end, replies))
+        await asyncio.gather(_hotseat(timed, end), _against_ai(base, timed, end, replies),
+                             _challenges(timed, end))
     return latencies, replies, failed
+
+
+async def _challenges(timed: Any, end: float) -> None:
+    """Open a challenge in the lobby every 2 s and withdraw it."""
+    while time.monotonic() < end:
+        r = await timed("POST", "/api/challenges", json={"rules": "dala"})
+        if r is not None and r.status_code == 201:
+            made = r.json()
+            await timed("POST", f"/api/challenges/{made['challenge']['id']}/cancel",
+                        json={"key": made["key"]})
+        await asyncio.sleep(2)
 
 
 async def _hotseat(timed: Any, end: float) -> None:
