@@ -178,8 +178,10 @@ def checked_rules(args: argparse.Namespace, prog: str) -> RuleSet | None:
     command's language (:func:`language`)."""
     rules: RuleSet | UnreadRules | None = args.rules
     if isinstance(rules, UnreadRules):
-        raise CliError(f"argument RULES: {i18n.say(rules.error, language(args))} "
-                       f"(see '{prog} --help')")
+        lang = language(args)
+        _ = i18n.gettext_for(lang, "cli")
+        raise CliError(_("argument RULES: {reason} (see '{command} --help')").format(
+            reason=i18n.say(rules.error, lang), command=prog))
     return rules
 
 
