@@ -102,6 +102,12 @@ def test_bad_parameters_are_rejected() -> None:
         pyspiel.load_game("nugar_dara(drop_limit=sometimes)")
     with pytest.raises(ValueError, match="repetition"):
         pyspiel.load_game("nugar_dara(repetition=1)")
+    # called directly, the reader of the parameters lists every one, turn_board included
+    from nugar.envs.openspiel import rules_from_parameters
+    from nugar.rules import PRESETS
+
+    with pytest.raises(ValueError, match=r"unknown parameter 'colour'.*quiet_limit, turn_board$"):
+        rules_from_parameters(PRESETS["dara"], {"colour": "red"})
 
 
 @pytest.mark.parametrize("name", ["nugar_dala", "nugar_dracala"])

@@ -69,7 +69,7 @@ def rules_from_parameters(preset: Preset, params: dict[str, Any]) -> RuleSet:
         f = spec.get(key)
         if f is None:
             raise RulesError(f"unknown parameter {key!r} for {preset.name}; "
-                             f"allowed: {', '.join(spec)}")
+                             f"allowed: {', '.join([*spec, TURN_BOARD])}")
         if f.metadata["kind"] == "int" and f.metadata["off_ok"] and value == 0:
             value = None
         parts.append(f"{key}={format_value(value)}")
