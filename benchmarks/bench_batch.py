@@ -30,21 +30,29 @@ import numpy as np
 from nugar.envs.batch import BatchSimulator
 
 
+def compiled_rate(sim: BatchSimulator, seconds: float) -> float:
+    """Steps per second of ``sim.run_random`` (the compiled loop, one thread), measured for
+    about ``seconds`` after a first call that compiles it (``bench_jax.py`` measures its
+    numba column with it too)."""
+    n = sim.num_envs
+    sim.run_random(1, seed=0)  # compile
+    steps = max(1, 2000 // n)
+    total, elapsed = 0, 0.0
+    while elapsed < seconds:
+        start = time.perf_counter()
+        sim.run_random(steps, seed=total)
+        elapsed += time.perf_counter() - start
+        total += steps
+        steps = min(steps * 2, max(1, 2_000_000 // n))
+    return total * n / elapsed
+
+
 def _rate(sim: BatchSimulator, loop: str, seconds: float) -> float:
     """Steps per second of ``loop`` on ``sim``, measured for about ``seconds``."""
     sim.reset()
     n = sim.num_envs
     if loop == "compiled":
-        sim.run_random(1, seed=0)  # compile
-        steps = max(1, 2000 // n)
-        total, elapsed = 0, 0.0
-        while elapsed < seconds:
-            start = time.perf_counter()
-            sim.run_random(steps, seed=total)
-            elapsed += time.perf_counter() - start
-            total += steps
-            steps = min(steps * 2, max(1, 2_000_000 // n))
-        return total * n / elapsed
+        return compiled_rate(sim, seconds)
     sim.step(sim.random_actions(0))  # compile
     total, elapsed = 0, 0.0
     while elapsed < seconds:

@@ -31,6 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import nugar.jax as nj
+from bench_batch import compiled_rate
 from nugar.envs.batch import BatchSimulator
 
 #: the largest batch measured per family on a CPU (memory and time of this 2-core machine:
@@ -91,17 +92,7 @@ def jax_rate(step: Callable[..., Any], init: Callable[..., Any], size: int,
 
 def numba_rate(rules: str, size: int, seconds: float) -> float:
     """Steps per second of ``BatchSimulator.run_random`` (compiled, one thread)."""
-    sim = BatchSimulator(rules, size)
-    sim.run_random(1, seed=0)  # compile
-    steps = max(1, 2000 // size)
-    total, elapsed = 0, 0.0
-    while elapsed < seconds:
-        start = time.perf_counter()
-        sim.run_random(steps, seed=total)
-        elapsed += time.perf_counter() - start
-        total += steps
-        steps = min(steps * 2, max(1, 2_000_000 // size))
-    return total * size / elapsed
+    return compiled_rate(BatchSimulator(rules, size), seconds)
 
 
 def _load() -> str:

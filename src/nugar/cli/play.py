@@ -35,18 +35,27 @@ if TYPE_CHECKING:
     from ..ai import Agent, Limits
     from ..rules.options import RuleSet
 
+def _n(text: str) -> str:
+    """Marks ``text`` for the catalog where it is written; it is translated where shown."""
+    return text
+
+
 #: the commands typed during a game (the same English words in every language, as move texts
 #: are), each with what it does
 PLAY_COMMANDS = (
-    ("moves", "list the legal moves"),
-    ("hint", "ask the computer for a move (not played)"),
-    ("undo", "take back your last turn (and the computer's reply)"),
-    ("board", "show the board again"),
-    ("save [FILE]", "write the game record now"),
-    ("resign", "give up the game"),
-    ("quit", "stop without finishing (the record is still written)"),
-    ("help", "this text"),
+    ("moves", _n("list the legal moves")),
+    ("hint", _n("ask the computer for a move (not played)")),
+    ("undo", _n("take back your last turn (and the computer's reply)")),
+    ("board", _n("show the board again")),
+    ("save [FILE]", _n("write the game record now")),
+    ("resign", _n("give up the game")),
+    ("quit", _n("stop without finishing (the record is still written)")),
+    ("help", _n("this text")),
 )
+
+# said where they are shown (a side's label, ``misere_note``'s words), marked here
+_n("human")
+_n(": the smaller store wins (misère)")
 
 
 def play_help(lang: str = "en") -> str:
@@ -55,26 +64,6 @@ def play_help(lang: str = "en") -> str:
     head = _("Type a move or a whole turn (c3, c3-c4, c3-c4xe5, xe5, pass; 4, 1-6), or a "
              "command:")
     return "\n".join([head, *(f"  {word:<14} {_(what)}" for word, what in PLAY_COMMANDS)])
-
-
-def _n(text: str) -> str:
-    """Marks ``text`` for the catalog where it is written; it is translated where shown."""
-    return text
-
-
-# the command descriptions above, for the catalog's extraction
-_n("list the legal moves")
-_n("ask the computer for a move (not played)")
-_n("take back your last turn (and the computer's reply)")
-_n("show the board again")
-_n("write the game record now")
-_n("give up the game")
-_n("stop without finishing (the record is still written)")
-_n("this text")
-_n("human")
-_n(": the smaller store wins (misère)")
-
-PLAY_HELP = play_help()
 
 
 def register(sub: Any) -> None:
