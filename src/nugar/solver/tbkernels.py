@@ -39,7 +39,7 @@ from ..kernels import alignment as al
 from ..kernels.bits import lowest_square, popcount
 from ..kernels.common import OUTCOME_DRAW, OUTCOME_RUNNING, ST_OUTCOME, ST_TO_MOVE
 from ..kernels.endgames import canonical_index, table_id
-from ..kernels.jit import kernel
+from ..kernels.jit import kernel, kernel_inline
 
 IntArray = npt.NDArray[np.int64]
 I32Array = npt.NDArray[np.int32]
@@ -73,6 +73,27 @@ def _next_subset(x: int) -> int:
     return int((((r ^ x) >> 2) // c) | r)
 
 
+@kernel_inline
+def _free_squares(n: int, mover: int, free: IntArray) -> None:
+    """The squares of a board of ``n`` that ``mover`` leaves empty, in order, into ``free``."""
+    k = 0
+    for sq in range(n):
+        if (mover >> sq) & 1 == 0:
+            free[k] = sq
+            k += 1
+
+
+@kernel_inline
+def _spread(c: int, free: IntArray) -> int:
+    """The board of the subset ``c`` of the free squares (bit ``i`` of ``c``: ``free[i]``)."""
+    other = 0
+    b = c
+    while b != 0:
+        other |= 1 << free[lowest_square(b)]
+        b &= b - 1
+    return other
+
+
 @kernel
 def mark_classes(binom: IntArray, symtab: IntArray, nbytes: int, n: int, m: int, o: int,
                  r0: int, r1: int, mover0: int, bitmap: IntArray, word0: int) -> int:
@@ -85,18 +106,10 @@ def mark_classes(binom: IntArray, symtab: IntArray, nbytes: int, n: int, m: int,
     f = r0 * per
     mover = mover0
     for _ in range(r0, r1):
-        k = 0
-        for sq in range(n):
-            if (mover >> sq) & 1 == 0:
-                free[k] = sq
-                k += 1
+        _free_squares(n, mover, free)
         c = (1 << o) - 1
         for _ in range(per):
-            other = 0
-            b = c
-            while b != 0:
-                other |= 1 << free[lowest_square(b)]
-                b &= b - 1
+            other = _spread(c, free)
             if canonical_index(binom, symtab, nbytes, n, m, o, mover, other) == f:
                 g = f - 64 * word0
                 bitmap[g >> 6] |= _bit(g & 63)
@@ -118,21 +131,12 @@ def list_classes(binom: IntArray, n: int, m: int, o: int, r0: int, r1: int, move
     p = p0
     mover = mover0
     for _ in range(r0, r1):
-        k = 0
-        for sq in range(n):
-            if (mover >> sq) & 1 == 0:
-                free[k] = sq
-                k += 1
+        _free_squares(n, mover, free)
         c = (1 << o) - 1
         for _ in range(per):
             if (bitmap[f >> 6] >> (f & 63)) & 1 != 0:
-                other = 0
-                b = c
-                while b != 0:
-                    other |= 1 << free[lowest_square(b)]
-                    b &= b - 1
                 movers[p] = mover
-                others[p] = other
+                others[p] = _spread(c, free)
                 p += 1
             f += 1
             c = _next_subset(c)
