@@ -14,7 +14,15 @@ import math
 from typing import Any
 
 from ..ai.agents import LEVEL_RANGE_TEXT
-from .common import EXIT_OK, CliError, command, count, positive_float, positive_int
+from .common import (
+    EXIT_OK,
+    CliError,
+    command,
+    connect_ray,
+    count,
+    positive_float,
+    positive_int,
+)
 
 AGENT_HELP = (f"random, greedy, alphabeta, mcts or level:N ({LEVEL_RANGE_TEXT}), with options "
               "such as alphabeta:depth=6, mcts:playouts=2000, random:seed=3")
@@ -56,12 +64,9 @@ def ray_runner(address: str | None, workers: int) -> Any:
     if workers != 1:
         raise CliError("--workers and --ray cannot be combined: on Ray every game is a task "
                        "and the cluster's CPUs set how many run at once")
-    from ..scale.ray_runner import RayRunner, RayUnavailableError, connect
+    from ..scale.ray_runner import RayRunner
 
-    try:
-        connect(address)
-    except (RayUnavailableError, ValueError) as exc:
-        raise CliError(str(exc)) from None
+    connect_ray(address)
     return RayRunner()
 
 

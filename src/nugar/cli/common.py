@@ -221,6 +221,17 @@ def player_arg(text: str) -> PlayerSpec:
         "ai:AGENT (e.g. ai:random, ai:greedy, ai:alphabeta:depth=4)")
 
 
+def connect_ray(address: str) -> None:
+    """Join the Ray cluster at ``address`` (``--ray``), a refusal as the command's one-line
+    error. Ray is imported only here, and only when a command is given ``--ray``."""
+    from ..scale.ray_runner import RayUnavailableError, connect
+
+    try:
+        connect(address)
+    except (RayUnavailableError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+
+
 def lang_arg(text: str) -> str:
     """argparse type: a language nugar is written in (``fr``, ``ar_SD.UTF-8``, ``en``)."""
     try:

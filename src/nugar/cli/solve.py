@@ -25,6 +25,7 @@ from .common import (
     CliError,
     Parser,
     command,
+    connect_ray,
     play_turns,
     turn_texts,
 )
@@ -162,12 +163,8 @@ def _build_db(args: argparse.Namespace, rules: Any) -> int:
                     level_done=level_done)
         else:
             from ..scale import egdb_ray
-            from ..scale.ray_runner import RayUnavailableError, connect
 
-            try:
-                connect(ray_address)
-            except (RayUnavailableError, ValueError) as exc:
-                raise CliError(str(exc)) from None
+            connect_ray(ray_address)
             egdb_ray.build_on_ray(rules, args.build_db, root=root, progress=progress,
                                   level_done=level_done)
     except (egdb.EGDBError, OSError) as exc:
@@ -182,12 +179,8 @@ def _build_tb_on_ray(address: str, rules: Any, pieces: int, root: Any, workers: 
     """``--build-tb N --ray ADDRESS``: the layers' moves phases as Ray tasks
     (``scale/tb_ray.py``)."""
     from ..scale import tb_ray
-    from ..scale.ray_runner import RayUnavailableError, connect
 
-    try:
-        connect(address)
-    except (RayUnavailableError, ValueError) as exc:
-        raise CliError(str(exc)) from None
+    connect_ray(address)
     tb_ray.build_on_ray(rules, pieces, root=root, workers=workers, progress=progress,
                         layer_done=layer_done)
 
