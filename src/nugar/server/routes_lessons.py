@@ -50,11 +50,10 @@ from ..rules import Game
 from .errors import ApiError, reason
 from .language import request_language
 from .lesson_progress import progress_of, save_progress
-from .pages import not_found_page
 from .render import board_data
 from .routes_accounts import AccountDep
 from .routes_api import Body, ErrorBody
-from .routes_pages import page
+from .routes_pages import missing, page
 
 #: the longest move text a check reads (a whole turn is far shorter)
 MAX_MOVE_TEXT = 64
@@ -162,10 +161,7 @@ async def lesson_page(name: str, request: Request) -> Response:
     try:
         _lesson(name)
     except ApiError as exc:  # a browser asked: a page that says so, not JSON
-        lang = await request_language(request)
-        return HTMLResponse(not_found_page(say(Text("No such lesson", domain="web"), lang),
-                                           say(exc.detail, lang, "web")[:120], lang),
-                            status_code=404)
+        return await missing(request, Text("No such lesson", domain="web"), exc.detail)
     return await page("learn.html", request)
 
 

@@ -26,6 +26,15 @@ async def page(name: str, request: Request) -> HTMLResponse:
                                  "vary": "Cookie, Accept-Language"})
 
 
+async def missing(request: Request, title: Text, detail: str) -> HTMLResponse:
+    """The page a browser gets for something that does not exist (HTTP 404, not JSON):
+    ``title`` and ``detail`` (a refusal's, or a sentence of its own) said in the request's
+    language, the detail cut to 120 characters."""
+    lang = await request_language(request)
+    return HTMLResponse(not_found_page(say(title, lang), say(detail, lang, "web")[:120], lang),
+                        status_code=404)
+
+
 @router.get("/")
 async def index(request: Request) -> HTMLResponse:
     return await page("index.html", request)
@@ -44,10 +53,7 @@ async def game_page(game_id: str, request: Request) -> Response:
         await request.app.state.hub.room(game_id)
     except ApiError as exc:
         if status_of(exc) == 404:
-            lang = await request_language(request)
-            return HTMLResponse(not_found_page(say(Text("No such game", domain="web"), lang),
-                                               say(exc.detail, lang, "web")[:120], lang),
-                                status_code=404)
+            return await missing(request, Text("No such game", domain="web"), exc.detail)
         # another refusal (a stored game that cannot be rebuilt): the page shows it
     return await page("index.html", request)
 
@@ -86,11 +92,9 @@ async def rules_list(request: Request) -> HTMLResponse:
 
 @router.get("/rules/{name}")
 async def rules_doc(name: str, request: Request) -> HTMLResponse:
-    lang = await request_language(request)
-    page = rules_page(name, lang)
+    page = rules_page(name, await request_language(request))
     if page is None:  # a browser asked: a page that says so, not JSON
-        return HTMLResponse(not_found_page(
-            say(Text("No such rules page", domain="web"), lang),
-            say(Text("There is no rules page {name!r}.", domain="web", name=name[:60]), lang),
-            lang), status_code=404)
+        return await missing(request, Text("No such rules page", domain="web"),
+                             Text("There is no rules page {name!r}.", domain="web",
+                                  name=name[:60]))
     return HTMLResponse(page, headers={"Vary": "Accept-Language, Cookie"})
