@@ -46,6 +46,7 @@ from .fastlane import MoveLane
 from .listen import listen_forever
 from .lobby_caps import CappedLobby
 from .middleware import ASGIApp, Guard, Receive, Scope, SecurityHeaders, Send, add_error_handlers
+from .passwords import PasswordWork
 from .replays import prepare
 from .rooms import Hub
 from .store import Store
@@ -136,6 +137,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     lobby = CappedLobby(store, per_client=cfg.challenges_per_client)
     analyses = Analyses(store, pool, nodes=cfg.analysis_nodes, queue=cfg.analysis_queue)
     accounts = Accounts(store)
+    passwords = PasswordWork(cfg.hash_workers)
     work_pool = WorkPool(cfg.work_processes, prepare)
 
     @asynccontextmanager
@@ -174,6 +176,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
             await analyses.close()
             await hub.close()
             pool.close()
+            passwords.close()
             store.close()
 
     app = _App(title="nugar", version="1", lifespan=lifespan,
@@ -188,6 +191,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.state.ai_pool = pool
     app.state.analyses = analyses
     app.state.accounts = accounts
+    app.state.passwords = passwords
     app.state.work = None if cfg.work_rate is None else Work(cfg.work_rate)
     app.state.work_pool = work_pool
     app.state.public_url = cfg.public_url.rstrip("/")
@@ -200,7 +204,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
               max_body=cfg.max_body, rate=cfg.rate, burst=cfg.burst,
               body_timeout=cfg.body_timeout, sockets=cfg.client_sockets,
               who=client_key(accounts)),
-        docs=cfg.api_docs)
+        docs=cfg.api_docs, https=cfg.public_url.startswith("https:"))
     add_error_handlers(app)
     app.mount("/static", StaticFiles(directory=static_i18n.STATIC), name="static")
     app.include_router(routes_pages.router)

@@ -17,6 +17,7 @@ from .analyses import ANALYSIS_QUEUE
 from .clients import CLIENT_SOCKETS, WORK_RATE
 from .clocks import WATCH_EVERY
 from .lobby_caps import CHALLENGES_PER_CLIENT
+from .passwords import HASH_WORKERS
 from .rooms import EXPIRE_DAYS
 
 
@@ -65,6 +66,8 @@ class ServerConfig:
     #: the open lobby challenges one client address may have (more: ``429
     #: too_many_challenges``)
     challenges_per_client: int = CHALLENGES_PER_CLIENT
+    #: the threads checking passwords at once (:mod:`.passwords`: Argon2id, 64 MiB each)
+    hash_workers: int = HASH_WORKERS
     #: the search nodes per decision of a game's analysis (:mod:`.analyses`)
     analysis_nodes: int = ANALYSIS_NODES
     #: the analyses that may wait for their turn (more: ``429 analysis_busy``)

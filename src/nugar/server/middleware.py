@@ -238,23 +238,29 @@ def _security_headers(policy: str) -> tuple[tuple[bytes, bytes], ...]:
 
 _HEADERS = _security_headers(CSP)
 _DOCS_HEADERS = _security_headers(DOCS_CSP)
+#: HTTP Strict Transport Security (RFC 6797) of a server whose public URL is https: a
+#: browser that has seen it reaches the site by https only, for a year
+HSTS = (b"strict-transport-security", b"max-age=31536000")
 
 
 class SecurityHeaders:
     """Adds ``Content-Security-Policy`` (:data:`CSP`), ``X-Content-Type-Options: nosniff``,
-    ``Referrer-Policy: no-referrer`` and ``X-Frame-Options: DENY`` to every HTTP response.
-    ``docs`` (the API docs are on) gives their paths :data:`DOCS_CSP` instead."""
+    ``Referrer-Policy: no-referrer`` and ``X-Frame-Options: DENY`` to every HTTP response,
+    and :data:`HSTS` with ``https`` (the public URL is https). ``docs`` (the API docs are
+    on) gives their paths :data:`DOCS_CSP` instead."""
 
-    def __init__(self, app: ASGIApp, docs: bool = False) -> None:
+    def __init__(self, app: ASGIApp, docs: bool = False, https: bool = False) -> None:
         self.app = app
         self.docs = docs
+        self.headers = (*_HEADERS, HSTS) if https else _HEADERS
+        self.docs_headers = (*_DOCS_HEADERS, HSTS) if https else _DOCS_HEADERS
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = (_DOCS_HEADERS if self.docs and scope.get("path") in DOCS_PATHS
-                 else _HEADERS)
+        extra = (self.docs_headers if self.docs and scope.get("path") in DOCS_PATHS
+                 else self.headers)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -210,6 +210,17 @@ lesson_progress_table = Table(
 )
 
 
+#: the sign-in limits' token buckets (:class:`~.accounts.AttemptLimiter`), shared by every
+#: process on the database: a row per key, stored as its SHA-256
+sign_in_attempts_table = Table(
+    "nugar_sign_in_attempts", metadata,
+    Column("key", String(64), primary_key=True),       # sha256 of the limit's kind and key
+    Column("kind", String(16), nullable=False),         # address, pair
+    Column("tokens", Float, nullable=False),            # attempts left when last counted
+    Column("last", Float, nullable=False, index=True),  # when last counted (epoch s)
+)
+
+
 def hash_key(key: str) -> str:
     """The stored form of a seat secret: only its SHA-256 is kept, never the secret itself."""
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
