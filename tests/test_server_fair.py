@@ -119,7 +119,7 @@ class _HeldHasher(PasswordHasher):
         self.now = 0
         self.most = 0
 
-    def verify(self, hash: str | bytes, password: str | bytes) -> bool:  # noqa: A002
+    def verify(self, hash: str | bytes, password: str | bytes) -> bool:
         with self.lock:
             self.now += 1
             self.most = max(self.most, self.now)
@@ -216,10 +216,21 @@ def test_the_session_cookie_as_browsers_send_it_still_works(app: FastAPI, token:
         assert r.status_code == 403
 
 
-# --- item 7: HSTS ----------------------------------------------------------------------------------
+# --- item 7: HSTS -------------------------------------------------------------------------------
 def test_hsts_is_sent_when_the_public_url_is_https(db_url: str) -> None:
     with TestClient(_app(db_url, public_url="https://games.example.org")) as c:
         hsts = c.get("/favicon.ico").headers.get("strict-transport-security", "")
         assert hsts.startswith("max-age=") and int(hsts.split("=")[1].split(";")[0]) >= 86400
     with TestClient(_app(db_url, create_tables=False)) as c:
         assert "strict-transport-security" not in c.get("/favicon.ico").headers
+
+
+def test_the_request_rate_counts_an_ipv6_64_as_one_client(db_url: str) -> None:
+    app = create_app(ServerConfig(db_url, rate=0.001, burst=3, work_rate=None))
+    answers = []
+    for i in range(6):
+        with _from(app, f"2001:db8:7:7::{i + 1:x}") as c:
+            answers.append(c.get("/api/warmup").status_code)
+    assert answers.count(429) == 3
+    with _from(app, "2001:db8:7:8::1") as c:
+        assert c.get("/api/warmup").status_code == 200

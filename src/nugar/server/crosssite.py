@@ -2,9 +2,10 @@
 
 :class:`CrossSiteGuard` is ASGI middleware in front of every route (the move fast lane
 included). A request that may change something (any method but GET, HEAD and OPTIONS) and
-carries the session cookie (:data:`~.accounts.COOKIE`, read by :func:`~.accounts.session_token`, which
-refuses a header that could be read two ways: 400 ``bad_cookie``) must come from the server's own
-origin, that of its public URL: its ``Origin`` header must name it, or, where a browser sent
+carries the session cookie (:data:`~.accounts.COOKIE`, read by
+:func:`~.accounts.session_token`, which refuses a header that could be read two ways: 400
+``bad_cookie``, for every request) must come from the server's own origin,
+that of its public URL: its ``Origin`` header must name it, or, where a browser sent
 no ``Origin``, its ``Sec-Fetch-Site`` must be ``same-origin`` (or ``none``: typed by the
 user). Otherwise it is refused with 403 ``cross_site`` before any route runs. A websocket
 opened with the cookie and an ``Origin`` of another site is closed. Requests without the

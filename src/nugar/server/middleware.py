@@ -31,7 +31,7 @@ from starlette.requests import HTTPConnection
 from starlette.routing import Match
 
 from ..i18n import SOURCE, Text, say
-from .clients import CLIENT, Counts
+from .clients import CLIENT, Counts, address_group
 from .errors import ApiError, status_of
 from .language import language_of, request_language
 from .pages import not_found_page
@@ -122,7 +122,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         client = scope.get("client")
-        host = client[0] if client else "unknown"
+        host = address_group(client[0]) if client else "unknown"  # an IPv6 /64 is one
         named = CLIENT.set(host)
         try:
             await self._guard(host, scope, receive, send)
