@@ -234,3 +234,45 @@ def test_the_request_rate_counts_an_ipv6_64_as_one_client(db_url: str) -> None:
     assert answers.count(429) == 3
     with _from(app, "2001:db8:7:8::1") as c:
         assert c.get("/api/warmup").status_code == 200
+
+
+# --- item 2: the rules pages are rendered once per language, the rendering priced -------------
+def test_a_rules_page_is_rendered_once_per_language(db_url: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``GET /rules/rules`` rendered its Markdown on every request (~30 ms of CPU): 29 a
+    second from one address, within the rate limit, took the CPU from everyone."""
+    from nugar.server import pages
+
+    renders: list[str] = []
+    real = pages.render
+
+    def counted(text: str, here: str, *args: Any, **kwargs: Any) -> tuple[str, str]:
+        renders.append(here)
+        return real(text, here, *args, **kwargs)
+
+    monkeypatch.setattr(pages, "render", counted)
+    with TestClient(_app(db_url)) as c:
+        first = c.get("/rules/rules").text
+        for _ in range(5):
+            assert c.get("/rules/rules").text == first
+        assert c.get("/rules/RULES").text == first
+        french = c.get("/rules/rules", headers={"Accept-Language": "fr"})
+        assert french.status_code == 200 and '<html lang="fr"' in french.text
+        c.get("/rules/rules", headers={"Accept-Language": "fr"})
+        for name in ("nothing-here", "x" * 30):
+            assert c.get(f"/rules/{name}").status_code == 404
+    assert len(renders) == 2
+
+
+def test_rendering_a_rules_page_is_charged_to_the_client(db_url: str) -> None:
+    """A page not rendered yet costs its CPU time from the client's share of expensive
+    work, as a replay does; a page rendered already costs nothing."""
+    app = create_app(ServerConfig(db_url, rate=None, work_rate=0.1))
+    with _from(app, "203.0.113.5") as c:
+        assert c.get("/rules/kalah").status_code == 200
+        work = app.state.work
+        charged = work.budget.buckets.get("203.0.113.5")
+        assert charged is not None and charged[0] < work.budget.burst
+        before = charged[0]
+        assert c.get("/rules/kalah").status_code == 200
+        assert work.budget.buckets["203.0.113.5"][0] >= before  # refilled, not charged

@@ -46,6 +46,7 @@ from .fastlane import MoveLane
 from .listen import listen_forever
 from .lobby_caps import CappedLobby
 from .middleware import ASGIApp, Guard, Receive, Scope, SecurityHeaders, Send, add_error_handlers
+from .pages import RenderedPages
 from .passwords import PasswordWork
 from .replays import prepare
 from .rooms import Hub
@@ -192,6 +193,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.state.analyses = analyses
     app.state.accounts = accounts
     app.state.passwords = passwords
+    app.state.pages = RenderedPages()
     app.state.work = None if cfg.work_rate is None else Work(cfg.work_rate)
     app.state.work_pool = work_pool
     app.state.public_url = cfg.public_url.rstrip("/")
