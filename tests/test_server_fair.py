@@ -19,8 +19,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from nugar.server import create_app
-from nugar.server.accounts import COOKIE
 from nugar.server.config import ServerConfig
+from nugar.server.players.accounts import COOKIE
 
 SAME = {"Origin": "http://127.0.0.1:8000"}
 EVIL = {"Origin": "https://evil.example"}
@@ -241,7 +241,7 @@ def test_a_rules_page_is_rendered_once_per_language(db_url: str,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """``GET /rules/rules`` rendered its Markdown on every request (~30 ms of CPU): 29 a
     second from one address, within the rate limit, took the CPU from everyone."""
-    from nugar.server import pages
+    from nugar.server.http import pages
 
     renders: list[str] = []
     real = pages.render

@@ -256,8 +256,8 @@ class FairQueue:
     other client waits at most one turn per client with work queued. One client may have at
     most ``per_client`` requests held or waiting, and at most ``queue`` wait in all; beyond
     either, :meth:`slot` raises ``busy()`` at once (a refusal saying when to come back), so
-    what waits is bounded whatever clients send. The password checks (:mod:`.passwords`)
-    and the analyses (:mod:`.analyses`) wait here."""
+    what waits is bounded whatever clients send. The password checks (:mod:`.players.passwords`)
+    and the analyses (:mod:`.work.analyses`) wait here."""
 
     def __init__(self, slots: int, queue: int, per_client: int,
                  busy: Callable[[], Exception]) -> None:
