@@ -276,3 +276,54 @@ def test_rendering_a_rules_page_is_charged_to_the_client(db_url: str) -> None:
         before = charged[0]
         assert c.get("/rules/kalah").status_code == 200
         assert work.budget.buckets["203.0.113.5"][0] >= before  # refilled, not charged
+
+
+# --- item 4: the analysis queue is shared per client, in turn --------------------------------------
+def _finished(c: TestClient, seed: int) -> str:
+    import random
+
+    made = c.post("/api/games", json={"rules": "kalah(pits=3,seeds=3)", "mode": "hotseat"})
+    gid, key = made.json()["id"], made.json()["keys"]["0"]
+    state = made.json()["state"]
+    rng = random.Random(seed)
+    while not state["over"]:
+        c.post(f"/api/games/{gid}/move", json={"key": key, "move": rng.choice(state["legal"])})
+        state = c.get(f"/api/games/{gid}").json()
+    return str(gid)
+
+
+def test_one_client_cannot_fill_the_analysis_queue(db_url: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """1 running and 4 waiting for everyone: 5 analyses of long records from one address
+    got another client refused 29 times out of 29 over 150 s. Now one client has 2 at
+    most, and the waiting ones are computed in turn per client."""
+    from nugar.ai import analysis as A
+
+    gate = threading.Event()
+    started: list[int] = []  # the analysers, by id, in the order they started
+    step = A.GameAnalyser.step
+
+    def held(self: A.GameAnalyser) -> bool:
+        if id(self) not in started:
+            started.append(id(self))
+        gate.wait(30)
+        return step(self)
+
+    monkeypatch.setattr(A.GameAnalyser, "step", held)
+    app = _app(db_url, analysis_nodes=300)
+    with _from(app, "198.51.100.1") as attacker, _from(app, "192.0.2.9") as player:
+        games = [_finished(attacker, seed) for seed in range(6)]
+        answers = [attacker.post(f"/api/games/{g}/analysis").status_code for g in games[:5]]
+        assert answers == [202, 202, 429, 429, 429]
+        mine = player.post(f"/api/games/{games[5]}/analysis")
+        assert mine.status_code == 202, mine.text
+        jobs = app.state.analyses.jobs
+        analysers = {g: id(jobs[g].analyser) for g in (games[0], games[1], games[5])}
+        gate.set()
+        end = time.monotonic() + 60
+        while time.monotonic() < end and not all(
+                player.get(f"/api/games/{g}/analysis").json()["done"] for g in analysers):
+            time.sleep(0.05)
+        assert all(player.get(f"/api/games/{g}/analysis").json()["done"] for g in analysers)
+    # the player's analysis came before the attacker's second one, though asked for after it
+    assert started == [analysers[games[0]], analysers[games[5]], analysers[games[1]]]

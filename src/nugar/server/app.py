@@ -144,7 +144,8 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
                   queue=cfg.ai_queue, per_client=cfg.ai_per_client)
     hub = Hub(store, pool, expire_days=cfg.expire_days)
     lobby = CappedLobby(store, per_client=cfg.challenges_per_client)
-    analyses = Analyses(store, pool, nodes=cfg.analysis_nodes, queue=cfg.analysis_queue)
+    analyses = Analyses(store, pool, nodes=cfg.analysis_nodes, queue=cfg.analysis_queue,
+                        per_client=cfg.analysis_per_client)
     accounts = Accounts(store)
     passwords = PasswordWork(cfg.hash_workers)
     work_pool = WorkPool(cfg.work_processes, prepare)

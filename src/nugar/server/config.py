@@ -18,7 +18,7 @@ from .play.lobby_caps import CHALLENGES_PER_CLIENT
 from .play.rooms import EXPIRE_DAYS
 from .players.passwords import HASH_WORKERS
 from .work.ai_pool import AI_PER_CLIENT
-from .work.analyses import ANALYSIS_QUEUE
+from .work.analyses import ANALYSIS_PER_CLIENT, ANALYSIS_QUEUE
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,9 @@ class ServerConfig:
     analysis_nodes: int = ANALYSIS_NODES
     #: the analyses that may wait for their turn (more: ``429 analysis_busy``)
     analysis_queue: int = ANALYSIS_QUEUE
+    #: the analyses one client address (or signed-in account) may have running or waiting
+    #: (more: ``429 analysis_busy``); the waiting ones are computed in turn per client
+    analysis_per_client: int = ANALYSIS_PER_CLIENT
     #: days after which an unfinished game without a change is closed (``None``: never)
     expire_days: float | None = EXPIRE_DAYS
     #: seconds between two checks of the clocks of games nobody asks about

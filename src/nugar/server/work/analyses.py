@@ -4,7 +4,10 @@ An analysis (:class:`~nugar.ai.analysis.GameAnalyser`) evaluates one position at
 position is one job of the server's :class:`~.ai_pool.AiPool`, so the computer's moves in
 running games take their turns between them. Bounds: at most one analysis per game at a time
 (asking again answers the one under way), at most :attr:`Analyses.running` analyses computed
-at once and :attr:`Analyses.queue` waiting, refused beyond with ``429 analysis_busy``; a game
+at once and :attr:`Analyses.queue` waiting, at most :attr:`Analyses.per_client` of one client
+(an address, or a signed-in account), refused beyond with ``429 analysis_busy``; the waiting
+ones are computed in turn per client (:class:`~..clients.FairQueue`), so one client's
+analyses wait behind the others' rather than ahead of them; a game
 of more than :data:`MAX_ANALYSIS_TURNS` turns is refused (``409 too_long``).
 
 A game's analysis is stored with it (``store.analyses_table``): its row is claimed when the
@@ -38,6 +41,7 @@ from sqlalchemy.exc import IntegrityError
 from ...ai.analysis import ANALYSIS_NODES, EXACT_NODES, GameAnalyser, PlyAnalysis, record_comments
 from ...i18n import Text
 from ...rules import Game
+from ..clients import CLIENT, FairQueue, named
 from ..errors import ApiError
 from ..storage.store import Store, analyses_table
 from .ai_pool import AiPool
@@ -50,6 +54,9 @@ MAX_ANALYSIS_TURNS = 1000
 RUNNING = 1
 #: analyses that may wait for their turn (more: ``429 analysis_busy``)
 ANALYSIS_QUEUE = 4
+#: analyses one client (an address, or a signed-in account) may have running or waiting
+#: (``analysis_per_client``): one computed and one in line; the lines are served in turn
+ANALYSIS_PER_CLIENT = 2
 #: seconds after which a claimed analysis with no sign of its process is taken over
 STALE_SECONDS = 120.0
 #: seconds between two writes of a running analysis' progress
@@ -63,10 +70,11 @@ REPLAY_ID = re.compile(r"r[0-9a-f]{24}")
 
 
 class AnalysisBusy(ApiError):
-    """Every analysis place is taken: ``429 analysis_busy`` with ``Retry-After``."""
+    """Every analysis place is taken, or the client has its share: ``429 analysis_busy``
+    with ``Retry-After``."""
 
-    def __init__(self, retry_after: int) -> None:
-        super().__init__("analysis_busy", Text(
+    def __init__(self, retry_after: int = 30, detail: str | None = None) -> None:
+        super().__init__("analysis_busy", detail or Text(
             "the computer is analysing other games; try again in {retry_after} s",
             domain="web", retry_after=retry_after))
         self.retry_after = retry_after
@@ -83,9 +91,10 @@ class Job:
     """One analysis under way in this process (a game's or a pasted record's: its row's
     key)."""
 
-    def __init__(self, key: str, analyser: GameAnalyser) -> None:
+    def __init__(self, key: str, analyser: GameAnalyser, client: str = "") -> None:
         self.key = key
         self.analyser = analyser
+        self.client = client  # who asked for it (:data:`~..clients.CLIENT`)
         self.done = False
         self.error: str | None = None
         self.plies: list[dict[str, Any]] = []
@@ -116,19 +125,24 @@ class Analyses:
 
     def __init__(self, store: Store, pool: AiPool, *, nodes: int = ANALYSIS_NODES,
                  exact_nodes: int = EXACT_NODES, queue: int = ANALYSIS_QUEUE,
-                 running: int = RUNNING, clock: Callable[[], float] = time.time) -> None:
-        if running < 1 or queue < 0:
-            raise ValueError(f"analyses need 1 or more running and a queue of 0 or more, "
-                             f"not {running} and {queue}")
+                 running: int = RUNNING, per_client: int = ANALYSIS_PER_CLIENT,
+                 clock: Callable[[], float] = time.time) -> None:
+        if running < 1 or queue < 0 or per_client < 1:
+            raise ValueError(f"analyses need 1 or more running, a queue of 0 or more and 1 "
+                             f"or more per client, not {running}, {queue} and {per_client}")
         self.store = store
         self.pool = pool
         self.nodes = nodes
         self.exact_nodes = exact_nodes
         self.queue = queue
         self.running = running
+        self.per_client = per_client
         self.clock = clock
         self.jobs: dict[str, Job] = {}
-        self._slots: asyncio.Semaphore | None = None
+        #: the places to compute: ``running`` at once, the others waiting in a line per
+        #: client, served in turn (every job here holds or waits for one, so the bounds
+        #: checked on :attr:`jobs` are the gate's too)
+        self.gate = FairQueue(running, queue, per_client, AnalysisBusy)
 
     # --- games -----------------------------------------------------------------------------
     async def start_game(self, game_id: str, game: Game) -> dict[str, Any]:
@@ -150,17 +164,18 @@ class Analyses:
         if row is not None and (row["done"] or now - row["updated"] < STALE_SECONDS):
             return row_status(key, row)
         self._check_size(game)
-        self._check_room()
+        client = CLIENT.get()
+        self._check_room(client)
         if not await asyncio.to_thread(self._claim, key, row is not None, now):
             row = await asyncio.to_thread(self._load, key)  # another got there first
             return not_started(key) if row is None else row_status(key, row)
         try:
             analyser = await asyncio.to_thread(self._analyser, game)
-            self._check_room()  # others may have come meanwhile
+            self._check_room(client)  # others may have come meanwhile
         except BaseException:
             await asyncio.to_thread(self._release, key)
             raise
-        job = Job(key, analyser)
+        job = Job(key, analyser, client)
         self._start(job)
         return job.status()
 
@@ -216,20 +231,22 @@ class Analyses:
                 "the game has {turns} turns; an analysis covers at most {max_analysis_turns}",
                 domain="web", turns=turns, max_analysis_turns=MAX_ANALYSIS_TURNS))
 
-    def _check_room(self) -> None:
+    def _check_room(self, client: str) -> None:
         if len(self.jobs) >= self.running + self.queue:
             raise AnalysisBusy(retry_after=30)
+        if sum(1 for j in self.jobs.values() if j.client == client) >= self.per_client:
+            raise AnalysisBusy(30, Text(
+                "{who} already has {count} analyses running or waiting; ask again once one "
+                "is done", domain="web", who=named(client), count=self.per_client))
 
     def _start(self, job: Job) -> None:
         self.jobs[job.key] = job
         job.task = asyncio.create_task(self._run(job))
 
     async def _run(self, job: Job) -> None:
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self.running)
         analyser = job.analyser
         try:
-            async with self._slots:
+            async with self.gate.slot(job.client):
                 last = self.clock()
                 while not analyser.done:
                     await self.pool.run_task(analyser.step, must=True)
