@@ -278,7 +278,7 @@ def test_rendering_a_rules_page_is_charged_to_the_client(db_url: str) -> None:
         assert work.budget.buckets["203.0.113.5"][0] >= before  # refilled, not charged
 
 
-# --- item 4: the analysis queue is shared per client, in turn --------------------------------------
+# --- item 4: the analysis queue is shared per client, in turn --------------------------------
 def _finished(c: TestClient, seed: int) -> str:
     import random
 
@@ -327,3 +327,87 @@ def test_one_client_cannot_fill_the_analysis_queue(db_url: str,
         assert all(player.get(f"/api/games/{g}/analysis").json()["done"] for g in analysers)
     # the player's analysis came before the attacker's second one, though asked for after it
     assert started == [analysers[games[0]], analysers[games[5]], analysers[games[1]]]
+
+
+# --- items 6 and 7: a rated game being played --------------------------------------------------
+@pytest.fixture()
+def players(app: FastAPI) -> Iterator[tuple[TestClient, TestClient, dict[str, str]]]:
+    """Alice and Bob signed in, in a rated Dara game (Alice first): the two clients and
+    the game's id and each one's seat key."""
+    with _from(app, "203.0.113.1") as alice, _from(app, "203.0.113.2") as bob:
+        _sign_up(alice, "alice", "password-a")
+        _sign_up(bob, "bob", "password-b")
+        r = alice.post("/api/challenges", json={"rules": "dara", "colour": "first",
+                                                "rated": True}, headers=SAME)
+        assert r.status_code == 201, r.text
+        made = r.json()
+        r = bob.post(f"/api/challenges/{made['challenge']['id']}/accept", json={},
+                     headers=SAME)
+        assert r.status_code == 201, r.text
+        yield alice, bob, {"id": r.json()["id"], "alice": made["key"], "bob": r.json()["key"]}
+
+
+def _play(c: TestClient, gid: str, key: str) -> str:
+    state = c.get(f"/api/games/{gid}").json()
+    move = state["legal"][0]
+    r = c.post(f"/api/games/{gid}/move", json={"key": key, "move": move, "v": state["v"]},
+               headers=SAME)
+    assert r.status_code == 200, r.text
+    return str(move)
+
+
+def _record(moves: list[str]) -> str:
+    from nugar.record import dumps
+    from nugar.rules import new_game
+
+    game = new_game("dara")
+    for m in moves:
+        game.play(m)
+    return dumps(game, {})
+
+
+def test_a_rated_game_being_played_gets_no_engine_help(
+        app: FastAPI, players: tuple[TestClient, TestClient, dict[str, str]]) -> None:
+    """Its record pasted into ``/api/replay/analysis`` was analysed while it was played."""
+    alice, bob, game = players
+    gid = game["id"]
+    moves = [_play(alice, gid, game["alice"]), _play(bob, gid, game["bob"])]
+    with _from(app, "192.0.2.50") as helper:
+        for pasted in (moves, moves[:1]):  # the game as it stands, and its beginning
+            r = helper.post("/api/replay/analysis", json={"record": _record(pasted)})
+            assert r.status_code == 409 and r.json()["error"] == "game_in_play", r.text
+        # the same moves played in a hot-seat game: no hint, no analysis either
+        made = helper.post("/api/games", json={"mode": "hotseat", "rules": "dara"}).json()
+        for m in moves:
+            assert helper.post(f"/api/games/{made['id']}/move",
+                               json={"key": made["keys"]["0"], "move": m}).status_code == 200
+        r = helper.post(f"/api/games/{made['id']}/hint", json={"key": made["keys"]["0"]})
+        assert r.status_code == 409 and r.json()["error"] == "game_in_play"
+        r = helper.post(f"/api/games/{made['id']}/resign", json={"key": made["keys"]["0"]})
+        assert r.status_code == 200
+        r = helper.post(f"/api/games/{made['id']}/analysis")
+        assert r.status_code == 409 and r.json()["error"] == "game_in_play"
+        # once the rated game is over, its record is analysed as any other
+        assert bob.post(f"/api/games/{gid}/resign", json={"key": game["bob"]},
+                        headers=SAME).status_code == 200
+        r = helper.post("/api/replay/analysis", json={"record": _record(moves)})
+        assert r.status_code == 202, r.text
+
+
+def test_a_rated_seat_is_played_only_with_its_account_s_session(
+        players: tuple[TestClient, TestClient, dict[str, str]]) -> None:
+    """A move with the seat key alone played a signed-in player's rated game after he
+    signed out (a key left in the browser, or copied from it)."""
+    alice, bob, game = players
+    gid = game["id"]
+    assert alice.delete("/api/session", headers=SAME).status_code == 200
+    state = alice.get(f"/api/games/{gid}").json()
+    body = {"key": game["alice"], "move": state["legal"][0], "v": state["v"]}
+    r = alice.post(f"/api/games/{gid}/move", json=body)
+    assert r.status_code == 401 and r.json()["error"] == "signed_out", r.text
+    r = bob.post(f"/api/games/{gid}/move", json=body, headers=SAME)  # another account
+    assert r.status_code == 401
+    r = alice.post(f"/api/games/{gid}/resign", json={"key": game["alice"]})
+    assert r.status_code == 401
+    _sign_in(alice, "alice", "password-a")
+    assert alice.post(f"/api/games/{gid}/move", json=body, headers=SAME).status_code == 200

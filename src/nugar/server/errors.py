@@ -73,7 +73,7 @@ STATUS: dict[str, int] = {
     "unknown_offer": 404,
     "unknown_analysis": 404,
     "unknown_player": 404,
-    # a pasted record that is a rated game still being played (:mod:`.live_games`)
+    # a pasted record that is a rated game still being played (:mod:`.work.analyses`)
     "game_in_play": 409,
     # a request the game's (or the lobby's) state refuses now
     "already_accepted": 409,

@@ -365,6 +365,43 @@ class Store:
         self._writer: threading.Thread | None = None
         self._writer_lock = threading.Lock()
 
+    def rated_in_play(self, rules: str, moves: list[str]) -> bool:
+        """Whether ``moves`` (one or more, of the rule set whose text is ``rules``) are those
+        of a rated game not yet over, or their beginning: analysing them, or a hint after
+        them, would be the engine's help to a player of that game (blocking).
+
+        Every process's games are found, here in the database: the rated games still running
+        (few: one per pair of players at the table) whose stored moves begin with these,
+        matched on the JSON text of the moves (they are stored with :func:`json.dumps`, so
+        the text of a list's first moves is the beginning of the list's text), then on the
+        rules. A game reaching the same position by other moves is not found; a record
+        starts from the rules' own start, so its moves are its positions."""
+        if not moves:
+            return False  # the starting position helps nobody
+        from ...rules import parse_rules
+
+        prefix = json.dumps(moves)[:-1]  # '["a1", "b2"' begins '["a1", "b2"]', '["a1", "b2", ..'
+        t = games_table
+        with self.engine.connect() as conn:
+            found = conn.execute(select(t.c.rules).where(t.c.rated == 1)
+                                 .where(t.c.result.is_(None))
+                                 .where(t.c.moves.startswith(prefix, autoescape=True))
+                                 .limit(100)).scalars().all()
+        for text in found:
+            try:
+                if parse_rules(text).text == rules:
+                    return True
+            except ValueError:
+                continue
+        return False
+
+    def refuse_in_play(self, rules: str, moves: list[str]) -> None:
+        """``409 game_in_play`` when :meth:`rated_in_play` (blocking)."""
+        if self.rated_in_play(rules, moves):
+            raise ApiError("game_in_play", i18n.Text(
+                "these moves are those of a rated game still being played; the computer "
+                "helps with them once that game has ended", domain="web"))
+
     def close(self) -> None:
         if self._writer is not None:
             self._queue.put(None)

@@ -154,6 +154,7 @@ class Analyses:
             raise ApiError("game_running", Text(
                 "only a finished game can be analysed",
                 domain="web"))
+        await self._refuse_in_play(game)  # a finished game that copies a rated one's moves
         return await self._start_stored(game_id, game)
 
     async def _start_stored(self, key: str, game: Game) -> dict[str, Any]:
@@ -196,7 +197,9 @@ class Analyses:
     # --- pasted records --------------------------------------------------------------------
     async def start_replay(self, game: Game) -> dict[str, Any]:
         """Start analysing the game of a pasted record (or answer the one of the same game
-        under way or kept, by any process)."""
+        under way or kept, by any process); ``409 game_in_play`` while it is a rated game
+        being played (:meth:`rated_in_play`)."""
+        await self._refuse_in_play(game)
         key = replay_key(game)
         job = self.jobs.get(key)
         if job is not None:
@@ -217,6 +220,11 @@ class Analyses:
                 domain="web", key=key[:40], replay_seconds=REPLAY_SECONDS // 86400,
                 keep_replays=KEEP_REPLAYS))
         return row_status(key, row)
+
+    async def _refuse_in_play(self, game: Game) -> None:
+        """``409 game_in_play`` for the moves of a rated game being played."""
+        await asyncio.to_thread(self.store.refuse_in_play, game.rules.text,
+                                [str(m) for m in game.move_stack])
 
     # --- computing -------------------------------------------------------------------------
     def _analyser(self, game: Game) -> GameAnalyser:
