@@ -387,9 +387,9 @@ class Store:
                                  .where(t.c.result.is_(None))
                                  .where(t.c.moves.startswith(prefix, autoescape=True))
                                  .limit(100)).scalars().all()
-        for text in found:
+        for written in found:
             try:
-                if parse_rules(text).text == rules:
+                if parse_rules(written).text == rules:
                     return True
             except ValueError:
                 continue
