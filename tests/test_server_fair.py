@@ -411,3 +411,68 @@ def test_a_rated_seat_is_played_only_with_its_account_s_session(
     assert r.status_code == 401
     _sign_in(alice, "alice", "password-a")
     assert alice.post(f"/api/games/{gid}/move", json=body, headers=SAME).status_code == 200
+
+
+# --- item 7: one log line for bad input and a full disk, no traceback -------------------------
+def _server_lines(caplog: pytest.LogCaptureFixture) -> list[Any]:
+    return [r for r in caplog.records if r.name == "nugar.server"]
+
+
+def test_a_binary_websocket_frame_is_one_log_line(app: FastAPI,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """A binary frame logged a traceback (Starlette's ``receive_text`` raised KeyError)."""
+    from starlette.websockets import WebSocketDisconnect
+
+    caplog.set_level("INFO", logger="nugar.server")
+    with TestClient(app) as c:
+        gid = c.post("/api/games", json={"mode": "hotseat"}).json()["id"]
+        for path in (f"/ws/games/{gid}", "/ws/lobby"):
+            with c.websocket_connect(path) as ws:
+                if path.endswith(gid):
+                    assert ws.receive_json()["type"] == "sync"
+                ws.send_bytes(b"\x00\x01")
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    while True:
+                        ws.receive_json()
+                assert closed.value.code == 1003
+    lines = _server_lines(caplog)
+    assert len(lines) == 2 and not any(r.exc_info for r in lines), [
+        r.getMessage() for r in lines]
+    assert all("binary frame" in r.getMessage() for r in lines)
+
+
+def test_the_computer_s_move_on_a_full_disk_is_one_log_line(
+        app: FastAPI, caplog: pytest.LogCaptureFixture) -> None:
+    """The writer thread's statements are the driver's own, whose failure on a full disk
+    (``sqlite3.OperationalError``, not SQLAlchemy's) logged a traceback for each failed
+    write, twice for the computer's move (its room and its turn)."""
+    import sqlite3
+
+    caplog.set_level("INFO", logger="nugar.server")
+    pool, store = app.state.ai_pool, app.state.store
+    thought, written = pool.run, store._transaction
+    full = threading.Event()
+
+    async def then_full(*args: Any, **kwargs: Any) -> Any:
+        move = await thought(*args, **kwargs)
+        full.set()  # the computer's move is decided, and the disk is full
+        return move
+
+    def transaction(changes: Any) -> Any:
+        if full.is_set():
+            raise sqlite3.OperationalError("database or disk is full")
+        return written(changes)
+
+    pool.run, store._transaction = then_full, transaction
+    with TestClient(app) as c:
+        made = c.post("/api/games", json={"mode": "ai", "rules": "dara", "level": 1,
+                                          "seat": 2})
+        assert made.status_code == 201, made.text
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and len(_server_lines(caplog)) < 2:
+            time.sleep(0.05)
+        assert c.get(f"/api/games/{made.json()['id']}").json()["v"] == 1  # nothing stored
+    lines = _server_lines(caplog)
+    assert len(lines) == 2 and not any(r.exc_info for r in lines), [
+        r.getMessage() for r in lines]
+    assert "disk is full" in lines[0].getMessage()

@@ -56,6 +56,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from ..storage.store import log_failure
+
 if TYPE_CHECKING:
     from ..storage.store import Store
     from .session import GameSession
@@ -404,5 +406,5 @@ async def watch_clocks(hub: Hub, every: float = WATCH_EVERY) -> None:
         await asyncio.sleep(every)
         try:
             await check_clocks(hub)
-        except Exception:
-            log.exception("checking the clocks failed")
+        except Exception as exc:
+            log_failure("checking the clocks", exc)

@@ -35,8 +35,6 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from ...ai.agents import DEFAULT_LEVEL, LEVEL_RANGE, LEVEL_RANGE_TEXT
 from ...errors import RulesError
 from ...i18n import Text
@@ -50,6 +48,8 @@ from ..storage.store import (
     VersionConflict,
     failure_text,
     hash_key,
+    is_database_failure,
+    log_failure,
     refusing,
 )
 from ..work.ai_pool import Agents, AiPool
@@ -232,8 +232,8 @@ class Hub:
             await asyncio.sleep(every)
             try:
                 await self.expire_idle()
-            except Exception:
-                log.exception("closing idle games failed")
+            except Exception as exc:
+                log_failure("closing idle games", exc)
 
     async def close(self) -> None:
         for room in list(self.rooms.values()):
@@ -372,7 +372,7 @@ class Hub:
             # the write changed nothing: the session rolls its game back to the stored state
             # and the room (with its listeners) stays the current one; its clocks were not
             # touched (the change was stamped on a copy)
-            if isinstance(exc, SQLAlchemyError):  # one line: what failed, not where
+            if is_database_failure(exc):  # one line: what failed, not where
                 log.error("storing game %s failed: %s", row.id, failure_text(exc))
             else:
                 log.exception("storing game %s failed", row.id)

@@ -56,7 +56,13 @@ from starlette.requests import HTTPConnection
 from ...i18n import Text
 from ..clients import account_key, address_group
 from ..errors import ApiError
-from ..storage.store import Store, accounts_table, sessions_table, sign_in_attempts_table
+from ..storage.store import (
+    Store,
+    accounts_table,
+    log_failure,
+    sessions_table,
+    sign_in_attempts_table,
+)
 from .lesson_progress import forget_account
 
 log = logging.getLogger("nugar.server")
@@ -535,8 +541,8 @@ async def expire_forever(accounts: Accounts, every: float = 3600.0) -> None:
     while True:
         try:
             await asyncio.to_thread(accounts.expire)
-        except Exception:
-            log.exception("deleting expired sessions failed")
+        except Exception as exc:
+            log_failure("deleting expired sessions", exc)
         await asyncio.sleep(every)
 
 

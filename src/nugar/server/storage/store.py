@@ -30,6 +30,7 @@ import json
 import logging
 import os
 import queue
+import sqlite3
 import sys
 import threading
 import time
@@ -307,6 +308,29 @@ def failure_text(exc: BaseException) -> str:
     (SQLAlchemy's message adds the statement and its parameters: long, and not for a log)."""
     said = str(getattr(exc, "orig", None) or exc).strip().splitlines()
     return f"{type(exc).__name__}: {said[0] if said else ''}"[:300]
+
+
+def is_database_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is the database's failure (a full disk, a database gone, damaged
+    data): SQLAlchemy's, or the driver's own (PEP 249's ``Error`` of sqlite3 or psycopg),
+    which the writer thread's plain statements raise."""
+    if isinstance(exc, (SQLAlchemyError, sqlite3.Error)):
+        return True
+    psycopg = sys.modules.get("psycopg")
+    return psycopg is not None and isinstance(exc, psycopg.Error)
+
+
+def log_failure(what: str, exc: BaseException) -> None:
+    """Log that ``what`` failed (a background task: the computer's turn, a sweep, an
+    analysis) in one line when the cause is known: a database failure (a full disk, a
+    database gone: what the driver said) or a refusal (whose storage failure, if any, was
+    logged where it happened); anything else, a fault, with its traceback."""
+    if is_database_failure(exc):
+        log.error("%s failed: %s", what, failure_text(exc))
+    elif isinstance(exc, ApiError):
+        log.warning("%s failed: %s (%s)", what, exc.code, str(exc.detail)[:200])
+    else:
+        log.error("%s failed", what, exc_info=exc)
 
 
 def storage_refusal(exc: SQLAlchemyError, what: str) -> ApiError:

@@ -43,7 +43,7 @@ from ...i18n import Text
 from ...rules import Game
 from ..clients import CLIENT, FairQueue, named
 from ..errors import ApiError
-from ..storage.store import Store, analyses_table
+from ..storage.store import Store, analyses_table, log_failure
 from .ai_pool import AiPool
 
 log = logging.getLogger("nugar.server")
@@ -267,7 +267,7 @@ class Analyses:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the analysis fails alone; the server goes on
-            log.exception("the analysis %s failed", job.key)
+            log_failure(f"the analysis {job.key}", exc)
             job.error = f"the analysis failed: {exc}"
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(self._release, job.key)
