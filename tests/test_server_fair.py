@@ -476,3 +476,27 @@ def test_the_computer_s_move_on_a_full_disk_is_one_log_line(
     assert len(lines) == 2 and not any(r.exc_info for r in lines), [
         r.getMessage() for r in lines]
     assert "disk is full" in lines[0].getMessage()
+
+
+# --- item 7: an access log ------------------------------------------------------------------------
+def test_the_access_log_has_a_line_per_request_without_the_query(
+        db_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("INFO", logger="nugar.access")
+    app = _app(db_url, access_log=True)
+    logging_of = __import__("logging").getLogger("nugar.access")
+    logging_of.propagate = True  # for caplog: the server's own handler writes to stderr
+    try:
+        with _from(app, "203.0.113.5") as c:
+            assert c.get("/api/warmup?key=secret").status_code == 200
+            assert c.get("/api/games/nothing").status_code == 404
+            gid = c.post("/api/games", json={"mode": "hotseat"}).json()["id"]
+            with c.websocket_connect(f"/ws/games/{gid}") as ws:
+                ws.receive_json()
+    finally:
+        logging_of.propagate = False
+    lines = [r.getMessage() for r in caplog.records if r.name == "nugar.access"]
+    assert len(lines) == 4, lines
+    assert lines[0].startswith('203.0.113.5 GET "/api/warmup" 200 ') and "secret" not in lines[0]
+    assert lines[1].startswith('203.0.113.5 GET "/api/games/nothing" 404 ')
+    assert lines[2].startswith('203.0.113.5 POST "/api/games" 201 ')
+    assert lines[3].startswith(f'203.0.113.5 WS "/ws/games/{gid}" 101 ')

@@ -96,6 +96,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--challenges-per-client", type=int, default=3, metavar="N",
                         help="open lobby challenges one client address may have; more get "
                         "429 too_many_challenges (default 3)")
+    parser.add_argument("--hash-workers", type=int, default=1, metavar="N",
+                        help="threads checking passwords at once (Argon2id, 64 MiB each); the "
+                        "others wait in turn per address, 16 at most (default 1)")
+    parser.add_argument("--access-log", action="store_true",
+                        help="one line per request on stderr: address, method, path (no "
+                        "query), status, milliseconds")
     parser.add_argument("--check-db", action="store_true",
                         help="check the database before serving (SQLite's integrity_check, "
                         "and every game's journal against its row); any problem is listed "
@@ -135,6 +141,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if not 0 <= getattr(args, name) <= 100_000:
             raise CliError(f"--{name.replace('_', '-')} must be 0..100000 (0: no bound), "
                            f"not {getattr(args, name)}")
+    if not 1 <= args.hash_workers <= 64:
+        raise CliError(f"--hash-workers must be 1..64, not {args.hash_workers}")
     if not 1 <= args.ai_per_client <= 10000:
         raise CliError(f"--ai-per-client must be 1..10000, not {args.ai_per_client}")
     if not 1 <= args.challenges_per_client <= 1000:
@@ -171,7 +179,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         expire_days=args.expire_days or None, tune_gc=True, fast_lane=args.fast_lane,
         ai_per_client=args.ai_per_client, client_sockets=args.client_sockets or None,
         work_rate=args.work_rate or None, challenges_per_client=args.challenges_per_client,
-        work_processes=args.work_processes)
+        work_processes=args.work_processes, hash_workers=args.hash_workers,
+        access_log=args.access_log)
     # the log level drops uvicorn's access lines anyway; off, it does not build them either
     # (the client's address and the quoted path, for every request)
     served = dict(host=args.host, port=args.port, log_level="warning", access_log=False,

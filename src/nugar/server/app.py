@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import functools
 import gc
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
@@ -40,6 +41,7 @@ from .http import (
 from .http.crosssite import CrossSiteGuard
 from .http.fastlane import MoveLane
 from .http.middleware import (
+    AccessLog,
     ASGIApp,
     Guard,
     Receive,
@@ -110,6 +112,18 @@ async def _freeze_after_warm_up(engine: Warmup, hub: Hub) -> None:
     if not hub.rooms:
         gc.collect()
         gc.freeze()
+
+
+def _log_access() -> None:
+    """Send the access log's lines to stderr (once per process; uvicorn's own logging,
+    at ``warning``, leaves this logger alone)."""
+    logger = logging.getLogger("nugar.access")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
 
 
 def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = None
@@ -206,16 +220,24 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.state.work = None if cfg.work_rate is None else Work(cfg.work_rate)
     app.state.work_pool = work_pool
     app.state.public_url = cfg.public_url.rstrip("/")
-    # in front of FastAPI's own middleware (its error and telemetry layers): the security
-    # headers outermost, so refusals get them too; then the size and rate guard; then the
-    # check of requests made with the session cookie from other sites; then the move fast
-    # lane, inside both, so a plain move skips FastAPI's routing
-    app.front = lambda inner: SecurityHeaders(
-        Guard(CrossSiteGuard(MoveLane(inner) if cfg.fast_lane else inner, cfg.public_url),
-              max_body=cfg.max_body, rate=cfg.rate, burst=cfg.burst,
-              body_timeout=cfg.body_timeout, sockets=cfg.client_sockets,
-              who=client_key(accounts)),
-        docs=cfg.api_docs, https=cfg.public_url.startswith("https:"))
+    # in front of FastAPI's own middleware (its error and telemetry layers): the access log
+    # (when on) outermost, then the security headers, so refusals get them too; then the
+    # size and rate guard; then the check of requests made with the session cookie from
+    # other sites; then the move fast lane, inside both, so a plain move skips FastAPI's
+    # routing
+    if cfg.access_log:
+        _log_access()
+
+    def front(inner: ASGIApp) -> ASGIApp:
+        guarded = SecurityHeaders(
+            Guard(CrossSiteGuard(MoveLane(inner) if cfg.fast_lane else inner, cfg.public_url),
+                  max_body=cfg.max_body, rate=cfg.rate, burst=cfg.burst,
+                  body_timeout=cfg.body_timeout, sockets=cfg.client_sockets,
+                  who=client_key(accounts)),
+            docs=cfg.api_docs, https=cfg.public_url.startswith("https:"))
+        return AccessLog(guarded) if cfg.access_log else guarded
+
+    app.front = front
     add_error_handlers(app)
     app.mount("/static", StaticFiles(directory=static_i18n.STATIC), name="static")
     app.include_router(routes_pages.router)

@@ -66,6 +66,8 @@ class ServerConfig:
     #: the open lobby challenges one client address may have (more: ``429
     #: too_many_challenges``)
     challenges_per_client: int = CHALLENGES_PER_CLIENT
+    #: one line per request on the logger ``nugar.access`` (:class:`~.http.middleware.AccessLog`)
+    access_log: bool = False
     #: the threads checking passwords at once (:mod:`.passwords`: Argon2id, 64 MiB each)
     hash_workers: int = HASH_WORKERS
     #: the search nodes per decision of a game's analysis (:mod:`.analyses`)

@@ -17,6 +17,8 @@ needs no waiting (:func:`~.language.language_of`).
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
@@ -268,6 +270,50 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+#: where :class:`AccessLog` writes its lines
+access_log = logging.getLogger("nugar.access")
+
+
+class AccessLog:
+    """One line per HTTP request and websocket on the logger ``nugar.access`` (``nugar
+    serve --access-log``): the client's address (the forwarded one behind a trusted
+    proxy), the method and path (never the query, which may hold a seat key an old client
+    sent), the status (a websocket: ``101``, or the close code of a refused handshake), and
+    the milliseconds to the response's start. The path is cut to 200 characters and written
+    as a JSON string, so a client's bytes cannot forge a line."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 0
+        took = 0.0
+
+        async def noted(message: Message) -> None:
+            nonlocal status, took
+            kind = message["type"]
+            if kind == "http.response.start" or kind == "websocket.accept":
+                status = int(message.get("status", 101))
+                took = time.perf_counter() - start
+            elif kind == "websocket.close" and not status:
+                status = int(message.get("code", 1000))
+                took = time.perf_counter() - start
+            await send(message)
+
+        try:
+            await self.app(scope, receive, noted)
+        finally:
+            client = scope.get("client")
+            method = scope.get("method", "WS") if scope["type"] == "http" else "WS"
+            access_log.info("%s %s %s %d %.1f ms", client[0] if client else "-", method,
+                            json.dumps(str(scope.get("path", ""))[:200]), status,
+                            took * 1000)
 
 
 def refusal(status: int, code: str, detail: str,
