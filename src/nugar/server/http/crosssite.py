@@ -82,7 +82,8 @@ class CrossSiteGuard:
             if kind == "websocket":
                 await send({"type": "websocket.close", "code": 1008})
                 return
-            await refusal(*error_parts(exc), None,
+            status, code, detail = error_parts(exc)
+            await refusal(status, code, detail, None,
                           language_of(HTTPConnection(scope)))(scope, receive, send)
             return
         if signed and kind == "http" and scope.get("method", "GET") not in SAFE_METHODS:

@@ -70,14 +70,24 @@ REPLAY_ID = re.compile(r"r[0-9a-f]{24}")
 
 
 class AnalysisBusy(ApiError):
-    """Every analysis place is taken, or the client has its share: ``429 analysis_busy``
-    with ``Retry-After``."""
+    """Every analysis place is taken: ``429 analysis_busy`` with ``Retry-After``."""
 
-    def __init__(self, retry_after: int = 30, detail: str | None = None) -> None:
-        super().__init__("analysis_busy", detail or Text(
+    def __init__(self, retry_after: int = 30) -> None:
+        super().__init__("analysis_busy", Text(
             "the computer is analysing other games; try again in {retry_after} s",
             domain="web", retry_after=retry_after))
         self.retry_after = retry_after
+
+
+class AnalysisShare(AnalysisBusy):
+    """The client has its share of the analyses running or waiting: ``429 analysis_busy``
+    too, saying so."""
+
+    def __init__(self, who: str, count: int) -> None:
+        ApiError.__init__(self, "analysis_busy", Text(
+            "{who} already has {count} analyses running or waiting; ask again once one is "
+            "done", domain="web", who=who, count=count))
+        self.retry_after = 30
 
 
 def replay_key(game: Game) -> str:
@@ -243,9 +253,7 @@ class Analyses:
         if len(self.jobs) >= self.running + self.queue:
             raise AnalysisBusy(retry_after=30)
         if sum(1 for j in self.jobs.values() if j.client == client) >= self.per_client:
-            raise AnalysisBusy(30, Text(
-                "{who} already has {count} analyses running or waiting; ask again once one "
-                "is done", domain="web", who=named(client), count=self.per_client))
+            raise AnalysisShare(named(client), self.per_client)
 
     def _start(self, job: Job) -> None:
         self.jobs[job.key] = job
