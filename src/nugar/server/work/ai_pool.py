@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from ...i18n import Text
 from ..clients import CLIENT
+from ..config import DEFAULTS
 from ..errors import ApiError
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 #: the AI requests one client address may have waiting (``--ai-per-client``)
-AI_PER_CLIENT = 4
+AI_PER_CLIENT = DEFAULTS.ai_per_client
 
 
 class ComputerPlayer(Protocol):
