@@ -37,7 +37,8 @@ class ComputerPlayer(Protocol):
     """What a session asks of the computer: nugar's agents (:class:`Agents`), or a fake."""
 
     def prepare(self, game: Game, level: int) -> None:
-        """Block until the player of ``level`` can decide in ``game`` (compiling, at first)."""
+        """Block until the player of ``level`` can decide in ``game`` (its compiled code
+        loaded, at first; :class:`Agents` says when it decides before it is compiled)."""
 
     def agent(self, level: int) -> Agent:
         """A new agent of ``level``: search agents keep tables, so each game gets its own."""
@@ -48,8 +49,18 @@ class ComputerPlayer(Protocol):
 
 class Agents:
     """The computer player of the server: nugar's levels, ``ai_time`` seconds a decision, and
-    the process's compiling (``nugar.warmup``): a first decision waits for its part. Its
-    search agents get a transposition table of ``table`` MB."""
+    the process's compiling (``nugar.warmup``). Its search agents get a transposition table
+    of ``table`` MB.
+
+    A decision waits for the compiled code it needs only while that code loads from the
+    cache (a moment). On a first run, where it has to be compiled (a minute or more on a
+    busy machine), a decision does not wait: with a warm-up that interprets (``nugar
+    serve``'s), the kernels not compiled yet run as Python within the decision's time, as
+    ``nugar engine`` does, so the first computer move comes after about ``ai_time``
+    seconds; it sees fewer positions, and the compiled code takes over as each kernel is
+    ready, at the level's full strength. A warm-up that does not interpret (an application
+    built without ``warm_up``) is waited for: its kernels would otherwise be compiled in
+    the decision's own thread anyway."""
 
     def __init__(self, ai_time: float = 1.0, warmup: Warmup | None = None,
                  table: float = 64.0) -> None:
@@ -64,7 +75,7 @@ class Agents:
 
         steps = steps_for(game.rules, [f"level:{level}"])
         self.warmup.add(steps)
-        self.warmup.wait(steps=steps)
+        self.warmup.wait(steps=steps, until_compiling=self.warmup.interpret)
 
     def agent(self, level: int) -> Agent:
         from ..ai.agents import LevelAgent
