@@ -13,6 +13,7 @@ session.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -25,9 +26,12 @@ from .errors import ApiError
 if TYPE_CHECKING:
     from ..ai import Agent, Limits
     from ..rules import Game
+    from ..rules.options import RuleSet
     from ..warmup import Warmup
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 #: the AI requests one client address may have waiting (``--ai-per-client``)
 AI_PER_CLIENT = 4
@@ -60,7 +64,10 @@ class Agents:
     seconds; it sees fewer positions, and the compiled code takes over as each kernel is
     ready, at the level's full strength. A warm-up that does not interpret (an application
     built without ``warm_up``) is waited for: its kernels would otherwise be compiled in
-    the decision's own thread anyway."""
+    the decision's own thread anyway.
+
+    The first decision in a rule set with Kalah endgame databases starts building their
+    small levels in the background (:func:`start_databases`)."""
 
     def __init__(self, ai_time: float = 1.0, warmup: Warmup | None = None,
                  table: float = 64.0) -> None:
@@ -76,6 +83,7 @@ class Agents:
         steps = steps_for(game.rules, [f"level:{level}"])
         self.warmup.add(steps)
         self.warmup.wait(steps=steps, until_compiling=self.warmup.interpret)
+        start_databases(game.rules)
 
     def agent(self, level: int) -> Agent:
         from ..ai.agents import LevelAgent
@@ -86,6 +94,23 @@ class Agents:
         from ..ai import Limits
 
         return Limits(time=self.ai_time)
+
+
+_bad_setting: list[str] = []
+
+
+def start_databases(rules: RuleSet) -> None:
+    """Start building the small endgame databases of ``rules`` in the background, where
+    they have some and they are missing (``nugar.solver.autodb``; a look-up once started).
+    A bad ``NUGAR_AUTO_DB`` is logged once, and nothing is built."""
+    from ..solver import autodb
+
+    try:
+        autodb.start(rules)
+    except ValueError as exc:
+        if not _bad_setting:
+            _bad_setting.append(str(exc))
+            log.warning("endgame databases not built: %s", exc)
 
 
 class AiBusy(ApiError):
