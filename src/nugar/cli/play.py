@@ -195,8 +195,10 @@ class PlaySession:
 
         if not self.agents:
             return
+        from .. import warmup
+
         try:
-            auto = autodb.start(self.game.rules)
+            auto = autodb.start(self.game.rules, after=warmup.WARMUP.wait)
         except ValueError as exc:  # a bad NUGAR_AUTO_DB: said, and the game goes on
             self.say("Endgame databases: {why}", why=str(exc))
             return

@@ -83,7 +83,7 @@ class Agents:
         steps = steps_for(game.rules, [f"level:{level}"])
         self.warmup.add(steps)
         self.warmup.wait(steps=steps, until_compiling=self.warmup.interpret)
-        start_databases(game.rules)
+        start_databases(game.rules, self.warmup)
 
     def agent(self, level: int) -> Agent:
         from ..ai.agents import LevelAgent
@@ -99,14 +99,15 @@ class Agents:
 _bad_setting: list[str] = []
 
 
-def start_databases(rules: RuleSet) -> None:
+def start_databases(rules: RuleSet, warmup: Warmup) -> None:
     """Start building the small endgame databases of ``rules`` in the background, where
-    they have some and they are missing (``nugar.solver.autodb``; a look-up once started).
-    A bad ``NUGAR_AUTO_DB`` is logged once, and nothing is built."""
+    they have some and they are missing (``nugar.solver.autodb``; a look-up once started),
+    once ``warmup`` is done. A bad ``NUGAR_AUTO_DB`` is logged once, and nothing is
+    built."""
     from ..solver import autodb
 
     try:
-        autodb.start(rules)
+        autodb.start(rules, after=warmup.wait)
     except ValueError as exc:
         if not _bad_setting:
             _bad_setting.append(str(exc))

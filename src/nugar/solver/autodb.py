@@ -10,7 +10,8 @@ rule set of a game: the first call of a process starts one daemon thread for the
 set's database folder, which builds what is missing up to the reach with
 :func:`egdb.build` on one core, at a lower scheduling priority (Linux: ``nice`` 10 for the
 thread alone), compiling its kernel in that thread (never run interpreted beside a warm-up);
-later calls only say how far it is (:class:`AutoStatus`).
+later calls only say how far it is (:class:`AutoStatus`). On a first run it starts once the
+face's warm-up has compiled what the game needs (``start(..., after=)``).
 
 What :func:`egdb.build` guarantees holds here too: a level is written under a temporary name
 and renamed once complete and checksummed, so a reader never maps a partial file, and an
@@ -35,7 +36,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -115,10 +116,12 @@ class AutoStatus:
 class _Build:
     """The build thread of one database folder in this process, and what it reports."""
 
-    def __init__(self, rules: RuleSet, target: int, root: Path | None) -> None:
+    def __init__(self, rules: RuleSet, target: int, root: Path | None,
+                 after: Callable[[], object] | None) -> None:
         self.rules = rules
         self.target = target
         self.root = root
+        self.after = after
         self.pits = rules.sowing_options.pits
         self.lock = threading.Lock()
         self.state = "building"
@@ -150,6 +153,8 @@ class _Build:
         except (AttributeError, OSError):  # not Linux: the thread keeps the process's
             pass
         try:
+            if self.after is not None:
+                self.after()  # the face's warm-up first: the compiler is the game's first
             directory = egdb.db_directory(self.rules, self.root)
             directory.mkdir(parents=True, exist_ok=True)
             have = egdb.levels_on_disk(self.rules, self.root)
@@ -209,11 +214,14 @@ def _on_disk(rules: RuleSet, root: Path | None, seeds: int) -> AutoStatus:
 
 
 def start(rules: RuleSet, root: Path | None = None,
-          environ: Mapping[str, str] | None = None) -> AutoStatus:
+          environ: Mapping[str, str] | None = None, *,
+          after: Callable[[], object] | None = None) -> AutoStatus:
     """Start building ``rules``' small databases in the background if they are missing,
     are wanted (``NUGAR_AUTO_DB``) and no build of this process runs for their folder; say
     where it stands. Cheap after the first call (a look-up); ``ValueError`` for a bad
-    ``NUGAR_AUTO_DB``."""
+    ``NUGAR_AUTO_DB``. ``after``: called first in the build's thread, and waited for (the
+    faces pass their warm-up's ``wait``: on a first run the game's own kernels compile
+    first, the compiler being one lock for the whole process)."""
     if not supported(rules):
         return AutoStatus("none")
     seeds = auto_seeds(environ)
@@ -224,7 +232,7 @@ def start(rules: RuleSet, root: Path | None = None,
             current = _on_disk(rules, root, seeds)
             if current.state != "idle":  # off, or nothing to build
                 return current
-            build = _builds[key] = _Build(rules, target_of(rules, seeds), root)
+            build = _builds[key] = _Build(rules, target_of(rules, seeds), root, after)
             build.have, build.level = current.have, current.have + 1
             build.thread.start()
     return build.status()
