@@ -249,7 +249,7 @@ def test_the_web_app_builds_them_on_a_first_kalah_game_and_says_what_level_8_has
 
 def test_the_page_note_says_how_far_a_build_is_in_every_language() -> None:
     from nugar.i18n import say
-    from nugar.server.routes_api import databases_note
+    from nugar.server.http.routes_api import databases_note
 
     info = {"have": 3, "recommended": 26, "gigabytes": 2.5, "minutes": 40,
             "command": "nugar solve 'kalah' --build-db 26",
