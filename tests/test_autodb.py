@@ -272,3 +272,25 @@ def test_the_page_note_says_how_far_a_build_is_in_every_language() -> None:
     info["have"] = 26
     info["auto"] = autodb.AutoStatus("ready", 26, 18).as_dict()
     assert databases_note(info) is None
+
+
+def test_build_db_says_it_waits_for_another_build(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from nugar.cli.solve import main as solve_main
+
+    rules = parse_rules("kalah(pits=3,seeds=3)")
+    directory = egdb.db_directory(rules, tmp_path)
+    codes: list[int] = []
+    with egdb.build_lock(directory):
+        worker = threading.Thread(target=lambda: codes.append(solve_main(
+            ["kalah(pits=3,seeds=3)", "--build-db", "3", "--db-dir", str(tmp_path),
+             "--quiet"])))
+        worker.start()
+        said: list[str] = []
+        until(lambda: said.append(capsys.readouterr().err) is None
+              and "another build of these databases is running" in "".join(said), 60)
+        assert worker.is_alive() and not codes  # waiting for the holder
+        assert egdb.levels_on_disk(rules, tmp_path) == -1
+    worker.join(120)
+    assert codes == [0]
+    assert egdb.levels_on_disk(rules, tmp_path) == 3
