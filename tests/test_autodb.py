@@ -169,6 +169,16 @@ def test_a_build_that_cannot_write_says_why(monkeypatch: pytest.MonkeyPatch,
     assert done.state == "failed" and "file" in done.error
 
 
+def test_a_build_that_would_fill_the_disk_does_not_start(auto: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    monkeypatch.setattr(autodb, "FREE_MARGIN", 1 << 60)  # more than any disk has free
+    autodb.start(KALAH)
+    done = autodb.wait(KALAH, timeout=60)
+    assert done.state == "failed" and done.error.startswith("not enough disk space in ")
+    assert sound_levels(auto) == []
+
+
 def test_the_search_and_the_solver_pick_up_levels_built_while_they_run(auto: Path) -> None:
     from nugar.ai import Limits, make_agent
     from nugar.ai.endgame import endgames_for

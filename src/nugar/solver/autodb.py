@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
@@ -148,10 +149,11 @@ class _Build:
     def _run(self) -> None:
         from ..kernels import jit
 
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
-        except (AttributeError, OSError):  # not Linux: the thread keeps the process's
-            pass
+        if sys.platform.startswith("linux"):  # elsewhere the id is no process's: left as is
+            try:
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICE)
+            except OSError:
+                pass  # kept at the process's priority
         try:
             if self.after is not None:
                 self.after()  # the face's warm-up first: the compiler is the game's first
