@@ -17,7 +17,6 @@ from nugar.server.config import (
     DEFAULTS,
     ServeOptions,
     ServerConfig,
-    add_arguments,
     flag_of,
     from_arguments,
     serve_default,
