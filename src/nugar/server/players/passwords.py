@@ -22,13 +22,14 @@ from typing import TypeVar
 
 from ...i18n import Text
 from ..clients import FairQueue
+from ..config import DEFAULTS
 from ..errors import ApiError
 
 T = TypeVar("T")
 
 #: threads checking passwords at once (``--hash-workers``): one keeps a core of a small
 #: machine for everything else
-HASH_WORKERS = 1
+HASH_WORKERS = DEFAULTS.hash_workers
 #: checks that may wait for a thread, in all
 HASH_QUEUE = 16
 #: checks one client address may have running or waiting

@@ -42,6 +42,7 @@ from ...ai.analysis import ANALYSIS_NODES, EXACT_NODES, GameAnalyser, PlyAnalysi
 from ...i18n import Text
 from ...rules import Game
 from ..clients import CLIENT, FairQueue, named
+from ..config import DEFAULTS
 from ..errors import ApiError
 from ..storage.store import Store, analyses_table, log_failure
 from .ai_pool import AiPool
@@ -53,10 +54,10 @@ MAX_ANALYSIS_TURNS = 1000
 #: analyses computed at once by one process (each position still waits for an AI worker)
 RUNNING = 1
 #: analyses that may wait for their turn (more: ``429 analysis_busy``)
-ANALYSIS_QUEUE = 4
+ANALYSIS_QUEUE = DEFAULTS.analysis_queue
 #: analyses one client (an address, or a signed-in account) may have running or waiting
 #: (``analysis_per_client``): one computed and one in line; the lines are served in turn
-ANALYSIS_PER_CLIENT = 2
+ANALYSIS_PER_CLIENT = DEFAULTS.analysis_per_client
 #: seconds after which a claimed analysis with no sign of its process is taken over
 STALE_SECONDS = 120.0
 #: seconds between two writes of a running analysis' progress
