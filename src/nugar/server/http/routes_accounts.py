@@ -124,16 +124,21 @@ def _address(request: Request) -> str:
 
 async def checked(request: Request, accounts: Accounts, username: str | None,
                   job: Callable[[], T], what: str) -> T:
-    """``job()``, a request that hashes a password, after spending an attempt of the
-    client's address (and of the address with ``username``), in the password threads
-    (:mod:`..players.passwords`) when it is the address's turn; a refusal (too many attempts, the
-    threads busy, a wrong password) is logged in one line and raised."""
+    """``job()``, a request that hashes a password, in the password threads
+    (:mod:`..players.passwords`) once it is the client address's turn, after spending an
+    attempt of the address (and of the address with ``username``) there too: a flood waits
+    or is refused before it costs anything else, even a database write, and the default
+    thread pool that other requests use is not touched. A refusal (the threads busy, too
+    many attempts, a wrong password) is logged in one line and raised."""
     address = _address(request)
     passwords: PasswordWork = request.app.state.passwords
+
+    def limited() -> T:
+        accounts.limit(address, username)
+        return job()
+
     try:
-        passwords.check(address)  # a refusal before anything is counted or waited for
-        await asyncio.to_thread(accounts.limit, address, username)
-        return await passwords.run(address, job)
+        return await passwords.run(address, limited)
     except ApiError as exc:
         log.warning("%s refused (%s) for %r from %s", what, exc.code,
                     (username or "")[:40], address)
@@ -152,9 +157,14 @@ async def api_sign_up(body: Credentials, request: Request, response: Response,
 @router.post("/session", summary="Sign in")
 async def api_sign_in(body: Credentials, request: Request, response: Response,
                       accounts: AccountsDep) -> dict[str, Any]:
-    account, token = await checked(request, accounts, body.username, functools.partial(
-        accounts.sign_in, body.username, body.password), "sign-in")
-    await asyncio.to_thread(accounts.succeeded, _address(request), body.username)
+    address = _address(request)
+
+    def sign_in() -> tuple[Account, str]:
+        signed = accounts.sign_in(body.username, body.password)
+        accounts.succeeded(address, body.username)
+        return signed
+
+    account, token = await checked(request, accounts, body.username, sign_in, "sign-in")
     set_session(request, response, token)
     return await me_of(request, account)
 
@@ -191,9 +201,14 @@ async def api_language(body: LanguageBody, account: AccountDep,
 @router.post("/me/password", summary="Change the password (every other session ends)")
 async def api_password(body: NewPassword, request: Request, response: Response,
                        account: AccountDep, accounts: AccountsDep) -> dict[str, Any]:
-    token = await checked(request, accounts, account.username, functools.partial(
-        accounts.change_password, account, body.old, body.new), "password change")
-    await asyncio.to_thread(accounts.succeeded, _address(request), account.username)
+    address = _address(request)
+
+    def change() -> str:
+        token = accounts.change_password(account, body.old, body.new)
+        accounts.succeeded(address, account.username)
+        return token
+
+    token = await checked(request, accounts, account.username, change, "password change")
     set_session(request, response, token)
     return await me_of(request, account)
 

@@ -7,15 +7,22 @@ a few addresses took that pool and the other clients' requests waited behind it;
 checks running at once held 64 MiB each. :class:`PasswordWork` runs every request that
 hashes a password (signing up and in, changing the password, deleting the account) in
 ``workers`` threads of its own, so at most ``workers`` checks run at once whatever clients
-send, and nothing else waits for them. The requests waiting for a thread are served in turn
-per client address (:class:`~.clients.FairQueue`: an address that sends many waits behind
-its own), each address may have ``per_client`` checks running or waiting, and at most
-``queue`` wait in all; beyond, ``503 sign_in_busy`` with ``Retry-After`` at once.
+send, and nothing else waits for them; on Linux those threads run at a lower priority
+(:data:`HASH_NICE`), so the event loop answering everyone else gets the CPU first. The
+requests waiting for a thread are served in turn per client address
+(:class:`~..clients.FairQueue`: an address that sends many waits behind its own), each
+address may have ``per_client`` checks running or waiting, and at most ``queue`` wait in
+all; beyond, ``503 sign_in_busy`` with ``Retry-After`` at once. The sign-in limits' counts
+are taken in the same thread, once it is the request's turn, so a refused flood costs no
+database write either.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -30,10 +37,23 @@ T = TypeVar("T")
 #: threads checking passwords at once (``--hash-workers``): one keeps a core of a small
 #: machine for everything else
 HASH_WORKERS = DEFAULTS.hash_workers
-#: checks that may wait for a thread, in all
-HASH_QUEUE = 16
+#: checks that may wait for a thread, in all (a waiting check holds no memory to speak of:
+#: its 64 MiB are taken when it runs)
+HASH_QUEUE = 64
+#: how much lower than the server's the password threads' scheduling priority is (``nice``
+#: steps, on Linux): a check uses up to 4 cores (p=4), and the event loop comes first
+HASH_NICE = 10
 #: checks one client address may have running or waiting
 HASH_PER_CLIENT = 2
+
+
+def _lower_priority() -> None:
+    """Lower the priority of the calling thread (a password thread) by :data:`HASH_NICE`; on
+    Linux a thread's ``nice`` is its own, and the threads Argon2 starts for its lanes inherit
+    it. Elsewhere, or where it is refused, nothing changes."""
+    with contextlib.suppress(AttributeError, OSError):
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + HASH_NICE)
 
 
 class SignInBusy(ApiError):
@@ -67,7 +87,7 @@ class PasswordWork:
         await self.gate.acquire(client)
         try:
             if self._executor is None:
-                self._executor = ThreadPoolExecutor(self.workers,
+                self._executor = ThreadPoolExecutor(self.workers, initializer=_lower_priority,
                                                     thread_name_prefix="nugar-passwords")
             future = asyncio.get_running_loop().run_in_executor(self._executor, job)
         except BaseException:
