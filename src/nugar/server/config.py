@@ -126,7 +126,7 @@ class ServerConfig:
         kind=int, flag="")
     hash_workers: int = setting(
         1, "threads checking passwords at once (Argon2id, 64 MiB each); the others wait in "
-        "turn per address, 16 at most, beyond them 503 sign_in_busy", kind=int, metavar="N",
+        "turn per address, 64 at most, beyond them 503 sign_in_busy", kind=int, metavar="N",
         low=1, high=64)
     access_log: bool = setting(
         False, "one line per request on stderr: address, method, path (no query), status, "
