@@ -30,6 +30,7 @@ import json
 import logging
 import os
 import queue
+import secrets
 import sqlite3
 import sys
 import threading
@@ -220,6 +221,15 @@ sign_in_attempts_table = Table(
     Column("tokens", Float, nullable=False),            # attempts left when last counted
     Column("last", Float, nullable=False, index=True),  # when last counted (epoch s)
 )
+
+
+#: the random bytes of a seat's secret (a lobby challenge's key too): 24 URL-safe characters
+SEAT_KEY_BYTES = 18
+
+
+def new_key() -> str:
+    """A new seat secret (:data:`SEAT_KEY_BYTES` random bytes, URL-safe text)."""
+    return secrets.token_urlsafe(SEAT_KEY_BYTES)
 
 
 def hash_key(key: str) -> str:
