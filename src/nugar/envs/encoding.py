@@ -20,9 +20,6 @@ from ..rules import RuleSet, parse_rules
 from ..rules.base import Game
 from ..rules.family import family_of
 
-#: outcome reasons reported as truncation (house draw rules), not termination
-TRUNCATION_REASONS = frozenset({"repetition", "quiet_limit"})
-
 
 class Encoder:
     """Action space size, action names and observations of one rule set.

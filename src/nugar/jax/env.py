@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from ..errors import RulesError
+from ..kernels.batch import step_cap
 from ..rules import RuleSet, parse_rules
 from ..rules.options import AlignmentOptions, SowingOptions
 from .alignment import AlignmentRules, AlignmentState
@@ -54,12 +55,17 @@ class Env(_EnvBase):
     ``step(state, action, key=None)`` plays one decision. Both are pure functions of arrays,
     for ``jax.jit`` and ``jax.vmap``. As in pgx: stepping a finished game changes nothing and
     gives zero rewards; an illegal action ends the game, the player who made it losing
-    (reward -1, the other +1, ``terminated``).
+    (reward -1, the other +1, ``terminated``). Every end of the rules, draws by repetition or
+    by the quiet limit included, is ``terminated``; ``truncated`` is only the cap
+    ``max_steps`` (decisions since ``init``, off by default).
     """
 
-    def __init__(self, rules: RuleSet, *, turn_board: bool = False) -> None:
+    def __init__(self, rules: RuleSet, *, turn_board: bool = False,
+                 max_steps: int | None = None) -> None:
         self.rules = rules
         self.turn_board = bool(turn_board)
+        step_cap(max_steps)  # refuses a bad value with ValueError
+        self.max_steps = max_steps
         opts = rules.options
         self._rules: SowingRules | AlignmentRules
         if isinstance(opts, SowingOptions):
@@ -94,7 +100,7 @@ class Env(_EnvBase):
 
     def init(self, key: Array) -> State:
         """The starting state with its observation (``key`` is accepted and not used)."""
-        state = self._init(key)
+        state = self._init(key).replace(_env_id=self.id)
         return state.replace(observation=self.observe(state))
 
     def step(self, state: State, action: Array, key: Array | None = None) -> State:
@@ -113,10 +119,16 @@ class Env(_EnvBase):
         rewards = jnp.where(refused, penalty.astype(jnp.float32), nxt.rewards)
         rewards = jnp.where(done, jnp.zeros_like(rewards), rewards)
         terminated = nxt.terminated | refused
-        over = terminated | nxt.truncated
-        nxt = nxt.replace(rewards=rewards, terminated=terminated,
+        count = state._step_count + jnp.where(done, 0, 1)
+        # the user's step cap cuts off a game still running by its rules; a finished game
+        # keeps the flags it ended with
+        truncated = state.truncated
+        if self.max_steps is not None:
+            truncated = truncated | (~terminated & (count >= self.max_steps))
+        over = terminated | truncated
+        nxt = nxt.replace(rewards=rewards, terminated=terminated, truncated=truncated,
                           legal_action_mask=nxt.legal_action_mask | over,
-                          _step_count=state._step_count + jnp.where(done, 0, 1))
+                          _step_count=count)
         return nxt.replace(observation=self.observe(nxt))
 
     def observe(self, state: State, player_id: Array | None = None) -> Array:
@@ -146,14 +158,18 @@ class Env(_EnvBase):
         return jax.lax.stop_gradient(rules.observe(state, player_id, self.turn_board))
 
     def __repr__(self) -> str:
-        return f"nugar.jax.Env({self.rules.text!r}, turn_board={self.turn_board})"
+        return (f"nugar.jax.Env({self.rules.text!r}, turn_board={self.turn_board}, "
+                f"max_steps={self.max_steps})")
 
 
-def make(rules: str | RuleSet, *, turn_board: bool = False) -> Env:
+def make(rules: str | RuleSet, *, turn_board: bool = False,
+         max_steps: int | None = None) -> Env:
     """The environment of ``rules`` (a rule-set text such as ``"kalah(pits=4,seeds=3)"`` or a
     ``RuleSet``); ``turn_board``: observe Dara and Dala with the board turned half round for
     the second player (his side then is row 0, as the first player's is; action codes do not
-    change). Raises ``RulesError`` for a bad rule set or one the JAX rules do not cover.
+    change); ``max_steps``: cut a game off as ``truncated`` after that many decisions (off by
+    default: a game then ends only by its rules, as ``terminated``). Raises ``RulesError`` for
+    a bad rule set or one the JAX rules do not cover, ``ValueError`` for a bad ``max_steps``.
 
     >>> env = make("kalah(pits=4,seeds=3)")
     >>> env.id, env.num_actions, env.observation_shape
@@ -161,7 +177,7 @@ def make(rules: str | RuleSet, *, turn_board: bool = False) -> Env:
     """
     parsed = parse_rules(rules)
     check_covered(parsed)
-    return Env(parsed, turn_board=turn_board)
+    return Env(parsed, turn_board=turn_board, max_steps=max_steps)
 
 
 
