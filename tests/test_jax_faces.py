@@ -9,6 +9,10 @@ is only the step cap ``max_steps``.
 
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
 from typing import Literal, get_args
 
 import numpy as np
@@ -127,3 +131,34 @@ def test_step_cap_truncates() -> None:
 def test_bad_step_caps_are_refused(bad: object) -> None:
     with pytest.raises(ValueError, match="max_steps must be None"):
         nj.make("kalah", max_steps=bad)  # type: ignore[arg-type]
+
+
+# --- the benchmark script ------------------------------------------------------------------
+
+
+def test_bench_jax_writes_one_table(tmp_path: Path) -> None:
+    """``benchmarks/bench_jax.py`` end to end on tiny batches: a row per game, engine and
+    size with its rate and compile time, pgx's peers beside them where pgx is installed."""
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_jax.py"
+    out = tmp_path / "table.md"
+    done = subprocess.run(
+        [sys.executable, str(script), "--seconds", "0.01", "--games", "kalah(pits=2,seeds=1)",
+         "dara(rows=2,cols=3,pieces=2,loss_at=0)", "--sizes", "2", "3", "--max-exp", "2",
+         "--peers", "--out", str(out)], capture_output=True, text=True, timeout=600,
+        check=True)
+    table = out.read_text(encoding="utf-8")
+    assert table.strip() in done.stdout
+    rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| ")][2:]
+    games = {(row[0].lstrip("| "), row[1]) for row in rows}
+    assert ("kalah(pits=2,seeds=1)", "nugar.jax") in games
+    assert ("dara(rows=2,cols=3,pieces=2,loss_at=0)", "numba batch (1 CPU thread)") in games
+    assert all(row[2] == "2^2" for row in rows)  # --max-exp 2 leaves out 2^3
+    for row in rows:
+        assert float(row[3].replace(",", "")) > 0
+    if importlib.util.find_spec("pgx") is not None:
+        assert {name for name, _ in games} >= {"connect_four", "othello"}
+    assert "load average (1, 5, 15 min) after:" in table
+    if jax.devices()[0].platform == "cpu":  # (on an accelerator --gpu would run it all)
+        refused = subprocess.run([sys.executable, str(script), "--gpu"], capture_output=True,
+                                 text=True, timeout=600)
+        assert refused.returncode != 0 and "JAX sees no accelerator" in refused.stderr
