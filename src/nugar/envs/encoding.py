@@ -19,6 +19,7 @@ from ..kernels.batch import turn_boards
 from ..rules import RuleSet, parse_rules
 from ..rules.base import Game
 from ..rules.family import family_of
+from ..rules.symmetry import Symmetry
 
 
 class Encoder:
@@ -44,13 +45,15 @@ class Encoder:
         self.params = parts.params(self.rules.options)
         self._codec = parts.codec(self.rules)
         self._observation = parts.observation()
+        #: the board symmetries the rules keep (``rules/symmetry.py``), the identity first
+        self.symmetries: tuple[Symmetry, ...] = parts.symmetries(self.rules)
         # only board planes turn: a sowing vector already lists the observer's holes first
         self._turns = self.turn_board and len(self._observation.shape(self.params)) == 3
 
     def __getstate__(self) -> dict[str, Any]:
         """A pickle keeps the rule set and sizes; the rest is asked from the family again."""
         return {k: v for k, v in self.__dict__.items()
-                if k not in ("params", "_codec", "_observation")}
+                if k not in ("params", "_codec", "_observation", "symmetries")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)

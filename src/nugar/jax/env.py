@@ -15,7 +15,9 @@ import jax.numpy as jnp
 from ..errors import RulesError
 from ..kernels.batch import step_cap
 from ..rules import RuleSet, parse_rules
+from ..rules.family import family_of
 from ..rules.options import AlignmentOptions, SowingOptions
+from ..rules.symmetry import Symmetry
 from .alignment import AlignmentRules, AlignmentState
 from .sowing import SowingRules, SowingState
 from .state import Array, State, select
@@ -97,6 +99,13 @@ class Env(_EnvBase):
     @property
     def observation_shape(self) -> tuple[int, ...]:
         return self._rules.observation_shape
+
+    @property
+    def symmetries(self) -> tuple[Symmetry, ...]:
+        """The board symmetries the rules keep, the identity first (``rules/symmetry.py``):
+        each maps action codes (``.actions``, ``.action_vector``) and observations
+        (``.observation``, on JAX arrays too), as the other faces' ``Encoder.symmetries``."""
+        return family_of(self.rules).parts.symmetries(self.rules)
 
     def init(self, key: Array) -> State:
         """The starting state with its observation (``key`` is accepted and not used)."""

@@ -44,6 +44,7 @@ from .codec import ActionCodec, codec_from_moves
 from .family import ALIGNMENT
 from .moves import Move, Outcome
 from .options import AlignmentOptions, Options, RuleSet
+from .symmetry import Symmetry, grid_symmetries
 
 if TYPE_CHECKING:
     from .base import IntArray
@@ -746,7 +747,16 @@ def _observation() -> Observation:
     return Observation(shape, batch.alignment_observe)
 
 
+def _symmetries(rules: RuleSet) -> tuple[Symmetry, ...]:
+    """The mirror images and turns of the board (``rules/symmetry.py`` says why)."""
+    from ..kernels import batch
+
+    opts = rules.options
+    assert isinstance(opts, AlignmentOptions)
+    return grid_symmetries(opts.rows, opts.cols, batch.ALIGN_PLANES)
+
+
 #: what the alignment family brings with its kernels (``family.ALIGNMENT.parts``)
 PARTS = FamilyParts(kernel=kernel, code=FAM_ALIGNMENT, game_class=AlignmentGame, params=_params_of,
                     codec=alignment_codec, score=_score, board=_board,
-                    observation=_observation)
+                    observation=_observation, symmetries=_symmetries)

@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # numpy itself is imported when a game is made (``import nuga
     import numpy as np
     from numpy.typing import NDArray
 
+    from .symmetry import Symmetry
+
     IntArray = NDArray[np.int64]
     FloatArray = NDArray[np.float32]
 
@@ -71,7 +73,8 @@ class FamilyParts:
     of a rule set (the same options give the same array, never written); ``codec(rules)``: its
     action codes; ``score(params, state)``: the score of a state (``Game.score``);
     ``board(game)``: the position as board data for the pictures; ``observation()``: the
-    observation of the RL interfaces, which imports its kernels when first asked for. (The
+    observation of the RL interfaces, which imports its kernels when first asked for;
+    ``symmetries(rules)``: the board symmetries its rules keep (``rules/symmetry.py``). (The
     evaluation weights come with each AI profile: ``AiProfile.weights``.)"""
 
     kernel: ModuleType
@@ -82,6 +85,7 @@ class FamilyParts:
     score: Callable[[IntArray, IntArray], tuple[int, int]]
     board: Callable[[Game], Board]
     observation: Callable[[], Observation]
+    symmetries: Callable[[RuleSet], tuple[Symmetry, ...]]
 
 
 _LOADED: dict[str, FamilyParts] = {}

@@ -37,6 +37,7 @@ from .codec import ActionCodec, codec_from_moves
 from .family import SOWING
 from .moves import Move
 from .options import Options, RuleSet, SowingOptions
+from .symmetry import Symmetry, identity
 
 if TYPE_CHECKING:
     from .base import IntArray
@@ -423,6 +424,15 @@ def _observation() -> Observation:
 
 
 #: what the sowing family brings with its kernels (``family.SOWING.parts``)
+def _symmetries(rules: RuleSet) -> tuple[Symmetry, ...]:
+    """The identity alone: sowing goes one way round (``rules/symmetry.py`` says why)."""
+    from ..kernels import batch
+
+    opts = rules.options
+    assert isinstance(opts, SowingOptions)
+    return (identity(opts.pits, (int(batch.sowing_obs_size(_params_of(opts))),)),)
+
+
 PARTS = FamilyParts(kernel=sowing_kernels, code=FAM_SOWING, game_class=SowingGame,
                     params=_params_of, codec=sowing_codec, score=_score, board=_board,
-                    observation=_observation)
+                    observation=_observation, symmetries=_symmetries)
