@@ -744,16 +744,15 @@ def _observation() -> Observation:
     def shape(params: IntArray) -> tuple[int, ...]:
         return (batch.ALIGN_PLANES, int(params[kernel.P_ROWS]), int(params[kernel.P_COLS]))
 
-    return Observation(shape, batch.alignment_observe)
+    # the first two planes: the observer's pieces and the opponent's
+    return Observation(shape, batch.alignment_observe, lambda params: 2)
 
 
 def _symmetries(rules: RuleSet) -> tuple[Symmetry, ...]:
     """The mirror images and turns of the board (``rules/symmetry.py`` says why)."""
-    from ..kernels import batch
-
     opts = rules.options
     assert isinstance(opts, AlignmentOptions)
-    return grid_symmetries(opts.rows, opts.cols, batch.ALIGN_PLANES)
+    return grid_symmetries(opts.rows, opts.cols)
 
 
 #: what the alignment family brings with its kernels (``family.ALIGNMENT.parts``)

@@ -420,17 +420,18 @@ def _observation() -> Observation:
     def shape(params: IntArray) -> tuple[int, ...]:
         return (int(batch.sowing_obs_size(params)),)
 
-    return Observation(shape, batch.sowing_observe)
+    def position_rows(params: IntArray) -> int:  # the holes and stores, before the flags
+        return int(sowing_kernels.cell_count(params[sowing_kernels.P_PITS]))
+
+    return Observation(shape, batch.sowing_observe, position_rows)
 
 
 #: what the sowing family brings with its kernels (``family.SOWING.parts``)
 def _symmetries(rules: RuleSet) -> tuple[Symmetry, ...]:
     """The identity alone: sowing goes one way round (``rules/symmetry.py`` says why)."""
-    from ..kernels import batch
-
     opts = rules.options
     assert isinstance(opts, SowingOptions)
-    return (identity(opts.pits, (int(batch.sowing_obs_size(_params_of(opts))),)),)
+    return (identity(opts.pits),)
 
 
 PARTS = FamilyParts(kernel=sowing_kernels, code=FAM_SOWING, game_class=SowingGame,

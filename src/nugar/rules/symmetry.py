@@ -45,15 +45,18 @@ class Symmetry:
     """One symmetry of a rule set's board.
 
     ``name``; ``actions[a]``: the code of the image of action ``a`` (a permutation of the
-    action space); ``squares[sq]``: the image of square ``sq`` (``None`` for sowing);
-    ``obs_index``: the flat gather that makes an observation's image
-    (``image.flat[i] = obs.flat[obs_index[i]]``); ``action_index``: the same for a vector over
-    the action codes (a mask, a policy), the inverse of ``actions``."""
+    action space); ``board_shape``: the trailing axes of an observation that are the board
+    (``(rows, cols)`` for Dara and Dala; every plane, history planes included, is mapped
+    alike); ``board_index``: the gather over those axes, flattened, that makes the image
+    (``image[..., i] = obs[..., board_index[i]]``; ``None``: observations do not change);
+    ``squares[sq]``: the image of square ``sq`` (``None`` without squares);
+    ``action_index``: the gather for a vector over the action codes (a mask, a policy), the
+    inverse of ``actions``."""
 
     name: str
     actions: IntArray
-    obs_index: IntArray
-    observation_shape: tuple[int, ...]
+    board_index: IntArray | None = None
+    board_shape: tuple[int, ...] = ()
     squares: IntArray | None = None
 
     @property
@@ -65,15 +68,18 @@ class Symmetry:
         return int(self.actions[code])
 
     def observation(self, obs: A) -> A:
-        """The image of an observation (shape ``(..., *observation_shape)``, NumPy or JAX: the
-        leading axes are batch axes): what the observer sees in the image position."""
+        """The image of an observation, NumPy or JAX, whose last axes are the board (any
+        leading axes: planes, history planes, a batch): what the observer sees in the image
+        position."""
+        if self.board_index is None:
+            return obs
         shape = tuple(obs.shape)  # type: ignore[attr-defined]
-        dims = len(self.observation_shape)
-        if shape[len(shape) - dims:] != self.observation_shape:
-            raise ValueError(f"an observation of shape {self.observation_shape} (after any "
-                             f"batch axes) was expected, not shape {shape}")
+        dims = len(self.board_shape)
+        if shape[len(shape) - dims:] != self.board_shape:
+            raise ValueError(f"an observation ending in the board's axes {self.board_shape} "
+                             f"was expected, not shape {shape}")
         flat = obs.reshape((*shape[:len(shape) - dims], -1))  # type: ignore[attr-defined]
-        out: A = flat[..., self.obs_index].reshape(shape)
+        out: A = flat[..., self.board_index].reshape(shape)
         return out
 
     def action_vector(self, values: A) -> A:
@@ -86,11 +92,9 @@ class Symmetry:
         return f"Symmetry({self.name!r})"
 
 
-def identity(num_actions: int, observation_shape: tuple[int, ...]) -> Symmetry:
-    """The identity of an action space and an observation shape."""
-    return Symmetry("identity", np.arange(num_actions, dtype=np.int64),
-                    np.arange(int(np.prod(observation_shape)), dtype=np.int64),
-                    tuple(observation_shape))
+def identity(num_actions: int) -> Symmetry:
+    """The identity of an action space (observations unchanged)."""
+    return Symmetry("identity", np.arange(num_actions, dtype=np.int64))
 
 
 #: the alignment family's maps, as (name, transpose, reverse rows, reverse columns) applied in
@@ -111,9 +115,9 @@ GRID_MAPS = (
 _DIRECTIONS = ((1, 0), (0, 1), (-1, 0), (0, -1))
 
 
-def grid_symmetries(rows: int, cols: int, planes: int) -> tuple[Symmetry, ...]:
+def grid_symmetries(rows: int, cols: int) -> tuple[Symmetry, ...]:
     """The symmetries of an alignment board of ``rows x cols`` squares: the action codes of
-    ``docs/envs.md`` (drops, steps, captures, pass) and observations of ``planes`` planes."""
+    ``docs/envs.md`` (drops, steps, captures, pass) and the board planes of observations."""
     n = rows * cols
     out = []
     for name, transpose, flip_rows, flip_cols in GRID_MAPS:
@@ -142,7 +146,5 @@ def grid_symmetries(rows: int, cols: int, planes: int) -> tuple[Symmetry, ...]:
             for d in range(4):
                 actions[n + 4 * sq + d] = n + 4 * squares[sq] + directions[d]
         actions[5 * n:6 * n] = 5 * n + squares
-        inverse = np.argsort(squares)
-        obs_index = (np.arange(planes, dtype=np.int64)[:, None] * n + inverse[None, :]).ravel()
-        out.append(Symmetry(name, actions, obs_index, (planes, rows, cols), squares))
+        out.append(Symmetry(name, actions, np.argsort(squares), (rows, cols), squares))
     return tuple(out)
