@@ -203,7 +203,8 @@ register(HistoryState)
 
 
 class HistoryEnv(Env):
-    """:class:`Env` whose observation stacks the last ``history`` positions (module doc)."""
+    """:class:`Env` whose observation stacks the last ``history`` positions (the comment
+    above; ``make(rules, history=k)``)."""
 
     def __init__(self, rules: RuleSet, *, history: int, turn_board: bool = False,
                  max_steps: int | None = None) -> None:
