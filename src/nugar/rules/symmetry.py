@@ -31,13 +31,26 @@ mirror of the sowing holes is not one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 IntArray = NDArray[np.int64]
-A = TypeVar("A")  # a NumPy or a JAX array
+
+
+class ArrayLike(Protocol):
+    """What the maps need of an array: NumPy's and JAX's arrays both have it."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    def reshape(self, shape: tuple[int, ...]) -> Self: ...
+
+    def __getitem__(self, index: Any) -> Self: ...
+
+
+A = TypeVar("A", bound=ArrayLike)  # a NumPy or a JAX array
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,20 +86,18 @@ class Symmetry:
         position."""
         if self.board_index is None:
             return obs
-        shape = tuple(obs.shape)  # type: ignore[attr-defined]
+        shape = tuple(obs.shape)
         dims = len(self.board_shape)
         if shape[len(shape) - dims:] != self.board_shape:
             raise ValueError(f"an observation ending in the board's axes {self.board_shape} "
                              f"was expected, not shape {shape}")
-        flat = obs.reshape((*shape[:len(shape) - dims], -1))  # type: ignore[attr-defined]
-        out: A = flat[..., self.board_index].reshape(shape)
-        return out
+        flat = obs.reshape((*shape[:len(shape) - dims], -1))
+        return flat[..., self.board_index].reshape(shape)
 
     def action_vector(self, values: A) -> A:
         """The image of a vector over the action codes (shape ``(..., num_actions)``): a legal
         mask, a policy, visit counts. ``image[..., actions[a]] = values[..., a]``."""
-        out: A = values[..., self.action_index]  # type: ignore[index]
-        return out
+        return values[..., self.action_index]
 
     def __repr__(self) -> str:
         return f"Symmetry({self.name!r})"
