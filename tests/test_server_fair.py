@@ -152,7 +152,7 @@ def test_a_sign_in_flood_holds_only_its_own_threads_and_is_bounded(db_url: str) 
                 await asyncio.sleep(0.05)  # until every request reached the gate
             start = time.monotonic()
             made = await asyncio.wait_for(clients["192.0.2.9"].post(
-                "/api/games", json={"mode": "hotseat"}), 10)
+                "/api/games", json={"mode": "hotseat"}), 60)
             took = time.monotonic() - start
             hasher.release.set()
             codes = [r.status_code for r in await asyncio.gather(*flood)]
@@ -161,7 +161,9 @@ def test_a_sign_in_flood_holds_only_its_own_threads_and_is_bounded(db_url: str) 
             return codes, took, made.status_code
 
     codes, took, made = asyncio.run(go())
-    assert made == 201 and took < 8  # answered while 3 addresses' checks were held
+    # answered while 3 addresses' checks were held (before: only once they were let go,
+    # after their 30 s)
+    assert made == 201 and took < 20
     assert hasher.most == 1  # one check at a time (hash_workers), not one per thread free
     # each address had its share (2) running or waiting; the others were refused at once,
     # before any attempt was counted
