@@ -333,13 +333,17 @@ async def _page_flood(http: httpx.AsyncClient, end: float, counts: collections.C
         counts[f"page {r.status_code}"] += 1
 
 
-def long_record(seed: int) -> str:
-    """A long game (random legal moves of 16-pit Kalah, about 440 turns; every seed its own
-    game) as a record."""
+#: the attacker's long records (about 440 turns) and the player's short ones (about 30,
+#: made in a few milliseconds, so the player's loop, which times its requests, is not held)
+LONG_RULES, SHORT_RULES = "kalah(pits=16,seeds=16)", "kalah"
+
+
+def random_record(rules: str, seed: int) -> str:
+    """A game of ``rules`` played by random legal moves (every seed its own) as a record."""
     from nugar.record import dumps
     from nugar.rules import new_game
 
-    game = new_game("kalah(pits=16,seeds=16)")
+    game = new_game(rules)
     rnd = random.Random(seed)
     while game.outcome is None:
         game.play(rnd.choice(game.legal_moves()))
@@ -357,7 +361,7 @@ async def _analysis_flood(http: httpx.AsyncClient, end: float,
             await bucket.take()
             try:
                 r = await http.post("/api/replay/analysis",
-                                    json={"record": long_record(next(seeds))})
+                                    json={"record": random_record(LONG_RULES, next(seeds))})
             except httpx.HTTPError:
                 counts["analysis failed"] += 1
                 continue
@@ -430,26 +434,14 @@ async def _own_sign_ins(base: str, end: float, got: collections.Counter[str]) ->
             await asyncio.sleep(2)
 
 
-def short_record(seed: int) -> str:
-    """A game of plain Kalah (random legal moves, about 30 turns) as a record: made in a
-    few milliseconds, so the player's own loop, which times its requests, is not held."""
-    from nugar.record import dumps
-    from nugar.rules import new_game
-
-    game = new_game("kalah")
-    rnd = random.Random(seed)
-    while game.outcome is None:
-        game.play(rnd.choice(game.legal_moves()))
-    return dumps(game, {})
-
-
 async def _own_analyses(http: httpx.AsyncClient, end: float,
                         got: collections.Counter[str]) -> None:
     """Ask for the analysis of a record of the player's own every 5 s."""
     seed = 10**7
     while time.monotonic() < end:
         seed += 1
-        r = await http.post("/api/replay/analysis", json={"record": short_record(seed)})
+        record = random_record(SHORT_RULES, seed)
+        r = await http.post("/api/replay/analysis", json={"record": record})
         got[f"analysis {r.status_code}"] += 1
         await asyncio.sleep(5)
 
