@@ -196,6 +196,19 @@ def test_sowing_turn_with_bonus_step_and_score(client: TestClient) -> None:
     assert state["new_turns"] == [{"player": 1, "text": "3-1", "n": 2}]
     assert state["to_move"] == 2 and state["score"] == [1, 0]
     assert state["board"]["holes"] == [[0, 5, 1, 6, 6, 5], [4, 4, 4, 4, 4, 4]]
+    # each move's seeds, cell by cell (what the page animates: it sows nothing itself)
+    assert [(s["ply"], s["player"], s["start"], s["path"]) for s in state["sowings"]] == [
+        (0, 1, 2, [3, 4, 5, 6]), (1, 1, 0, [1, 2, 3, 4])]
+    assert state["sowings"][-1]["after"] == [0, 5, 1, 6, 6, 5, 1, 4, 4, 4, 4, 4, 4, 0]
+    state = move(client, gid, key, "1").json()  # the second player's turn: two turns sent
+    assert [s["ply"] for s in state["sowings"]] == [0, 1, 2]
+    assert state["sowings"][-1]["path"] == [8, 9, 10, 11]
+
+
+def test_an_alignment_game_sends_no_sowing(client: TestClient) -> None:
+    made = create(client, rules="dara", mode="hotseat")
+    state = move(client, made["id"], made["keys"]["0"], "c3").json()
+    assert state["sowings"] == []
 
 
 def test_moves_after_the_end_are_refused(client: TestClient) -> None:
