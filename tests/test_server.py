@@ -98,7 +98,7 @@ def test_the_web_uses_the_one_default_level(client: TestClient) -> None:
     page = client.get("/").text
     select = page.split('<select id="level"', 1)[1].split("</select>", 1)[0]
     assert "<option" not in select  # no level written into the page itself
-    script = client.get("/static/app.js").text
+    script = client.get("/static/home.js").text
     assert '"/api/levels"' in script
 
 
@@ -770,7 +770,7 @@ def test_links_default_to_the_address_served(client: TestClient) -> None:
     assert made["links"]["watch"] == f"http://127.0.0.1:8000/g/{made['id']}"
 
 
-@pytest.mark.parametrize("path", ["/", "/g/abc", "/replay", "/rules", "/static/app.js",
+@pytest.mark.parametrize("path", ["/", "/g/abc", "/replay", "/rules", "/static/game.js",
                                   "/static/style.css", "/api/presets", "/api/games/nosuch",
                                   "/nowhere", "/openapi.json"])
 def test_every_response_carries_the_security_headers(client: TestClient, path: str) -> None:
@@ -987,10 +987,10 @@ def test_rules_pages(client: TestClient, tmp_path: Path, monkeypatch: pytest.Mon
     assert client.get("/rules/chess").status_code == 404
     assert client.get("/").status_code == 200
     gid = create(client, rules="dara", mode="hotseat")["id"]
-    assert "app.js" in client.get(f"/g/{gid}").text
+    assert "/static/index.js" in client.get(f"/g/{gid}").text
     # an unknown game: a page saying so (404), not the game page with its buttons
     r = client.get("/g/abc")
-    assert r.status_code == 404 and "No such game" in r.text and "app.js" not in r.text
+    assert r.status_code == 404 and "No such game" in r.text and "index.js" not in r.text
 
 
 def test_states_carry_no_svg_and_the_svg_endpoint_draws_the_game(client: TestClient) -> None:
