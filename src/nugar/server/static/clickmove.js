@@ -160,9 +160,9 @@ export function label(svg, words) {
 
 // Clicks and keys on the board element `el` (which holds the drawing): `play(cell)` is called
 // for a click, or Enter or Space, on a cell. Returns what the page calls after drawing:
-// `roving()` gives the one cell reachable by Tab (the one last focused, else a playable one,
-// else the first), and `keepFocus()`, before the drawing is replaced, keeps the keyboard's
-// focus on the board.
+// `draw(markup)` replaces the drawing, the keyboard's focus kept on the board, and `roving()`
+// gives the one cell reachable by Tab (the one last focused, else a playable one, else the
+// first), focused again when the board had the focus.
 export function boardInput(el, play) {
   const focus = { key: null, on: false };
 
@@ -222,8 +222,11 @@ export function boardInput(el, play) {
   });
 
   return {
-    keepFocus() {
-      if (el.contains(document.activeElement)) focus.on = true;
+    // draw `markup` on the board; a focus on the board stays there (on the new drawing's cell)
+    draw(markup) {
+      const had = el.contains(document.activeElement);
+      el.innerHTML = markup;
+      if (had) focus.on = true;  // removing the focused cell took the focus away
     },
     roving() {
       const svg = el.querySelector("svg");

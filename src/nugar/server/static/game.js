@@ -388,10 +388,7 @@ function render() {
   if (!s) return;
   if (s.mode === "ai" && !s.over && s.to_move === s.ai_seat) watchWarmup();
   $("board").classList.remove("viewing");
-  if (!ui.animating) {
-    if (input) input.keepFocus();  // the new picture's cell gets the focus back
-    $("board").innerHTML = boardSvg(s);
-  }
+  if (!ui.animating) input.draw(boardSvg(s));  // a focused cell gets the focus back
   $("title").textContent = `${s.game}`;
   // examples of the notation of this game's moves
   $("move-input").placeholder = s.family === "sowing" ? t("3, or a turn: 3-6")
@@ -748,6 +745,7 @@ export async function showGame(id) {
   $("play").hidden = false;
   ui.id = id;
   watchResult(id);
+  input = boardInput($("board"), playCell);
   const h = parseHash();
   const stored = JSON.parse(localStorage.getItem(`nugar:seat:${id}`) || "null");
   if (h.key) {
@@ -800,7 +798,6 @@ export async function showGame(id) {
     return;
   }
   connect();
-  input = boardInput($("board"), playCell);
   navigate();
   $("rematch").addEventListener("click", rematch);
   $("typed").addEventListener("submit", (ev) => {

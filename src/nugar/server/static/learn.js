@@ -141,11 +141,10 @@ function position() {
 
 function draw() {
   const s = step();
-  input.keepFocus();
-  $("board").innerHTML = drawBoard({
+  input.draw(drawBoard({
     board: L.pos.board, game: s.game, players: s.players, last_turn: L.pos.last_turn,
     last_mover: L.pos.last_mover, to_move: L.pos.to_move,
-  });
+  }));
   const svg = $("board").querySelector("svg");
   if (svg) {
     // what may be played now, as the game page marks it; the cells are reached with Tab
