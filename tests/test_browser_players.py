@@ -191,10 +191,10 @@ def test_hundreds_of_pieces_in_hand_stay_clear_of_their_label(server: str,
     start_game(page, server, "dara", "hotseat")
     boxes = page.evaluate("""async () => {
         const { ui } = await import('/static/game.js');
-        const { svg } = await import('/static/board.js');
+        const board = await import('/static/board.js');
         const b = JSON.parse(JSON.stringify(ui.state.board));
         b.hands = [888, 999];
-        document.getElementById('board').innerHTML = svg({...ui.state, board: b});
+        document.getElementById('board').innerHTML = board.svg({...ui.state, board: b});
         const svg = document.querySelector('#board svg');
         const width = svg.viewBox.baseVal.width;
         return [...svg.querySelectorAll('.hand')].map((g) => {

@@ -1,7 +1,7 @@
 // A player's page (/players/NAME: ratings per preset, a rating graph per preset drawn as
 // SVG here, finished games newest first, paged) and the leaderboard (/leaderboard?rules=).
 import { $ as byId, api, link } from "./common.js";
-import { lang, num, t } from "./i18n.js";
+import { lang, num, t, tn } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
