@@ -21,13 +21,12 @@ from playwright.sync_api import Browser, Page
 
 import nugar
 from nugar.server.render import board_data, svg
+from nugar.server.static_i18n import STATIC
 from random_play import random_game
 from rule_sets import RULE_SETS
 
 # test_browser.py's module fixture (the browser) serves these tests too
 from test_browser import browser  # noqa: F401
-
-from nugar.server.static_i18n import STATIC
 
 #: where the test page stands: the browser is handed the static files there, and a blank page
 ORIGIN = "http://board.test"
@@ -105,7 +104,8 @@ def board_page(browser: Browser) -> Page:  # noqa: F811
             route.fulfill(path=str(STATIC / path.removeprefix("/static/")),
                           content_type="text/javascript")
         else:
-            route.fulfill(content_type="text/html", body="<!doctype html><html><body></body></html>")
+            route.fulfill(content_type="text/html",
+                          body="<!doctype html><html><body></body></html>")
 
     page.route(ORIGIN + "/**", serve)
     page.goto(ORIGIN + "/")

@@ -27,7 +27,6 @@ from test_browser import (
     wait_version_above,
 )
 
-
 #: the game page's module (the same one the page runs) held where a test's script reads it
 GAME_MODULE = "async () => { window.nugarGame = await import('/static/game.js'); }"
 

@@ -26,7 +26,6 @@ from test_browser import (
 )
 from test_browser_board import move_posts, why
 
-
 #: the game page's module (the same one the page runs) held where a test's script reads it
 GAME_MODULE = "async () => { window.nugarGame = await import('/static/game.js'); }"
 
