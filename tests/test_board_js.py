@@ -20,8 +20,8 @@ from fastapi.testclient import TestClient
 from playwright.sync_api import Browser, Page
 
 import nugar
-from nugar.server.render import board_data, svg
-from nugar.server.static_i18n import STATIC
+from nugar.server.http.static_i18n import STATIC
+from nugar.server.play.render import board_data, svg
 from random_play import random_game
 from rule_sets import RULE_SETS
 

@@ -11,7 +11,7 @@ import { $, api, connection } from "./common.js";
 import { t } from "./i18n.js";
 import { learnNames, playerLabel, playerName, resultText } from "./names.js";
 import { showPlayers, watchResult } from "./players.js";
-import { watchWarmup } from "./warmup.js";
+import { TOP_LEVEL, watchDatabases, watchWarmup } from "./warmup.js";
 
 // what this page knows of the game (read by the tests too: `import("/static/game.js")`)
 export const ui = {
@@ -387,6 +387,7 @@ function render() {
   const s = ui.state;
   if (!s) return;
   if (s.mode === "ai" && !s.over && s.to_move === s.ai_seat) watchWarmup();
+  if (s.mode === "ai" && s.ai_level === TOP_LEVEL) watchDatabases(s.rules);
   $("board").classList.remove("viewing");
   if (!ui.animating) input.draw(boardSvg(s));  // a focused cell gets the focus back
   $("title").textContent = `${s.game}`;
@@ -414,7 +415,8 @@ function render() {
   const res = $("result");
   if (s.over) {
     res.hidden = false;
-    res.textContent = resultText(s.family, s.winner, s.reason, s.result, s.aborted, s.score, s.misere);
+    res.textContent = resultText(s.family, s.winner, s.reason, s.result, s.aborted, s.score, s.misere,
+      s.early);
   } else {
     res.hidden = true;
   }

@@ -36,8 +36,11 @@ export function playerLabel(family, p) {
 // who won and why, in words: "White wins (1-0): Black has too few pieces"; a sowing game
 // names the stores: "South wins 25 : 23 (South's store : North's store)", and says when the
 // smaller store wins (misère rules, Dracala). `score` is [first's store, second's store].
-export function resultText(family, winner, reason, result, aborted, score, misere) {
+export function resultText(family, winner, reason, result, aborted, score, misere, early) {
   const name = (p) => playerName(family, p);
+  if (reason === "aborted" && early) {  // a rated game ended before two turns each
+    return t("Aborted before each player made two turns: no result, ratings unchanged");
+  }
   if (reason === "aborted") {  // a first move never came: no result, no winner
     const who = aborted ? name(aborted) : t("a player");
     return t("Aborted: {name} did not move (no result)", { name: who });
