@@ -11,6 +11,21 @@ function cell(row, content) {
   row.append(td);
 }
 
+// the table `tableId` with a row for each of `items` (its cells from `cells(item)`), shown
+// when there are any; else the note `emptyId`
+function rows(tableId, emptyId, items, cells) {
+  const table = byId(tableId);
+  table.hidden = items.length === 0;
+  byId(emptyId).hidden = items.length > 0;
+  const body = table.tBodies[0];
+  body.textContent = "";
+  for (const item of items) {
+    const row = document.createElement("tr");
+    for (const content of cells(item)) cell(row, content);
+    body.append(row);
+  }
+}
+
 function svgEl(tag, attrs) {
   const e = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
@@ -69,40 +84,19 @@ async function profile(name) {
     return;
   }
   byId("profile-name").textContent = data.username;
-  const presets = Object.keys(data.ratings);
-  byId("profile-unrated").hidden = presets.length > 0;
-  const table = byId("profile-ratings");
-  table.hidden = presets.length === 0;
-  const body = table.tBodies[0];
-  body.textContent = "";
-  for (const preset of presets) {
-    const r = data.ratings[preset];
-    const row = document.createElement("tr");
-    cell(row, preset);
-    cell(row, r.display);
-    cell(row, num(Math.round(r.deviation)));
-    cell(row, num(r.games));
-    body.append(row);
-  }
+  rows("profile-ratings", "profile-unrated", Object.entries(data.ratings), ([preset, r]) =>
+    [preset, r.display, num(Math.round(r.deviation)), num(r.games)]);
   const graphs = byId("graphs");
   graphs.textContent = "";
   for (const [preset, points] of Object.entries(data.history)) graphs.append(graph(preset, points));
-  const games = byId("profile-games");
-  games.hidden = data.games.length === 0;
-  byId("profile-nogames").hidden = data.games.length > 0;
-  const gbody = games.tBodies[0];
-  gbody.textContent = "";
-  for (const g of data.games) {
-    const row = document.createElement("tr");
-    cell(row, link(`/g/${g.id}`, g.rules));
-    cell(row, g.opponent || t("anonymous"));
-    cell(row, `${RESULT[g.result] || ""} ${g.score || ""}`.trim());
+  rows("profile-games", "profile-nogames", data.games, (g) => {
     const change = g.rating_change;
-    cell(row, change === null ? (g.rated ? "" : t("unrated"))
-      : `${change >= 0 ? "+" : "\u2212"}${Math.abs(Math.round(change))}`);
-    cell(row, DATE.format(new Date(g.ended * 1000)));
-    gbody.append(row);
-  }
+    return [link(`/g/${g.id}`, g.rules), g.opponent || t("anonymous"),
+      `${RESULT[g.result] || ""} ${g.score || ""}`.trim(),
+      change === null ? (g.rated ? "" : t("unrated"))
+        : `${change >= 0 ? "+" : "\u2212"}${Math.abs(Math.round(change))}`,
+      DATE.format(new Date(g.ended * 1000))];
+  });
   const turn = (to) => { location.search = `?page=${to}`; };
   byId("games-newer").hidden = page <= 1;
   byId("games-older").hidden = !data.more;
@@ -125,20 +119,9 @@ async function leaderboard() {
       byId("leaderboard-error").textContent = e.message;
       return;
     }
-    const table = byId("leaderboard-table");
-    table.hidden = data.players.length === 0;
-    byId("leaderboard-empty").hidden = data.players.length > 0;
-    const body = table.tBodies[0];
-    body.textContent = "";
-    for (const p of data.players) {
-      const row = document.createElement("tr");
-      cell(row, num(p.rank));
-      cell(row, link(`/players/${encodeURIComponent(p.username)}`, p.username));
-      cell(row, p.display);
-      cell(row, num(Math.round(p.deviation)));
-      cell(row, num(p.games));
-      body.append(row);
-    }
+    rows("leaderboard-table", "leaderboard-empty", data.players, (p) => [num(p.rank),
+      link(`/players/${encodeURIComponent(p.username)}`, p.username), p.display,
+      num(Math.round(p.deviation)), num(p.games)]);
   }
   select.addEventListener("change", () => {
     history.replaceState(null, "", `/leaderboard?rules=${encodeURIComponent(select.value)}`);
