@@ -94,7 +94,7 @@ function addSwitch(header) {
 
 // --- the account menu ----------------------------------------------------------------------
 // the leaderboard; the signed-in name, a link to his page, and "Sign out", or links to sign
-// in and up. Settles with who is signed in (null: nobody).
+// in and up (a signed-in page's body has the class "signed-in").
 async function showMenu(menu) {
   let me = null;
   try {
@@ -133,6 +133,5 @@ async function showMenu(menu) {
 }
 
 const header = document.querySelector("header.top");
-// who is signed in (null: nobody), once the menu has asked
-export const signedIn = header && $("account-menu") ? showMenu($("account-menu")) : Promise.resolve(null);
+if (header && $("account-menu")) showMenu($("account-menu"));
 if (header) addSwitch(header);
