@@ -292,7 +292,7 @@ def _say(words: str, lang: str) -> str:
 
 #: the page words of this module, for the ``web`` catalog's extraction (:func:`_say` looks
 #: them up by their English text)
-_WORDS = (Text("rules", domain="web"), Text("Start a new game", domain="web"),
+_WORDS = (Text("Start a new game", domain="web"),
           Text("Replay a record", domain="web"), Text("Rules of the games", domain="web"),
           Text("Rules", domain="web"),
           Text("No rules pages were found in this installation of nugar.", domain="web"))
