@@ -1,8 +1,8 @@
 // nugar board drawing: the SVG picture of a position, drawn in the browser from the board data
 // the server sends (`board` of a state, an update, a position or a replay). Plain JS, no build
 // step; an ES module. It writes the same markup as the server's Python drawing
-// (nugar.server.render.svg), character for character: tests/test_board_js.py compares the two on many positions of every
-// rule set. Change both together.
+// (nugar.server.play.render.svg), character for character: tests/test_board_js.py compares
+// the two on many positions of every rule set. Change both together.
 //
 // Alignment boards put the first player's side (row 1) at the bottom; sowing boards put the
 // first player's holes at the bottom, numbered from his left, with his store on the right.

@@ -37,7 +37,7 @@ export function showLobby() {
     el("option", { value: "first", text: t("I play first") }),
     el("option", { value: "second", text: t("I play second") }));
   const privateBox = el("input", { type: "checkbox", id: "challenge-private" });
-  // rated: only for a signed-in player (accounts.js marks the page signed-in), a preset exactly
+  // rated: only for a signed-in player (common.js marks the page signed-in), a preset exactly
   const ratedBox = el("input", { type: "checkbox", id: "challenge-rated" });
   const post = el("button", { type: "button", id: "challenge-post",
     text: t("Post an open challenge") });
