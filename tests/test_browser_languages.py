@@ -201,7 +201,7 @@ def test_the_server_s_refusal_and_the_rules_page_in_the_language(
     assert english and refusal != english
     page.goto(server + "/rules/dara")
     assert page.get_attribute("html", "lang") == lang
-    # its account menu and switch in the language (the server embeds the catalog in the rules pages too)
+    # its account menu and switch in the language (the server embeds the catalog there too)
     page.wait_for_selector("#menu-leaderboard")
     assert page.text_content("#menu-leaderboard") == tr(lang, "Leaderboard")
     assert page.input_value("#lang-switch") == lang
