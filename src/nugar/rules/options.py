@@ -399,9 +399,10 @@ def parse_rules(text: str | RuleSet) -> RuleSet:
         raise RulesError(Text("a rule set is given as text such as 'dara' or "
                               "'kalah(pits=4)', not {kind}", kind=type(text).__name__))
     if len(text) > MAX_RULES_TEXT:
-        raise RulesError(Text("a rule-set text is at most {most} characters, not {length}: "
-                              "{start!r}...", most=MAX_RULES_TEXT, length=len(text),
-                              start=text[:40]))
+        raise RulesError(Text.plural(
+            "a rule-set text is at most {most} character, not {length}: {start!r}...",
+            "a rule-set text is at most {most} characters, not {length}: {start!r}...",
+            MAX_RULES_TEXT, most=MAX_RULES_TEXT, length=len(text), start=text[:40]))
     m = _RULES_RE.match(text)
     if not m:
         raise RulesError(Text("cannot read rule set {text!r}; write a preset name, optionally "

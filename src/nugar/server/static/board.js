@@ -171,7 +171,8 @@
     const lastPlayer = marks.length ? v.last_mover : null;
     const storesSaid = [1, 2].map((p) => t("{name}'s store {seeds}",
       { name: names[p - 1], seeds: seeds(board.stores[p - 1]) })).join(", ");
-    const said = t("{game} board, {pits} holes a side; {stores}", { game: esc(v.game), pits, stores: esc(storesSaid) });
+    const said = tn("{game} board, {pits} hole a side; {stores}", "{game} board, {pits} holes a side; {stores}",
+      pits, { game: esc(v.game), pits, stores: esc(storesSaid) });
     const out = [`<svg xmlns="http://www.w3.org/2000/svg" class="board sowing" `
       + `viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="grid" `
       + `aria-label="${said}">`,
