@@ -64,8 +64,8 @@ def test_an_unknown_language_is_refused_with_the_list(monkeypatch: pytest.Monkey
 
 
 @pytest.mark.parametrize(("lang", "words"), [
-    ("fr", ["Tapez un coup", "Coups permis : 1 2 3 4 5 6", "trous de Nord", "Tour 1 : Sud joue",
-            "Résultat :", "Feuille de partie :"]),
+    ("fr", ["Tapez un coup", "Coups permis\u00a0: 1 2 3 4 5 6", "trous de Nord",
+            "Tour 1\u00a0: Sud joue", "Résultat\u00a0:", "Partie notée\u00a0:"]),
     ("ar", ["اكتب نقلة", "النقلات المسموحة: 1 2 3 4 5 6", "حفر الشمال",
             "الدور 1: على الجنوب أن يلعب", "النتيجة:", "سجل المباراة:"]),
 ])
@@ -97,7 +97,7 @@ def test_a_refused_move_is_explained_in_the_language(monkeypatch: pytest.MonkeyP
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(["play", "dara", "--first", "human", "--second", "human", "--lang", "fr"],
                     "c3\nc3\nquit\n", monkeypatch, capsys)
-    assert "Coup refusé : c3 n'est pas légal ici : c3 est occupée (par un pion de Noir)" in out
+    assert "Coup refusé\u00a0: c3 n'est pas légal ici\u00a0: c3 est occupée (par un pion de Noir)" in out
     _, out, _ = run(["play", "dara", "--first", "human", "--second", "human"],
                     "c3\nc3\nquit\n", monkeypatch, capsys)
     assert "Not played: c3 is not legal here: c3 is occupied (by a Black piece)" in out
