@@ -65,7 +65,10 @@
   // the label, then up to 12 pieces after it (8 units a letter: a count in the hundreds never
   // runs into them), as many as fit the board's width
   function handRow(player, y, count, name, width) {
-    const label = t("{name} in hand: {count}", { name, count });
+    // in a right-to-left language the label reads right to left inside the left-to-right
+    // board (RLI ... PDI): « الأبيض في اليد: 12 », not « في اليد: 12 الأبيض »
+    const said = t("{name} in hand: {count}", { name, count });
+    const label = I18N && I18N.rtl ? `\u2067${said}\u2069` : said;
     const parts = [`<g class="hand" data-player="${player}" aria-hidden="true">`,
       `<text x="${MARGIN}" y="${f0(y + 5)}" font-size="13" fill="#333">${label}</text>`];
     const first = MARGIN + 16 + 8 * label.length;
