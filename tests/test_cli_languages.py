@@ -97,7 +97,8 @@ def test_a_refused_move_is_explained_in_the_language(monkeypatch: pytest.MonkeyP
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(["play", "dara", "--first", "human", "--second", "human", "--lang", "fr"],
                     "c3\nc3\nquit\n", monkeypatch, capsys)
-    assert "Coup refusé\u00a0: c3 n'est pas légal ici\u00a0: c3 est occupée (par un pion de Noir)" in out
+    assert ("Coup refusé\u00a0: c3 n'est pas légal ici\u00a0: c3 est occupée (par un pion de "
+            "Noir)") in out
     _, out, _ = run(["play", "dara", "--first", "human", "--second", "human"],
                     "c3\nc3\nquit\n", monkeypatch, capsys)
     assert "Not played: c3 is not legal here: c3 is occupied (by a Black piece)" in out

@@ -91,7 +91,7 @@ def _code_free(text: str) -> str:
 
 
 def test_there_is_arabic_to_check() -> None:
-    assert len(ARABIC) > 1000
+    assert len(ARABIC) > 900
 
 
 @pytest.mark.parametrize(("pattern", "right"), DRIFT, ids=[r for _p, r in DRIFT])

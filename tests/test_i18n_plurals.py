@@ -268,4 +268,4 @@ def test_a_refusal_with_a_count_reads_right_in_arabic() -> None:
     with pytest.raises(NugarError) as info:
         from_position("dara " + "/".join(["......"] * 12) + " b")
     assert "في الرقعة 12 صفًّا؛" in say(info.value, "ar")
-    assert "le plateau a 12 rangées ;" in say(info.value, "fr")
+    assert "le plateau a 12 rangées\u00a0;" in say(info.value, "fr")
