@@ -24,7 +24,7 @@ import pytest
 from babel.messages.pofile import read_po
 
 from nugar import new_game
-from nugar.server.render import svg
+from nugar.server.play.render import svg
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "nugar"
 #: lesson fields that are data, not prose

@@ -31,8 +31,8 @@ from nugar import IllegalMoveError, RulesError, from_position, parse_rules
 from nugar.i18n import Text, say
 from nugar.rules import PRESETS
 from nugar.rules.options import option_fields
-from nugar.server.pages import not_found_page, rules_index, rules_page
-from nugar.server.static_i18n import render_page
+from nugar.server.http.pages import not_found_page, rules_index, rules_page
+from nugar.server.http.static_i18n import render_page
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "nugar"
 LANGS = ["fr", "ar"]
