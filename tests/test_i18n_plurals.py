@@ -92,6 +92,20 @@ NOT_COUNTS = {
      "capturing the most the rightmost one giving a bonus step must be taken", "best"):
     "a number in parentheses after the noun",
     ("turn {number} {turn!r}: {reason}", "number"): "the turn's ordinal",
+    ("these two players have reached the limit of rated games between them in 24 hours "
+     "({count}); play this one unrated, or later", "count"): "the limit said in parentheses, "
+    "after the noun",
+    ("a new account (younger than {days} day) has reached its limit of rated games an hour "
+     "({count}); play this one unrated, or later", "count"): "the limit said in parentheses, "
+    "after the noun",
+    ("Level 8 has the endgame databases to {have} seed; larger ones: {command} ({size} GB, "
+     "about {minutes} min).", "size"): "a unit symbol (GB) that no language inflects",
+    ("Level 8 has no endgame databases yet; build them with {command} ({size} GB, about "
+     "{minutes} min).", "size"): "a unit symbol (GB)",
+    ("Level 8 and the perfect player have no endgame databases yet; build them with {command} "
+     "({size} GB, about {minutes} min).", "size"): "a unit symbol (GB)",
+    ("Level 8 and the perfect player have the endgame databases to {have} seed; larger ones: "
+     "{command} ({size} GB, about {minutes} min).", "size"): "a unit symbol (GB)",
     ("a line of {length}", "length"): "the field is a word: four, five, six",
     ("pieces={pieces} must be greater than loss_at={loss_at}: otherwise the game would be lost "
      "before it starts", "pieces"): "an option's value",
