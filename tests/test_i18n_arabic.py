@@ -25,11 +25,9 @@ from babel.messages.pofile import read_po
 
 from nugar import new_game
 from nugar.server.play.render import svg
+from translated_texts import lesson_strings
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "nugar"
-#: lesson fields that are data, not prose
-DATA_FIELDS = {"rules", "position", "expected", "tags", "goal", "order", "puzzle", "unique",
-               "depth", "id"}
 #: what no Arabic text writes, and the glossary's word instead
 DRIFT = [
     (r"ضالة", "دالا"),
@@ -50,19 +48,6 @@ BOTH = re.compile(r"drop|three|piece|square", re.I)
 RUN = re.compile(r"(?<![\w\u2066\u2068])[a-z]?\d+(?:[-x:/][a-z]?\d+)+")
 
 
-def _strings(value: object, key: str = "") -> Iterator[str]:
-    if key in DATA_FIELDS:
-        return
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _strings(v, k)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v, key)
-
-
 def _arabic() -> Iterator[tuple[str, str, bool]]:
     """``(where, text, about sowing)`` of every Arabic text."""
     for path in sorted((PACKAGE / "locale" / "ar" / "LC_MESSAGES").glob("*.po")):
@@ -79,7 +64,7 @@ def _arabic() -> Iterator[tuple[str, str, bool]]:
         yield (str(path.relative_to(PACKAGE)), path.read_text(encoding="utf-8"),
                path.stem in ("kalah", "dracala"))
     for path in sorted((PACKAGE / "lessons" / "data" / "ar").glob("*.json")):
-        for s in _strings(json.loads(path.read_text(encoding="utf-8"))):
+        for s in lesson_strings(json.loads(path.read_text(encoding="utf-8"))):
             yield str(path.relative_to(PACKAGE)), s, path.stem in ("kalah", "dracala")
 
 

@@ -24,15 +24,13 @@ from babel.messages.pofile import read_po
 
 from nugar import IllegalMoveError, new_game
 from nugar.i18n import say
+from translated_texts import lesson_strings
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "nugar"
 #: what is not French prose: code, fenced code, placeholders, links, HTML tags, option texts
 #: (``result={result}:{reason}``)
 NOT_PROSE = re.compile(r"```.*?```|`[^`\n]*`|\{[^{}\s]*\}|https?://[^\s)>\]]+|<[^<>\n]*>"
                        r"|\]\([^)\s]*\)|\b\w+=[^\s,;)]*|\S*/\S*", re.S)
-#: lesson fields that are data, not prose
-DATA_FIELDS = {"rules", "position", "expected", "tags", "goal", "order", "puzzle", "unique",
-               "depth", "id"}
 #: a word that elides before a vowel, followed by a word starting with one (not a square)
 UNELIDED = re.compile(r"(?<![\w'’-])(de|que|ne|le|la|je|se|me|te|jusque|lorsque|puisque) "
                       r"(?![a-h]\d)([aeiouyéèêàâîôûAEIOUÉÈÀ]\w*)")
@@ -41,19 +39,6 @@ DRIFT = [(re.compile(r"\bsemis bonus\b|\bcoup bonus\b"), "semis supplémentaire"
          (re.compile(r"\bConseil\b"), "Indice"),
          (re.compile(r"\benregistrement\b|\bfeuille de partie\b|\bparties? enregistrées?\b",
                      re.I), "partie notée")]
-
-
-def _strings(value: object, key: str = "") -> Iterator[str]:
-    if key in DATA_FIELDS:
-        return
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _strings(v, k)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v, key)
 
 
 def _french() -> Iterator[tuple[str, str]]:
@@ -69,7 +54,7 @@ def _french() -> Iterator[tuple[str, str]]:
     for path in sorted((PACKAGE / "docs" / "fr").rglob("*.md")):
         yield str(path.relative_to(PACKAGE)), path.read_text(encoding="utf-8")
     for path in sorted((PACKAGE / "lessons" / "data" / "fr").glob("*.json")):
-        for s in _strings(json.loads(path.read_text(encoding="utf-8"))):
+        for s in lesson_strings(json.loads(path.read_text(encoding="utf-8"))):
             yield str(path.relative_to(PACKAGE)), s
 
 

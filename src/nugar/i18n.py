@@ -185,13 +185,7 @@ class Text(str):
     plural_count: int | None
 
     def __new__(cls, template: str, /, domain: str = "engine", **fields: Any) -> Text:
-        made = super().__new__(cls, template.format(**fields) if fields else template)
-        made.template = template
-        made.fields = fields
-        made.domain = domain
-        made.plural_template = None
-        made.plural_count = None
-        return made
+        return cls._made(template, template, None, None, domain, fields)
 
     @classmethod
     def plural(cls, singular: str, plural: str, count: int, /, domain: str = "engine",
@@ -201,8 +195,13 @@ class Text(str):
         ``msgid_plural`` entries that ``pybabel extract``, keyword ``plural:1,2``, makes).
         The count is also given among the fields where the sentence shows it."""
         english = singular if count == 1 else plural
-        made = super().__new__(cls, english.format(**fields) if fields else english)
-        made.template = singular
+        return cls._made(english, singular, plural, count, domain, fields)
+
+    @classmethod
+    def _made(cls, english: str, template: str, plural: str | None, count: int | None,
+              domain: str, fields: dict[str, Any]) -> Text:
+        made = str.__new__(cls, english.format(**fields) if fields else english)
+        made.template = template
         made.fields = fields
         made.domain = domain
         made.plural_template = plural
