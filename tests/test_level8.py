@@ -11,7 +11,14 @@ import pytest
 
 import nugar
 from nugar.ai import Limits, agents, make_agent, tournament
-from nugar.ai.agents import PROBE_SHARE, SOLVE_GAP, SOLVE_NODES, SOLVE_SHARE, LevelAgent
+from nugar.ai.agents import (
+    PROBE_GAP,
+    PROBE_SHARE,
+    SOLVE_GAP,
+    SOLVE_NODES,
+    SOLVE_SHARE,
+    LevelAgent,
+)
 from nugar.ai.alphabeta import AlphaBetaAgent
 from nugar.ai.book import lookup
 from nugar.ai.perfect import PerfectAgent, database_note
@@ -154,22 +161,46 @@ def _with_seeds(at_most: int, seed: int) -> SowingGame:
 def test_level_8_searches_with_the_whole_time_where_the_solver_is_not_expected(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Without databases (the tests' data folder is empty), a middle-game position of
-    standard Kalah is far beyond a quick solve: the solver gets only a probe of
-    ``PROBE_SHARE`` of the time, and the search the rest (before: the solver got 85%)."""
+    standard Kalah is far beyond a quick solve: the search decides with the whole time limit
+    and the solver is not tried (before: the solver had 85% of it, the search the rest)."""
     agent = _level8()
     agent.analyse(_outside_the_book(0), Limits(time=0.1))  # opens the solver
     spy = Spy(monkeypatch)
     game = _outside_the_book(4)
-    assert seeds_on_board(game.pits, game.state) > SOLVE_GAP
-    start = time.perf_counter()
+    assert seeds_on_board(game.pits, game.state) > SOLVE_GAP + PROBE_GAP
     analysis = agent.analyse(game, Limits(time=0.4))
-    spent = time.perf_counter() - start
-    assert [t for t, _ in spy.solves] == [pytest.approx(0.4 * PROBE_SHARE, abs=0.02)]
+    assert spy.solves == []
     assert len(spy.searches) == 1 and spy.searches[0] is not None
     search_time = spy.searches[0].time
-    assert search_time is not None and search_time >= 0.4 * (1 - PROBE_SHARE) - 0.05
+    assert search_time is not None and search_time >= 0.4 - 0.05
     assert analysis.move in game.legal_moves() and analysis.depth > 0
-    assert spent < 0.4 * 1.5 + 0.2  # the two shares add up to the limit
+
+
+def test_level_8_probes_the_solver_a_little_beyond_the_expectation(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A few seeds beyond where the solver is expected to finish, it gets a probe of
+    ``PROBE_SHARE`` of the time and the search the rest; the two add up to the limit."""
+    agent = _level8()
+    seed = 9
+    game = _with_seeds(SOLVE_GAP + PROBE_GAP, seed)
+    while seeds_on_board(game.pits, game.state) <= SOLVE_GAP:
+        seed += 1
+        game = _with_seeds(SOLVE_GAP + PROBE_GAP, seed)
+    agent.analyse(game, Limits(nodes=100))  # opens the solver, sets the expectation
+    agent._solvable_to[game.rules.text] = SOLVE_GAP
+    agent.agent_for(game).solver_for(game).clear()  # not solved already
+    spy = Spy(monkeypatch)
+    limit = 0.5
+    start = time.perf_counter()
+    analysis = agent.analyse(game, Limits(time=limit))
+    spent = time.perf_counter() - start
+    assert [t for t, _ in spy.solves][:1] == [pytest.approx(limit * PROBE_SHARE, abs=0.02)]
+    assert analysis.move in game.legal_moves()
+    if spy.searches:  # the probe did not finish: the search had the rest
+        rest = spy.searches[0]
+        assert rest is not None and rest.time is not None
+        assert rest.time >= limit * (1 - PROBE_SHARE) - 0.05
+    assert spent < limit + 0.3
 
 
 def test_level_8_solves_near_the_end_within_its_share(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -212,7 +243,8 @@ def test_level_8_without_a_limit_solves_alone_where_the_databases_make_it_quick(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A small board needs no databases: with no limit at all level 8 is the perfect
     player (an uncapped solve, no search); on standard Kalah without its databases the
-    solver gets ``SOLVE_NODES`` and the search its default."""
+    search decides with its default, and near the end the solver gets its share of
+    ``SOLVE_NODES`` first."""
     spy = Spy(monkeypatch)
     small = nugar.new_game(SMALL)
     small.push(small.legal_moves()[0])
@@ -220,9 +252,14 @@ def test_level_8_without_a_limit_solves_alone_where_the_databases_make_it_quick(
     assert spy.solves == [(None, None)] and spy.searches == []
     spy.clear()
     agent = _level8()
-    agent.analyse(_outside_the_book(7))
-    assert [n for _, n in spy.solves] == [int(SOLVE_NODES * PROBE_SHARE)]
-    assert spy.searches == [None]
+    game = _outside_the_book(7)
+    agent.analyse(game)
+    assert seeds_on_board(game.pits, game.state) > SOLVE_GAP + PROBE_GAP
+    assert spy.solves == [] and spy.searches == [None]
+    spy.clear()
+    near = _with_seeds(SOLVE_GAP, seed=3)
+    agent.analyse(near)
+    assert spy.solves[:1] == [(None, int(SOLVE_NODES * SOLVE_SHARE))]
 
 
 def test_level_8_without_databases_beats_the_search_at_equal_nodes(

@@ -51,14 +51,18 @@ TOP_LEVEL: int = LEVEL_RANGE[-1]
 DEFAULT_LEVEL: int = 4
 
 #: the share of a decision's limit (its time, or its nodes) that level 8's exact solver may
-#: use where it is expected to finish (``LevelAgent._expected``); when it does not, the
+#: use where it is expected to finish (``LevelAgent._beyond``); when it does not, the
 #: search decides with the rest, so the search never has less than three quarters
 SOLVE_SHARE = 0.25
 
-#: the share it may use elsewhere: a probe, which finds out a game or a stretch of one that
-#: the solver answers quickly (Dracala after its book) and otherwise costs the search little;
-#: what a probe finds stays in the solver's table, so that later attempts finish sooner
+#: the share it may use a little beyond the expectation (``PROBE_GAP`` seeds): a probe,
+#: which finds out where the solver is quicker than expected (what it finds stays in the
+#: solver's table, so that later attempts finish sooner); further out, none: the search
+#: has the whole limit, so that level 8 searches there as ``alphabeta:probe=1`` does
 PROBE_SHARE = 0.1
+
+#: how many seeds beyond the expectation a probe is still tried
+PROBE_GAP = 6
 
 #: seeds in the holes beyond the reach of the databases on disk (0: none) up to which the
 #: solver is expected to finish within ``SOLVE_SHARE`` of a tenth of a second: measured on
@@ -112,7 +116,7 @@ class LevelAgent(Agent):
         self._seed: int | None = None
         self._quick_rules: dict[str, bool] = {}
         #: by rule set: the seeds in the holes up to which the solver is expected to finish
-        #: (``_expected``), learnt from its attempts; kept from game to game, as its table is
+        #: (``_beyond``), learnt from its attempts; kept from game to game, as its table is
         self._solvable_to: dict[str, int] = {}
         for profile in ai_profiles():  # every spec is checked up front
             _check_spec(_with_options(profile.levels[level], extra))
@@ -149,10 +153,11 @@ class LevelAgent(Agent):
         limit, and else the search (``SOLVER_FALLBACK``) with all of the rest.
 
         The solver may use ``SOLVE_SHARE`` of the time where it is expected to finish
-        (``_expected``), ``PROBE_SHARE`` elsewhere; what it found stays in its table, so
-        that later moves finish sooner. Without a time limit the shares are of
-        ``SOLVE_NODES`` solver positions and the search has the caller's depth and nodes
-        (so that at a node limit level 8 plays as deterministically as the search does);
+        (``_beyond``), ``PROBE_SHARE`` a little further out (``PROBE_GAP``) and nothing
+        beyond; what it found stays in its table, so that later moves finish sooner.
+        Without a time limit the shares are of ``SOLVE_NODES`` solver positions and the
+        search has the caller's depth and nodes (so that at a node limit level 8 plays as
+        deterministically as the search does);
         with no limit at all the solver decides alone where it is quick (``_quick``: the
         databases it needs are on disk, or the board is small), as ``perfect`` does."""
         from .perfect import PerfectAgent
@@ -170,7 +175,10 @@ class LevelAgent(Agent):
             # the solver's compiled code is not loaded yet (it compiles the first time):
             # it opens in the background while the search decides with the rest
             return self._search_rest(game, limits, start)
-        share = SOLVE_SHARE if self._expected(game, perfect) else PROBE_SHARE
+        beyond = self._beyond(game, perfect)
+        if beyond > PROBE_GAP:  # far beyond what the solver finishes: the search alone
+            return self._search_rest(game, limits, start)
+        share = SOLVE_SHARE if beyond <= 0 else PROBE_SHARE
         time_cap = None
         if limits.time is not None:
             time_cap = limits.time * share - (time.perf_counter() - start)
@@ -180,7 +188,7 @@ class LevelAgent(Agent):
         # search's own (the solver's positions are another, cheaper kind)
         node_cap = None if time_cap is not None else int(SOLVE_NODES * share)
         exact = perfect.attempt(game, time_cap, node_cap)
-        self._learn(game, exact is not None, share == SOLVE_SHARE)
+        self._learn(game, exact is not None, beyond <= 0)
         if exact is not None:
             return exact
         return self._search_rest(game, limits, start)
@@ -197,18 +205,19 @@ class LevelAgent(Agent):
         found = self._fallback_agent().analyse(game, None if rest.is_empty else rest)
         return replace(found, seconds=time.perf_counter() - start)
 
-    def _expected(self, game: Game, perfect: PerfectAgent) -> bool:
-        """Whether the solver is expected to finish ``game``'s position within
-        ``SOLVE_SHARE`` of the limit: it has the databases it needs (``_quick``), or the
-        seeds in the holes are at most those of the largest position it finished so far
-        (``_learn``), or at first ``SOLVE_GAP`` beyond the reach of the databases on disk."""
+    def _beyond(self, game: Game, perfect: PerfectAgent) -> int:
+        """How many seeds ``game``'s position has in its holes beyond those up to which the
+        solver is expected to finish within ``SOLVE_SHARE`` of the limit (0 or less: it is
+        expected to): every position where it has the databases it needs (``_quick``),
+        else those of at most the seeds of the largest position it finished so far
+        (``_learn``), at first ``SOLVE_GAP`` beyond the reach of the databases on disk."""
         if self._quick(game):
-            return True
-        return self._seeds(game) <= self._solvable_to.setdefault(
+            return 0
+        return self._seeds(game) - self._solvable_to.setdefault(
             game.rules.text, perfect.solver_for(game).db_reach + SOLVE_GAP)
 
     def _learn(self, game: Game, finished: bool, expected: bool) -> None:
-        """Move the expectation of ``_expected`` by an attempt on ``game``: a position
+        """Move the expectation of ``_beyond`` by an attempt on ``game``: a position
         finished raises it to its seeds; one expected but not finished lowers it below."""
         text, seeds = game.rules.text, self._seeds(game)
         known = self._solvable_to.get(text)
