@@ -82,9 +82,10 @@ def main() -> None:
     ap.add_argument("--no-empty", action="store_true",
                     help="with --kalah-data: skip Kalah without databases")
     args = ap.parse_args()
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
           f"Python {platform.python_version()}; {args.games} games a cell, --seed "
-          f"{args.seed}, --workers {args.workers}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
+          f"{args.seed}, --workers {args.workers}; {when}\n")
     print("| rules | databases | opponent | s/decision | games | W-D-L of level 8 | score | "
           "Elo [95%] | >= 50% | load | wall s |")
     print("| --- | --- | --- | ---: | ---: | --- | ---: | --- | --- | --- | ---: |")
