@@ -46,7 +46,9 @@ def test_level_8_of_the_sowing_games_is_the_perfect_player(rules: str) -> None:
 
 def test_level_8_plays_a_move_of_optimal_value_in_every_position() -> None:
     """On a small board the solver answers within the time: every move level 8 plays keeps
-    the exact value of the position (checked by a solver of its own)."""
+    the exact value of a won position, and the result of any other (where it swindles:
+    among the moves that keep the result, the one likeliest to make the opponent err),
+    checked by a solver of its own."""
     rng = random.Random(8)
     agent = _level8()
     exact = Solver(SMALL, max_memory_mb=16, db_seeds=0)
@@ -55,13 +57,18 @@ def test_level_8_plays_a_move_of_optimal_value_in_every_position() -> None:
         assert isinstance(game, SowingGame)
         while game.outcome is None:
             value = exact.value(game.state)
+            result = exact.result_of(game.state, value)
             analysis = agent.analyse(game, Limits(time=10.0))
             assert analysis.depth > 0 and analysis.score == value  # solved, not searched
             mover = game.to_move
             game.push(analysis.move)
             if game.outcome is None:
-                after = exact.value(game.state)
-                assert (after if game.to_move == mover else -after) == value
+                raw = exact.value(game.state)  # for the player to move there
+                sign = 1 if game.to_move == mover else -1
+                if result == 1:
+                    assert sign * raw == value
+                else:
+                    assert sign * exact.result_of(game.state, raw) == result
             if game.outcome is None:
                 game.push(rng.choice(game.legal_moves()))
 
@@ -196,11 +203,11 @@ def test_level_8_probes_the_solver_a_little_beyond_the_expectation(
     spent = time.perf_counter() - start
     assert [t for t, _ in spy.solves][:1] == [pytest.approx(limit * PROBE_SHARE, abs=0.02)]
     assert analysis.move in game.legal_moves()
-    if spy.searches:  # the probe did not finish: the search had the rest
+    if spy.searches:  # the probe did not finish: the search had the rest of the limit
         rest = spy.searches[0]
         assert rest is not None and rest.time is not None
-        assert rest.time >= limit * (1 - PROBE_SHARE) - 0.05
-    assert spent < limit + 0.3
+        assert 0 < rest.time <= limit * (1 - PROBE_SHARE) + 0.01
+    assert spent < limit + 0.5  # (a loaded machine is slow to stop a thread)
 
 
 def test_level_8_solves_near_the_end_within_its_share(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -137,7 +137,7 @@ KALAH_PROFILE = AiProfile(
                    "alphabeta:nodes=1000,blunder=0.19",
                    "alphabeta:nodes=4000,blunder=0.13",
                    "alphabeta:nodes=16000,blunder=0.04",
-                   "perfect:build=0"),
+                   "perfect:build=0,swindle=1"),
     eval_scale=400.0,
     load_weights=_kalah_weights,
     marks=(2.0, 4.0, 8.0),
