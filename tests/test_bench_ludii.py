@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -39,10 +40,11 @@ LUDII_STORES = {1: 13, 2: 0}
 
 
 @pytest.fixture()
-def fake() -> Iterator[object]:
-    bridges: list[object] = []
+def fake() -> Iterator[Callable[..., Any]]:
+    """Starts the double of the bridge with the options given; stopped after the test."""
+    bridges: list[Any] = []
 
-    def start(*options: str) -> object:
+    def start(*options: str) -> Any:
         bridge = bench.Bridge([sys.executable, str(FAKE), *options])
         bridges.append(bridge)
         return bridge
@@ -52,10 +54,10 @@ def fake() -> Iterator[object]:
         bridge.close()
 
 
-def test_the_layout_is_read_from_the_seeds_each_first_move_sows(fake: object) -> None:
-    layout = bench.infer_layout(fake())  # type: ignore[operator]
+def test_the_layout_is_read_from_the_seeds_each_first_move_sows(fake: Callable[..., Any]) -> None:
+    layout = bench.infer_layout(fake())
     assert layout.holes == LUDII_HOLES and layout.stores == LUDII_STORES
-    shuffled = bench.infer_layout(fake("--shuffle", "5"))  # type: ignore[operator]
+    shuffled = bench.infer_layout(fake("--shuffle", "5"))
     assert sorted([*shuffled.holes[1], *shuffled.holes[2], *shuffled.stores.values()]) \
         == list(range(14))
     assert shuffled != layout
@@ -74,8 +76,8 @@ def test_moves_translate_both_ways_and_positions_compare_site_by_site() -> None:
     assert layout.counts_of(game) == (0, 4, 4, 0, 5, 5, 5, 4, 4, 4, 4, 4, 4, 1)
 
 
-def test_a_match_against_the_fake_bridge_replays_every_game(fake: object) -> None:
-    score = bench.play_match(fake("--shuffle", "2"), "level:3", 4, 0.05, 4, seed=1)  # type: ignore[operator]
+def test_a_match_against_the_fake_bridge_replays_every_game(fake: Callable[..., Any]) -> None:
+    score = bench.play_match(fake("--shuffle", "2"), "level:3", 4, 0.05, 4, seed=1)
     assert score.games == 4 and score.wins + score.draws + score.losses == 4
     assert score.score >= 0.5  # level 3 searches; the double plays at random
 
@@ -86,14 +88,14 @@ def test_openings_are_random_running_lines() -> None:
     assert lines == bench.openings(5, 4, seed=3) and len({tuple(x) for x in lines}) > 1
 
 
-def test_an_illegal_move_of_the_other_side_stops_the_match(fake: object) -> None:
+def test_an_illegal_move_of_the_other_side_stops_the_match(fake: Callable[..., Any]) -> None:
     with pytest.raises(bench.LudiiError, match=r"which nugar finds illegal|not a hole"):
-        bench.play_match(fake("--illegal", "2"), "level:1", 2, 0.05, 2, seed=1)  # type: ignore[operator]
+        bench.play_match(fake("--illegal", "2"), "level:1", 2, 0.05, 2, seed=1)
 
 
-def test_a_different_position_stops_the_match(fake: object) -> None:
+def test_a_different_position_stops_the_match(fake: Callable[..., Any]) -> None:
     with pytest.raises(bench.LudiiError, match="seeds by site"):
-        bench.play_match(fake("--miscount", "4"), "level:1", 2, 0.05, 2, seed=1)  # type: ignore[operator]
+        bench.play_match(fake("--miscount", "4"), "level:1", 2, 0.05, 2, seed=1)
 
 
 def test_a_bridge_that_stops_is_reported_with_its_message(tmp_path: Path) -> None:

@@ -195,7 +195,9 @@ def test_level_8_probes_the_solver_a_little_beyond_the_expectation(
         game = _with_seeds(SOLVE_GAP + PROBE_GAP, seed)
     agent.analyse(game, Limits(nodes=100))  # opens the solver, sets the expectation
     agent._solvable_to[game.rules.text] = SOLVE_GAP
-    agent.agent_for(game).solver_for(game).clear()  # not solved already
+    perfect = agent.agent_for(game)
+    assert isinstance(perfect, PerfectAgent)
+    perfect.solver_for(game).clear()  # not solved already
     spy = Spy(monkeypatch)
     limit = 0.5
     start = time.perf_counter()
