@@ -19,8 +19,8 @@ nugar solve kalah --build-db N``; docs/solving.md has the size and time of each 
 With ``--nodes N`` every cell is played at ``--nodes N`` instead of a time (both searches stop
 at ``N`` positions, level 8's solver has its own share on top, docs/ai.md): the same games on
 any machine, at any load. Each cell prints one Markdown row as it finishes: W-D-L of level 8,
-its score, the Elo difference with its 95% interval (``nugar match``'s), whether the score is at least 50%, the
-load average (1 minute) at its start and end, and its wall-clock seconds.
+its score, the Elo difference with its 95% interval (``nugar match``'s), whether the score is
+at least 50%, the load average (1 minute) at its start and end, and its wall-clock seconds.
 """
 
 from __future__ import annotations
