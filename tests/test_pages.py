@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 from fastapi.testclient import TestClient
 
-from nugar.server import pages
+from nugar.server.http import pages
 
 
 class _Links(HTMLParser):
@@ -55,7 +55,7 @@ def listed(c: TestClient) -> list[str]:
 def test_pages_are_read_from_the_package_resources(client: TestClient) -> None:
     root = pages.docs_root()
     assert root == resources.files("nugar").joinpath("docs")
-    assert isinstance(root, Path) and root.is_relative_to(Path(pages.__file__).parents[1])
+    assert isinstance(root, Path) and root.is_relative_to(Path(pages.__file__).parents[2])
     assert len(shipped()) >= 6 and "dara" in shipped() and "kalah" in shipped()
     assert listed(client) == [f"/rules/{n}" for n in shipped()]
 
