@@ -5,33 +5,22 @@ protocol with nugar's own rules and random moves (no claim about Ludii's play)."
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
 import nugar
+from benchmark_scripts import load_script
 from nugar.rules.base import Move
 
 HERE = Path(__file__).resolve().parent
-SCRIPT = HERE.parent / "benchmarks" / "bench_ludii.py"
 FAKE = HERE / "fake_ludii_bridge.py"
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_ludii", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load()
+bench = load_script("bench_ludii")
 
 #: Ludii's numbering of Kalah's sites (its "Kalah.lud": the second player's store first, the
 #: first player's holes along the bottom row, his store last, the top row right to left)
