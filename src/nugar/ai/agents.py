@@ -50,9 +50,9 @@ TOP_LEVEL: int = LEVEL_RANGE[-1]
 #: page and as the Gymnasium environment's opponent. A middle level (docs/ai.md says why).
 DEFAULT_LEVEL: int = 4
 
-#: the share of a decision's limit (its time, or its nodes) that level 8's exact solver may
-#: use where it is expected to finish (``LevelAgent._beyond``); when it does not, the
-#: search decides with the rest, so the search never has less than three quarters
+#: the share of a decision's time (without one: of ``SOLVE_NODES``) that level 8's exact
+#: solver may use where it is expected to finish (``LevelAgent._beyond``); when it does not,
+#: the search decides with the rest, so the search never has less than three quarters
 SOLVE_SHARE = 0.25
 
 #: the share it may use a little beyond the expectation (``PROBE_GAP`` seeds): a probe,
@@ -157,9 +157,9 @@ class LevelAgent(Agent):
         beyond; what it found stays in its table, so that later moves finish sooner.
         Without a time limit the shares are of ``SOLVE_NODES`` solver positions and the
         search has the caller's depth and nodes (so that at a node limit level 8 plays as
-        deterministically as the search does);
-        with no limit at all the solver decides alone where it is quick (``_quick``: the
-        databases it needs are on disk, or the board is small), as ``perfect`` does."""
+        deterministically as the search does); with no limit at all the solver decides
+        alone where it is quick (``_quick``: the databases it needs are on disk, or the
+        board is small), as ``perfect`` does."""
         from .perfect import PerfectAgent
 
         perfect = self.agent_for(game)
