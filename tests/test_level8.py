@@ -194,7 +194,7 @@ def test_level_8_probes_the_solver_a_little_beyond_the_expectation(
         seed += 1
         game = _with_seeds(SOLVE_GAP + PROBE_GAP, seed)
     agent.analyse(game, Limits(nodes=100))  # opens the solver, sets the expectation
-    agent._solvable_to[game.rules.text] = SOLVE_GAP
+    agent._solvable_to[game.rules.text] = (0, SOLVE_GAP)  # no databases in the tests
     perfect = agent.agent_for(game)
     assert isinstance(perfect, PerfectAgent)
     perfect.solver_for(game).clear()  # not solved already
@@ -203,7 +203,9 @@ def test_level_8_probes_the_solver_a_little_beyond_the_expectation(
     start = time.perf_counter()
     analysis = agent.analyse(game, Limits(time=limit))
     spent = time.perf_counter() - start
-    assert [t for t, _ in spy.solves][:1] == [pytest.approx(limit * PROBE_SHARE, abs=0.02)]
+    caps = [t for t, _ in spy.solves]
+    # the probe's share, less what the decision spent before it (a loaded machine: more)
+    assert caps and caps[0] is not None and 0 < caps[0] <= limit * PROBE_SHARE
     assert analysis.move in game.legal_moves()
     if spy.searches:  # the probe did not finish: the search had the rest of the limit
         rest = spy.searches[0]
@@ -219,7 +221,8 @@ def test_level_8_solves_near_the_end_within_its_share(monkeypatch: pytest.Monkey
     spy = Spy(monkeypatch)
     game = _with_seeds(16, seed=5)
     analysis = agent.analyse(game, Limits(time=1.0))
-    assert [t for t, _ in spy.solves][-1] == pytest.approx(SOLVE_SHARE, abs=0.05)
+    caps = [t for t, _ in spy.solves]
+    assert caps and caps[-1] is not None and SOLVE_SHARE / 2 < caps[-1] <= SOLVE_SHARE
     assert spy.searches == []
     exact = Solver("kalah", max_memory_mb=16, build_db=False).value(game.state)
     assert analysis.score == exact and analysis.depth > 0
@@ -235,14 +238,15 @@ def test_level_8_falls_back_on_the_search_when_the_solver_does_not_finish(
     seeds = seeds_on_board(game.pits, game.state)
     assert seeds > SOLVE_GAP
     agent.analyse(game, Limits(nodes=100))  # the solver opens, its expectation is set
-    agent._solvable_to[game.rules.text] = 48
+    reach, _ = agent._solvable_to[game.rules.text]
+    agent._solvable_to[game.rules.text] = (reach, 48)
     monkeypatch.setattr(agents, "SOLVE_NODES", 400)
     spy = Spy(monkeypatch)
     analysis = agent.analyse(game, Limits(depth=3, nodes=5000))
     assert spy.solves == [(None, int(400 * SOLVE_SHARE))]
     assert spy.searches == [Limits(depth=3, nodes=5000)]
     assert analysis.move in game.legal_moves() and analysis.searched
-    assert agent._solvable_to[game.rules.text] == seeds - 1
+    assert agent._solvable_to[game.rules.text] == (reach, seeds - 1)
     spy.clear()
     agent.analyse(game, Limits(depth=3, nodes=5000))  # now only a probe
     assert spy.solves == [(None, int(400 * PROBE_SHARE))]
@@ -283,3 +287,18 @@ def test_level_8_without_databases_beats_the_search_at_equal_nodes(
     table = run_match("level:8", "alphabeta", "kalah", 8, Limits(nodes=600), 1,
                       opening=4, seed=2)
     assert table.score > 0.5, (table.wins, table.draws, table.losses)
+
+
+def test_level_8_expects_afresh_when_the_databases_reach_further(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What level 8 learnt of its solver holds for the databases it had: when their reach
+    changes (a build in the background), the expectation starts again from the new reach."""
+    agent = _level8()
+    game = _with_seeds(SOLVE_GAP, seed=11)
+    agent.analyse(game, Limits(nodes=100))  # the solver opens (no databases: reach 0)
+    agent._solvable_to[game.rules.text] = (-3, 2)  # learnt with other databases
+    spy = Spy(monkeypatch)
+    agent.analyse(game, Limits(nodes=100))
+    assert spy.solves[:1] == [(None, int(SOLVE_NODES * SOLVE_SHARE))]  # expected again
+    reach, upto = agent._solvable_to[game.rules.text]
+    assert reach == 0 and upto >= SOLVE_GAP

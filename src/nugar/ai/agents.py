@@ -115,9 +115,10 @@ class LevelAgent(Agent):
         self._fallback: Agent | None = None
         self._seed: int | None = None
         self._quick_rules: dict[str, bool] = {}
-        #: by rule set: the seeds in the holes up to which the solver is expected to finish
-        #: (``_beyond``), learnt from its attempts; kept from game to game, as its table is
-        self._solvable_to: dict[str, int] = {}
+        #: by rule set: the reach of the databases on disk and the seeds in the holes up to
+        #: which the solver is expected to finish with them (``_beyond``), learnt from its
+        #: attempts; kept from game to game, as its table is
+        self._solvable_to: dict[str, tuple[int, int]] = {}
         for profile in ai_profiles():  # every spec is checked up front
             _check_spec(_with_options(profile.levels[level], extra))
 
@@ -210,11 +211,15 @@ class LevelAgent(Agent):
         solver is expected to finish within ``SOLVE_SHARE`` of the limit (0 or less: it is
         expected to): every position where it has the databases it needs (``_quick``),
         else those of at most the seeds of the largest position it finished so far
-        (``_learn``), at first ``SOLVE_GAP`` beyond the reach of the databases on disk."""
+        (``_learn``), at first ``SOLVE_GAP`` beyond the reach of the databases on disk (and
+        again so when that reach grows: a build in the background, ``solver/autodb.py``)."""
         if self._quick(game):
             return 0
-        return self._seeds(game) - self._solvable_to.setdefault(
-            game.rules.text, perfect.solver_for(game).db_reach + SOLVE_GAP)
+        reach = perfect.solver_for(game).db_reach
+        known = self._solvable_to.get(game.rules.text)
+        if known is None or known[0] != reach:  # what was learnt held for other databases
+            known = self._solvable_to[game.rules.text] = (reach, reach + SOLVE_GAP)
+        return self._seeds(game) - known[1]
 
     def _learn(self, game: Game, finished: bool, expected: bool) -> None:
         """Move the expectation of ``_beyond`` by an attempt on ``game``: a position
@@ -223,10 +228,11 @@ class LevelAgent(Agent):
         known = self._solvable_to.get(text)
         if known is None:
             return
+        reach, upto = known
         if finished:
-            self._solvable_to[text] = max(known, seeds)
+            self._solvable_to[text] = (reach, max(upto, seeds))
         elif expected:
-            self._solvable_to[text] = min(known, seeds - 1)
+            self._solvable_to[text] = (reach, min(upto, seeds - 1))
 
     @staticmethod
     def _seeds(game: Game) -> int:
