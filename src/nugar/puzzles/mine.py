@@ -247,7 +247,7 @@ def tablebase_puzzle(tb: Any, game: Game) -> Puzzle | None:
     turns = (win.plies + 1) // 2  # the plies count the solution's own turn
 
     themes = ["only-win", "capture" if "x" in win.turn else "quiet", "endgame"]
-    themes.append(f"mate-in-{turns}" if turns <= 3 else "long")
+    themes.append(f"win-in-{turns}" if turns <= 3 else "long")
     position = game.position_text()
     proof = {"by": "tablebase", "value": 1, "plies": win.plies,
              "other_result": max(c.value for c in others), "turns": len(choices)}

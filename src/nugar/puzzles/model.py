@@ -37,9 +37,9 @@ THEMES: dict[str, str] = {
     "quiet": "the solution captures nothing",
     "endgame": "few seeds or pieces are left",
     "misere": "the misère rule decides: too many seeds in a store lose",
-    "mate-in-1": "the solution wins at once",
-    "mate-in-2": "the win comes on the solver's second turn",
-    "mate-in-3": "the win comes on the solver's third turn",
+    "win-in-1": "the solution wins at once",
+    "win-in-2": "the win comes on the solver's second turn",
+    "win-in-3": "the win comes on the solver's third turn",
     "long": "the win takes four turns or more of the solver",
 }
 

@@ -32,6 +32,7 @@ from .http import (
     routes_api,
     routes_i18n,
     routes_lessons,
+    routes_puzzles,
     routes_lobby,
     routes_pages,
     routes_ws,
@@ -217,6 +218,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.include_router(routes_ws.router)
     app.include_router(routes_lobby.router)
     app.include_router(routes_lessons.router)
+    app.include_router(routes_puzzles.router)
     app.include_router(routes_analysis.router)
     app.include_router(routes_accounts.router)
     return app

@@ -53,6 +53,7 @@ from ...i18n import Text
 from ..clients import account_key
 from ..errors import ApiError
 from ..storage.store import Store, accounts_table, sessions_table
+from . import puzzle_ratings
 from .lesson_progress import forget_account
 
 log = logging.getLogger("nugar.server")
@@ -245,7 +246,7 @@ class Accounts:
 
     def delete(self, account: Account, password: str) -> None:
         """Delete the account after checking its password (403 ``wrong_password``): its
-        name and password go, its sessions and its lessons' progress end; its games keep
+        name and password go, its sessions, its lessons' progress and its puzzle ratings end; its games keep
         its id (shown as :data:`DELETED_NAME`)."""
         self._check(account, password)
         with self.store.engine.begin() as conn:
@@ -255,6 +256,7 @@ class Accounts:
             conn.execute(delete(sessions_table)
                          .where(sessions_table.c.account_id == account.id))
             forget_account(conn, account.id)
+            puzzle_ratings.forget_account(conn, account.id)
         self._forget_keys(account.id)
 
     def names(self, ids: Iterable[int]) -> dict[int, str]:
