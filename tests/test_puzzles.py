@@ -129,10 +129,10 @@ def test_a_position_with_two_best_turns_is_no_puzzle() -> None:
 
 def test_the_tablebase_miner_on_a_small_board(tmp_path: Path) -> None:
     from nugar import parse_rules
-    rules = parse_rules("dara(rows=4,cols=4,loss_at=1)")
-    build(rules, 5, root=tmp_path)  # 2 against 2, 3 against 2 and 2 against 3
+    rules = parse_rules("dara(rows=4,cols=4)")
+    build(rules, 6, root=tmp_path)  # 3 against 3
     tb = Tablebase(rules, tmp_path)
-    batch = mine(rules.text, 5, seed=2, tb_root=tmp_path, ladder=False)
+    batch = mine(rules.text, 5, seed=2, tb_root=tmp_path, ladder=False, seconds=60)
     assert batch.puzzles
     for p in batch.puzzles:
         game = p.game()
@@ -166,9 +166,9 @@ def test_choosing_near_a_rating_the_daily_puzzle_and_a_streak() -> None:
     assert near(puzzles, 1500, rng, {p.id for p in puzzles}) is None
     day = datetime.date(2026, 12, 8)
     assert daily(puzzles, day) == daily(puzzles, day)
-    days = {daily(puzzles, day + datetime.timedelta(d)) for d in range(10)}
-    assert len(days) > 5
-    assert all(1200 <= p.rating <= 1800 for p in days if p is not None)
+    days = [daily(puzzles, day + datetime.timedelta(d)) for d in range(10)]
+    assert len({p.id for p in days if p is not None}) > 5
+    assert all(p is not None and 1200 <= p.rating <= 1800 for p in days)
     assert streak_rating(0) < streak_rating(3) < streak_rating(10)
 
 
@@ -199,6 +199,7 @@ def test_the_command_line_builds_merges_and_shows(tmp_path: Path,
     assert main(["puzzles", "build", rules, "--count", "3", "--seed", "9", "--out", str(out),
                  "--quiet"]) == 0
     merged = list(read(out))
+    capsys.readouterr()
     assert len(merged) >= 4 and len({p.id for p in merged}) == len(merged)
     assert main(["puzzles", "show", str(out), "--limit", "2"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 2
@@ -207,7 +208,7 @@ def test_the_command_line_builds_merges_and_shows(tmp_path: Path,
     # a file of another rule set, an unknown rule set, a missing file: one line, no traceback
     assert main(["puzzles", "build", "kalah", "--count", "1", "--out", str(out)]) == 1
     assert "holds puzzles of kalah(pits=4,seeds=3)" in capsys.readouterr().err
-    assert main(["puzzles", "build", "chess", "--out", str(tmp_path / "c.jsonl")]) in (1, 2)
+    assert main(["puzzles", "build", "chess", "--out", str(tmp_path / "c.jsonl")]) == 2
     assert main(["puzzles", "show", str(tmp_path / "none.jsonl")]) == 1
     assert "no file" in capsys.readouterr().err
 

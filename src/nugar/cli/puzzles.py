@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_OK, CliError, command, connect_ray, positive_float, positive_int
+from .common import EXIT_FAILED, EXIT_OK, CliError, command, connect_ray, positive_float, positive_int
 
 
 def register(subparsers: Any) -> None:
@@ -67,9 +67,9 @@ def _read(path: Path) -> list[Any]:
     try:
         return list(read(path))
     except FileNotFoundError:
-        raise CliError(f"no file {path}") from None
+        raise CliError(f"no file {path}", EXIT_FAILED) from None
     except (OSError, PuzzleError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read {path}: {exc}") from None
+        raise CliError(f"cannot read {path}: {exc}", EXIT_FAILED) from None
 
 
 @command("puzzles build")
@@ -87,7 +87,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     keep = _read(out) if out.exists() else []
     wrong = [p.rules for p in keep if p.rules != rules]
     if wrong:
-        raise CliError(f"{out} holds puzzles of {wrong[0]}, not {rules}: choose another --out")
+        raise CliError(f"{out} holds puzzles of {wrong[0]}, not {rules}: choose another --out",
+                       EXIT_FAILED)
     runner = local_runner(args.workers)
     if args.ray is not None:
         connect_ray(args.ray)
@@ -104,7 +105,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                       seconds=args.time, tb_root=Path(args.db_dir) if args.db_dir else None,
                       runner=runner, keep=keep, on_batch=said)
     except SolverError as exc:
-        raise CliError(str(exc)) from None
+        raise CliError(str(exc), EXIT_FAILED) from None
     write(out, built.puzzles)
     print(f"{built.new} new puzzles of {rules} ({built.positions} positions tried, "
           f"{built.seconds:.1f} s); {len(built.puzzles)} in {out}")
