@@ -113,7 +113,7 @@
     const players = p.players.map(window.nugarI18n.player);
     $("task").textContent = t("{player} to move: find the one best turn.", { player: players[p.to_move - 1] });
     $("facts").textContent = P.mode === "streak"
-      ? t("Puzzle rating {rating} \u00b7 streak {streak}", { rating: p.rating, streak: currentStreak(p) })
+      ? t("Puzzle rating {rating} · streak {streak}", { rating: p.rating, streak: currentStreak(p) })
       : t("Puzzle rating {rating}", { rating: p.rating });
     const examples = p.legal.filter((m) => m !== "pass").slice(0, 2);
     $("move-input").placeholder = examples.length ? t("e.g. {moves}", { moves: examples.join(", ") }) : "";
