@@ -18,13 +18,7 @@ from nugar.server.storage.store import (
     puzzle_players_table,
     puzzle_ratings_table,
 )
-from test_accounts import (
-    SAME,
-    app,  # noqa: F401 (the fixture, by name)
-    client,  # noqa: F401 (the fixture, by name)
-    other_client,
-    sign_up,
-)
+from web_accounts import SAME, other_client, sign_up
 from test_puzzles import all_turns
 
 

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from ...i18n import LANGUAGES, SOURCE, Text, direction, say
+from .static_i18n import i18n_block, render_part
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -191,10 +192,11 @@ def _fix_inline(children: list[Token], here: str, pages: dict[str, str]) -> list
     return out
 
 
-def diagram(source: str, rtl: bool = False) -> str:
+def diagram(source: str, rtl: bool = False, lang: str = SOURCE) -> str:
     """The HTML of a ``position`` block: a figure with the position's board (the game page's
-    SVG) and the caption written under the position text, if any (``rtl``: the picture laid out
-    left to right in a right-to-left page). A position text that cannot
+    SVG, its labels in ``lang``) and the caption written under the position text, if any
+    (``rtl``: the picture laid out left to right in a right-to-left page). A position text that
+    cannot
     be read raises its :class:`~nugar.errors.NugarError`: a page must not ship a broken
     diagram."""
     from ...rules import from_position
@@ -206,7 +208,8 @@ def diagram(source: str, rtl: bool = False) -> str:
     said = f"<figcaption>{escape(caption)}</figcaption>" if caption else ""
     # the board keeps its geometry in every language (a1 at the bottom left): in a right-to-left
     # page its picture is laid out left to right
-    picture = f'<div dir="ltr">{svg(game)}</div>' if rtl else svg(game)
+    picture = svg(game, lang=lang)
+    picture = f'<div dir="ltr">{picture}</div>' if rtl else picture
     return f'<figure class="diagram">{picture}{said}</figure>\n'
 
 
@@ -219,11 +222,11 @@ def _html_token(content: str) -> Token:
 
 
 def render(text: str, here: str, pages: dict[str, str] | None = None,
-           rtl: bool = False) -> tuple[str, str]:
+           rtl: bool = False, lang: str = SOURCE) -> tuple[str, str]:
     """The HTML of a page's Markdown ``text`` written at ``here`` (a path relative to the docs
     folder, e.g. ``games/dara.md``), and its first heading's text (empty if none). In a page
     written right to left (``rtl``) the diagrams, code and tables of moves stay left to
-    right."""
+    right; the diagrams' labels are said in ``lang``."""
     from markdown_it import MarkdownIt
 
     pages = _sources() if pages is None else pages
@@ -246,7 +249,7 @@ def render(text: str, here: str, pages: dict[str, str] | None = None,
             if not title and tok.tag == "h1":
                 title = words.strip()
         if tok.type == "fence" and tok.info.strip() == "position":
-            out.append(_html_token(diagram(tok.content, rtl)))
+            out.append(_html_token(diagram(tok.content, rtl, lang)))
             continue
         if tok.type == "table_open":
             ltr = ' dir="ltr"' if rtl and not _rtl_table(tokens, i) else ""
@@ -270,21 +273,18 @@ def _rtl_table(tokens: Sequence[Token], start: int) -> bool:
 
 def _page(title: str, body: str, lang: str = SOURCE, content: str | None = None) -> str:
     """A whole page around ``body`` in ``lang`` (its ``lang`` and ``dir``), the body written
-    in ``content`` (an untranslated page: English inside a French or Arabic page); its
-    header's account menu is added by ``static/accounts.js``."""
+    in ``content`` (an untranslated page: English inside a French or Arabic page); its head's
+    common lines and its header are every page's (``static/parts/``, in ``lang``), and the
+    scripts' catalog is embedded for the header's language switch and account menu
+    (``static/common.js``)."""
     main = ""
     if content is not None and content != lang:
         main = f' lang="{content}" dir="{direction(content)}"'
     return (f"<!doctype html><html lang=\"{lang}\" dir=\"{direction(lang)}\"><head>"
-            "<meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{escape(title)} - nugar</title>"
-            "<link rel=\"stylesheet\" href=\"/static/style.css\">"
-            "<link rel=\"stylesheet\" href=\"/static/accounts.css\"></head>"
-            "<body class=\"doc\"><header class=\"top\"><a href=\"/\">nugar</a> "
-            f"<a href=\"/rules\">{escape(_say('rules', lang))}</a></header>"
-            f"<main class=\"doc\"{main}>{body}</main>"
-            "<script src=\"/static/accounts.js\"></script></body></html>")
+            f"{render_part('head', lang)}"
+            f"<title>{escape(title)} - nugar</title>{i18n_block(lang)}</head>"
+            f"<body class=\"doc\">{render_part('header', lang)}"
+            f"<main class=\"doc\"{main}>{body}</main></body></html>")
 
 
 def _say(words: str, lang: str) -> str:
@@ -294,7 +294,7 @@ def _say(words: str, lang: str) -> str:
 
 #: the page words of this module, for the ``web`` catalog's extraction (:func:`_say` looks
 #: them up by their English text)
-_WORDS = (Text("rules", domain="web"), Text("Start a new game", domain="web"),
+_WORDS = (Text("Start a new game", domain="web"),
           Text("Replay a record", domain="web"), Text("Rules of the games", domain="web"),
           Text("Rules", domain="web"),
           Text("No rules pages were found in this installation of nugar.", domain="web"))
@@ -354,5 +354,5 @@ def rules_page(name: str, lang: str = SOURCE) -> str | None:
         return None
     here = _localized(rel, lang)
     content = lang if here != rel else SOURCE
-    body, title = render(_read(rel, lang), here, pages, direction(content) == "rtl")
+    body, title = render(_read(rel, lang), here, pages, direction(content) == "rtl", content)
     return _page(title or key.title(), body, lang, content)
