@@ -100,3 +100,15 @@ def why(page: Page) -> str:
     """The reason shown beside the board for the last refused click, once it is there."""
     page.wait_for_function("() => document.getElementById('why').textContent.length > 0")
     return page.text_content("#why") or ""
+
+
+def answers(page: Page) -> int:
+    """How many answers a lessons' or puzzles' page has shown (``data-answers``)."""
+    return int(page.evaluate("Number(document.body.dataset.answers || 0)"))
+
+
+def click_and_wait(page: Page, selector: str) -> None:
+    """Click a cell (or button) that sends a move, and wait for the answer to be shown."""
+    n = answers(page)
+    page.click(selector)
+    page.wait_for_function(f"() => Number(document.body.dataset.answers || 0) > {n}")

@@ -10,20 +10,9 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page
 
-from browsing import PAGE_ERRORS, new_page
+from browsing import PAGE_ERRORS, answers, click_and_wait, new_page
 from nugar import lessons
 from nugar.lessons import Step
-
-
-def answers(page: Page) -> int:
-    return int(page.evaluate("Number(document.body.dataset.answers || 0)"))
-
-
-def click_and_wait(page: Page, selector: str) -> None:
-    """Click a cell (or button) that sends a move, and wait for the answer to be shown."""
-    n = answers(page)
-    page.click(selector)
-    page.wait_for_function(f"() => Number(document.body.dataset.answers || 0) > {n}")
 
 
 def play_by_clicks(page: Page, step: Step, turn: str) -> None:

@@ -9,19 +9,9 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page
 
-from browsing import PAGE_ERRORS, new_page
+from browsing import PAGE_ERRORS, answers, click_and_wait, new_page
 from nugar.puzzles import Puzzle, shipped
-from test_puzzles import all_turns
-
-
-def answers(page: Page) -> int:
-    return int(page.evaluate("Number(document.body.dataset.answers || 0)"))
-
-
-def click_and_wait(page: Page, selector: str) -> None:
-    n = answers(page)
-    page.click(selector)
-    page.wait_for_function(f"() => Number(document.body.dataset.answers || 0) > {n}")
+from puzzle_turns import all_turns
 
 
 def play(page: Page, puzzle: Puzzle, turn: str) -> None:

@@ -14,34 +14,17 @@ import pytest
 
 from nugar import from_position
 from nugar.cli.main import main
+from nugar.kernels.common import ST_TO_MOVE
 from nugar.puzzles import THEMES, Puzzle, PuzzleError, read, shipped, shipped_rules, write
 from nugar.puzzles.choose import daily, near, streak_rating
 from nugar.puzzles.mine import mine, sowing_puzzle, tablebase_puzzle
 from nugar.rules import Game
-from nugar.kernels.common import ST_TO_MOVE
 from nugar.solver import Solver
 from nugar.solver.kernels import terminal_value
 from nugar.solver.tablebase import Tablebase, build
+from puzzle_turns import all_turns
 
 SHIPPED = ("dala", "dara", "dracala", "kalah")
-
-
-def all_turns(game: Game) -> list[tuple[str, Game]]:
-    """Every whole turn of the player to move, with the game after it."""
-    mover = game.to_move
-    out: list[tuple[str, Game]] = []
-
-    def walk(g: Game, moves: list[object]) -> None:
-        for move in g.legal_moves():
-            nxt = g.copy()
-            nxt.play(move)
-            line = [*moves, move]
-            if nxt.is_over or nxt.to_move != mover:
-                out.append((game.descriptor.join_turn(line), nxt))  # type: ignore[arg-type]
-            else:
-                walk(nxt, line)
-    walk(game, [])
-    return out
 
 
 def exact_turn_values(solver: Solver, game: Game) -> dict[str, int]:

@@ -18,8 +18,8 @@ from nugar.server.storage.store import (
     puzzle_players_table,
     puzzle_ratings_table,
 )
+from puzzle_turns import all_turns
 from web_accounts import SAME, other_client, sign_up
-from test_puzzles import all_turns
 
 
 def a_wrong_turn(pid: str) -> str:

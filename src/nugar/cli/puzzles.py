@@ -17,7 +17,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .common import EXIT_FAILED, EXIT_OK, CliError, command, connect_ray, positive_float, positive_int
+from .common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    CliError,
+    command,
+    connect_ray,
+    positive_float,
+    positive_int,
+)
 
 
 def register(subparsers: Any) -> None:

@@ -12,8 +12,19 @@ from importlib import resources
 
 from .model import FORMAT, THEMES, Puzzle, PuzzleError, from_json, puzzle_id, read, write
 
-__all__ = ["FORMAT", "THEMES", "Puzzle", "PuzzleError", "from_json", "puzzle_id", "read",
-           "write", "shipped", "shipped_rules", "data_name"]
+__all__ = [
+    "FORMAT",
+    "THEMES",
+    "Puzzle",
+    "PuzzleError",
+    "data_name",
+    "from_json",
+    "puzzle_id",
+    "read",
+    "shipped",
+    "shipped_rules",
+    "write",
+]
 
 
 def data_name(rules: str) -> str:

@@ -165,7 +165,7 @@ def sowing_puzzle(solver: Solver, game: Game) -> Puzzle | None:
         # sowing only adds to the opponent's holes; one emptied is a capture (unless the
         # game ended and the leftovers went to the stores)
         after = _opponent_holes(solver.pits, state, me)
-        if int(state[ST_OUTCOME]) == 0 and any(b > a for b, a in zip(before, after)):
+        if int(state[ST_OUTCOME]) == 0 and any(b > a for b, a in zip(before, after, strict=True)):
             captured = True
         if int(state[ST_OUTCOME]) != 0 or int(state[ST_TO_MOVE]) != me:
             break

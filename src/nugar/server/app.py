@@ -32,9 +32,9 @@ from .http import (
     routes_api,
     routes_i18n,
     routes_lessons,
-    routes_puzzles,
     routes_lobby,
     routes_pages,
+    routes_puzzles,
     routes_ws,
     static_i18n,
 )

@@ -161,6 +161,7 @@ def _attempt(p: Puzzle, turn: str, mode: str, account: Account | None, store: An
         out.update({"board_after": board_data(answer.game),
                     "last_turn": [str(m) for m in answer.moves], "last_mover": game.to_move,
                     **{k: v for k, v in _position(answer.game).items() if k != "board"}})
+    reply: str
     if answer.verdict in ("right", "wrong"):
         out["solution"] = p.solution
         reply = (Text("Right: {solution} is the one best turn.", domain="web",

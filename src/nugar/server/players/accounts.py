@@ -248,8 +248,8 @@ class Accounts:
 
     def delete(self, account: Account, password: str) -> None:
         """Delete the account after checking its password (403 ``wrong_password``): its
-        name and password go, its sessions, its lessons' progress and its puzzle ratings end; its games keep
-        its id (shown as :data:`DELETED_NAME`)."""
+        name and password go, its sessions, its lessons' progress and its puzzle ratings
+        end; its games keep its id (shown as :data:`DELETED_NAME`)."""
         self._check(account, password)
         with self.store.engine.begin() as conn:
             conn.execute(update(accounts_table).where(accounts_table.c.id == account.id)
