@@ -9,25 +9,13 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page
 
-from browsing import PAGE_ERRORS, answers, click_and_wait, new_page
+from browsing import PAGE_ERRORS, answers, new_page, play_turn
 from nugar.puzzles import Puzzle, shipped
 from puzzle_turns import all_turns
 
 
 def play(page: Page, puzzle: Puzzle, turn: str) -> None:
-    """Play ``turn`` by clicks: a hole for a sowing, a piece then its target for a step."""
-    game = puzzle.game()
-    for text in game.descriptor.split_turn(turn):
-        move = game.parse_move(text)
-        if move.kind == "sow":
-            click_and_wait(page, f'#board [data-player="{game.to_move}"][data-hole="{text}"]')
-        elif move.kind == "step":
-            page.click(f'#board [data-square="{move.squares[0]}"]')
-            page.wait_for_selector(f'#board .sel[data-square="{move.squares[0]}"]')
-            click_and_wait(page, f'#board [data-square="{move.squares[1]}"]')
-        else:
-            click_and_wait(page, f'#board [data-square="{move.squares[0]}"]')
-        game.play(move)
+    play_turn(page, puzzle.game(), turn)
 
 
 def open_puzzle(page: Page, server: str, puzzle: Puzzle) -> None:

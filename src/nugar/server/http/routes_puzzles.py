@@ -51,6 +51,7 @@ from ..ratings import START_RATING
 from .language import request_language
 from .routes_accounts import AccountDep, MaybeAccount
 from .routes_api import Body, ErrorBody
+from .routes_lessons import answer_view
 from .routes_pages import missing, page
 
 #: the longest turn text an attempt reads
@@ -152,15 +153,7 @@ def _view(p: Puzzle, store: Any) -> dict[str, Any]:
 def _attempt(p: Puzzle, turn: str, mode: str, account: Account | None, store: Any,
              lang: str) -> dict[str, Any]:
     answer = p.answer(turn)
-    game = p.game()
-    out: dict[str, Any] = {"verdict": answer.verdict, "turn": None, "solution": None,
-                           "rated": False}
-    if answer.moves:
-        out["turn"] = game.descriptor.join_turn(list(answer.moves))
-    if answer.game is not None:
-        out.update({"board_after": board_data(answer.game),
-                    "last_turn": [str(m) for m in answer.moves], "last_mover": game.to_move,
-                    **{k: v for k, v in _position(answer.game).items() if k != "board"}})
+    out: dict[str, Any] = {**answer_view(answer, p.game()), "solution": None, "rated": False}
     reply: str
     if answer.verdict in ("right", "wrong"):
         out["solution"] = p.solution
