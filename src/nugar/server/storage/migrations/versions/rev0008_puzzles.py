@@ -1,4 +1,4 @@
-"""Revision 7: puzzles. A signed-in player's puzzle rating and streak per rule set, each
+"""Revision 8: puzzles. A signed-in player's puzzle rating and streak per rule set, each
 puzzle's rating once someone has been rated against it, and each account's first (rated)
 attempt at each puzzle."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
-down_revision: str | None = "0006"
+revision = "0008"
+down_revision: str | None = "0007"
 branch_labels = None
 depends_on = None
 
