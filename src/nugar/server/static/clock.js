@@ -52,7 +52,9 @@ export function choice() {
 }
 
 // --- game page: both clocks ----------------------------------------------------------------
-function format(seconds, kind) {
+// a clock's time left as people read it: "2d 5h" for a correspondence clock with a day or
+// more left, else h:mm:ss, mm:ss (and tenths under 10 s)
+export function format(seconds, kind) {
   const s = Math.max(0, seconds);
   if (kind === "days" && s >= 86400) {
     const d = Math.floor(s / 86400);
