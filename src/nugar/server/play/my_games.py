@@ -110,14 +110,11 @@ def _entry(r: Any, account_id: int, names: dict[int, str], now: float
         mover = to_move(r.id, r.version, r.rules, moves, ending)
     except (ApiError, ValueError, TypeError, KeyError):
         return None
+    # both seats his: a game by link whose two links he opened signed in (no opponent named)
     seats = [s for s, a in ((1, r.account_1), (2, r.account_2)) if a == account_id]
-    if r.mode == "hotseat":
-        seats = [1, 2]  # one board, one person: every turn is his
     other = r.account_2 if seats == [1] else r.account_1 if seats == [2] else None
     if r.mode == "ai":
         opponent: str | None = f"nugar AI level {r.ai_level}"
-    elif r.mode == "hotseat":
-        opponent = None
     else:
         opponent = names.get(other) if other is not None else None
     return {"id": r.id, "rules": r.rules, "mode": r.mode, "seat": seats[0],
