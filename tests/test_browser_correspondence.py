@@ -47,6 +47,10 @@ def test_the_reminder_at_sign_in_and_the_games_in_progress(server: str, browser:
     page.fill("#signin-password", "cora_c password")
     page.click("#signin-go")
     page.wait_for_url(server + "/")
+    # the time controls of a new game and of a challenge offer days per move
+    page.wait_for_selector("#clock-choice option", state="attached")
+    offered = page.eval_on_selector_all("#clock-choice option", "os => os.map(o => o.value)")
+    assert {"1d", "3d", "7d"} <= set(offered)
     reminder = page.wait_for_selector("#turn-reminder")
     assert reminder.text_content().startswith("It is your turn in 2 games.")
     hrefs = page.eval_on_selector_all("#turn-reminder a", "els => els.map(e => e.href)")
@@ -65,12 +69,15 @@ def test_the_reminder_at_sign_in_and_the_games_in_progress(server: str, browser:
     assert rows[2][1] == "dan_d" and rows[2][3] == "no clock"
     links = page.eval_on_selector_all("#my-games-table a", "els => els.map(e => e.href)")
     assert links == [f"{server}/g/{g['id']}" for g in (urgent, relaxed, waiting)]
+    assert page.get_attribute("#my-games-table a", "title") == "1 day per move"
     page.screenshot(path=str(shots / "my-games.png"))
     # the same reminder in French
     page.context.add_cookies([{"name": "nugar_lang", "value": "fr", "url": server}])
     page.goto(server + "/")
     assert page.wait_for_selector("#turn-reminder").text_content().startswith(
         "C'est à vous de jouer dans 2 parties.")
+    page.goto(f"{server}/g/{relaxed['id']}")
+    page.wait_for_selector(".clock-control:has-text('7 jours par coup')")
     assert not PAGE_ERRORS[page]
     # someone else's page shows no games in progress
     page.goto(server + "/players/dan_d")

@@ -1,7 +1,7 @@
 // A player's page (/players/NAME: ratings per preset, a rating graph per preset drawn as
 // SVG here, finished games newest first, paged; on the signed-in player's own page his games
 // in progress, those waiting for his move first) and the leaderboard (/leaderboard?rules=).
-import { format as timeLeft } from "./clock.js";
+import { describe, format as timeLeft } from "./clock.js";
 import { $ as byId, api, link } from "./common.js";
 import { lang, num, t, tn } from "./i18n.js";
 
@@ -118,7 +118,9 @@ async function myGames(name, page = 1) {
   }
   byId("my-games").hidden = false;
   rows("my-games-table", "my-games-none", mine.games, (g) => {
-    const row = [link(`/g/${g.id}`, g.rules), g.opponent || "",
+    const game = link(`/g/${g.id}`, g.rules);
+    if (g.clock) game.title = describe(g.clock.control);
+    const row = [game, g.opponent || "",
       g.your_turn ? t("your turn") : t("their turn"),
       g.left === null ? (g.clock ? "" : t("no clock")) : timeLeft(g.left, g.clock.kind)];
     return row;
