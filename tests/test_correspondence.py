@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 import types
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -172,6 +173,10 @@ def test_the_list_is_paged_and_bad_pages_say_what_is_allowed(
     assert one["more"] is True and two["more"] is False and len(two["games"]) == 1
     assert sorted(g["id"] for g in one["games"] + two["games"]) == sorted(ids)
     assert one["your_turn"] == two["your_turn"] == 3
+    # whose turn is kept per stored version, for a bounded number of versions
+    monkeypatch.setattr(my_games, "CACHE", 2)
+    monkeypatch.setattr(my_games, "_to_move", OrderedDict())
+    assert listed(alice)["total"] == 3 and len(my_games._to_move) <= 2
     for bad in ("0", "-1", "x", str(my_games.MAX_ACTIVE)):
         r = alice.get("/api/me/games", params={"page": bad})
         assert r.status_code == 422, (bad, r.text)
