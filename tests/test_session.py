@@ -20,9 +20,10 @@ from nugar import Outcome, Termination, new_game, record
 from nugar.ai import Agent, Analysis, Limits
 from nugar.rules import Game, Move
 from nugar.server.errors import ApiError, status_of
-from nugar.server.play import offers
+from nugar.server.play import offers, timing
 from nugar.server.play.computer import AI_TRIES
 from nugar.server.play.endings import ending_of, impose, restore, stored_outcome
+from nugar.server.play.rated import too_early_to_rate, turns_made
 from nugar.server.play.room import Room, Stored
 from nugar.server.play.session import Change, GameSession, move_text
 from nugar.server.storage.store import GameRow
@@ -87,6 +88,9 @@ class Journal:
     def types(self) -> list[str]:
         return [t for t, _ in self.events]
 
+    def version(self) -> int:
+        return len(self.events) + 1  # the game was created as version 1
+
 
 async def _never_stale(room: Room) -> bool:
     return False
@@ -96,11 +100,11 @@ class Play:
     """One game's room over a :class:`Journal`, asked what the Hub asks of it."""
 
     def __init__(self, rules: str, mode: str, pool: AiPool, *, ai_seat: int | None = None,
-                 ai_level: int | None = None) -> None:
+                 ai_level: int | None = None, rated: bool = False) -> None:
         self.journal = Journal()
         row = GameRow(id="0123456789abcdef", rules=rules, mode=mode, ai_level=ai_level,
                       ai_seat=ai_seat, key_hash_1=None, key_hash_2=None, moves=[], ending=None,
-                      offers={}, result=None, reason=None, version=1)
+                      offers={}, result=None, reason=None, version=1, rated=rated)
         self.room = Room(row, new_game(rules), pool, write=self.journal, refresh=_never_stale)
 
     @property
@@ -110,6 +114,22 @@ class Play:
     @property
     def game(self) -> Game:
         return self.session.game
+
+    @property
+    def result(self) -> str | None:
+        return self.session.result
+
+    @property
+    def reason(self) -> str | None:
+        return self.session.reason
+
+    @property
+    def aborted(self) -> int | None:
+        return self.session.aborted
+
+    @property
+    def over(self) -> bool:
+        return self.session.over
 
     async def _request(self, decide: Callable[[GameSession], Change]) -> dict[str, Any]:
         update = await self.room.act(decide)
@@ -132,6 +152,18 @@ class Play:
     async def hint(self, seat: int | None) -> dict[str, Any]:
         return await self.room.computer.hint(seat)
 
+    async def time_out(self, fallen: Callable[[], int | None]) -> bool:
+        """The flag of ``fallen()`` falls, as the clocks' watcher has it
+        (:func:`~nugar.server.play.clocks.flag_if_due`)."""
+        done = await self.room.act(lambda s: timing.flag(s, fallen()), current=False)
+        return done is not None
+
+    async def expire(self, version: int) -> bool:
+        """The game found idle at ``version`` is closed (:meth:`.rooms.Hub.expire_idle`)."""
+        done = await self.room.act(lambda s: timing.expire(s, version, self.room.row.version),
+                                   current=False)
+        return done is not None
+
     def schedule_ai(self) -> None:
         self.room.computer.schedule()
 
@@ -143,9 +175,9 @@ class Play:
 
 
 def make(rules: str = "dara", mode: str = "friend", *, ai_seat: int | None = None,
-         computer: FakeComputer | None = None) -> tuple[Play, Journal]:
+         computer: FakeComputer | None = None, rated: bool = False) -> tuple[Play, Journal]:
     play = Play(rules, mode, AiPool(computer or FakeComputer()), ai_seat=ai_seat,
-                ai_level=1 if mode == "ai" else None)
+                ai_level=1 if mode == "ai" else None, rated=rated)
     return play, play.journal
 
 
@@ -638,4 +670,76 @@ def test_the_computer_s_move_carries_the_forced_pass_that_follows_it() -> None:
         assert [str(m) for m in s.game.move_stack][:6] == ["d1", "e1", "a1", "c1", "a1-b1",
                                                            "pass"]
 
+    run(go)
+
+
+# --- rated games ended too early (nugar.server.play.rated) -------------------------------------
+async def _turns(s: Play, each: int) -> None:
+    """Play the first legal move until each player has completed ``each`` turns."""
+    while min(turns_made(s.game)) < each:
+        player = s.game.to_move
+        await s.move(player, str(s.game.legal_moves()[0]))
+
+
+def test_turns_made_counts_whole_turns_a_bonus_step_and_a_capture_included() -> None:
+    kalah = new_game("kalah")
+    kalah.play("3")  # the last seed in the store: the same player sows again
+    assert turns_made(kalah) == (0, 0)
+    kalah.play("6")
+    assert turns_made(kalah) == (1, 0)
+    kalah.play("1")
+    assert turns_made(kalah) == (1, 1)
+    assert too_early_to_rate(kalah)
+
+
+@pytest.mark.parametrize("rated, turns, ends", [
+    (True, 0, "abort"), (True, 1, "abort"), (True, 2, "resign"), (False, 0, "resign")])
+def test_a_rated_game_resigned_before_two_turns_each_is_aborted(rated: bool, turns: int,
+                                                                ends: str) -> None:
+    async def go() -> None:
+        s, journal = make(rated=rated)
+        await _turns(s, turns)
+        await s.resign(2)
+        assert journal.types()[-1] == ends
+        if ends == "abort":  # no result, no winner: nothing for the ratings
+            assert journal.events[-1][1]["early"] == "resigned"
+            assert (s.result, s.reason, s.aborted, s.over) == ("*", "aborted", 2, True)
+            assert s.game.outcome is None
+        else:
+            assert s.result == "1-0"
+    run(go)
+
+
+def test_a_rated_game_lost_on_time_before_two_turns_each_is_aborted() -> None:
+    async def go() -> None:
+        s, journal = make(rated=True)
+        await _turns(s, 1)
+        assert await s.time_out(lambda: s.game.to_move)
+        assert journal.types()[-1] == "abort" and journal.events[-1][1]["early"] == "time"
+        assert s.result == "*"
+        s, journal = make(rated=True)
+        await _turns(s, 2)
+        assert await s.time_out(lambda: s.game.to_move)
+        assert journal.types()[-1] == "flag" and s.result in ("1-0", "0-1", "1/2-1/2")
+    run(go)
+
+
+def test_a_rated_game_left_for_good_is_lost_by_the_player_who_left() -> None:
+    async def go() -> None:
+        s, journal = make(rated=True)
+        await _turns(s, 2)
+        left = s.game.to_move
+        assert await s.expire(journal.version())
+        assert journal.events[-1] == ("expired", {"termination": "adjudication",
+                                                  "winner": 3 - left, "left": left})
+        assert s.game.outcome is not None and s.game.outcome.winner == 3 - left
+        # too early: aborted; and an unrated game still expires as a draw
+        s, journal = make(rated=True)
+        await _turns(s, 1)
+        assert await s.expire(journal.version())
+        assert journal.types()[-1] == "abort" and journal.events[-1][1]["early"] == "expired"
+        s, journal = make()
+        await _turns(s, 2)
+        assert await s.expire(journal.version())
+        assert journal.events[-1][1]["winner"] is None and s.result == "1/2-1/2"
     run(go)

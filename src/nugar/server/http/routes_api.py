@@ -352,7 +352,9 @@ async def api_record(game_id: str, hub: HubDep, request: Request) -> PlainTextRe
             "First": names[1], "Second": names[2]}
     if room.clock is not None:
         tags["TimeControl"] = room.clock.control.pgn
-    if room.session.aborted is not None:  # no result (``*``): the game never got going
+    if room.session.early_abort:  # no result (``*``): a rated game ended too early to rate
+        tags["Aborted"] = "ended before each player made two turns"
+    elif room.session.aborted is not None:  # no result (``*``): the game never got going
         tags["Aborted"] = f"{room.session.game.player_name(room.session.aborted)} did not move"
     # the game holds how it ended (an agreed draw, a resignation): the record says so; a
     # finished analysis adds each turn's evaluation and mark as comments

@@ -120,7 +120,7 @@ class Room:
         self._refresh = refresh
         self.session = GameSession(game, row.mode, ai_seat=row.ai_seat, ai_level=row.ai_level,
                                    offers=row.offers, aborted=aborted_by(row.ending),
-                                   moves=row.moves)
+                                   moves=row.moves, rated=row.rated)
         self.session.auto_pass = self.clock is not None  # a forced pass takes no time
         #: every change of the game is decided, stored and published under this lock
         self.lock = asyncio.Lock()

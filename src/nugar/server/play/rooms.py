@@ -229,7 +229,7 @@ class Hub:
     async def expire_idle(self) -> list[str]:
         """Close every unfinished game without a change for ``expire_days`` and forget its
         room; returns their ids. A game in which a player never made his first move is
-        aborted (no result, the event ``abort``, :meth:`GameSession.expire`), any other one
+        aborted (no result, the event ``abort``, :func:`.timing.expire`), any other one
         is an adjudicated draw (the event ``expired``); either is stored and announced. A
         game that cannot be rebuilt is left as it is (it is refused anyway)."""
         if self.expire_days is None:

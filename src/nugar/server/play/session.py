@@ -27,6 +27,7 @@ from ...i18n import Text
 from ...rules import Game, Move, Outcome
 from ..errors import ApiError, reason
 from .endings import ABORTED, aborted_by, ending_of, restore
+from .rated import too_early_to_rate
 
 log = logging.getLogger("nugar.server")
 
@@ -77,7 +78,8 @@ class GameSession:
 
     def __init__(self, game: Game, mode: str, *, ai_seat: int | None = None,
                  ai_level: int | None = None, offers: dict[str, int] | None = None,
-                 aborted: int | None = None, moves: list[str] | None = None) -> None:
+                 aborted: int | None = None, moves: list[str] | None = None,
+                 rated: bool = False) -> None:
         if mode not in MODES:
             raise ValueError(f"mode {mode!r} is unknown; allowed: {', '.join(MODES)}")
         self.game = game
@@ -88,6 +90,9 @@ class GameSession:
         self.offers: dict[str, int] = dict(offers or {})
         #: the player whose missing first move aborted the game (``None``: not aborted)
         self.aborted = aborted
+        #: a rated game: ending it too early by resigning, on time or by leaving aborts it
+        #: (:mod:`.rated`), and leaving it loses it
+        self.rated = rated
         #: play a forced pass for the player to move at once (the room sets it for a timed
         #: game: a forced pass is a turn taken with no time used, :mod:`.clocks`)
         self.auto_pass = False
@@ -106,6 +111,18 @@ class GameSession:
         if self.aborted is not None:
             return {"termination": ABORTED, "player": self.aborted}
         return ending_of(self.game)
+
+    @property
+    def early_abort(self) -> bool:
+        """Whether the game was aborted though both players had moved: a rated game ended too
+        early to rate (:mod:`.rated`), not a first move that never came."""
+        return (self.aborted is not None and self.game.has_moved(1)
+                and self.game.has_moved(2))
+
+    def too_early(self) -> bool:
+        """Whether ending this game now by a resignation, a flag or being left aborts it
+        instead: a rated game before each player completed its turns (:mod:`.rated`)."""
+        return self.rated and too_early_to_rate(self.game)
 
     @property
     def over(self) -> bool:
@@ -179,6 +196,10 @@ class GameSession:
     # --- the players' changes ---------------------------------------------------------------
     def require_running(self) -> None:
         """Refuse a change to a game that is over (``game_over``)."""
+        if self.early_abort:
+            raise ApiError("game_over", Text(
+                "the game was aborted: a rated game ended before each player made two turns",
+                domain="web"))
         if self.aborted is not None:
             raise ApiError("game_over", Text(
                 "the game was aborted: {player_name} did not move",
@@ -306,6 +327,17 @@ class GameSession:
         seat = seat_of_request(seat)
         self.require_running()
         player = self.game.to_move if seat == 0 else seat
+        if self.too_early():
+            return self.abort(player, early="resigned")
         self.game.resign(player)
         self.offers = {}
         return Change("resign", {"player": player})
+
+    def abort(self, player: int, **extra: Any) -> Change:
+        """Abort the game, naming ``player`` (who did not make his first move; or who resigned,
+        lost on time or left a rated game too early to rate, ``early`` saying which): no
+        result, no winner, the change ``abort``."""
+        self.aborted = player
+        self.offers = {}
+        return Change("abort", {"player": player, "termination": ABORTED, "winner": None,
+                                **extra})

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from ...rules import Game
-from .endings import ABORTED
 from .session import Change, GameSession
 
 
@@ -34,18 +33,18 @@ def abort(session: GameSession, player: int | None, **extra: Any) -> Change | No
     player is named."""
     if player is None or session.over:
         return None
-    session.aborted = player
-    session.offers = {}
-    return Change("abort", {"player": player, "termination": ABORTED, "winner": None,
-                            **extra})
+    return session.abort(player, **extra)
 
 
 def flag(session: GameSession, player: int | None) -> Change | None:
     """End the game on ``player``'s time, whose flag has fallen: a loss, or a draw when the
-    opponent could not win (``Game.time_out``), the change ``flag``. ``None`` if the game is
-    over or no player is named."""
+    opponent could not win (``Game.time_out``), the change ``flag``; a rated game too early
+    to rate is aborted instead (:mod:`.rated`). ``None`` if the game is over or no player is
+    named."""
     if player is None or session.over:
         return None
+    if session.too_early():
+        return session.abort(player, early="time")
     outcome = session.game.time_out(player)
     session.offers = {}
     return Change("flag", {"player": player, "termination": "time",
@@ -56,7 +55,9 @@ def expire(session: GameSession, idle_version: int, version: int) -> Change | No
     """Close a game nobody played for too long. A game in which some player never made his
     first move (:func:`missing_first_move`) never got going: it is *aborted* as the
     first-move timer aborts one (no result, the change ``abort`` with ``expired: true``); a
-    game both players have moved in is an adjudicated draw (the change ``expired``). ``None``
+    game both players have moved in is an adjudicated draw (the change ``expired``), unless
+    it is rated: then the player to move left it and loses it (``expired`` with ``left``), or
+    it is aborted when too early to rate (:mod:`.rated`). ``None``
     if the stored ``version`` is no longer the one found idle (someone acted meanwhile) or the
     game is over."""
     if version != idle_version or session.over:
@@ -65,6 +66,13 @@ def expire(session: GameSession, idle_version: int, version: int) -> Change | No
     player = missing_first_move(session.game)
     if player is not None:
         return abort(session, player, expired=True)
+    if session.rated:  # the player to move left the game
+        left = session.game.to_move
+        if session.too_early():
+            return session.abort(left, expired=True, early="expired")
+        session.game.adjudicate(3 - left)
+        return Change("expired", {"termination": "adjudication", "winner": 3 - left,
+                                  "left": left})
     session.game.adjudicate(None)
     return Change("expired", {"termination": "adjudication", "winner": None})
 

@@ -133,6 +133,7 @@ class GameView:
             "winner": None if outcome is None else outcome.winner,
             "reason": session.reason,
             "aborted": aborted,  # the player who did not make his first move in time
+            "early": session.early_abort,  # a rated game ended too early to rate
             "score": list(game.score),
             "legal": legal,
             "last_move": str(last_turn[-1]) if last_turn else None,

@@ -634,8 +634,11 @@ function statusText(s) {
 // who won and why, in words: "White wins (1-0): Black has too few pieces"; a sowing game
 // names the stores: "South wins 25 : 23 (South's store : North's store)", and says when the
 // smaller store wins (misère rules, Dracala). `score` is [first's store, second's store].
-function resultText(family, winner, reason, result, aborted, score, misere) {
+function resultText(family, winner, reason, result, aborted, score, misere, early) {
   const name = (p) => playerName(family, p);
+  if (reason === "aborted" && early) {  // a rated game ended before two turns each
+    return t("Aborted before each player made two turns: no result, ratings unchanged");
+  }
   if (reason === "aborted") {  // a first move never came: no result, no winner
     const who = aborted ? name(aborted) : t("a player");
     return t("Aborted: {name} did not move (no result)", { name: who });
@@ -823,7 +826,8 @@ function render() {
   const res = $("result");
   if (s.over) {
     res.hidden = false;
-    res.textContent = resultText(s.family, s.winner, s.reason, s.result, s.aborted, s.score, s.misere);
+    res.textContent = resultText(s.family, s.winner, s.reason, s.result, s.aborted, s.score, s.misere,
+      s.early);
   } else {
     res.hidden = true;
   }
