@@ -110,6 +110,25 @@ def _seats(mode: str, ai_level: int | None, human_seat: int | None,
     return ai_level, ai_seat, hash_1, hash_2, keys
 
 
+def _timed(row: GameRow, game: Game, time_control: TimeControl | None,
+           seat_hash: tuple[int, str] | None, now: Callable[[], float]) -> StoredEvent:
+    """The new game ``row``'s clocks set (under ``time_control``, if given) and its first
+    event, ``created``."""
+    created: dict[str, Any] = {"rules": row.rules, "mode": row.mode}
+    if row.rated:
+        created["rated"] = True
+    if time_control is not None:  # the first player's first move is timed from now
+        # a game by link waits for both players to open their links; the lobby's game
+        # (seat_hash) is made when both are there
+        by_link = row.mode == "friend" and seat_hash is None
+        clock = Clock.new(time_control, now(),
+                          None if game.to_move == row.ai_seat else game.to_move,
+                          seen=(not by_link, not by_link))
+        row.clock, row.deadline = clock.to_json(), clock.deadline()
+        created["clock"] = time_control.text
+    return StoredEvent(1, "created", created)
+
+
 def _expire(session: GameSession, room: Room, idle: int) -> Change | None:
     """The decision closing ``room``'s game, found idle at version ``idle``."""
     return timing.expire(session, idle, room.row.version)
@@ -302,19 +321,7 @@ class Hub:
                       key_hash_2=hash_2, moves=[], ending=None, offers={}, result=None,
                       reason=None, version=1, account_1=accounts[0],
                       account_2=accounts[1], rated=rated)
-        created: dict[str, Any] = {"rules": row.rules, "mode": mode}
-        if rated:
-            created["rated"] = True
-        if time_control is not None:  # the first player's first move is timed from now
-            # a game by link waits for both players to open their links; the lobby's game
-            # (seat_hash) is made when both are there
-            by_link = mode == "friend" and seat_hash is None
-            clock = Clock.new(time_control, self.clock(),
-                              None if game.to_move == ai_seat else game.to_move,
-                              seen=(not by_link, not by_link))
-            row.clock, row.deadline = clock.to_json(), clock.deadline()
-            created["clock"] = time_control.text
-        first = StoredEvent(1, "created", created)
+        first = _timed(row, game, time_control, seat_hash, self.clock)
         with refusing("creating a game"):
             await asyncio.to_thread(self.store.create, row, first)
         return self._open(row, game), keys
