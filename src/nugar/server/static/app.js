@@ -795,6 +795,7 @@ function render() {
   const s = ui.state;
   if (!s) return;
   if (s.mode === "ai" && !s.over && s.to_move === s.ai_seat) watchWarmup();
+  if (s.mode === "ai" && s.ai_level === TOP_LEVEL) watchDatabases(s.rules);
   $("board").classList.remove("viewing");
   if (!ui.animating) {
     const focused = $("board").contains(document.activeElement);
@@ -1339,6 +1340,29 @@ async function watchWarmup() {
   box.textContent = info.message;
   box.hidden = false;
   warmupTimer = setTimeout(() => { warmupTimer = null; watchWarmup(); }, 1000);
+}
+
+// ---------------------------------------------------------------- endgame databases
+// Level 8 reads the endgame databases on the server's disk (Kalah); the server builds the
+// small ones in the background on a first game. The note (in the page's language, from GET
+// /api/levels?rules=) says what level 8 has, and is asked again while a build runs.
+const TOP_LEVEL = 8;
+const databases = { rules: null, timer: null };
+async function watchDatabases(rules) {
+  if (databases.rules === rules) return;  // watched already (or being asked)
+  databases.rules = rules;
+  let info = null;
+  try {
+    info = await api("GET", `/api/levels?rules=${encodeURIComponent(rules)}`);
+  } catch (e) { return; }
+  const perfect = info && info.perfect;
+  const box = $("databases");
+  box.textContent = (perfect && perfect.databases_note) || "";
+  box.hidden = !box.textContent;
+  const auto = perfect && perfect.databases && perfect.databases.auto;
+  if (auto && ["idle", "building", "waiting"].includes(auto.state)) {
+    databases.timer = setTimeout(() => { databases.rules = null; watchDatabases(rules); }, 5000);
+  }
 }
 
 watchWarmup();
