@@ -30,7 +30,7 @@ from ..kernels.common import (
     ST_REASON,
     ST_TO_MOVE,
 )
-from .boards import Board
+from .boards import Board, Sowing
 from .codec import ActionCodec
 from .moves import Move, Outcome, Termination
 from .options import PRESETS, Options, RuleSet, parse_rules
@@ -39,6 +39,8 @@ from .profiles import AiProfile
 if TYPE_CHECKING:  # numpy itself is imported when a game is made (``import nugar`` stays light)
     import numpy as np
     from numpy.typing import NDArray
+
+    from .symmetry import Symmetry
 
     IntArray = NDArray[np.int64]
     FloatArray = NDArray[np.float32]
@@ -54,11 +56,22 @@ _ORDINALS = (Text("first"), Text("second"))
 @dataclass(frozen=True)
 class Observation:
     """The fixed observation of the RL interfaces for one family (``docs/envs.md``):
-    ``shape(params)``, and ``observe(params, state, player, out)`` writing it flat into a
-    ``float32`` array (compiled, ``kernels/batch.py``)."""
+    ``shape(params)``, ``observe(params, state, player, out)`` writing it flat into a
+    ``float32`` array (compiled, ``kernels/batch.py``), and ``position_rows``: how many of its
+    first rows (along the first axis) show the position proper, the pieces or the seeds (what
+    an observation with history stacks for past positions; the rest is flags and counters)."""
 
     shape: Callable[[IntArray], tuple[int, ...]]
     observe: Callable[[IntArray, IntArray, int, FloatArray], None]
+    position_rows: Callable[[IntArray], int]
+
+
+def check_history(history: int) -> int:
+    """The number of positions an observation with history stacks (``Encoder.observe_history``,
+    ``nugar.jax.make(history=...)``) as given, or ``ValueError`` saying what is allowed."""
+    if isinstance(history, bool) or not isinstance(history, int) or history < 1:
+        raise ValueError(f"history must be a whole number of positions >= 1, not {history!r}")
+    return history
 
 
 @dataclass(frozen=True)
@@ -71,7 +84,8 @@ class FamilyParts:
     of a rule set (the same options give the same array, never written); ``codec(rules)``: its
     action codes; ``score(params, state)``: the score of a state (``Game.score``);
     ``board(game)``: the position as board data for the pictures; ``observation()``: the
-    observation of the RL interfaces, which imports its kernels when first asked for. (The
+    observation of the RL interfaces, which imports its kernels when first asked for;
+    ``symmetries(rules)``: the board symmetries its rules keep (``rules/symmetry.py``). (The
     evaluation weights come with each AI profile: ``AiProfile.weights``.)"""
 
     kernel: ModuleType
@@ -82,6 +96,7 @@ class FamilyParts:
     score: Callable[[IntArray, IntArray], tuple[int, int]]
     board: Callable[[Game], Board]
     observation: Callable[[], Observation]
+    symmetries: Callable[[RuleSet], tuple[Symmetry, ...]]
 
 
 _LOADED: dict[str, FamilyParts] = {}
@@ -533,6 +548,12 @@ class Game(ABC):
         """What each turn of :meth:`turn_list` captured: pieces taken (alignment); a family
         that counts captures otherwise overrides it (sowing: seeds put into the store)."""
         return [sum(1 for m in moves if m.kind == "capture") for _, moves in self.turn_list()]
+
+    def sowings(self, count: int) -> list[Sowing]:
+        """What the last ``count`` moves sowed, seed by seed (:class:`~.boards.Sowing`), oldest
+        first, for a picture that draws them; empty for a family whose moves sow nothing
+        (sowing overrides it)."""
+        return []
 
     def turns(self) -> list[str]:
         """The game so far as turn texts, e.g. ``["c3", "d4", "c3-c4xe5"]`` or ``["1-6", "5"]``."""

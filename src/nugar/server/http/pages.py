@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from ...i18n import LANGUAGES, SOURCE, Text, direction, say
+from .static_i18n import i18n_block, render_part
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -270,21 +271,18 @@ def _rtl_table(tokens: Sequence[Token], start: int) -> bool:
 
 def _page(title: str, body: str, lang: str = SOURCE, content: str | None = None) -> str:
     """A whole page around ``body`` in ``lang`` (its ``lang`` and ``dir``), the body written
-    in ``content`` (an untranslated page: English inside a French or Arabic page); its
-    header's account menu is added by ``static/accounts.js``."""
+    in ``content`` (an untranslated page: English inside a French or Arabic page); its head's
+    common lines and its header are every page's (``static/parts/``, in ``lang``), and the
+    scripts' catalog is embedded for the header's language switch and account menu
+    (``static/common.js``)."""
     main = ""
     if content is not None and content != lang:
         main = f' lang="{content}" dir="{direction(content)}"'
     return (f"<!doctype html><html lang=\"{lang}\" dir=\"{direction(lang)}\"><head>"
-            "<meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{escape(title)} - nugar</title>"
-            "<link rel=\"stylesheet\" href=\"/static/style.css\">"
-            "<link rel=\"stylesheet\" href=\"/static/accounts.css\"></head>"
-            "<body class=\"doc\"><header class=\"top\"><a href=\"/\">nugar</a> "
-            f"<a href=\"/rules\">{escape(_say('rules', lang))}</a></header>"
-            f"<main class=\"doc\"{main}>{body}</main>"
-            "<script src=\"/static/accounts.js\"></script></body></html>")
+            f"{render_part('head', lang)}"
+            f"<title>{escape(title)} - nugar</title>{i18n_block(lang)}</head>"
+            f"<body class=\"doc\">{render_part('header', lang)}"
+            f"<main class=\"doc\"{main}>{body}</main></body></html>")
 
 
 def _say(words: str, lang: str) -> str:
@@ -294,7 +292,7 @@ def _say(words: str, lang: str) -> str:
 
 #: the page words of this module, for the ``web`` catalog's extraction (:func:`_say` looks
 #: them up by their English text)
-_WORDS = (Text("rules", domain="web"), Text("Start a new game", domain="web"),
+_WORDS = (Text("Start a new game", domain="web"),
           Text("Replay a record", domain="web"), Text("Rules of the games", domain="web"),
           Text("Rules", domain="web"),
           Text("No rules pages were found in this installation of nugar.", domain="web"))

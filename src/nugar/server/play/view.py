@@ -22,6 +22,9 @@ from .endings import rematch_id
 from .render import board_data
 from .session import GameSession
 
+#: most moves whose sowings a state carries (the page animates no longer run of moves)
+SOWN_PLIES = 12
+
 
 class Viewed(Protocol):
     """What a view reads of its game's room (:class:`~.room.Room`)."""
@@ -146,6 +149,10 @@ class GameView:
             "ply": ply,
             "clock": None if room.clock is None else room.clock.view(room.now()),
             "board": board_data(game),  # the page draws it (static/board.js): no SVG here
+            # what the moves of the last two turns sowed, seed by seed (the page animates
+            # them; empty for a game whose moves sow nothing)
+            "sowings": [s.as_json() for s in game.sowings(
+                min(SOWN_PLIES, sum(len(moves) for _, moves in turns[-2:])))],
         }
         out["turns"] = list(self._turn_views)  # a copy: a view is never changed after
         out["moves"] = room.row.moves  # the stored texts of the game's moves (never changed)
