@@ -22,6 +22,7 @@ from ...ai.agents import DEFAULT_LEVEL
 from ...i18n import Text
 from ...rules import Move
 from ..errors import ApiError
+from ..storage.store import log_failure
 from ..work.ai_pool import AiBusy
 from .session import Change, GameSession, seat_of_request
 
@@ -168,5 +169,5 @@ class ComputerTurns:
                 refused = 0  # played, or dropped: the game changed while it thought
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("the computer's turn failed")
+        except Exception as exc:
+            log_failure("the computer's turn", exc)

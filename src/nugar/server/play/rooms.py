@@ -47,6 +47,7 @@ from ..storage.store import (
     Store,
     StoredEvent,
     hash_key,
+    log_failure,
     new_key,
     refusing,
 )
@@ -287,8 +288,8 @@ class Hub:
             await asyncio.sleep(every)
             try:
                 await self.expire_idle()
-            except Exception:
-                log.exception("closing idle games failed")
+            except Exception as exc:
+                log_failure("closing idle games", exc)
 
     async def close(self) -> None:
         for room in list(self.rooms.values()):
@@ -368,18 +369,18 @@ class Hub:
         repeated request cannot play twice)."""
         text = move_text(text)
         return await self._request(game_id, lambda room, s: s.move(
-            room.seat_of(key), text, expect, room.row.version))
+            room.player_of(key), text, expect, room.row.version))
 
     async def undo(self, game_id: str, key: str | None) -> dict[str, Any]:
-        return await self._request(game_id, lambda room, s: s.undo(room.seat_of(key)))
+        return await self._request(game_id, lambda room, s: s.undo(room.player_of(key)))
 
     async def offer(self, game_id: str, key: str | None, kind: str, action: str
                     ) -> dict[str, Any]:
         return await self._request(game_id, lambda room, s: offers.offer(
-            s, room.seat_of(key), kind, action))
+            s, room.player_of(key), kind, action))
 
     async def resign(self, game_id: str, key: str | None) -> dict[str, Any]:
-        return await self._request(game_id, lambda room, s: s.resign(room.seat_of(key)))
+        return await self._request(game_id, lambda room, s: s.resign(room.player_of(key)))
 
     async def open_seat(self, game_id: str, key: str | None) -> dict[str, Any]:
         """A page opened the seat ``key`` opens: the first time (in a timed game whose
@@ -401,8 +402,14 @@ class Hub:
         return await self._act(game_id, note)
 
     async def hint(self, game_id: str, key: str | None) -> dict[str, Any]:
+        """A hint for the seat ``key`` opens; ``409 game_in_play`` in a game whose moves
+        copy those of a rated game being played (a hot-seat game mirroring it)."""
         room = await self.room(game_id)
-        return await room.computer.hint(room.seat_of(key))
+        seat = room.player_of(key)
+        if not room.row.rated and seat is not None:
+            await asyncio.to_thread(self.store.refuse_in_play, room.session.game.rules.text,
+                                    list(room.row.moves))
+        return await room.computer.hint(seat)
 
     # --- following other processes (:class:`~.follow.Follower`) ----------------------------
     def heard(self, game_id: str, version: int, event: StoredEvent | None = None) -> None:

@@ -16,11 +16,15 @@ import dataclasses
 import logging
 from collections.abc import Callable
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from ...i18n import Text
 from ..errors import ApiError
-from ..storage.store import Store, StoredEvent, VersionConflict, failure_text
+from ..storage.store import (
+    Store,
+    StoredEvent,
+    VersionConflict,
+    failure_text,
+    is_database_failure,
+)
 from .clocks import Clock
 from .room import Room, Stored
 from .session import Change, GameSession
@@ -95,7 +99,7 @@ class GameWriter:
         except Exception as exc:
             # the write changed nothing: the room's clocks were not touched (the change was
             # stamped on a copy)
-            if isinstance(exc, SQLAlchemyError):  # one line: what failed, not where
+            if is_database_failure(exc):  # one line: what failed, not where
                 log.error("storing game %s failed: %s", row.id, failure_text(exc))
             else:
                 log.exception("storing game %s failed", row.id)
