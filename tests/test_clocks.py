@@ -15,9 +15,9 @@ from nugar import Outcome, Termination, from_position, new_game, record
 from nugar.rules import Game, Move
 from nugar.server.errors import ApiError, status_of
 from nugar.server.play.clocks import Clock, ClockError, TimeControl, check_clocks
+from nugar.server.play.endings import restore
 from nugar.server.play.room import Listener
 from nugar.server.play.rooms import Hub
-from nugar.server.play.session import restore
 from nugar.server.storage import store as store_module
 from nugar.server.storage.store import Store
 from nugar.server.work.ai_pool import AiPool
@@ -397,7 +397,7 @@ def test_the_computer_s_turns_run_its_clock_and_its_flag_falls_while_it_thinks(
         assert room.state()["clock"]["running"] == 2
         now.now += 10
         gate.set()
-        await room.session.wait_ai()
+        await room.computer.wait()
         clock = room.state()["clock"]
         assert clock["left"] == [30.0, 21.0] and clock["running"] == 1  # 10 s spent, +1
         gate.clear()
@@ -410,7 +410,7 @@ def test_the_computer_s_turns_run_its_clock_and_its_flag_falls_while_it_thinks(
         state = room.state()
         assert state["over"] and state["winner"] == 1 and state["reason"] == "time"
         gate.set()
-        await room.session.wait_ai()  # its late decision is dropped
+        await room.computer.wait()  # its late decision is dropped
         assert room.state()["ply"] == state["ply"]
         await hub.close()
 
@@ -597,7 +597,7 @@ def test_the_computer_s_first_move_is_not_timed_but_the_person_s_is(
     async def run() -> None:
         room, _keys = await hub.create("kalah", "ai", 1, 2, TimeControl.parse("0.05+0"))
         assert room.row.clock is not None and room.row.clock["awaiting"] is None
-        await room.session.wait_ai()  # the computer (first) moved: the person's 3 s start
+        await room.computer.wait()  # the computer (first) moved: the person's 3 s start
         assert room.state()["clock"]["first"] == 2
         now.now += 3
         assert await check_clocks(hub) == [room.row.id]
