@@ -27,7 +27,7 @@ from ..errors import ApiError
 from ..players.standings import names_of
 from ..storage.store import Store, games_table
 from .clocks import Clock
-from .session import restore
+from .endings import restore
 
 #: games of a page of the list
 PAGE = 20
