@@ -124,7 +124,7 @@ def app(db_url: str) -> FastAPI:
     from web_accounts import FAST
 
     made = create_app(ServerConfig(db_url, ai_time=0.05, rate=None, work_rate=None))
-    made.state.accounts.hasher = FAST
+    made.state.services.accounts.hasher = FAST
     return made
 
 

@@ -46,7 +46,7 @@ def test_sign_up_signs_in_with_a_cookie_that_scripts_and_other_sites_do_not_get(
 
 def test_the_cookie_is_secure_when_the_public_url_is_https(db_url: str) -> None:
     app = create_app(ServerConfig(db_url, rate=None, public_url="https://games.example.org"))
-    app.state.accounts.hasher = FAST
+    app.state.services.accounts.hasher = FAST
     with TestClient(app, base_url="https://games.example.org") as c:
         r = c.post("/api/accounts", json={"username": "bob", "password": "12345678"})
         assert r.status_code == 201
@@ -67,7 +67,7 @@ def test_the_password_is_stored_as_argon2id_and_never_answered(client: TestClien
 
 def test_the_hasher_has_argon2_cffi_s_recommended_parameters(db_url: str) -> None:
     app = create_app(ServerConfig(db_url, rate=None))
-    hasher = app.state.accounts.hasher
+    hasher = app.state.services.accounts.hasher
     assert isinstance(hasher, PasswordHasher)
     assert (hasher.time_cost, hasher.memory_cost, hasher.parallelism, hasher.hash_len,
             hasher.salt_len) == (RFC_9106_LOW_MEMORY.time_cost,
@@ -227,7 +227,7 @@ def test_the_origin_is_the_public_url_s_whatever_its_path_and_default_port(
         db_url: str) -> None:
     app = create_app(ServerConfig(db_url, rate=None,
                                   public_url="https://Games.example.org:443/nugar"))
-    app.state.accounts.hasher = FAST
+    app.state.services.accounts.hasher = FAST
     with TestClient(app, base_url="https://games.example.org") as c:
         assert c.post("/api/accounts", json={"username": "kim", "password": "12345678"}
                       ).status_code == 201

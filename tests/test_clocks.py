@@ -614,7 +614,7 @@ def test_the_record_of_an_aborted_game_claims_no_result(
 
     assert isinstance(client, TestClient)
     now = FakeTime(monkeypatch)
-    client.app.state.hub.clock = now  # the server's time source, moved by hand
+    client.app.state.services.hub.clock = now  # the server's time source, moved by hand
     made = client.post("/api/games", json={"rules": "kalah", "mode": "friend",
                                            "clock": "0.02+0"})  # 1.2 s for the first move
     gid = made.json()["id"]

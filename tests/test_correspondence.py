@@ -29,8 +29,8 @@ def make_app(db_url: str, now: Clock) -> FastAPI:
     games' clocks and the watcher read), the watcher looking every 20 ms."""
     made = create_app(ServerConfig(db_url, ai_time=0.05, rate=None, work_rate=None,
                                    clock_every=0.02))
-    made.state.accounts.hasher = FAST
-    made.state.hub.clock = now
+    made.state.services.accounts.hasher = FAST
+    made.state.services.hub.clock = now
     return made
 
 
@@ -202,7 +202,7 @@ def test_the_watcher_flags_a_silent_correspondence_player_by_the_server_s_clock(
     alice, bob = players
     game = challenge(alice, bob, "1d")
     mover = play_turns(alice, bob, game)
-    store = app.state.store
+    store = app.state.services.store
     now.now += DAY - 1
     time.sleep(0.2)  # several looks of the watcher: one second is left
     assert store.load(game["id"]).result is None
@@ -233,7 +233,7 @@ def test_a_correspondence_game_survives_a_restart_and_its_flag_falls_after(
         while mover == 1:  # her turn (a sowing into her store plays again): 3 days for bob
             mover = play_turns(alice, bob, game, 1)
         now.now += 3 * DAY - 1
-        store = second.state.store
+        store = second.state.services.store
         time.sleep(0.2)
         assert store.load(game["id"]).result is None
         now.now += 1

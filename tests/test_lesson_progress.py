@@ -58,6 +58,6 @@ def test_deleting_the_account_deletes_its_progress(client: TestClient) -> None:
     client.put("/api/me/lessons/dara", json={"done": [0], "at": 1}, headers=SAME)
     r = client.request("DELETE", "/api/me", json={"password": "correct horse"}, headers=SAME)
     assert r.status_code == 200, r.text
-    store = client.app.state.store  # type: ignore[attr-defined]
+    store = client.app.state.services.store  # type: ignore[attr-defined]
     with store.engine.connect() as conn:
         assert conn.execute(select(lesson_progress_table)).all() == []

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from nugar.puzzles import shipped
-from nugar.server.http import routes_puzzles
+from nugar.server.http import services as http_services
 from nugar.server.ratings import Rating, rate_game
 from nugar.server.storage.store import (
     puzzle_attempts_table,
@@ -148,7 +148,7 @@ def test_attempts_are_bounded_per_client(client: TestClient) -> None:
     pid = shipped("dara")[0].id
     codes = [client.post(f"/api/puzzles/{pid}/attempt", json={"turn": "a1"},
                          headers=SAME).status_code
-             for _ in range(int(routes_puzzles.ATTEMPT_BURST) + 5)]
+             for _ in range(int(http_services.ATTEMPT_BURST) + 5)]
     assert codes.count(429) >= 4 and codes[0] == 200
     r = client.post(f"/api/puzzles/{pid}/attempt", json={"turn": "a1"}, headers=SAME)
     assert r.json()["error"] == "puzzle_limit" and int(r.headers["retry-after"]) >= 1
@@ -165,7 +165,7 @@ def test_deleting_the_account_deletes_its_puzzle_rows(client: TestClient) -> Non
     p = client.get("/api/puzzles/next?rules=kalah").json()
     client.post(f"/api/puzzles/{p['id']}/attempt", json={"turn": solution(p["id"])},
                 headers=SAME)
-    store = client.app.state.store  # type: ignore[attr-defined]
+    store = client.app.state.services.store  # type: ignore[attr-defined]
 
     def count(table: object) -> int:
         with store.engine.connect() as conn:

@@ -92,7 +92,7 @@ def play_turns(client: httpx.Client, game: dict[str, Any], each: int = 2,
 
 def age_accounts(app: FastAPI, days: float = 30.0) -> None:
     """Make every account ``days`` old (the limits of new accounts then do not apply)."""
-    store: Store = app.state.store
+    store: Store = app.state.services.store
     with store.engine.begin() as conn:
         conn.execute(accounts_table.update().values(created=time.time() - days * 86400))
 
@@ -179,7 +179,7 @@ def test_a_failed_write_of_the_last_move_loses_neither_move_nor_rating_and_doubl
         app: FastAPI, alice: TestClient, bob: TestClient,
         monkeypatch: pytest.MonkeyPatch) -> None:
     game = rated_game(alice, bob)
-    store: Store = app.state.store
+    store: Store = app.state.services.store
     real = Store._rate
     calls = []
 
@@ -244,7 +244,7 @@ def test_the_writer_rates_a_game_once_and_an_aborted_game_never() -> None:
 
 def test_the_leaderboard_lists_settled_ratings_best_first(app: FastAPI,
                                                           alice: TestClient) -> None:
-    store: Store = app.state.store
+    store: Store = app.state.services.store
     with store.engine.begin() as conn:
         for i, (name, rating, deviation) in enumerate(
                 (("carl", 1700.0, 80.0), ("dina", 1810.0, 60.0), ("ed", 2000.0, 300.0)),
@@ -400,7 +400,7 @@ def test_farming_by_resigning_at_once_changes_no_rating(app: FastAPI, alice: Tes
         assert r.status_code == 200, r.text
         state = r.json()
         assert (state["result"], state["reason"], state["winner"]) == ("*", "aborted", None)
-    store: Store = app.state.store
+    store: Store = app.state.services.store
     assert _ratings(store) == []
     me = alice.get("/api/me").json()
     assert me["ratings"] == {}
@@ -418,7 +418,7 @@ def test_a_game_resigned_after_one_turn_each_is_aborted_after_two_rated(
     assert '[Result "*"]' in record and "before each player made two turns" in record
     r = bob.post(f"/api/games/{game['id']}/resign", json={"key": game["bob"]}, headers=SAME)
     assert r.status_code == 409 and "two turns" in r.json()["detail"]
-    store: Store = app.state.store
+    store: Store = app.state.services.store
     assert _ratings(store) == []
     game = rated_game(alice, bob)
     play_turns(alice, game, each=2)
@@ -460,7 +460,7 @@ def test_two_accounts_start_a_bounded_number_of_rated_games_a_day(
         game = rated_game(alice, bob)
         play_turns(alice, game)
         bob.post(f"/api/games/{game['id']}/resign", json={"key": game["bob"]}, headers=SAME)
-    rating = dict(_ratings(app.state.store))
+    rating = dict(_ratings(app.state.services.store))
     made = alice.post("/api/challenges", json={"rules": "dara", "colour": "first",
                                                "rated": True}, headers=SAME).json()
     r = bob.post(f"/api/challenges/{made['challenge']['id']}/accept", json={}, headers=SAME)
@@ -472,4 +472,4 @@ def test_two_accounts_start_a_bounded_number_of_rated_games_a_day(
     age_accounts(app)
     r = carl.post(f"/api/challenges/{made['challenge']['id']}/accept", json={}, headers=SAME)
     assert r.status_code == 201, r.text
-    assert dict(_ratings(app.state.store)) == rating
+    assert dict(_ratings(app.state.services.store)) == rating

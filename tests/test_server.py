@@ -310,7 +310,7 @@ def test_a_hint_while_the_ai_pool_is_full_gets_503_ai_busy(tmp_path: Path) -> No
     with TestClient(app) as c:
         made = create(c, rules="kalah", mode="hotseat")
         gid, key = made["id"], made["keys"]["0"]
-        pool = app.state.ai_pool
+        pool = app.state.services.ai_pool
         taken = pool._free.pop()  # the only worker is busy, and no hint may wait
         r = c.post(f"/api/games/{gid}/hint", json={"key": key})
         assert r.status_code == 503 and r.json()["error"] == "ai_busy"
@@ -505,7 +505,7 @@ def test_concurrent_moves_on_one_game_never_interleave(db_url: str) -> None:
                     "not_your_turn"}
             final = (await c.get(f"/api/games/{gid}")).json()
             assert final["moves"] == ["a1", "f5", "b1", "e5", "c1", "d5"]
-            store: Store = app.state.store
+            store: Store = app.state.services.store
             events = store.events_since(gid, 0, 1000)
             assert [e.version for e in events] == list(range(1, final["v"] + 1))
             played = [m for e in events if e.type == "move" for m in e.data["moves"]]
@@ -522,7 +522,7 @@ def test_a_move_refused_by_a_failed_write_is_never_stored_later(db_url: str) -> 
     """A's write fails once while B waits on the lock: A is refused with nothing changed, B is
     played on the game as stored, and the room's watcher gets B as the next version."""
     app = create_app(ServerConfig(db_url, rate=None))
-    store: Store = app.state.store
+    store: Store = app.state.services.store
     real_submit = store.submit
     failed: list[int] = []
 
@@ -543,7 +543,7 @@ def test_a_move_refused_by_a_failed_write_is_never_stored_later(db_url: str) -> 
             gid, key = made["id"], made["keys"]["0"]
             url = f"/api/games/{gid}/move"
             assert (await c.post(url, json={"key": key, "move": "c3"})).status_code == 200
-            room = await app.state.hub.room(gid)
+            room = await app.state.services.hub.room(gid)
             watcher = Listener()
             room.listeners.add(watcher)
             store.write = lambda row, ev: asyncio.wrap_future(  # type: ignore[method-assign]
@@ -563,7 +563,8 @@ def test_a_move_refused_by_a_failed_write_is_never_stored_later(db_url: str) -> 
             assert [(e.version, e.data["moves"]) for e in journal] == [(3, ["e4"])]
             heard = watcher.queue.get_nowait()
             assert heard["v"] == 3 and heard["data"]["moves"] == ["e4"]
-            assert await app.state.hub.room(gid) is room  # the watched room is still current
+            # the watched room is still current
+            assert await app.state.services.hub.room(gid) is room
 
     with TestClient(app):  # runs the app's startup
         pass
@@ -687,7 +688,7 @@ def test_games_never_started_are_aborted_by_the_expiry_and_stay_so_after_restart
 
     def app() -> Any:
         made = create_app(ServerConfig(url, ai_time=0.05, rate=None, expire_days=30))
-        made.state.hub.clock = lambda: now[0]
+        made.state.services.hub.clock = lambda: now[0]
         return made
 
     with TestClient(app()) as c:
@@ -716,7 +717,7 @@ def test_games_never_started_are_aborted_by_the_expiry_and_stay_so_after_restart
             assert drawn["reason"] == "adjudication" and drawn["result"] == "1/2-1/2"
             refused = move(c, half["id"], half["keys"]["2"], "d4")
             assert refused.status_code == 409 and refused.json()["error"] == "game_over"
-            store = c.app.state.store  # type: ignore[attr-defined]
+            store = c.app.state.services.store  # type: ignore[attr-defined]
             journal = store.events_since(half["id"], 0, 9)
             assert [e.type for e in journal] == ["created", "move", "abort"]
             assert journal[-1].data == {"player": 2, "termination": "aborted",
@@ -900,7 +901,7 @@ def test_a_seat_named_on_the_websocket_is_opened_as_by_post_open(
     now = [1_800_000_000.0]
     monkeypatch.setattr(store_module, "time", types.SimpleNamespace(time=lambda: now[0]))
     app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.05, rate=None))
-    app.state.hub.clock = lambda: now[0]
+    app.state.services.hub.clock = lambda: now[0]
     with TestClient(app) as c:
         made = create(c, rules="dara", mode="friend", clock="5+3")
         gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]
@@ -928,7 +929,7 @@ def test_a_seat_named_on_the_websocket_is_opened_as_by_post_open(
             assert ws.receive_json() == {"type": "seat", "seat": 2, "v": 3}
             ws.send_text(json.dumps({"type": "ping"}))
             assert ws.receive_json() == {"type": "pong", "v": 3}
-        store = app.state.store
+        store = app.state.services.store
         assert [e.type for e in store.events_since(gid, 0, 9)] == ["created", "opened",
                                                                    "opened"]
         now[0] += 30  # the first player did not move in his 30 s: aborted
@@ -1473,5 +1474,5 @@ def test_remembered_secrets_still_open_only_their_seat(client: TestClient) -> No
         r = move(client, gid, wrong, "e3")
         assert r.status_code == 403 and r.json()["error"] == "bad_key", wrong
     assert move(client, gid, k1, "e3").status_code == 200
-    room = client.app.state.hub.rooms[gid]  # type: ignore[attr-defined]
+    room = client.app.state.services.hub.rooms[gid]  # type: ignore[attr-defined]
     assert set(room._seats) == {k1, k2} and len(room._seats) <= KNOWN_KEYS

@@ -19,6 +19,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -243,7 +244,7 @@ def _long_record(plies: int = 2000) -> str:
 def test_replays_are_priced_by_their_cpu_time_per_address(client: TestClient) -> None:
     """28 replays a second of a long record (under the rate limit) kept the CPU busy for
     everyone: now an address spends at most its share of CPU time on them."""
-    client.app.state.work = Work(rate=0.01, burst=0.01)  # type: ignore[attr-defined]
+    client.app.state.services = replace(client.app.state.services, work=Work(rate=0.01, burst=0.01))
     record = _long_record()
     first = client.post("/api/replay", json={"record": record})
     assert first.status_code == 200
@@ -260,7 +261,7 @@ def test_replays_are_priced_by_their_cpu_time_per_address(client: TestClient) ->
 def test_reading_a_record_for_its_analysis_is_priced_as_a_replay(client: TestClient) -> None:
     """A pasted record's analysis reads the whole record first: that reading was done in a
     thread of the server and charged to nobody; it is priced like a replay now."""
-    client.app.state.work = Work(rate=0.01, burst=0.01)  # type: ignore[attr-defined]
+    client.app.state.services = replace(client.app.state.services, work=Work(rate=0.01, burst=0.01))
     record = _long_record()
     first = client.post("/api/replay/analysis", json={"record": record})
     assert first.json()["error"] == "too_long"  # read (and charged), then refused: too long
@@ -278,11 +279,11 @@ def test_a_replay_runs_in_the_work_pool_not_in_the_serving_process(db_url: str) 
     others = set(multiprocessing.active_children())  # kept by earlier tests (match workers)
     app = create_app(ServerConfig(db_url, rate=None, work_processes=1))
     work = Work(rate=1e-6, burst=1000.0)  # charged, never refused
-    app.state.work = work  # type: ignore[attr-defined]
+    app.state.services = replace(app.state.services, work=work)
     record = _long_record(4000)
     paths = ("/position?ply=3", "/svg?ply=3", "/position?ply=0")
     with TestClient(app) as client:
-        pool: WorkPool = app.state.work_pool  # type: ignore[attr-defined]
+        pool: WorkPool = app.state.services.work_pool  # type: ignore[attr-defined]
         made = client.post("/api/games", json={"mode": "hotseat"}).json()
         for move in ("c3", "d3", "c4", "d4"):
             client.post(f"/api/games/{made['id']}/move", json={"key": made["keys"]["0"],
@@ -531,8 +532,8 @@ def _server_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
 
 def test_a_full_disk_refuses_new_games_and_challenges_in_json_with_one_line_each(
         client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
-    store: Store = client.app.state.store  # type: ignore[attr-defined]
-    client.app.state.lobby.per_client = 1000  # type: ignore[attr-defined]  # one client here
+    store: Store = client.app.state.services.store  # type: ignore[attr-defined]
+    client.app.state.services.lobby.per_client = 1000  # type: ignore[attr-defined]  # one client here
     _fill_disk(store)
     caplog.set_level(logging.INFO, logger="nugar.server")
     refused: dict[str, int] = {}
@@ -560,8 +561,8 @@ def test_a_database_gone_or_damaged_while_reading_answers_json(
     made = client.post("/api/games", json={"mode": "hotseat"}).json()
     gid = made["id"]
     client.post(f"/api/games/{gid}/move", json={"key": made["keys"]["0"], "move": "c3"})
-    store: Store = client.app.state.store  # type: ignore[attr-defined]
-    hub: Hub = client.app.state.hub  # type: ignore[attr-defined]
+    store: Store = client.app.state.services.store  # type: ignore[attr-defined]
+    hub: Hub = client.app.state.services.hub  # type: ignore[attr-defined]
     caplog.set_level(logging.INFO, logger="nugar.server")
 
     def gone(*_a: Any, **_k: Any) -> Any:
@@ -602,15 +603,15 @@ def test_a_row_ahead_of_its_journal_is_a_corrupt_game_and_check_db_finds_it(
     with TestClient(app) as c:
         made = c.post("/api/games", json={"mode": "hotseat"}).json()
         fine = c.post("/api/games", json={"mode": "hotseat"}).json()
-        with app.state.store.engine.begin() as conn:
+        with app.state.services.store.engine.begin() as conn:
             conn.execute(text("UPDATE nugar_games SET version = version + 50 WHERE id = :g"),
                          {"g": made["id"]})
-        app.state.hub.rooms.clear()
+        app.state.services.hub.rooms.clear()
         r = c.get(f"/api/games/{made['id']}")
         assert r.status_code == 409 and r.json()["error"] == "corrupt_game"
         assert "journal" in r.json()["detail"]
         assert c.get(f"/api/games/{fine['id']}").status_code == 200
-        problems = app.state.store.check()
+        problems = app.state.services.store.check()
         assert len(problems) == 1 and made["id"] in problems[0]
     done = subprocess.run([sys.executable, "-m", "nugar", "serve", "--check-db", "--db",
                            f"sqlite:///{db}", "--port", "1"], capture_output=True, text=True,
@@ -696,7 +697,8 @@ SAME = {"Origin": "http://127.0.0.1:8000"}  # a request from the server's own pa
 def _signed_in(app: Any, *addresses: str) -> list[TestClient]:
     """Test clients from ``addresses`` all signed in to one new account (its cookie shared:
     one player moving between networks)."""
-    app.state.accounts.hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    app.state.services.accounts.hasher = PasswordHasher(time_cost=1, memory_cost=1024,
+                                                        parallelism=1)
     clients = [TestClient(app, client=(a, 1000)) for a in addresses]
     r = clients[0].post("/api/accounts", json={"username": "mover", "password": "long enough"},
                         headers=SAME)
@@ -726,7 +728,7 @@ def test_an_account_s_challenges_are_capped_across_its_addresses(db_url: str) ->
 
 def test_the_work_budget_is_per_account_across_its_addresses(client: TestClient) -> None:
     app = client.app
-    app.state.work = Work(rate=0.01, burst=0.01)  # type: ignore[attr-defined]
+    app.state.services = replace(app.state.services, work=Work(rate=0.01, burst=0.01))
     record = _long_record()
     with contextlib.ExitStack() as stack:
         home, away = (stack.enter_context(c) for c in _signed_in(app, "10.0.2.1", "10.0.2.2"))
@@ -743,7 +745,7 @@ def test_the_ai_queue_keys_a_signed_in_request_by_its_account(
     """The AI pool queues a computer's turn under the request's client: the account for
     every address it signs in from, the address again once signed out."""
     app = create_app(ServerConfig(db_url, rate=None))
-    pool: AiPool = app.state.hub.pool
+    pool: AiPool = app.state.services.hub.pool
     admitted: list[str] = []
     admit = pool.admit
 
@@ -757,7 +759,7 @@ def test_the_ai_queue_keys_a_signed_in_request_by_its_account(
         for c in (home, away):
             assert c.post("/api/games", json={"mode": "ai", "level": 1},
                           headers=SAME).status_code == 201
-        account = app.state.accounts.account_id(home.cookies[COOKIE])
+        account = app.state.services.accounts.account_id(home.cookies[COOKIE])
         assert account is not None
         assert away.delete("/api/session", headers=SAME).status_code < 300
         away.cookies.set(COOKIE, home.cookies[COOKIE])  # the signed-out token, sent again
@@ -770,7 +772,7 @@ def test_the_account_of_a_cookie_is_cached_bounded_and_forgotten_at_sign_out(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(accounts_module, "KEY_CACHE", 2)
     app = create_app(ServerConfig(db_url, rate=None))
-    accounts: Accounts = app.state.accounts
+    accounts: Accounts = app.state.services.accounts
     accounts.hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
     (alice, token), (bob, _t) = (accounts.sign_up(n, "long enough") for n in ("alice", "bob"))
     assert accounts.account_id(token) == alice.id

@@ -141,7 +141,7 @@ def test_a_stale_claim_is_taken_over(db_url: str) -> None:
 
     with app_client(db_url) as c:
         gid, _ = finished_game(c, 6)
-        store = c.app.state.store  # type: ignore[attr-defined]
+        store = c.app.state.services.store  # type: ignore[attr-defined]
         with store.engine.begin() as conn:
             conn.execute(analyses_table.insert().values(
                 game_id=gid, done=0, progress=0.5, nodes=NODES, plies="[]", created=1,
@@ -196,7 +196,7 @@ def test_a_pasted_record_s_analysis_is_stored_for_every_process(db_url: str) -> 
         assert data["done"]
         assert two.get(f"/api/replay/analysis/{key}").json() == data
         assert two.post("/api/replay/analysis", json={"record": record}).json() == data
-        assert not two.app.state.analyses.jobs  # type: ignore[attr-defined]
+        assert not two.app.state.services.analyses.jobs  # type: ignore[attr-defined]
         # never confused with a game: no game has that id
         assert two.get(f"/api/games/{key}/analysis").status_code == 404
 
@@ -219,7 +219,7 @@ def test_the_analyses_of_pasted_records_are_bounded(db_url: str,
             assert wait_done(c, f"/api/replay/analysis/{keys[-1]}")["done"]
         assert c.get(f"/api/replay/analysis/{keys[0]}").status_code == 404
         assert c.get(f"/api/replay/analysis/{keys[1]}").json()["done"]
-        store = c.app.state.store  # type: ignore[attr-defined]
+        store = c.app.state.services.store  # type: ignore[attr-defined]
         with store.engine.begin() as conn:
             AN.Analyses._prune_replays(conn, int(time.time()) + AN.REPLAY_SECONDS + 10)
         assert c.get(f"/api/replay/analysis/{keys[1]}").status_code == 404

@@ -30,7 +30,7 @@ FAST = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
 def _app(db_url: str, **options: Any) -> FastAPI:
     made = create_app(ServerConfig(db_url, ai_time=0.05, rate=None, work_rate=None,
                                    **options))
-    made.state.accounts.hasher = FAST
+    made.state.services.accounts.hasher = FAST
     return made
 
 
@@ -86,7 +86,7 @@ def test_ipv6_clients_are_counted_by_their_64(app: FastAPI) -> None:
     assert address_group("2001:db8:1:2::1") == address_group("2001:db8:1:2:ffff::9")
     assert address_group("2001:db8:1:3::1") != address_group("2001:db8:1:2::1")
     assert address_group("::ffff:192.0.2.1") == "192.0.2.1"
-    limit = app.state.accounts.by_address.burst
+    limit = app.state.services.accounts.by_address.burst
     for i in range(limit):
         with _from(app, f"2001:db8:1:2::{i + 1:x}") as c:
             assert _sign_in(c, f"user{i}", "guess-guess").status_code == 401
@@ -143,7 +143,7 @@ def test_a_sign_in_flood_holds_only_its_own_threads_and_is_bounded(db_url: str) 
         clients = {a: httpx.AsyncClient(transport=t, base_url="http://testserver")
                    for a, t in transports.items()}
         async with app.router.lifespan_context(app):
-            app.state.accounts.hasher = hasher
+            app.state.services.accounts.hasher = hasher
             flood = [asyncio.create_task(clients[a].post(
                 "/api/session", json={"username": f"n{i}", "password": "guess-guess"}))
                 for a in list(clients)[:3] for i in range(20)]
@@ -168,7 +168,7 @@ def test_a_sign_in_flood_holds_only_its_own_threads_and_is_bounded(db_url: str) 
     # each address had its share (2) running or waiting; the others were refused at once,
     # before any attempt was counted
     assert codes.count(401) == 6 and codes.count(503) == 54
-    assert len(app.state.accounts.by_address) == 3
+    assert len(app.state.services.accounts.by_address) == 3
 
 
 def test_a_refused_sign_in_is_one_log_line(app: FastAPI, caplog: pytest.LogCaptureFixture
@@ -274,7 +274,7 @@ def test_rendering_a_rules_page_is_charged_to_the_client(db_url: str) -> None:
     app = create_app(ServerConfig(db_url, rate=None, work_rate=0.1))
     with _from(app, "203.0.113.5") as c:
         assert c.get("/rules/kalah").status_code == 200
-        work = app.state.work
+        work = app.state.services.work
         charged = work.budget.buckets.get("203.0.113.5")
         assert charged is not None and charged[0] < work.budget.burst
         before = charged[0]
@@ -321,7 +321,7 @@ def test_one_client_cannot_fill_the_analysis_queue(db_url: str,
         assert answers == [202, 202, 429, 429, 429]
         mine = player.post(f"/api/games/{games[5]}/analysis")
         assert mine.status_code == 202, mine.text
-        jobs = app.state.analyses.jobs
+        jobs = app.state.services.analyses.jobs
         analysers = {g: id(jobs[g].analyser) for g in (games[0], games[1], games[5])}
         gate.set()
         end = time.monotonic() + 60
@@ -453,7 +453,7 @@ def test_the_computer_s_move_on_a_full_disk_is_one_log_line(
     import sqlite3
 
     caplog.set_level("INFO", logger="nugar.server")
-    pool, store = app.state.ai_pool, app.state.store
+    pool, store = app.state.services.ai_pool, app.state.services.store
     thought, written = pool.run, store._transaction
     full = threading.Event()
 

@@ -178,7 +178,7 @@ def test_language_of_reads_the_cached_account_language_without_waiting(app: Fast
 
     from nugar.server.players.accounts import Account
 
-    found = app.state.accounts
+    found = app.state.services.accounts
     with TestClient(app) as c:
         sign_up(c)
         account: Account | None = found.session(c.cookies["nugar_session"])

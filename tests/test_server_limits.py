@@ -35,7 +35,7 @@ async def _flip(hub: Hub, gid: str, key: str, events: int) -> None:
 def test_a_listener_that_never_reads_is_dropped_and_the_others_get_every_event(
         db_url: str) -> None:
     app = create_app(ServerConfig(db_url, rate=None))
-    hub: Hub = app.state.hub
+    hub: Hub = app.state.services.hub
     events = LISTENER_QUEUE + 10
 
     async def run() -> None:
@@ -87,19 +87,26 @@ class _NeverReads:
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
 
+    async def receive(self) -> dict[str, Any]:  # the raw message the socket reads (its frames)
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
     async def close(self, code: int = 1000, reason: str | None = None) -> None:
         self.closed = (code, reason or "")
 
 
 def test_a_socket_that_falls_behind_is_closed_with_the_resync_code(db_url: str) -> None:
     app = create_app(ServerConfig(db_url, rate=None))
-    hub: Hub = app.state.hub
+    hub: Hub = app.state.services.hub
 
     async def run() -> None:
         room, keys = await hub.create("dara", "hotseat", None, None)
         ws = _NeverReads()
         task = asyncio.create_task(GameSocket(ws, hub, room).run(None))  # type: ignore[arg-type]
-        await asyncio.sleep(0.05)
+        for _ in range(200):  # the socket's first state sent (a busy machine takes a while)
+            if room.listeners and ws.sent:
+                break
+            await asyncio.sleep(0.025)
         assert len(room.listeners) == 1 and ws.sent == 1
         await _flip(hub, room.row.id, keys["0"], LISTENER_QUEUE + 3)
         await asyncio.wait_for(task, 5)  # the socket's handler ends once dropped

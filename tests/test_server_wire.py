@@ -28,7 +28,7 @@ from nugar.server.play.wire import Encoded, dumps, event_message, text_of
 
 def test_a_change_is_encoded_once_for_the_answer_and_every_listener(db_url: str) -> None:
     app = create_app(ServerConfig(db_url, rate=None))
-    hub: Hub = app.state.hub
+    hub: Hub = app.state.services.hub
 
     async def run() -> None:
         room, keys = await hub.create("dara", "friend", None, None)
@@ -66,8 +66,8 @@ def test_hearing_its_own_change_before_its_commit_costs_no_read(db_url: str) -> 
     from nugar.server.storage.store import GameRow, Store, StoredEvent
 
     app = create_app(ServerConfig(db_url, rate=None))
-    hub: Hub = app.state.hub
-    store: Store = app.state.store
+    hub: Hub = app.state.services.hub
+    store: Store = app.state.services.store
     real_submit, real_load = store.submit, store.load
     loads: list[str] = []
 
@@ -104,7 +104,7 @@ def test_only_announcements_of_newer_versions_of_held_games_are_read(db_url: str
     from nugar.server.play.listen import _head
 
     app = create_app(ServerConfig(db_url, rate=None))
-    hub: Hub = app.state.hub
+    hub: Hub = app.state.services.hub
 
     async def run() -> None:
         room, _keys = await hub.create("dara", "friend", None, None)
@@ -140,7 +140,7 @@ def test_a_served_app_freezes_what_start_up_made_before_any_room(db_url: str) ->
             assert gc.get_freeze_count() > 0 and gc.get_threshold()[0] == GC_YOUNG
             made = client.post("/api/games", json={"rules": "dara", "mode": "hotseat"})
             assert made.status_code == 201
-            room = served.state.hub.rooms[made.json()["id"]]
+            room = served.state.services.hub.rooms[made.json()["id"]]
             # a room is walked by the collector as usual (the frozen objects are not listed)
             assert any(o is room for o in gc.get_objects())
             assert not any(o is served for o in gc.get_objects())  # the app is frozen
@@ -177,7 +177,7 @@ def test_the_warm_up_is_frozen_too_unless_a_room_exists(db_url: str) -> None:
     from nugar.server.app import _freeze_after_warm_up
 
     app = create_app(ServerConfig(db_url, rate=None))
-    hub: Hub = app.state.hub
+    hub: Hub = app.state.services.hub
     engine = _Compiling()
 
     async def run() -> None:

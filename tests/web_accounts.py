@@ -29,7 +29,7 @@ class Clock:
 
 
 def accounts(c: TestClient) -> Accounts:
-    found: Accounts = c.app.state.accounts  # type: ignore[attr-defined]
+    found: Accounts = c.app.state.services.accounts  # type: ignore[attr-defined]
     return found
 
 

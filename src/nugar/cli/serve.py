@@ -84,8 +84,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CliError(f"cannot open the database {config.db_url!r}: {database_problem(exc)}",
                        EXIT_FAILED) from None
     if opts.check_db:
-        check_database(app.state.store)
-    shown = app.state.store.engine.url.render_as_string(hide_password=True)
+        check_database(app.state.services.store)
+    shown = app.state.services.store.engine.url.render_as_string(hide_password=True)
     print(f"nugar: serving on {default_public_url(opts.host, opts.port)}/ as {public_url}/ "
           f"(database: {shown})", file=sys.stderr)
     from ..server.http.http_timeouts import timed_protocol

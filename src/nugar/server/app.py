@@ -52,6 +52,7 @@ from .http.middleware import (
     add_error_handlers,
 )
 from .http.pages import RenderedPages
+from .http.services import PuzzleBounds, Services
 from .play.clocks import watch_clocks
 from .play.listen import listen_forever
 from .play.lobby_caps import CappedLobby
@@ -209,18 +210,11 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
                redoc_url="/redoc" if cfg.api_docs else None,
                description="Play Dara, Dala, Kalah and Dracala: against the AI, against a "
                "friend by link, or hot-seat. Errors are JSON {error, detail}.")
-    app.state.hub = hub
-    app.state.lobby = lobby
-    app.state.store = store
-    app.state.warmup = engine
-    app.state.ai_pool = pool
-    app.state.analyses = analyses
-    app.state.accounts = accounts
-    app.state.passwords = passwords
-    app.state.pages = RenderedPages()
-    app.state.work = None if cfg.work_rate is None else Work(cfg.work_rate)
-    app.state.work_pool = work_pool
-    app.state.public_url = cfg.public_url.rstrip("/")
+    app.state.services = Services(
+        store=store, hub=hub, lobby=lobby, ai_pool=pool, analyses=analyses, accounts=accounts,
+        passwords=passwords, pages=RenderedPages(),
+        work=None if cfg.work_rate is None else Work(cfg.work_rate), work_pool=work_pool,
+        warmup=engine, puzzles=PuzzleBounds(), public_url=cfg.public_url.rstrip("/"))
     # in front of FastAPI's own middleware (its error and telemetry layers): the access log
     # (when on) outermost, then the security headers, so refusals get them too; then the
     # size and rate guard; then the check of requests made with the session cookie from

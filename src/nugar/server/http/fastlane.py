@@ -35,6 +35,7 @@ from .language import request_language
 from .middleware import BODY, api_refusal, in_language, replaying
 from .routes_api import MoveBody
 from .routes_ws import ws_game
+from .services import services
 
 if TYPE_CHECKING:
     from ..play.rooms import Hub
@@ -78,7 +79,7 @@ class MoveLane:
             elif scope["type"] == "websocket" and (
                     found := SOCKET_PATH.fullmatch(scope.get("path", ""))) is not None:
                 await ws_game(WebSocket(scope, receive, send), found.group(1),
-                              scope["app"].state.hub)
+                              services(scope["app"]).hub)
             else:
                 await self.app(scope, receive, send)
             return
@@ -94,7 +95,7 @@ class MoveLane:
         if parsed is None:
             await self.app(scope, replaying(body, receive), send)
             return
-        hub: Hub = scope["app"].state.hub
+        hub: Hub = services(scope["app"]).hub
         try:
             answer = await hub.move(found.group(1), parsed.key, parsed.move, expect=parsed.v)
         except ApiError as exc:
@@ -110,7 +111,7 @@ class MoveLane:
         if found is None or query is None:
             await self.app(scope, receive, send)
             return
-        hub: Hub = scope["app"].state.hub
+        hub: Hub = services(scope["app"]).hub
         since = None if query.group(1) is None else int(query.group(1))
         try:
             answer = await hub.changes(found.group(1), since)

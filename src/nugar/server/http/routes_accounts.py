@@ -56,6 +56,7 @@ from ..players.passwords import PasswordWork
 from ..players.standings import PAGE, game_players, leaderboard, player, ratings_of
 from ..storage.store import Store
 from .routes_api import Body, ErrorBody
+from .services import services
 
 T = TypeVar("T")
 
@@ -102,13 +103,13 @@ def set_session(request: Request, response: Response, token: str) -> None:
     """Give the client its session cookie: ``HttpOnly`` (no script reads it),
     ``SameSite=Lax`` (other sites' requests, but top-level links, go without it), and
     ``Secure`` when the server's public URL is https."""
-    secure = str(request.app.state.public_url).startswith("https:")
+    secure = str(services(request).public_url).startswith("https:")
     response.set_cookie(COOKIE, token, max_age=SESSION_DAYS * 86400, path="/",
                         httponly=True, samesite="lax", secure=secure)
 
 
 def clear_session(request: Request, response: Response) -> None:
-    secure = str(request.app.state.public_url).startswith("https:")
+    secure = str(services(request).public_url).startswith("https:")
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax", secure=secure)
 
 
@@ -119,7 +120,7 @@ def me(store: Store, accounts: Accounts, account: Account) -> dict[str, Any]:
 
 
 async def me_of(request: Request, account: Account) -> dict[str, Any]:
-    return await asyncio.to_thread(me, request.app.state.store, accounts_of(request), account)
+    return await asyncio.to_thread(me, services(request).store, accounts_of(request), account)
 
 
 def _address(request: Request) -> str:
@@ -135,7 +136,7 @@ async def checked(request: Request, accounts: Accounts, username: str | None,
     thread pool that other requests use is not touched. A refusal (the threads busy, too
     many attempts, a wrong password) is logged in one line and raised."""
     address = _address(request)
-    passwords: PasswordWork = request.app.state.passwords
+    passwords: PasswordWork = services(request).passwords
 
     def limited() -> T:
         accounts.limit(address, username)
@@ -193,7 +194,7 @@ async def api_me(request: Request, account: AccountDep) -> dict[str, Any]:
 async def api_my_games(request: Request, account: AccountDep,
                        page: Annotated[int, Query(ge=1, le=my_games.MAX_ACTIVE
                                                   // my_games.PAGE)] = 1) -> dict[str, Any]:
-    hub = request.app.state.hub
+    hub = services(request).hub
     return await asyncio.to_thread(my_games.my_games, hub.store, account.id, hub.clock(), page)
 
 
@@ -239,7 +240,7 @@ async def api_delete(body: PasswordBody, request: Request, response: Response,
 @router.get("/games/{game_id}/players", summary="Who holds each seat of a game (signed-in "
             "players' names) and, in a rated game, their ratings and changes")
 async def api_players(game_id: str, request: Request) -> dict[str, Any]:
-    found = await asyncio.to_thread(game_players, request.app.state.store, game_id)
+    found = await asyncio.to_thread(game_players, services(request).store, game_id)
     if found is None:
         raise ApiError("unknown_game", Text(
             "no game with id {game_id!r}",
@@ -251,7 +252,7 @@ async def api_players(game_id: str, request: Request) -> dict[str, Any]:
             f"{PAGE} a page) and rating history")
 async def api_player(username: str, request: Request,
                      page: Annotated[int, Query(ge=1, le=10_000)] = 1) -> dict[str, Any]:
-    found = await asyncio.to_thread(player, request.app.state.store, username[:40], page)
+    found = await asyncio.to_thread(player, services(request).store, username[:40], page)
     if found is None:
         raise ApiError("unknown_player", Text(
             "no player is named {username!r}",
@@ -268,5 +269,5 @@ async def api_leaderboard(request: Request,
         raise ApiError("bad_rules", Text(
             "ratings are kept per preset: {presets}; not {rules!r}",
             domain="web", presets=', '.join(PRESETS), rules=rules))
-    players = await asyncio.to_thread(leaderboard, request.app.state.store, rules)
+    players = await asyncio.to_thread(leaderboard, services(request).store, rules)
     return {"rules": rules, "players": players}

@@ -15,11 +15,12 @@ from ..play import replays
 from ..play.replays import MAX_REPLAY_CHARS, MAX_REPLAY_MOVES
 from ..work.analyses import Analyses
 from .routes_api import Body, ErrorBody, HubDep, priced
+from .services import services
 
 
 def analyses_of(conn: HTTPConnection) -> Analyses:
     """The analyses of the application serving this request."""
-    analyses: Analyses = conn.app.state.analyses
+    analyses: Analyses = services(conn).analyses
     return analyses
 
 

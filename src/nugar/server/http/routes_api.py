@@ -1,8 +1,9 @@
 """The web app's JSON API: presets, levels, games and their changes, records.
 
-Every route reads the server's :class:`~.rooms.Hub` from the application (``app.state.hub``)
-and hands a game's changes to its room; refusals are :class:`~.errors.ApiError`, answered as
-JSON by :mod:`.middleware`. The OpenAPI schema lists these routes at ``/docs``.
+Every route reads the server's :class:`~.rooms.Hub` from the application's services
+(``services(request).hub``, :mod:`.services`) and hands a game's changes to its room;
+refusals are :class:`~.errors.ApiError`, answered as JSON by :mod:`.middleware`. The OpenAPI
+schema lists these routes at ``/docs``.
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ from ..play.rooms import Hub
 from ..players.accounts import Account, current_account
 from ..work.work_pool import WorkPool
 from .language import request_language
+from .services import services
 
 T = TypeVar("T")
 
 
 def hub_of(conn: HTTPConnection) -> Hub:
     """The rooms of the application serving this request or websocket."""
-    hub: Hub = conn.app.state.hub
+    hub: Hub = services(conn).hub
     return hub
 
 
@@ -135,7 +137,7 @@ async def api_presets() -> list[dict[str, Any]]:
 @router.get("/warmup", summary="Whether the AI's compiled code is ready (a first run "
             "compiles it, with progress)")
 async def api_warmup(request: Request) -> dict[str, Any]:
-    progress: dict[str, Any] = request.app.state.warmup.progress().as_dict()
+    progress: dict[str, Any] = services(request).warmup.progress().as_dict()
     return progress
 
 
@@ -221,7 +223,7 @@ def time_control_of(text: str | None) -> TimeControl | None:
 
 
 def _links(request: Request, game_id: str, keys: dict[str, str]) -> dict[str, Any]:
-    base: str = request.app.state.public_url  # configured: never the request's Host header
+    base: str = services(request).public_url  # configured: never the request's Host header
     watch = f"{base}/g/{game_id}"
     seats = {seat: f"{watch}#seat={seat}&key={key}" for seat, key in keys.items()}
     return {"watch": watch, "seats": seats}
@@ -248,14 +250,14 @@ async def api_state(game_id: str, hub: HubDep, since: int | None = None) -> JSON
 def work_of(conn: HTTPConnection) -> Work | None:
     """Where the application prices expensive requests per client address (``None``: no
     bound, :attr:`~.config.ServerConfig.work_rate`)."""
-    work: Work | None = conn.app.state.work
+    work: Work | None = services(conn).work
     return work
 
 
 async def priced(conn: HTTPConnection, job: Callable[[], T]) -> T:
     """``job()`` (picklable: :mod:`.work_pool`) in the application's work pool, its CPU time
     charged to the client (:class:`~.clients.Work`: ``429 too_much_work`` beyond its share)."""
-    pool: WorkPool = conn.app.state.work_pool
+    pool: WorkPool = services(conn).work_pool
     work = work_of(conn)
     if work is None:
         return (await pool.run(job)).result()
@@ -405,7 +407,7 @@ async def api_record(game_id: str, hub: HubDep, request: Request) -> PlainTextRe
         tags["Aborted"] = f"{room.session.game.player_name(room.session.aborted)} did not move"
     # the game holds how it ended (an agreed draw, a resignation): the record says so; a
     # finished analysis adds each turn's evaluation and mark as comments
-    comments = await request.app.state.analyses.record_comments(game_id)
+    comments = await services(request).analyses.record_comments(game_id)
     if comments:
         tags["Annotator"] = "nugar analysis"
     text = dumps(room.session.game, tags, comments)

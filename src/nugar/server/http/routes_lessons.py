@@ -54,6 +54,7 @@ from .language import request_language
 from .routes_accounts import AccountDep
 from .routes_api import Body, ErrorBody
 from .routes_pages import missing, page
+from .services import services
 
 #: the longest move text a check reads (a whole turn is far shorter)
 MAX_MOVE_TEXT = 64
@@ -195,7 +196,7 @@ async def api_check(name: str, index: int, body: CheckBody,
 
 @router.get("/api/me/lessons", summary="The signed-in player's progress in the lessons")
 async def api_my_lessons(request: Request, account: AccountDep) -> dict[str, Any]:
-    found = await asyncio.to_thread(progress_of, request.app.state.store, account.id)
+    found = await asyncio.to_thread(progress_of, services(request).store, account.id)
     return {"lessons": found}
 
 
@@ -211,5 +212,5 @@ async def api_save_lesson(name: str, body: ProgressBody, request: Request,
         raise ApiError("bad_progress", Text(
             "the lesson {name} has steps 0 to {steps}, not {wrong}",
             domain="web", name=name, steps=steps - 1, wrong=wrong[0]))
-    return await asyncio.to_thread(save_progress, request.app.state.store, account.id,
+    return await asyncio.to_thread(save_progress, services(request).store, account.id,
                                    lesson.name, body.done, body.at)

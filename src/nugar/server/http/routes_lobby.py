@@ -46,6 +46,7 @@ from ..players.accounts import Account, current_account
 from .language import request_language
 from .routes_api import Body, ErrorBody, HubDep, KeyBody, time_control_of
 from .routes_ws import BinaryFrame, refuse_binary, text_frame
+from .services import services
 
 log = logging.getLogger("nugar.server")
 
@@ -58,7 +59,7 @@ KEY_WAIT = 10.0
 
 
 def lobby_of(conn: HTTPConnection) -> Lobby:
-    lobby: Lobby = conn.app.state.lobby
+    lobby: Lobby = services(conn).lobby
     return lobby
 
 
@@ -83,7 +84,7 @@ router = APIRouter(responses={"4XX": {"model": ErrorBody, "description": "Refuse
 
 
 def _public_url(request: HTTPConnection) -> str:
-    url: str = request.app.state.public_url
+    url: str = services(request).public_url
     return url
 
 
@@ -162,7 +163,7 @@ async def api_cancel(cid: str, body: KeyBody, lobby: LobbyDep) -> dict[str, Any]
 
 @router.websocket("/ws/lobby")
 async def ws_lobby(websocket: WebSocket) -> None:
-    lobby: Lobby = websocket.app.state.lobby
+    lobby: Lobby = services(websocket).lobby
     await websocket.accept()
     key = None
     if websocket.query_params.get("creator"):  # the key comes as the first message

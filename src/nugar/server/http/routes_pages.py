@@ -18,6 +18,7 @@ from ..errors import ApiError, status_of
 from .language import request_language
 from .pages import RenderedPages, not_found_page, page_name, rules_index, rules_page
 from .routes_api import priced
+from .services import services
 from .static_i18n import STATIC, render_page
 
 router = APIRouter(include_in_schema=False)
@@ -56,7 +57,7 @@ async def game_page(game_id: str, request: Request) -> Response:
     """The game's page; for a game that does not exist, a page saying so (HTTP 404) instead
     of the game page's board and buttons."""
     try:
-        await request.app.state.hub.room(game_id)
+        await services(request).hub.room(game_id)
     except ApiError as exc:
         if status_of(exc) == 404:
             return await missing(request, Text("No such game", domain="web"), exc.detail)
@@ -95,7 +96,7 @@ async def rendered(request: Request, name: str, lang: str,
     """The rules page ``name`` (``""``: the index) in ``lang`` as this application keeps
     it (:class:`~.pages.RenderedPages`), else ``render()`` priced as a replay is
     (:func:`~.routes_api.priced`: the work pool, the client's CPU budget) and kept."""
-    kept: RenderedPages = request.app.state.pages
+    kept: RenderedPages = services(request).pages
     page = kept.get(name, lang)
     if page is None:
         page = await priced(request, render)

@@ -19,9 +19,9 @@
   ``signed_out``).
 
 Bounds: the request rate of every route, and per client (the signed-in account, else the
-address: :data:`..clients.CLIENT`) :data:`ATTEMPT_RATE` attempts a second on average
-(bursts of :data:`ATTEMPT_BURST`) and :data:`NEXT_RATE` puzzles asked a second (bursts of
-:data:`NEXT_BURST`), beyond which ``429 puzzle_limit`` with ``Retry-After``.
+address: :data:`..clients.CLIENT`) ``ATTEMPT_RATE`` attempts a second on average (bursts of
+``ATTEMPT_BURST``) and ``NEXT_RATE`` puzzles asked a second (bursts of ``NEXT_BURST``; all four
+in :mod:`.services`, with the budgets), beyond which ``429 puzzle_limit`` with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ from ...puzzles import THEMES, Puzzle, shipped, shipped_rules
 from ...puzzles.choose import daily, near, streak_rating
 from ...rules import Game
 from ...rules.options import parse_rules
-from ..clients import CLIENT, Budget
 from ..errors import ApiError
 from ..play.render import board_data
 from ..players import puzzle_ratings
@@ -53,13 +52,10 @@ from .routes_accounts import AccountDep, MaybeAccount
 from .routes_api import Body, ErrorBody
 from .routes_lessons import answer_view
 from .routes_pages import missing, page
+from .services import PuzzleBounds, services
 
 #: the longest turn text an attempt reads
 MAX_TURN_TEXT = 64
-#: attempts a second per client on average, and the burst
-ATTEMPT_RATE, ATTEMPT_BURST = 1.0, 30.0
-#: puzzles asked (next, daily, one by id) a second per client on average, and the burst
-NEXT_RATE, NEXT_BURST = 2.0, 60.0
 #: the longest streak a signed-out page may say it has (the rating ladder's top)
 MAX_STREAK = 100
 _ID = re.compile(r"[0-9a-f]{12}")
@@ -75,36 +71,8 @@ class AttemptBody(Body):
 router = APIRouter(responses={"4XX": {"model": ErrorBody, "description": "Refused"}})
 
 
-class Bounds:
-    """The per-client budgets of the puzzles' routes (one set per application)."""
-
-    def __init__(self) -> None:
-        self.attempts = Budget(ATTEMPT_RATE, ATTEMPT_BURST)
-        self.asks = Budget(NEXT_RATE, NEXT_BURST)
-
-    def take(self, budget: Budget) -> None:
-        client = CLIENT.get()
-        if not budget.allow(client):
-            exc = ApiError("puzzle_limit", Text(
-                "too many puzzle requests from {who}: try again in {seconds} s",
-                domain="web", who=_who(client), seconds=budget.retry_after(client)))
-            exc.retry_after = budget.retry_after(client)
-            raise exc
-        budget.charge(client, 1.0)
-        if len(budget.buckets) > 10_000:
-            budget.sweep()
-
-
-def _who(client: str) -> str:
-    from ..clients import named
-    return named(client)
-
-
-def _bounds(request: Request) -> Bounds:
-    state = request.app.state
-    if getattr(state, "puzzle_bounds", None) is None:
-        state.puzzle_bounds = Bounds()
-    bounds: Bounds = state.puzzle_bounds
+def _bounds(request: Request) -> PuzzleBounds:
+    bounds: PuzzleBounds = services(request).puzzles
     return bounds
 
 
@@ -204,7 +172,7 @@ async def api_next(request: Request, account: MaybeAccount,
                    streak: int = Query(0, ge=0, le=MAX_STREAK, description="signed out: the "
                                        "streak so far")) -> dict[str, Any]:
     _bounds(request).take(_bounds(request).asks)
-    store = request.app.state.store
+    store = services(request).store
     chosen = _rules(rules)
 
     def choose() -> dict[str, Any]:
@@ -239,7 +207,7 @@ async def api_daily(request: Request, rules: str = Query(..., max_length=300)
     def view() -> dict[str, Any]:
         found = daily(shipped(chosen), today)
         assert found is not None
-        return {**_view(found, request.app.state.store), "daily": today.isoformat()}
+        return {**_view(found, services(request).store), "daily": today.isoformat()}
 
     return await asyncio.to_thread(view)
 
@@ -248,7 +216,7 @@ async def api_daily(request: Request, rules: str = Query(..., max_length=300)
 async def api_puzzle(pid: str, request: Request) -> dict[str, Any]:
     _bounds(request).take(_bounds(request).asks)
     p = _puzzle(pid)
-    return await asyncio.to_thread(_view, p, request.app.state.store)
+    return await asyncio.to_thread(_view, p, services(request).store)
 
 
 @router.post("/api/puzzles/{pid}/attempt", summary="Judge a turn played in a puzzle; a "
@@ -258,11 +226,11 @@ async def api_attempt(pid: str, body: AttemptBody, request: Request,
     p = _puzzle(pid)
     _bounds(request).take(_bounds(request).attempts)
     return await asyncio.to_thread(_attempt, p, body.turn.strip().lower(), body.mode, account,
-                                   request.app.state.store, await request_language(request))
+                                   services(request).store, await request_language(request))
 
 
 @router.get("/api/me/puzzles", summary="The signed-in player's puzzle ratings and streaks")
 async def api_my_puzzles(request: Request, account: AccountDep) -> dict[str, Any]:
-    found = await asyncio.to_thread(puzzle_ratings.standings_of, request.app.state.store,
+    found = await asyncio.to_thread(puzzle_ratings.standings_of, services(request).store,
                                     account.id)
     return {"puzzles": found}

@@ -552,8 +552,9 @@ async def expire_forever(accounts: Accounts, every: float = 3600.0) -> None:
 
 # --- for the routes -------------------------------------------------------------------------
 def accounts_of(conn: HTTPConnection) -> Accounts:
-    """The accounts of the application serving this request."""
-    accounts: Accounts = conn.app.state.accounts
+    """The accounts of the application serving this request (its ``Services``, which the
+    routes' layer defines)."""
+    accounts: Accounts = conn.app.state.services.accounts
     return accounts
 
 
