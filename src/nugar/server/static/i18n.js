@@ -11,7 +11,7 @@
 //
 // In a right-to-left page every text field is wrapped in Unicode isolates (FSI ... PDI), so a
 // move ("c3-c4"), a square or a name written left to right keeps its order inside Arabic.
-// The language switch (English / Français / العربية) is added to every page's header.
+// The language switch (English / Français / العربية / Hausa) is added to every page's header.
 "use strict";
 
 (function () {
@@ -27,7 +27,7 @@
   const ready = data.messages || LANG === "en" ? Promise.resolve()
     : fetch(`/i18n/${encodeURIComponent(LANG)}.json`).then((r) => (r.ok ? r.json() : {}))
       .then((found) => { Object.assign(MESSAGES, found); }).catch(() => null);
-  const NAMES = { en: "English", fr: "Français", ar: "العربية" };
+  const NAMES = { en: "English", fr: "Français", ar: "العربية", ha: "Hausa" };
   // the plural categories in the order of each language's gettext plural forms (Babel's
   // Plural-Forms from CLDR: Arabic zero, one, two, few, many, other; French one, many, other;
   // English one, other)
