@@ -29,7 +29,7 @@ from test_browser import (  # noqa: F401
     wait_version_above,
 )
 
-LANGS = ["en", "fr", "ar"]
+LANGS = ["en", "fr", "ar", "ha"]
 
 # every visible box whose text runs past it (scrolling boxes aside), and whether the page
 # itself scrolls sideways
@@ -143,7 +143,7 @@ def test_a_game_a_refused_click_and_a_lesson_in_the_language(
     assert not PAGE_ERRORS[page]
 
 
-@pytest.mark.parametrize("lang", ["fr", "ar"])
+@pytest.mark.parametrize("lang", ["fr", "ar", "ha"])
 def test_the_language_switch_keeps_the_choice(server: str, browser: Browser, lang: str) -> None:
     page = new_page(browser, width=390)
     page.goto(server + "/learn")
@@ -174,7 +174,7 @@ def test_the_language_switch_keeps_the_choice(server: str, browser: Browser, lan
     assert not PAGE_ERRORS[page]
 
 
-@pytest.mark.parametrize("lang", ["fr", "ar"])
+@pytest.mark.parametrize("lang", ["fr", "ar", "ha"])
 def test_the_server_s_refusal_and_the_rules_page_in_the_language(
         server: str, browser: Browser, lang: str) -> None:
     page = language_page(browser, server, lang, width=1280)
