@@ -268,10 +268,14 @@ def _rtl_table(tokens: Sequence[Token], start: int) -> bool:
     return False
 
 
-def _page(title: str, body: str, lang: str = SOURCE, content: str | None = None) -> str:
+def wrap_page(title: str, body: str, lang: str = SOURCE, content: str | None = None,
+              kind: str = "doc") -> str:
     """A whole page around ``body`` in ``lang`` (its ``lang`` and ``dir``), the body written
-    in ``content`` (an untranslated page: English inside a French or Arabic page); its
-    header's account menu is added by ``static/accounts.js``."""
+    in ``content`` (an untranslated page: English inside a French or Arabic page); ``kind``
+    is the page's class (``doc``; ``sheet``, ``print-board`` and ``history`` for the pages to
+    print, :mod:`.printable`), which ``static/print.css`` lays out on A4 paper. Its header's
+    account menu is added by ``static/accounts.js``; a ``data-print`` button prints the page
+    (``static/print.js``)."""
     main = ""
     if content is not None and content != lang:
         main = f' lang="{content}" dir="{direction(content)}"'
@@ -280,11 +284,14 @@ def _page(title: str, body: str, lang: str = SOURCE, content: str | None = None)
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{escape(title)} - nugar</title>"
             "<link rel=\"stylesheet\" href=\"/static/style.css\">"
-            "<link rel=\"stylesheet\" href=\"/static/accounts.css\"></head>"
-            "<body class=\"doc\"><header class=\"top\"><a href=\"/\">nugar</a> "
-            f"<a href=\"/rules\">{escape(_say('rules', lang))}</a></header>"
-            f"<main class=\"doc\"{main}>{body}</main>"
-            "<script src=\"/static/accounts.js\"></script></body></html>")
+            "<link rel=\"stylesheet\" href=\"/static/accounts.css\">"
+            "<link rel=\"stylesheet\" href=\"/static/print.css\"></head>"
+            f"<body class=\"doc {kind}\"><header class=\"top\"><a href=\"/\">nugar</a> "
+            f"<a href=\"/rules\">{escape(_say('rules', lang))}</a> "
+            f"<a href=\"/learn\">{escape(_say('learn', lang))}</a></header>"
+            f"<main class=\"doc {kind}\"{main}>{body}</main>"
+            "<script src=\"/static/accounts.js\"></script>"
+            "<script src=\"/static/print.js\"></script></body></html>")
 
 
 def _say(words: str, lang: str) -> str:
@@ -294,7 +301,8 @@ def _say(words: str, lang: str) -> str:
 
 #: the page words of this module, for the ``web`` catalog's extraction (:func:`_say` looks
 #: them up by their English text)
-_WORDS = (Text("rules", domain="web"), Text("Start a new game", domain="web"),
+_WORDS = (Text("rules", domain="web"), Text("learn", domain="web"),
+          Text("Start a new game", domain="web"),
           Text("Replay a record", domain="web"), Text("Rules of the games", domain="web"),
           Text("Rules", domain="web"),
           Text("No rules pages were found in this installation of nugar.", domain="web"))
@@ -308,7 +316,7 @@ def not_found_page(title: str, text: str, lang: str = SOURCE) -> str:
             f"<p><a href=\"/\">{escape(_say('Start a new game', lang))}</a> &middot; "
             f"<a href=\"/replay\">{escape(_say('Replay a record', lang))}</a> &middot; "
             f"<a href=\"/rules\">{escape(_say('Rules of the games', lang))}</a></p>")
-    return _page(title, body, lang)
+    return wrap_page(title, body, lang)
 
 
 def _title(name: str, rel: str, lang: str = SOURCE) -> str:
@@ -332,7 +340,7 @@ def rules_index(lang: str = SOURCE) -> str:
             f'<li><a href="/rules/{escape(name)}">{escape(_title(name, rel, lang))}</a></li>'
             for name, rel in pages.items()) + "</ul>"
     heading = escape(_say("Rules of the games", lang))
-    return _page(_say("Rules", lang), f"<h1>{heading}</h1>{items}", lang)
+    return wrap_page(_say("Rules", lang), f"<h1>{heading}</h1>{items}", lang)
 
 
 def rules_page(name: str, lang: str = SOURCE) -> str | None:
@@ -343,16 +351,51 @@ def rules_page(name: str, lang: str = SOURCE) -> str | None:
     if not _NAME_RE.match(key):
         return None
     pages = _sources()
-    rel = pages.get(key)
-    if rel is None:
-        # a preset without its own page shows its game's page (dara-niger -> dara)
-        from ..rules import PRESETS
-
-        preset = PRESETS.get(key)
-        rel = pages.get(preset.game.lower()) if preset is not None else None
+    rel = pages.get(key) if key == CONTRACT_NAME else page_of(key)
     if rel is None:
         return None
     here = _localized(rel, lang)
     content = lang if here != rel else SOURCE
     body, title = render(_read(rel, lang), here, pages, direction(content) == "rtl")
-    return _page(title or key.title(), body, lang, content)
+    if rel != CONTRACT:  # a game's page leads to what teachers print (.printable)
+        from .printable import teaching_links
+
+        end = body.find("</h1>")
+        body = (body[:end + 5] + teaching_links(key, lang) + body[end + 5:] if end >= 0
+                else teaching_links(key, lang) + body)
+    return wrap_page(title or key.title(), body, lang, content)
+
+
+def localized_text(rel: str, lang: str) -> tuple[str, str, str]:
+    """Page ``rel`` (its English path under the docs folder) in ``lang``: its Markdown text,
+    the path it was read from (``rel`` itself where it is not translated) and the language
+    it is written in."""
+    here = _localized(rel, lang)
+    return _node(here).read_text(encoding="utf-8"), here, lang if here != rel else SOURCE
+
+
+def page_of(name: str) -> str | None:
+    """The path of the game page that ``name`` shows (a game or a preset with its own page;
+    a preset without its own page shows its game's page, dara-niger -> dara), ``None`` for
+    the rules contract and unknown names."""
+    key = name.lower()
+    if not _NAME_RE.match(key) or key == CONTRACT_NAME:
+        return None
+    pages = _sources()
+    rel = pages.get(key)
+    if rel is None:
+        from ..rules import PRESETS
+
+        preset = PRESETS.get(key)
+        rel = pages.get(preset.game.lower()) if preset is not None else None
+    return rel
+
+
+def shipped() -> dict[str, str]:
+    """Every shipped page: its name -> its path under the docs folder."""
+    return _sources()
+
+
+def node(rel: str) -> Traversable:
+    """The file of page ``rel`` (a path under the docs folder)."""
+    return _node(rel)
