@@ -2,7 +2,7 @@
 board to print and a page on each game's people and history, in every language, through the
 same language negotiation as the rules pages; the history pages exist in every language with
 the English page's structure. Printing them (one A4 page, through Chromium) is checked in
-``test_printable_browser.py``."""
+``test_browser_printable.py``."""
 
 from __future__ import annotations
 

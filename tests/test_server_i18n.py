@@ -390,7 +390,8 @@ def test_a_bad_record_is_refused_in_the_language(client: TestClient, lang: str) 
              "fr": ("tour 1 (premier joueur) '9'", "problèmes dans la partie notée",
                     "ligne 2, colonne 1"),
              "ar": ("الدور 1 (اللاعب الأول)", "مشكلات", "السطر 2، العمود 1"),
-             "ha": ("juyi na 1 (ɗan wasa na farko) '9'", "matsaloli", "layi na 2, harafi na 1")}[lang]
+             "ha": ("juyi na 1 (ɗan wasa na farko) '9'", "matsaloli",
+                    "layi na 2, harafi na 1")}[lang]
     assert words[0] in answers[0]
     assert words[1] in answers[1] and words[2] in answers[1]
     assert answers[1].count("\n") == 4  # one problem a line, in every language

@@ -200,7 +200,7 @@ def pits_svg(game: Game, board: PitBoard, lang: str) -> str:
     names = [say(game.player_name(p), lang) for p in (1, 2)]
     top, bottom = band + gap, band + 2 * gap + hole
     parts = [_text(width / 2, _LABEL, names[1]), _text(width / 2, height - 1, names[0])]
-    for owner, x in ((2, 0.0), (1, width - store)):
+    for x in (0.0, width - store):  # the second player's store, then the first player's
         parts.append(f'<rect x="{x + 0.5:.1f}" y="{top:.1f}" width="{store - 1:.1f}" '
                      f'height="{2 * hole + gap:.1f}" rx="{store / 2 - 0.5:.1f}" fill="none" '
                      f'stroke="{_INK}" stroke-width="0.5"/>')
