@@ -376,9 +376,9 @@ async def _against_ai(base: str, timed: Any, end: float, replies: list[float]) -
 def soak(games: int, db: Path) -> None:
     """``games`` hot-seat Dara games of two moves each through a Hub, 20 at a time; RSS
     every tenth."""
-    from nugar.server.ai_pool import AiPool
-    from nugar.server.rooms import Hub
-    from nugar.server.store import Store
+    from nugar.server.play.rooms import Hub
+    from nugar.server.storage.store import Store
+    from nugar.server.work.ai_pool import AiPool
 
     class NoComputer:  # hot-seat games never ask the computer
         def prepare(self, game: Any, level: int) -> None: ...

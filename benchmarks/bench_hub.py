@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from nugar.server.room import Listener
-from nugar.server.rooms import Hub
-from nugar.server.store import Store
+from nugar.server.play.room import Listener
+from nugar.server.play.rooms import Hub
+from nugar.server.storage.store import Store
 
 RULES = ("kalah(pits=4,seeds=3)", "dara", "dracala")
 MAX_MOVES = 80

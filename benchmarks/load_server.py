@@ -263,7 +263,7 @@ async def _run(port: int, games: int, concurrency: int, time_limit: float, seed:
 def _check_journal(db_url: str, logs: list[GameLog]) -> list[str]:
     """Compare every game with its stored journal; returns the problems found."""
     sys.path.insert(0, str(ROOT / "src"))
-    from nugar.server.store import Store
+    from nugar.server.storage.store import Store
 
     store = Store(db_url, create=False)
     problems = []
@@ -630,14 +630,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-docs", action="store_true",
                         help="replace the section in docs/benchmarks.md")
     parser.add_argument("--no-fast-lane", action="store_true",
-                        help="serve with the move fast lane off (nugar.server.fastlane)")
+                        help="serve with the move fast lane off (nugar.server.http.fastlane)")
     parser.add_argument("--serve-noop", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_noop is not None:
         import uvicorn
 
         sys.path.insert(0, str(ROOT / "src"))
-        from nugar.server.http_timeouts import timed_protocol
+        from nugar.server.http.http_timeouts import timed_protocol
 
         uvicorn.run(noop_app(), host=HOST, port=args.serve_noop, log_level="warning",
                     http=timed_protocol(10.0), limit_concurrency=1000)

@@ -17,7 +17,8 @@ from starlette.websockets import WebSocketDisconnect
 
 from nugar.rules import new_game, parse_rules
 from nugar.server import create_app
-from nugar.server.accounts import (
+from nugar.server.config import ServerConfig
+from nugar.server.players.accounts import (
     COOKIE,
     DELETED_NAME,
     SESSION_DAYS,
@@ -25,8 +26,7 @@ from nugar.server.accounts import (
     AttemptLimiter,
     token_hash,
 )
-from nugar.server.config import ServerConfig
-from nugar.server.store import accounts_table, sessions_table
+from nugar.server.storage.store import accounts_table, sessions_table
 
 #: the server's own origin (the default public URL's)
 SAME = {"Origin": "http://127.0.0.1:8000"}

@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 from playwright.sync_api import Browser, Page
 
 import nugar
-from nugar.server.render import board_data, svg
+from nugar.server.play.render import board_data, svg
 from random_play import random_game
 from rule_sets import RULE_SETS
 

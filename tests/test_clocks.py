@@ -13,14 +13,14 @@ import pytest
 
 from nugar import Outcome, Termination, from_position, new_game, record
 from nugar.rules import Game, Move
-from nugar.server import store as store_module
-from nugar.server.ai_pool import AiPool
-from nugar.server.clocks import Clock, ClockError, TimeControl, check_clocks
 from nugar.server.errors import ApiError, status_of
-from nugar.server.room import Listener
-from nugar.server.rooms import Hub
-from nugar.server.session import restore
-from nugar.server.store import Store
+from nugar.server.play.clocks import Clock, ClockError, TimeControl, check_clocks
+from nugar.server.play.room import Listener
+from nugar.server.play.rooms import Hub
+from nugar.server.play.session import restore
+from nugar.server.storage import store as store_module
+from nugar.server.storage.store import Store
+from nugar.server.work.ai_pool import AiPool
 
 # --- time controls ------------------------------------------------------------------------------
 
@@ -757,8 +757,8 @@ def test_games_with_everybody_present_keep_their_timers(
     """Hot-seat, against the computer, from the lobby (both players there when it is
     accepted): the first-move timer runs from the creation, as before; the rematch of a game
     by link waits for the player who did not ask for it."""
-    from nugar.server.rematch import rematch
-    from nugar.server.store import hash_key
+    from nugar.server.play.rematch import rematch
+    from nugar.server.storage.store import hash_key
     from test_session import FakeComputer
 
     now = FakeTime(monkeypatch)

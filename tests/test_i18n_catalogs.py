@@ -142,7 +142,7 @@ def test_every_catalog_compiles_and_reads_back(domain: str, lang: str) -> None:
 
 #: the modules whose sentences reach a person: the server, the rules, the lessons' checks,
 #: the notation's parse errors and the records' (relative to src/nugar)
-SCANNED = [*sorted((PACKAGE / "server").glob("*.py")), *sorted((PACKAGE / "rules").glob("*.py")),
+SCANNED = [*sorted((PACKAGE / "server").rglob("*.py")), *sorted((PACKAGE / "rules").glob("*.py")),
            *sorted((PACKAGE / "lessons").glob("*.py")), PACKAGE / "notation.py",
            PACKAGE / "record.py"]
 #: the rules errors whose message a refusal passes on to a person: a move refused or not
@@ -274,7 +274,7 @@ def test_each_text_is_in_the_catalog_its_folder_is_extracted_into(path: Path) ->
     """The mapping files pick the files of a domain: the server's sentences are ``web``, the
     rules', the lessons' and the notation's ``engine``; a template is a literal string (what
     extraction can read)."""
-    wanted = "web" if path.parent.name == "server" else "engine"
+    wanted = "web" if PACKAGE / "server" in path.parents else "engine"
     for call in _text_calls(path):
         assert _domain(call) == wanted, f"{path.name}:{call.lineno}"
         first = call.args[0] if call.args else None

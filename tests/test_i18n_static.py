@@ -13,8 +13,8 @@ from babel.messages.extract import extract_javascript
 from fastapi.testclient import TestClient
 
 from nugar import i18n
-from nugar.server import static_i18n
-from nugar.server.static_i18n import STATIC, catalog, render_page, scan, unmarked_texts
+from nugar.server.http import static_i18n
+from nugar.server.http.static_i18n import STATIC, catalog, render_page, scan, unmarked_texts
 
 PAGES = sorted(p.name for p in STATIC.glob("*.html"))
 SCRIPTS = sorted(p.name for p in STATIC.glob("*.js"))
@@ -213,7 +213,7 @@ def test_the_template_is_what_pybabel_extracts_and_the_catalogs_are_complete() -
     from babel.messages.frontend import parse_mapping_cfg
     from babel.messages.pofile import read_po
 
-    locale = Path(static_i18n.__file__).parents[1] / "locale"
+    locale = Path(static_i18n.__file__).parents[2] / "locale"
     with open(locale / "webjs.cfg") as cfg:
         method_map, options_map = parse_mapping_cfg(cfg)
     found = {m[2] if isinstance(m[2], str) else m[2][0]

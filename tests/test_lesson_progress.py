@@ -1,5 +1,5 @@
 """A signed-in player's lesson progress kept with the account: ``GET /api/me/lessons`` and
-``PUT /api/me/lessons/{name}`` (:mod:`nugar.server.lesson_progress`): another browser of the
+``PUT /api/me/lessons/{name}`` (:mod:`nugar.server.players.lesson_progress`): another browser of the
 same account reads it, another account does not, the steps are checked against the lesson,
 the cross-site check applies, and deleting the account deletes it."""
 
@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from nugar.lessons import load
-from nugar.server.store import lesson_progress_table
+from nugar.server.storage.store import lesson_progress_table
 from test_accounts import (
     EVIL,
     SAME,

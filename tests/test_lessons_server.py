@@ -1,4 +1,4 @@
-"""The Learn section's API and pages (``nugar.server.routes_lessons``), through Starlette's
+"""The Learn section's API and pages (``nugar.server.http.routes_lessons``), through Starlette's
 test client: the lessons listed, a lesson's steps drawn from their positions, and a step's
 check answering as ``Step.check`` does, with the position after a legal move."""
 
@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from nugar import lessons
-from nugar.server.render import board_data
+from nugar.server.play.render import board_data
 
 # the fixture ``client`` is in conftest.py
 

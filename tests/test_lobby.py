@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from nugar.server.clocks import TimeControl
 from nugar.server.errors import ApiError, status_of
-from nugar.server.lobby import Lobby
-from nugar.server.store import Store
+from nugar.server.play.clocks import TimeControl
+from nugar.server.play.lobby import Lobby
+from nugar.server.storage.store import Store
 
 if TYPE_CHECKING:
     from fastapi.testclient import TestClient

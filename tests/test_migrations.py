@@ -1,7 +1,7 @@
-"""The schema's migrations (:mod:`nugar.server.migrations`): a database written by the release
-before them (its tables made by ``create_all``, without an ``alembic_version`` table) opens,
-keeps its games, which go on being playable, and gains the accounts' tables; on SQLite and
-on PostgreSQL (a private server: tests/postgres.py)."""
+"""The schema's migrations (:mod:`nugar.server.storage.migrations`): a database written by the
+release before them (its tables made by ``create_all``, without an ``alembic_version`` table)
+opens, keeps its games, which go on being playable, and gains the accounts' tables; on SQLite
+and on PostgreSQL (a private server: tests/postgres.py)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from sqlalchemy import create_engine, inspect, text
 from nugar.rules import new_game, parse_rules
 from nugar.server import create_app
 from nugar.server.config import ServerConfig
-from nugar.server.migrations import HEAD, RELEASE_1, current, upgrade
-from nugar.server.store import Store, hash_key, metadata
+from nugar.server.storage.migrations import HEAD, RELEASE_1, current, upgrade
+from nugar.server.storage.store import Store, hash_key, metadata
 from postgres import postgres, require_binaries
 
 #: the tables of the release before the migrations, as its ``create_all`` made them on
@@ -134,7 +134,7 @@ def test_a_games_table_from_before_the_clocks_is_adopted(tmp_path: Path) -> None
 
 
 def test_a_new_database_gets_the_schema_the_store_reads(tmp_path: Path) -> None:
-    """The migration chain and the store's tables (:data:`nugar.server.store.metadata`)
+    """The migration chain and the store's tables (:data:`nugar.server.storage.store.metadata`)
     agree: every table and column the store names exists after upgrading, and no other."""
     url = f"sqlite:///{tmp_path / 'new.db'}"
     Store(url).close()

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 from fastapi.testclient import TestClient
 
-from nugar.server import pages
+from nugar.server.http import pages
 
 
 class _Links(HTMLParser):
@@ -55,7 +55,7 @@ def listed(c: TestClient) -> list[str]:
 def test_pages_are_read_from_the_package_resources(client: TestClient) -> None:
     root = pages.docs_root()
     assert root == resources.files("nugar").joinpath("docs")
-    assert isinstance(root, Path) and root.is_relative_to(Path(pages.__file__).parents[1])
+    assert isinstance(root, Path) and root.is_relative_to(Path(pages.__file__).parents[2])
     assert len(shipped()) >= 6 and "dara" in shipped() and "kalah" in shipped()
     assert listed(client) == [f"/rules/{n}" for n in shipped()]
 
@@ -170,18 +170,23 @@ def test_links_between_pages_become_site_addresses(client: TestClient, own_docs:
 
     dara = client.get("/rules/dara").text
     links = _Links(dara)
-    assert links.hrefs[2:] == ["/rules/rules#the-rules-contract", "/rules/kalah#notation"]
+    # after the header, the pages to print (nugar.server.http.printable), then the page's own
+    assert links.hrefs[2:] == ["/rules/dara/sheet", "/rules/dara/board", "/rules/dara/history",
+                               "/rules/rules#the-rules-contract", "/rules/kalah#notation"]
     assert "The AI plays too." in dara and "ai.md" not in dara
     assert links.images == [] and "board" in dara  # the unshipped image: its alt text only
     assert links.ids == {"dara-dara", "notation", "notation-1",
                          "who-wins-the-first-player-or_not"}
     assert "<title>Dara (dara) - nugar</title>" in dara
-    assert _Links(client.get("/rules/kalah").text).hrefs[2:] == ["/rules/dara"]
+    assert _Links(client.get("/rules/kalah").text).hrefs[5:] == ["/rules/dara"]
 
 
 def test_a_preset_without_a_page_shows_its_games_page(client: TestClient,
                                                       own_docs: Path) -> None:
-    assert client.get("/rules/dara-niger").text == client.get("/rules/dara").text
+    # the same page, its links to the pages to print naming the preset asked for
+    niger = client.get("/rules/dara-niger").text
+    assert '<a href="/rules/dara-niger/board">' in niger
+    assert niger.replace("/rules/dara-niger/", "/rules/dara/") == client.get("/rules/dara").text
     assert client.get("/rules/dala").status_code == 404  # its game has no page here
 
 

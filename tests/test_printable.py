@@ -1,4 +1,4 @@
-"""The pages for teachers and museums (``nugar.server.printable``), served: a rule sheet and a
+"""The pages for teachers and museums (``nugar.server.http.printable``), served: a rule sheet and a
 board to print and a page on each game's people and history, in every language, through the
 same language negotiation as the rules pages; the history pages exist in every language with
 the English page's structure. Printing them (one A4 page, through Chromium) is checked in
@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from nugar.i18n import LANGUAGES, SOURCE, direction, say
 from nugar.rules import PRESETS
-from nugar.server import pages, printable
+from nugar.server.http import pages, printable
 from test_translated_content import DOCS, exists, outline, read
 
 COOKIE = "nugar_lang"

@@ -20,7 +20,7 @@ from sqlalchemy import insert, select
 
 import nugar
 from nugar.server.ratings import Rating, rate_game
-from nugar.server.store import (
+from nugar.server.storage.store import (
     GameRow,
     Store,
     StoredEvent,
@@ -235,7 +235,7 @@ def test_the_leaderboard_lists_settled_ratings_best_first(app: FastAPI,
 KILLED = """
 import os, signal, sys
 from sqlalchemy import insert
-from nugar.server.store import GameRow, Store, StoredEvent, accounts_table
+from nugar.server.storage.store import GameRow, Store, StoredEvent, accounts_table
 
 where = sys.argv[2]
 store = Store(sys.argv[1])

@@ -115,7 +115,7 @@ class TestNames:
             "0 on the board", "Last turn: Black c3", "Turn 2: White to move"]
 
     def test_web_svg_names_hands_and_stores(self) -> None:
-        from nugar.server.render import svg
+        from nugar.server.play.render import svg
 
         assert ">White in hand: 12<" in svg(nugar.new_game("dara"))
         picture = svg(nugar.new_game("kalah"))

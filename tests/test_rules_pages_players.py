@@ -13,8 +13,8 @@ from playwright.sync_api import Browser
 
 from nugar.errors import NugarError
 from nugar.rules import from_position
-from nugar.server import pages
-from nugar.server.render import svg
+from nugar.server.http import pages
+from nugar.server.play.render import svg
 from test_browser import PAGE_ERRORS, browser, new_page, server  # noqa: F401
 
 GAMES = ["dara", "dara-niger", "dara-sheet", "dala", "kalah", "dracala"]

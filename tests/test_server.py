@@ -22,9 +22,9 @@ from nugar.ai import DEFAULT_LEVEL, LEVELS
 from nugar.rules.options import DARA_SHEET
 from nugar.server import create_app
 from nugar.server.config import ServerConfig
-from nugar.server.render import board_data, svg
-from nugar.server.room import Listener
-from nugar.server.store import GameRow, Store, StoredEvent, hash_key
+from nugar.server.play.render import board_data, svg
+from nugar.server.play.room import Listener
+from nugar.server.storage.store import GameRow, Store, StoredEvent, hash_key
 from serving import serving
 
 # the fixtures ``db_url`` and ``client`` are in conftest.py
@@ -127,7 +127,8 @@ def test_nugar_serve_hands_its_workers_the_whole_config(monkeypatch: pytest.Monk
     comes back (none left at its default), the tables left to the supervisor."""
     import dataclasses
 
-    from nugar.server import app, http_timeouts, worker
+    from nugar.server import app, worker
+    from nugar.server.http import http_timeouts
 
     config = ServerConfig("sqlite:///x.db", ai_time=0.5, rate=2.5, burst=7, max_body=999,
                           warm_up=True, public_url="https://example.org", api_docs=True,
@@ -395,7 +396,7 @@ def test_restart_lets_the_ai_move_in_a_stored_game(db_url: str) -> None:
 
 def test_default_database_is_in_the_user_data_directory(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from nugar.server.store import default_db_url
+    from nugar.server.storage.store import default_db_url
 
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
@@ -440,7 +441,7 @@ def test_a_game_that_cannot_be_rebuilt_is_refused_and_the_rest_served(
     from sqlalchemy import update
     from starlette.websockets import WebSocketDisconnect
 
-    from nugar.server.store import games_table
+    from nugar.server.storage.store import games_table
 
     store = Store(db_url)
     bad, good = secrets.token_hex(8), secrets.token_hex(8)
@@ -558,7 +559,7 @@ def test_a_move_refused_by_a_failed_write_is_never_stored_later(db_url: str) -> 
 def test_a_room_behind_another_writer_is_reloaded_and_waiting_requests_retried(
         db_url: str) -> None:
     from nugar.server.errors import ApiError
-    from nugar.server.rooms import Hub
+    from nugar.server.play.rooms import Hub
 
     store = Store(db_url)
     real_submit = store.submit
@@ -599,8 +600,8 @@ def test_idle_games_expire_as_adjudicated_draws(db_url: str, monkeypatch: pytest
     alone."""
     import types
 
-    from nugar.server import store as store_module
-    from nugar.server.rooms import Hub
+    from nugar.server.play.rooms import Hub
+    from nugar.server.storage import store as store_module
 
     day = 86400.0
     now = [1_800_000_000.0]
@@ -663,7 +664,7 @@ def test_games_never_started_are_aborted_by_the_expiry_and_stay_so_after_restart
     a game both players moved in is a draw; all of it read back by the next start."""
     import types
 
-    from nugar.server import store as store_module
+    from nugar.server.storage import store as store_module
 
     day = 86400.0
     now = [1_800_000_000.0]
@@ -725,7 +726,7 @@ def test_oversized_bodies_and_floods_are_refused(tmp_path: Path) -> None:
 
 
 def test_retry_after_counts_the_seconds_to_the_next_token() -> None:
-    from nugar.server.middleware import Guard
+    from nugar.server.http.middleware import Guard
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         return None
@@ -796,7 +797,7 @@ def test_the_pages_hold_no_inline_script_or_style(client: TestClient) -> None:
 
 
 def test_the_rate_limit_refills_with_time() -> None:
-    from nugar.server.middleware import Guard
+    from nugar.server.http.middleware import Guard
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         return None
@@ -880,7 +881,7 @@ def test_a_seat_named_on_the_websocket_is_opened_as_by_post_open(
     an error message and marks nothing; a seat opened again writes nothing."""
     import types
 
-    from nugar.server import store as store_module
+    from nugar.server.storage import store as store_module
 
     now = [1_800_000_000.0]
     monkeypatch.setattr(store_module, "time", types.SimpleNamespace(time=lambda: now[0]))
@@ -961,7 +962,7 @@ def test_record_download_and_replay(client: TestClient) -> None:
 
 
 def test_rules_pages(client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nugar.server import pages
+    from nugar.server.http import pages
 
     folder = tmp_path / "games"
     folder.mkdir()
@@ -1159,7 +1160,7 @@ def test_the_fast_lane_answers_moves_as_the_route_does(tmp_path: Path,
     route) get the same status, JSON bytes and headers: the lane reads a body with the
     route's own model (its limits) and writes refusals with the route's writer. With it on,
     the lane answers exactly the bodies the model accepts."""
-    from nugar.server import fastlane
+    from nugar.server.http import fastlane
 
     answered: list[str] = []
     real_answer, real_refusal = fastlane._answer, fastlane.api_refusal
@@ -1208,7 +1209,7 @@ def test_the_fast_lane_answers_moves_as_the_route_does(tmp_path: Path,
 def test_a_state_read_takes_the_short_way_with_the_same_answers(client: TestClient) -> None:
     """``GET /api/games/{id}`` with no query or a plain ``?since=V`` is answered by the fast
     lane, any other query by the route: the same answers either way, refusals included."""
-    from nugar.server.fastlane import SINCE, STATE_PATH
+    from nugar.server.http.fastlane import SINCE, STATE_PATH
 
     assert STATE_PATH.fullmatch("/api/games/abc123") and not STATE_PATH.fullmatch(
         "/api/games/abc/move")
@@ -1241,7 +1242,7 @@ def test_a_follower_passes_on_exactly_the_versions_it_loaded(db_url: str) -> Non
     the newer one with the next announcement."""
     import dataclasses
 
-    from nugar.server.rooms import Hub
+    from nugar.server.play.rooms import Hub
 
     store = Store(db_url)
 
@@ -1287,8 +1288,8 @@ def test_moves_heard_with_their_events_are_played_without_reading_the_store(
     follower's room up to date by playing the moves: the same game, row and update as a
     room loaded from the store, and the store is not read; a change that is not a move, or
     a version heard without its event, is read from the store."""
-    from nugar.server.listen import parse
-    from nugar.server.rooms import Hub
+    from nugar.server.play.listen import parse
+    from nugar.server.play.rooms import Hub
 
     store = Store(db_url)
 
@@ -1340,7 +1341,7 @@ def test_a_response_leaves_in_one_write() -> None:
     """The HTTP protocol of nugar serve joins the writes of one event-loop turn (uvicorn
     writes a response's head and body apart): one system call per response; closing sends
     what is pending first, and a large body is not held back."""
-    from nugar.server.http_timeouts import _Coalescing
+    from nugar.server.http.http_timeouts import _Coalescing
 
     class Recording:
         def __init__(self) -> None:
@@ -1416,7 +1417,7 @@ def test_store_write_settles_each_waiter_on_its_loop(db_url: str) -> None:
     and a waiter cancelled meanwhile does not stop its write."""
     import dataclasses
 
-    from nugar.server.store import VersionConflict
+    from nugar.server.storage.store import VersionConflict
 
     store = Store(db_url)
     row = GameRow(id="w1", rules="dara", mode="hotseat", ai_level=None, ai_seat=None,
@@ -1446,7 +1447,7 @@ def test_store_write_settles_each_waiter_on_its_loop(db_url: str) -> None:
 def test_remembered_secrets_still_open_only_their_seat(client: TestClient) -> None:
     """A room remembers the secrets that opened a seat (no hashing on every move), bounded;
     a secret of the other seat, a near miss and an unknown one are refused as before."""
-    from nugar.server.room import KNOWN_KEYS
+    from nugar.server.play.room import KNOWN_KEYS
 
     made = create(client, rules="dara", mode="friend")
     gid, k1, k2 = made["id"], made["keys"]["1"], made["keys"]["2"]

@@ -30,16 +30,16 @@ from fastapi.testclient import TestClient
 from nugar.ai import Agent, Limits
 from nugar.record import dumps
 from nugar.rules import Game, new_game
-from nugar.server import accounts as accounts_module
 from nugar.server import create_app
-from nugar.server.accounts import COOKIE, Accounts
-from nugar.server.ai_pool import AiBusy, AiPool
 from nugar.server.clients import CLIENT, Budget, Counts, TooMuchWork, Work, account_key
 from nugar.server.config import ServerConfig
 from nugar.server.errors import ApiError
-from nugar.server.rooms import Hub
-from nugar.server.store import Store
-from nugar.server.work_pool import WorkPool
+from nugar.server.play.rooms import Hub
+from nugar.server.players import accounts as accounts_module
+from nugar.server.players.accounts import COOKIE, Accounts
+from nugar.server.storage.store import Store
+from nugar.server.work.ai_pool import AiBusy, AiPool
+from nugar.server.work.work_pool import WorkPool
 from serving import serving
 
 
@@ -349,7 +349,7 @@ def test_a_work_pool_process_ends_when_its_server_is_killed() -> None:
     import sys
 
     script = ("import asyncio, os\n"
-              "from nugar.server.work_pool import WorkPool\n"
+              "from nugar.server.work.work_pool import WorkPool\n"
               "async def main():\n"
               "    pool = WorkPool(1)\n"
               "    pool.open(start=True)\n"
@@ -643,7 +643,7 @@ def test_connections_from_a_trusted_proxy_are_not_bounded_per_address() -> None:
     counted (the guard bounds each forwarded address's websockets instead)."""
     from types import SimpleNamespace
 
-    from nugar.server import http_timeouts
+    from nugar.server.http import http_timeouts
 
     class Transport:
         closed = False

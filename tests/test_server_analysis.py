@@ -18,9 +18,9 @@ from nugar.ai.analysis import analyse_game
 from nugar.record import dumps, load_one
 from nugar.rules import Game, new_game
 from nugar.server import create_app
-from nugar.server.analyses import MAX_ANALYSIS_TURNS
 from nugar.server.config import ServerConfig
 from nugar.server.errors import STATUS
+from nugar.server.work.analyses import MAX_ANALYSIS_TURNS
 
 NODES = 500
 RULES = "kalah(pits=3,seeds=3)"
@@ -137,7 +137,7 @@ def test_the_analysis_survives_a_restart(db_url: str) -> None:
 def test_a_stale_claim_is_taken_over(db_url: str) -> None:
     """A process that stopped mid-analysis leaves its claim; once stale, the next request
     computes the analysis."""
-    from nugar.server.store import analyses_table
+    from nugar.server.storage.store import analyses_table
 
     with app_client(db_url) as c:
         gid, _ = finished_game(c, 6)
@@ -205,7 +205,7 @@ def test_the_analyses_of_pasted_records_are_bounded(db_url: str,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The newest ``KEEP_REPLAYS`` are kept, none older than ``REPLAY_SECONDS``; games'
     analyses are never pruned."""
-    from nugar.server import analyses as AN
+    from nugar.server.work import analyses as AN
 
     monkeypatch.setattr(AN, "KEEP_REPLAYS", 1)
     with app_client(db_url) as c:
@@ -228,7 +228,7 @@ def test_the_analyses_of_pasted_records_are_bounded(db_url: str,
 
 def test_a_game_too_long_is_refused(client: TestClient, monkeypatch: pytest.MonkeyPatch
                                     ) -> None:
-    from nugar.server import analyses
+    from nugar.server.work import analyses
 
     monkeypatch.setattr(analyses, "MAX_ANALYSIS_TURNS", 3)
     gid, _ = finished_game(client, 8)

@@ -23,9 +23,10 @@ from nugar.protocol import EngineSession
 from nugar.record import RecordError, dumps
 from nugar.rules import new_game, parse_rules
 from nugar.rules.options import MAX_RULES_TEXT
-from nugar.server import create_app, replays
+from nugar.server import create_app
 from nugar.server.config import ServerConfig
-from nugar.server.replays import MAX_REPLAY_MOVES, MAX_REPLAY_RESPONSE
+from nugar.server.play import replays
+from nugar.server.play.replays import MAX_REPLAY_MOVES, MAX_REPLAY_RESPONSE
 
 # values of 10**20 and more once overflowed into a plain-text 500
 HOSTILE = ["kalah(pits=20000)", "kalah(pits=100000000000000000000)",

@@ -10,9 +10,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from nugar.server.ai_pool import AiBusy
 from nugar.server.errors import STATUS, ApiError, status_of
-from nugar.server.middleware import add_error_handlers
+from nugar.server.http.middleware import add_error_handlers
+from nugar.server.work.ai_pool import AiBusy
 
 SERVER = Path(__file__).resolve().parents[1] / "src" / "nugar" / "server"
 
@@ -38,7 +38,7 @@ def _raised_codes() -> set[str]:
     """The codes the server's modules raise: the first argument of each ``ApiError(...)``, and
     of ``__init__`` called in a subclass of it (``AiBusy``)."""
     codes: set[str] = set()
-    for path in SERVER.glob("*.py"):
+    for path in SERVER.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         subclasses = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)
                       and any(isinstance(b, ast.Name) and b.id == "ApiError" for b in n.bases)]

@@ -1,4 +1,4 @@
-"""Following the stored journal (``nugar.server.follow``): the one check that the journal read
+"""Following the stored journal (``nugar.server.play.follow``): the one check that the journal read
 between two versions is continuous with what a room holds, and the answers that rest on it."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import delete
 
-from nugar.server.follow import continuous, moves_from_events
-from nugar.server.rooms import Hub
-from nugar.server.store import Store, StoredEvent, events_table
+from nugar.server.play.follow import continuous, moves_from_events
+from nugar.server.play.rooms import Hub
+from nugar.server.storage.store import Store, StoredEvent, events_table
 
 
 def _journal(*versions: int) -> list[StoredEvent]:

@@ -17,9 +17,10 @@ from fastapi.testclient import TestClient
 import nugar.lessons
 import test_accounts
 from nugar.i18n import Text, say
-from nugar.server import create_app, pages
+from nugar.server import create_app
 from nugar.server.config import ServerConfig
-from nugar.server.language import COOKIE, language_of
+from nugar.server.http import pages
+from nugar.server.http.language import COOKIE, language_of
 from test_accounts import SAME, accounts, sign_up
 
 # the accounts' tests' web app (Argon2 made cheap) and its client, as fixtures by name
@@ -183,7 +184,7 @@ def test_the_account_s_language_is_read_from_the_database_once_then_cached(
 def test_language_of_reads_the_cached_account_language_without_waiting(app: FastAPI) -> None:
     from starlette.requests import Request
 
-    from nugar.server.accounts import Account
+    from nugar.server.players.accounts import Account
 
     found = app.state.accounts
     with TestClient(app) as c:
@@ -263,7 +264,7 @@ def test_the_rules_index_lists_titles_in_the_language(client: TestClient,
 def lessons_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The package's lessons with a fake French Dara lesson (its title and first step's
     right-move reply changed; the real translations are i18ntext1's)."""
-    from nugar.server import routes_lessons
+    from nugar.server.http import routes_lessons
 
     root = tmp_path / "lessons"
     data = root / "data"
@@ -313,8 +314,8 @@ def test_the_lessons_api_answers_in_the_language(client: TestClient,
 
 
 def test_a_translated_refusal_keeps_its_status_and_retry_after() -> None:
-    from nugar.server.ai_pool import AiBusy
-    from nugar.server.middleware import add_error_handlers
+    from nugar.server.http.middleware import add_error_handlers
+    from nugar.server.work.ai_pool import AiBusy
 
     made = FastAPI()
     add_error_handlers(made)

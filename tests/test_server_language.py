@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from starlette.requests import Request
 
-from nugar.server.language import COOKIE, language_of
+from nugar.server.http.language import COOKIE, language_of
 
 
 def _request(headers: dict[str, str]) -> Request:

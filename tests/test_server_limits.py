@@ -17,9 +17,9 @@ import pytest
 
 from nugar.server import create_app
 from nugar.server.config import ServerConfig
-from nugar.server.room import LISTENER_QUEUE, Listener
-from nugar.server.rooms import Hub
-from nugar.server.routes_ws import RESYNC_CLOSE, GameSocket
+from nugar.server.http.routes_ws import RESYNC_CLOSE, GameSocket
+from nugar.server.play.room import LISTENER_QUEUE, Listener
+from nugar.server.play.rooms import Hub
 from serving import serving
 
 
@@ -113,7 +113,7 @@ def test_a_socket_that_falls_behind_is_closed_with_the_resync_code(db_url: str) 
 
 
 def test_a_body_that_does_not_arrive_in_time_gets_408() -> None:
-    from nugar.server.middleware import Guard
+    from nugar.server.http.middleware import Guard
 
     reached: list[bytes] = []
 

@@ -1,5 +1,5 @@
 """What the server's speed work must keep: a move's answer and the event every listener gets
-carry the JSON of the same update, encoded once (:mod:`nugar.server.wire`); a process that
+carry the JSON of the same update, encoded once (:mod:`nugar.server.play.wire`); a process that
 hears its own change announced does no extra work for it; and the HTTP parsers ``nugar
 serve`` runs (httptools when installed, else h11) both bound a request's head in size and in
 time."""
@@ -20,10 +20,10 @@ import uvicorn
 
 from nugar.server import create_app
 from nugar.server.config import ServerConfig
-from nugar.server.http_timeouts import MAX_HEAD_BYTES, timed_h11, timed_protocol
-from nugar.server.room import Listener
-from nugar.server.rooms import Hub
-from nugar.server.wire import Encoded, dumps, event_message, text_of
+from nugar.server.http.http_timeouts import MAX_HEAD_BYTES, timed_h11, timed_protocol
+from nugar.server.play.room import Listener
+from nugar.server.play.rooms import Hub
+from nugar.server.play.wire import Encoded, dumps, event_message, text_of
 
 
 def test_a_change_is_encoded_once_for_the_answer_and_every_listener(db_url: str) -> None:
@@ -63,7 +63,7 @@ def test_hearing_its_own_change_before_its_commit_costs_no_read(db_url: str) -> 
     "refreshed" by reading the store (a wasted read per move), nor announce twice."""
     from concurrent.futures import Future
 
-    from nugar.server.store import GameRow, Store, StoredEvent
+    from nugar.server.storage.store import GameRow, Store, StoredEvent
 
     app = create_app(ServerConfig(db_url, rate=None))
     hub: Hub = app.state.hub
@@ -101,7 +101,7 @@ def test_hearing_its_own_change_before_its_commit_costs_no_read(db_url: str) -> 
 
 
 def test_only_announcements_of_newer_versions_of_held_games_are_read(db_url: str) -> None:
-    from nugar.server.listen import _head
+    from nugar.server.play.listen import _head
 
     app = create_app(ServerConfig(db_url, rate=None))
     hub: Hub = app.state.hub

@@ -22,7 +22,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
-from nugar.server.store import Store
+from nugar.server.storage.store import Store
 from postgres import postgres, require_binaries
 from serving import free_port
 
@@ -450,7 +450,7 @@ def test_one_transaction_writes_many_games_and_refuses_only_the_stale_one(pg_url
 
     import psycopg
 
-    from nugar.server.store import CHANNEL, GameRow, StoredEvent, VersionConflict
+    from nugar.server.storage.store import CHANNEL, GameRow, StoredEvent, VersionConflict
 
     store = Store(pg_url)
     rows = []

@@ -14,9 +14,8 @@ import pytest
 from nugar import Outcome, Termination, new_game, record
 from nugar.ai import Agent, Analysis, Limits
 from nugar.rules import Game, Move
-from nugar.server.ai_pool import AiBusy, AiPool
 from nugar.server.errors import ApiError, status_of
-from nugar.server.session import (
+from nugar.server.play.session import (
     AI_TRIES,
     GameSession,
     ending_of,
@@ -24,6 +23,7 @@ from nugar.server.session import (
     restore,
     stored_outcome,
 )
+from nugar.server.work.ai_pool import AiBusy, AiPool
 
 
 class FirstMove(Agent):
@@ -65,7 +65,7 @@ class FakeComputer:
 
 class Journal:
     """Stands in for the session's owner and the store: records each committed event with the
-    game's moves then (a :class:`~nugar.server.session.SessionOwner` that is never stale)."""
+    game's moves then (a :class:`~nugar.server.play.session.SessionOwner` that is never stale)."""
 
     def __init__(self, session_game: Callable[[], Game]) -> None:
         self.game = session_game
@@ -513,7 +513,7 @@ def test_rule_endings_are_not_stored_and_bad_endings_are_refused() -> None:
 
 def test_the_server_s_agents_search_with_the_table_size_asked_for() -> None:
     from nugar.ai.agents import LevelAgent
-    from nugar.server.ai_pool import Agents
+    from nugar.server.work.ai_pool import Agents
 
     agent = Agents(table=16).agent(8)
     assert isinstance(agent, LevelAgent)

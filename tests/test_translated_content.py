@@ -35,7 +35,7 @@ from markdown_it.token import Token
 
 from nugar.i18n import LANGUAGES, SOURCE
 from nugar.lessons import lesson_from_json, validate
-from nugar.server import pages
+from nugar.server.http import pages
 
 TRANSLATED = [lang for lang in LANGUAGES if lang != SOURCE]
 LESSON_DATA = resources.files("nugar.lessons").joinpath("data")

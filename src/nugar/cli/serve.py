@@ -195,7 +195,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     shown = app.state.store.engine.url.render_as_string(hide_password=True)
     print(f"nugar: serving on {default_public_url(args.host, args.port)}/ as {public_url}/ "
           f"(database: {shown})", file=sys.stderr)
-    from ..server.http_timeouts import timed_protocol
+    from ..server.http.http_timeouts import timed_protocol
 
     # uvloop and httptools (the server's dependencies) when installed: loop="auto" picks
     # uvloop itself; the HTTP protocol is ours, with the header timeout
@@ -206,15 +206,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def serve_workers(args: argparse.Namespace, config: ServerConfig, served: dict[str, Any]
                   ) -> int:
-    """``--workers N``: the database is migrated here once (:mod:`nugar.server.migrations`),
+    """``--workers N``: the database is migrated here once (:mod:`nugar.server.storage.migrations`),
     then uvicorn's supervisor runs N worker processes (:mod:`nugar.server.worker`) on one
     socket and replaces any that dies."""
     import os
 
     import uvicorn
 
-    from ..server.http_timeouts import protocol_path
-    from ..server.store import Store
+    from ..server.http.http_timeouts import protocol_path
+    from ..server.storage.store import Store
     from ..server.worker import ENV, options_env
 
     try:
@@ -269,7 +269,7 @@ def database_problem(exc: BaseException) -> str:
 
 
 def check_database(store: Any) -> None:
-    """``--check-db``: the database's problems (:meth:`~nugar.server.store.Store.check`) on
+    """``--check-db``: the database's problems (:meth:`~nugar.server.storage.store.Store.check`) on
     stderr and a :class:`CliError` if there is any; a line saying so when there is none."""
     problems = store.check()
     if problems:

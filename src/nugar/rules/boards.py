@@ -1,7 +1,7 @@
 """A position as plain data for the pictures of a board (terminal, web page, SVG).
 
 Each family turns its state into one of these shapes (``FamilyParts.board``); the renderers
-(``nugar.textboard``, ``nugar.server.render``) draw a shape, never ask for a family, so a new
+(``nugar.textboard``, ``nugar.server.play.render``) draw a shape, never ask for a family, so a new
 variant of a family needs no drawing code, and a new family drawn on a grid or on rows of
 holes reuses the pictures.
 """

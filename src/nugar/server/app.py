@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import (
+from .clients import Work
+from .config import ServerConfig
+from .http import (
     routes_accounts,
     routes_analysis,
     routes_api,
@@ -35,21 +37,27 @@ from . import (
     routes_ws,
     static_i18n,
 )
-from .accounts import Accounts, client_key, expire_forever
-from .ai_pool import Agents, AiPool
-from .analyses import Analyses
-from .clients import Work
-from .clocks import watch_clocks
-from .config import ServerConfig
-from .crosssite import CrossSiteGuard
-from .fastlane import MoveLane
-from .listen import listen_forever
-from .lobby_caps import CappedLobby
-from .middleware import ASGIApp, Guard, Receive, Scope, SecurityHeaders, Send, add_error_handlers
-from .replays import prepare
-from .rooms import Hub
-from .store import Store
-from .work_pool import WorkPool
+from .http.crosssite import CrossSiteGuard
+from .http.fastlane import MoveLane
+from .http.middleware import (
+    ASGIApp,
+    Guard,
+    Receive,
+    Scope,
+    SecurityHeaders,
+    Send,
+    add_error_handlers,
+)
+from .play.clocks import watch_clocks
+from .play.listen import listen_forever
+from .play.lobby_caps import CappedLobby
+from .play.replays import prepare
+from .play.rooms import Hub
+from .players.accounts import Accounts, client_key, expire_forever
+from .storage.store import Store
+from .work.ai_pool import Agents, AiPool
+from .work.analyses import Analyses
+from .work.work_pool import WorkPool
 
 if TYPE_CHECKING:
     from ..warmup import Progress, Warmup

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ai.analysis import ANALYSIS_NODES
-from .ai_pool import AI_PER_CLIENT
-from .analyses import ANALYSIS_QUEUE
 from .clients import CLIENT_SOCKETS, WORK_RATE
-from .clocks import WATCH_EVERY
-from .lobby_caps import CHALLENGES_PER_CLIENT
-from .rooms import EXPIRE_DAYS
+from .play.clocks import WATCH_EVERY
+from .play.lobby_caps import CHALLENGES_PER_CLIENT
+from .play.rooms import EXPIRE_DAYS
+from .work.ai_pool import AI_PER_CLIENT
+from .work.analyses import ANALYSIS_QUEUE
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ def options_env(config: ServerConfig, header_timeout: float,
 def app_from_env() -> FastAPI:
     """The application of this worker, from :data:`ENV` (uvicorn calls it: ``factory``)."""
     from .app import create_app
-    from .http_timeouts import set_header_timeout
+    from .http.http_timeouts import set_header_timeout
 
     text = os.environ.get(ENV)
     if not text:

@@ -1,0 +1,129 @@
+"""The web app's pages: the single-page client, its static files, the rules pages and the
+pages to print for teachers (``/rules/<name>/sheet``, ``/board``, ``/history``), and the
+sign-up and sign-in pages (``static/account.html``; every page's account menu is drawn by
+``static/accounts.js``), and the players' pages and the leaderboard
+(``static/standings.html``)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse, Response
+
+from ...i18n import Text, say
+from ..errors import ApiError, status_of
+from .language import request_language
+from .pages import not_found_page, rules_index, rules_page
+from .printable import board_page, history_page, sheet_page
+from .static_i18n import STATIC, render_page
+
+router = APIRouter(include_in_schema=False)
+
+
+async def page(name: str, request: Request) -> HTMLResponse:
+    """The static page ``name`` in the request's language (:func:`.static_i18n.render_page`:
+    its texts translated, the scripts' catalog embedded)."""
+    lang = await request_language(request)
+    return HTMLResponse(render_page(name, lang),
+                        headers={"content-language": lang,
+                                 "vary": "Cookie, Accept-Language"})
+
+
+async def missing(request: Request, title: Text, detail: str) -> HTMLResponse:
+    """The page a browser gets for something that does not exist (HTTP 404, not JSON):
+    ``title`` and ``detail`` (a refusal's, or a sentence of its own) said in the request's
+    language, the detail cut to 120 characters."""
+    lang = await request_language(request)
+    return HTMLResponse(not_found_page(say(title, lang), say(detail, lang, "web")[:120], lang),
+                        status_code=404)
+
+
+@router.get("/")
+async def index(request: Request) -> HTMLResponse:
+    return await page("index.html", request)
+
+
+@router.get("/favicon.ico")
+async def favicon() -> FileResponse:
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+
+@router.get("/g/{game_id}")
+async def game_page(game_id: str, request: Request) -> Response:
+    """The game's page; for a game that does not exist, a page saying so (HTTP 404) instead
+    of the game page's board and buttons."""
+    try:
+        await request.app.state.hub.room(game_id)
+    except ApiError as exc:
+        if status_of(exc) == 404:
+            return await missing(request, Text("No such game", domain="web"), exc.detail)
+        # another refusal (a stored game that cannot be rebuilt): the page shows it
+    return await page("index.html", request)
+
+
+@router.get("/replay")
+async def replay_page(request: Request) -> HTMLResponse:
+    return await page("index.html", request)
+
+
+@router.get("/signup")
+async def sign_up_page(request: Request) -> HTMLResponse:
+    return await page("account.html", request)
+
+
+@router.get("/signin")
+async def sign_in_page(request: Request) -> HTMLResponse:
+    return await page("account.html", request)
+
+
+@router.get("/players/{username}")
+async def player_page(username: str, request: Request) -> HTMLResponse:
+    """A player's page (``static/standings.js`` asks the API and says if there is none)."""
+    return await page("standings.html", request)
+
+
+@router.get("/leaderboard")
+async def leaderboard_page(request: Request) -> HTMLResponse:
+    return await page("standings.html", request)
+
+
+@router.get("/rules")
+async def rules_list(request: Request) -> HTMLResponse:
+    return HTMLResponse(rules_index(await request_language(request)),
+                        headers={"Vary": "Accept-Language, Cookie"})
+
+
+@router.get("/rules/{name}")
+async def rules_doc(name: str, request: Request) -> HTMLResponse:
+    # a browser asked for a page that does not exist: a page that says so, not JSON
+    return await rules_answer(request, name, rules_page(name, await request_language(request)))
+
+
+async def rules_answer(request: Request, name: str, made: str | None) -> HTMLResponse:
+    """A rules page or a page for teachers (:mod:`.printable`), or the not-found page naming
+    the rules page that is missing."""
+    if made is None:
+        return await missing(request, Text("No such rules page", domain="web"),
+                             Text("There is no rules page {name!r}.", domain="web",
+                                  name=name[:60]))
+    return HTMLResponse(made, headers={"Vary": "Accept-Language, Cookie"})
+
+
+@router.get("/rules/{name}/sheet")
+async def rules_sheet(name: str, request: Request) -> HTMLResponse:
+    """The rule sheet to print on one A4 page: the rules page's "How to play"."""
+    return await rules_answer(request, name,
+                           sheet_page(name, await request_language(request)))
+
+
+@router.get("/rules/{name}/board")
+async def rules_board(name: str, request: Request) -> HTMLResponse:
+    """The preset's board to print on A4."""
+    return await rules_answer(request, name,
+                           board_page(name, await request_language(request)))
+
+
+@router.get("/rules/{name}/history")
+async def rules_history(name: str, request: Request) -> HTMLResponse:
+    """The game's people and history, from the sources."""
+    return await rules_answer(request, name,
+                           history_page(name, await request_language(request)))
