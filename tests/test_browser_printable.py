@@ -2,7 +2,7 @@
 ``test_browser.py``): printed to PDF on A4 (``page.pdf()``), every game's rule sheet and board
 is one page in every language; on screen at 390 and 1280 px nothing overflows; the Print
 button prints; /learn leads to the pages. Screenshots (every page in every language, both
-widths, and the printed sheet) go to ``$NUGAR_SCREENSHOTS`` (``docs/screenshots`` is made that
+widths, a rules page with its links to them, and the printed sheet) go to ``$NUGAR_SCREENSHOTS`` (``docs/screenshots`` is made that
 way)."""
 
 from __future__ import annotations
@@ -80,8 +80,9 @@ def test_the_printed_sheet_hides_the_links_and_keeps_its_diagrams(server: str,
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_pages_to_print_on_screen(server: str, browser: Browser, shots: Path,
                                       lang: str) -> None:
-    for what, name in (("sheet", "dara"), ("board", "kalah"), ("history", "dala")):
-        page = open_page(browser, server, lang, f"/rules/{name}/{what}", width=390)
+    for what, path in (("sheet", "/rules/dara/sheet"), ("board", "/rules/kalah/board"),
+                       ("history", "/rules/dala/history"), ("rules", "/rules/dala")):
+        page = open_page(browser, server, lang, path, width=390)
         assert page.get_attribute("html", "lang") == lang
         assert page.input_value("#lang-switch") == lang  # the language switch is there
         no_overflow(page, shots, f"{what}-{lang}")
