@@ -12,9 +12,10 @@ run filled.
   500`` after it.
 * ``play``: ``nugar play dara --first ai:8 --second human --movetime 0.5``: seconds until the
   computer's first move is printed, and the progress lines shown before it.
-* ``serve``: ``nugar serve``: seconds until it answers HTTP, until a game against level 8
-  with the computer moving first has its first move, and until ``GET /api/warmup`` says
-  ready.
+* ``serve``: ``nugar serve``: seconds until it answers HTTP; then a Dara game and a Kalah
+  game against level 8, the computer moving first, each created through the web app's API
+  (``POST /api/games``) the moment the server answers: seconds from its creation until the
+  computer's first move is stored; and until ``GET /api/warmup`` says ready.
 * ``moves``: ``nugar moves dara`` (the rules kernels only), seconds to exit.
 * ``kernels``: the kernels the engine's first move compiles, without a warm-up (each where
   it is first called from Python, with every kernel it calls): seconds and numba
@@ -228,6 +229,23 @@ def _http(method: str, url: str, body: dict[str, Any] | None = None) -> Any:
         return json.loads(res.read())
 
 
+#: the games ``serve`` times the computer's first move of, level 8 moving first
+SERVE_GAMES = ("dara", "kalah")
+
+
+def _first_move(base: str, rules: str, end: float) -> float | None:
+    """Seconds from creating a game of ``rules`` against level 8 (the computer moving
+    first) to the computer's first move."""
+    t = time.perf_counter()
+    game = _http("POST", base + "/api/games", {"rules": rules, "mode": "ai", "level": 8,
+                                               "seat": 2})
+    while time.monotonic() < end:
+        if _http("GET", f"{base}/api/games/{game['id']}")["ply"] >= 1:
+            return time.perf_counter() - t
+        time.sleep(0.05)
+    return None
+
+
 def serve_run(env: dict[str, str], db: Path) -> dict[str, float | None]:
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
@@ -235,9 +253,9 @@ def serve_run(env: dict[str, str], db: Path) -> dict[str, float | None]:
            "--ai-time", "1.0", "--db", f"sqlite:///{db}"]
     proc, _out, _err = start(cmd, env)
     t0 = _out.start
-    row: dict[str, float | None] = {"up": None, "created": None, "move": None, "ready": None}
+    row: dict[str, float | None] = {"up": None, "ready": None}
     try:
-        end = time.monotonic() + 300
+        end = time.monotonic() + 600
         while time.monotonic() < end:
             try:
                 _http("GET", base + "/api/levels")
@@ -245,15 +263,8 @@ def serve_run(env: dict[str, str], db: Path) -> dict[str, float | None]:
             except (urllib.error.URLError, ConnectionError, OSError):
                 time.sleep(0.05)
         row["up"] = time.perf_counter() - t0
-        game = _http("POST", base + "/api/games",
-                     {"rules": "dara", "mode": "ai", "level": 8, "seat": 2})
-        row["created"] = time.perf_counter() - t0
-        while time.monotonic() < end:
-            state = _http("GET", f"{base}/api/games/{game['id']}")
-            if state["ply"] >= 1:
-                row["move"] = time.perf_counter() - t0
-                break
-            time.sleep(0.1)
+        for rules in SERVE_GAMES:
+            row[rules] = _first_move(base, rules, end)
         while time.monotonic() < end:
             try:
                 info = _http("GET", base + "/api/warmup")
@@ -270,18 +281,22 @@ def serve_run(env: dict[str, str], db: Path) -> dict[str, float | None]:
 
 
 def part_serve(src: Path | None, repeat: int) -> None:
-    print("### nugar serve (a dara game against level 8, the computer moving first, "
-          "1 s a move)\n")
+    print("### nugar serve (a Dara game, then a Kalah game, against level 8, the computer "
+          "moving first, 1 s a move)\n")
     print(f"load before: {load()}\n")
-    print("| cache | HTTP up | game created | first computer move | `/api/warmup` ready |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+    print("| cache | HTTP up | " + " | ".join(f"{r}: first computer move after creation"
+                                             for r in SERVE_GAMES)
+          + " | `/api/warmup` ready | load after (1, 5, 15 min) |")
+    print("| --- | ---: | " + " | ".join("---:" for _ in SERVE_GAMES) + " | ---: | --- |")
     for _ in range(repeat):
         with fresh_cache() as (path, env):
             env = with_src(env, src)
+            env["NUGAR_DATA_DIR"] = str(path / "data")  # no endgame databases: a new user's
             for label in ("cold", "warm"):
                 r = serve_run(env, path / f"games-{label}.db")
-                print(f"| {label} | {fmt(r['up'])} | {fmt(r['created'])} | {fmt(r['move'])} "
-                      f"| {fmt(r['ready'])} |", flush=True)
+                print(f"| {label} | {fmt(r['up'])} | "
+                      + " | ".join(fmt(r[g]) for g in SERVE_GAMES)
+                      + f" | {fmt(r['ready'])} | {load()} |", flush=True)
     print(f"\nload after: {load()}\n")
 
 

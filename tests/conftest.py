@@ -35,6 +35,8 @@ def _own_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     the tests see only those they build themselves."""
     patch = pytest.MonkeyPatch()
     patch.setenv("NUGAR_DATA_DIR", str(tmp_path_factory.mktemp("nugar-data")))
+    # nor do the games they play build any in the background (a test of it turns it on)
+    patch.setenv("NUGAR_AUTO_DB", "0")
     yield
     patch.undo()
 

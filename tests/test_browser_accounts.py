@@ -90,11 +90,15 @@ def test_a_rated_lobby_game_changes_both_ratings_and_shows_on_profile_and_leader
     for page in (ann, ben):
         page.wait_for_selector("#players:has-text('ann_a (1500?)')")
         page.wait_for_selector("#players:has-text('ben_b (1500?')")
-    # ann moves, then ben resigns: the game is over and both see the changes
+    # two turns each (a rated game resigned earlier is aborted, nugar.server.play.rated),
+    # then ben resigns: the game is over and both see the changes
     ann.wait_for_selector("#status")
-    ann.fill("#move-input", "c3")
-    ann.click("#move-go")
-    ben.wait_for_selector("#moves li")
+    for n, (page, move) in enumerate(((ann, "c3"), (ben, "a1"), (ann, "e5"), (ben, "b5"))):
+        page.wait_for_selector(f"#moves li >> nth={n - 1}" if n else "#status")
+        page.fill("#move-input", move)
+        page.click("#move-go")
+    ben.wait_for_selector("#moves li >> nth=3")
+    ann.wait_for_selector("#moves li >> nth=3")
     ben.on("dialog", lambda dialog: dialog.accept())
     ben.click("#resign")
     for page in (ann, ben):

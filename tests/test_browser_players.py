@@ -203,3 +203,23 @@ def test_hundreds_of_pieces_in_hand_stay_clear_of_their_label(server: str,
         assert box["first"] is not None and box["first"] - box["end"] >= 12, box
         assert box["last"] <= box["width"], box
     assert not PAGE_ERRORS[page]
+
+
+def test_a_level_8_kalah_game_says_what_level_8_has_of_the_databases(
+        server: str, browser: Browser) -> None:
+    """Issue 37: the page says what level 8 has of the endgame databases and how to build
+    the larger ones (the tests' server has none, and builds none by itself); not for
+    another level, nor in Dara."""
+    page = new_page(browser)
+    start_game(page, server, "kalah", "ai", level=8)
+    page.wait_for_selector("#databases:not([hidden])")
+    note = page.text_content("#databases") or ""
+    assert note.startswith("Level 8 has no endgame databases yet; build them with nugar "
+                           "solve 'kalah' --build-db 26 (2.5 GB")
+    for preset, level in (("kalah", 7), ("dara", 8)):
+        other = new_page(browser)
+        start_game(other, server, preset, "ai", level=level)
+        other.wait_for_timeout(500)
+        assert other.is_hidden("#databases")
+        assert not PAGE_ERRORS[other]
+    assert not PAGE_ERRORS[page]

@@ -2,8 +2,8 @@
 ``test_browser.py``): printed to PDF on A4 (``page.pdf()``), every game's rule sheet and board
 is one page in every language; on screen at 390 and 1280 px nothing overflows; the Print
 button prints; /learn leads to the pages. Screenshots (every page in every language, both
-widths, a rules page with its links to them, and the printed sheet) go to ``$NUGAR_SCREENSHOTS`` (``docs/screenshots`` is made that
-way)."""
+widths, a rules page with its links to them, and the printed sheet) go to
+``$NUGAR_SCREENSHOTS`` (``docs/screenshots`` is made that way)."""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from nugar.ai import DEFAULT_LEVEL
 from nugar.cli import build_parser, main
 from nugar.cli.common import PlayerSpec
 from nugar.cli.play import sides
+from nugar.rules import parse_rules
 from nugar.rules.options import KALAH_SOURCE, SowingOptions, format_value, option_fields
 from random_play import random_game
 
@@ -470,23 +471,68 @@ def test_play_a_side_not_named_is_the_person(monkeypatch: pytest.MonkeyPatch,
 def test_play_notes_the_missing_databases_for_level_8(monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]
                                                       ) -> None:
-    """Kalah's level 8 is the perfect player: ``nugar play`` notes the endgame databases
-    it lacks (none are built in the tests' data folder), as for a ``perfect`` agent; not
-    for another level, nor for Dara's level 8."""
+    """Kalah's level 8 reads the endgame databases: ``nugar play`` says what it has of them
+    and how to build the larger ones (none are built in the tests' data folder, and the
+    automatic build is off there), as for a ``perfect`` agent; not for another level, nor
+    for Dara's level 8."""
     from nugar.ai.perfect import RECOMMENDED_DB_SEEDS
 
     build = f"--build-db {RECOMMENDED_DB_SEEDS}"
-    code, _, err = run_cli(["play", "kalah", "--second", "ai:8"], "quit\n",
-                           monkeypatch=monkeypatch, capsys=capsys)
-    assert code == 0 and err.startswith("note: the perfect player needs") and build in err
-    assert "level 8 plays a search" in err
-    code, _, err = run_cli(["play", "kalah", "--first", "ai:perfect"], "quit\n",
-                           monkeypatch=monkeypatch, capsys=capsys)
-    assert code == 0 and build in err and "a move can take minutes" in err
-    for rules, level in (("kalah", "ai:7"), ("dara", "ai:8")):
-        code, _, err = run_cli(["play", rules, "--second", level], "quit\n",
+    for side in ("ai:8", "ai:perfect"):
+        code, out, _ = run_cli(["play", "kalah", "--second", side], "quit\n",
                                monkeypatch=monkeypatch, capsys=capsys)
-        assert code == 0 and "note:" not in err
+        out = " ".join(out.split())  # the console wraps long lines
+        assert code == 0 and build in out
+        assert "Level 8 and the perfect player have no endgame databases yet" in out
+        assert "in the background" not in out  # NUGAR_AUTO_DB=0 in the tests
+    for rules, level in (("kalah", "ai:7"), ("dara", "ai:8")):
+        code, out, _ = run_cli(["play", rules, "--second", level], "quit\n",
+                               monkeypatch=monkeypatch, capsys=capsys)
+        out = " ".join(out.split())  # the console wraps long lines
+        assert code == 0 and "endgame databases" not in out
+
+
+def test_play_builds_the_small_databases_in_the_background_and_says_so(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    """The first Kalah game against the computer starts building the small databases (to
+    ``NUGAR_AUTO_DB`` seeds) and says so; after a computer move it says how far it is."""
+    from nugar.solver import autodb
+
+    monkeypatch.setenv("NUGAR_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("NUGAR_AUTO_DB", "5")
+    code, out, _ = run_cli(["play", "kalah", "--first", "ai:8", "--second", "human",
+                            "--movetime", "0.05"], "quit\n",
+                           monkeypatch=monkeypatch, capsys=capsys)
+    out = " ".join(out.split())  # the console wraps long lines
+    assert code == 0
+    assert "Building the endgame databases to 5 seeds in the background" in out
+    assert "NUGAR_AUTO_DB=0 turns this off" in out
+    assert autodb.wait(parse_rules("kalah"), timeout=120).state == "ready"
+    # after a computer move, the session says what changed since it last said
+    from nugar.cli.common import checked_rules, console
+    from nugar.cli.play import PlaySession
+
+    args = build_parser().parse_args(["play", "kalah", "--second", "ai:8"])
+    args.rules = checked_rules(args, "nugar play")
+    args.first, args.second = sides(args.first, args.second)
+    session = PlaySession(args, console())
+    session._databases = autodb.AutoStatus("building", 2, 5)
+    session.databases_progress()
+    assert capsys.readouterr().out.strip() == "The endgame databases to 5 seeds are ready."
+    session.databases_progress()
+    assert capsys.readouterr().out == ""  # said once
+    code, out, _ = run_cli(["play", "kalah", "--second", "ai:8"], "quit\n",
+                           monkeypatch=monkeypatch, capsys=capsys)
+    out = " ".join(out.split())  # the console wraps long lines
+    assert "in the background" not in out  # nothing left to build
+    assert "Level 8 and the perfect player have the endgame databases to 5 seeds; " \
+           "larger ones: nugar solve 'kalah' --build-db 26" in out
+    monkeypatch.setenv("NUGAR_AUTO_DB", "many")
+    code, out, _ = run_cli(["play", "kalah", "--second", "ai:8"], "quit\n",
+                           monkeypatch=monkeypatch, capsys=capsys)
+    out = " ".join(out.split())  # the console wraps long lines
+    assert code == 0 and "Endgame databases: NUGAR_AUTO_DB='many' is not allowed" in out
 
 
 def test_play_between_two_people_to_the_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

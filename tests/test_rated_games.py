@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import insert, select
 
 import nugar
+from nugar.server.play.rated import DEFAULT_CONTROL, NEW_PER_HOUR, PAIR_PER_DAY
 from nugar.server.ratings import Rating, rate_game
 from nugar.server.storage.store import (
     GameRow,
@@ -62,7 +64,33 @@ def rated_game(alice: TestClient, bob: TestClient, rules: str = "dara") -> dict[
     assert r.status_code == 201, r.text
     taken = r.json()
     assert taken["seat"] == 2
-    return {"id": taken["id"], "alice": made["key"], "bob": taken["key"]}
+    return {"id": taken["id"], "alice": made["key"], "bob": taken["key"],
+            "keys": {1: made["key"], 2: taken["key"]}}
+
+
+def play_turns(client: httpx.Client, game: dict[str, Any], each: int = 2,
+               headers: dict[str, str] = SAME) -> dict[str, Any]:
+    """Play the first legal move of whoever is to move (``game["keys"]``: each seat's key)
+    until each player has completed ``each`` turns (:data:`nugar.server.play.rated
+    .MIN_TURNS`: from then on a resignation counts); the game's state then."""
+    keys = game["keys"]
+    while True:
+        state = client.get(f"/api/games/{game['id']}").json()
+        turns, done = state["turns"], [0, 0]
+        for i, turn in enumerate(turns):
+            done[turn["player"] - 1] += i < len(turns) - 1 or state["to_move"] != turn["player"]
+        if min(done) >= each or state["over"]:
+            return state
+        r = client.post(f"/api/games/{game['id']}/move", headers=headers,
+                        json={"key": keys[state["to_move"]], "move": state["legal"][0]})
+        assert r.status_code == 200, r.text
+
+
+def age_accounts(app: FastAPI, days: float = 30.0) -> None:
+    """Make every account ``days`` old (the limits of new accounts then do not apply)."""
+    store: Store = app.state.store
+    with store.engine.begin() as conn:
+        conn.execute(accounts_table.update().values(created=time.time() - days * 86400))
 
 
 def test_a_rated_challenge_needs_an_account_and_a_preset_exactly(app: FastAPI,
@@ -101,6 +129,7 @@ def test_a_rated_game_updates_both_ratings_once_with_glicko_2(alice: TestClient,
     assert seen["players"] == {"1": "alice", "2": "bob"} and seen["rated"] is True
     assert seen["ratings"]["1"] == {"rating": 1500.0, "display": "1500?", "change": None,
                                     "after": None}
+    play_turns(alice, game)
     r = bob.post(f"/api/games/{gid}/resign", json={"key": game["bob"]}, headers=SAME)
     assert r.status_code == 200, r.text
     won, lost = rate_game(Rating(), Rating(), 1.0)
@@ -157,6 +186,7 @@ def test_a_failed_write_of_the_last_move_loses_neither_move_nor_rating_and_doubl
             raise OSError("disk gone")  # ...which then fails before its commit
         real(self, cursor, row, now)
 
+    play_turns(alice, game)
     monkeypatch.setattr(Store, "_rate", failing)
     r = bob.post(f"/api/games/{game['id']}/resign", json={"key": game["bob"]}, headers=SAME)
     assert r.status_code == 503 and r.json()["error"] == "storage_failed"
@@ -309,7 +339,8 @@ def pg_url() -> Iterator[str]:
 
 def test_a_rated_game_on_postgresql_served_by_two_workers(pg_url: str, tmp_path: Path) -> None:
     """``nugar serve --workers 2`` on a new PostgreSQL database (migrated once, before the
-    workers start): two players sign up and play a rated game from the lobby (one resigns),
+    workers start): two players sign up and play a rated game from the lobby (two turns
+    each, then one resigns),
     and both see the same rating changes whichever worker answers."""
     proc, base = _serve(pg_url, tmp_path / "serve.log")
     try:
@@ -325,6 +356,9 @@ def test_a_rated_game_on_postgresql_served_by_two_workers(pg_url: str, tmp_path:
             taken = ben.post(f"/api/challenges/{made['challenge']['id']}/accept",
                              json={}).json()
             assert taken["seat"] == 1
+            # past the abort of a rated game ended too early (nugar.server.play.rated)
+            play_turns(ben, {"id": taken["id"], "keys": {1: taken["key"], 2: made["key"]}},
+                       headers=same)
             r = ben.post(f"/api/games/{taken['id']}/resign", json={"key": taken["key"]})
             assert r.status_code == 200, r.text
             changes = set()
@@ -341,3 +375,97 @@ def test_a_rated_game_on_postgresql_served_by_two_workers(pg_url: str, tmp_path:
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+# --- rating integrity (issue 40, item 1; nugar.server.play.rated) --------------------------------
+def _ratings(store: Store) -> list[tuple[int, float]]:
+    with store.engine.connect() as conn:
+        return sorted(conn.execute(select(ratings_table.c.account_id, ratings_table.c.rating))
+                      .all())
+
+
+def test_farming_by_resigning_at_once_changes_no_rating(app: FastAPI, alice: TestClient,
+                                                        bob: TestClient) -> None:
+    """The attack measured against a local server: Bob, a second account of Alice's owner,
+    resigns every rated game at once. Before: Alice 1500 -> 1904 in 25 games. Now every one
+    of them is aborted (no result) and no rating moves."""
+    for _ in range(25):
+        game = rated_game(alice, bob)
+        r = bob.post(f"/api/games/{game['id']}/resign", json={"key": game["bob"]},
+                     headers=SAME)
+        assert r.status_code == 200, r.text
+        state = r.json()
+        assert (state["result"], state["reason"], state["winner"]) == ("*", "aborted", None)
+    store: Store = app.state.store
+    assert _ratings(store) == []
+    me = alice.get("/api/me").json()
+    assert me["ratings"] == {}
+
+
+def test_a_game_resigned_after_one_turn_each_is_aborted_after_two_rated(
+        app: FastAPI, alice: TestClient, bob: TestClient) -> None:
+    game = rated_game(alice, bob)
+    play_turns(alice, game, each=1)
+    r = alice.post(f"/api/games/{game['id']}/resign", json={"key": game["alice"]},
+                   headers=SAME)
+    state = r.json()
+    assert (state["result"], state["aborted"], state["early"]) == ("*", 1, True)
+    record = alice.get(f"/api/games/{game['id']}/record").text
+    assert '[Result "*"]' in record and "before each player made two turns" in record
+    r = bob.post(f"/api/games/{game['id']}/resign", json={"key": game["bob"]}, headers=SAME)
+    assert r.status_code == 409 and "two turns" in r.json()["detail"]
+    store: Store = app.state.store
+    assert _ratings(store) == []
+    game = rated_game(alice, bob)
+    play_turns(alice, game, each=2)
+    r = alice.post(f"/api/games/{game['id']}/resign", json={"key": game["alice"]},
+                   headers=SAME)
+    assert r.json()["result"] == "0-1"
+    assert [rating > 1500 for _id, rating in _ratings(store)] == [False, True]
+
+
+def test_a_rated_challenge_without_a_clock_gets_days_per_turn(alice: TestClient,
+                                                              bob: TestClient) -> None:
+    game = rated_game(alice, bob)
+    state = alice.get(f"/api/games/{game['id']}").json()
+    assert state["clock"]["control"] == DEFAULT_CONTROL
+    r = alice.post("/api/challenges", json={"rules": "dara", "clock": "5+3"}, headers=SAME)
+    assert r.json()["challenge"]["clock"] == "5+3"  # an unrated one keeps what it asked
+
+
+def test_a_new_account_starts_a_few_rated_games_an_hour(app: FastAPI, alice: TestClient,
+                                                         bob: TestClient) -> None:
+    for _ in range(NEW_PER_HOUR):
+        game = rated_game(alice, bob)
+        play_turns(alice, game)  # games that count: past the abort
+        bob.post(f"/api/games/{game['id']}/resign", json={"key": game["bob"]}, headers=SAME)
+    r = alice.post("/api/challenges", json={"rules": "dara", "rated": True}, headers=SAME)
+    assert r.status_code == 429 and r.json()["error"] == "rated_limit"
+    assert "unrated" in r.json()["detail"]
+    # unrated games are welcome; an old account is not held to the hourly limit
+    r = alice.post("/api/challenges", json={"rules": "dara"}, headers=SAME)
+    assert r.status_code == 201
+    age_accounts(app)
+    assert rated_game(alice, bob)["id"]
+
+
+def test_two_accounts_start_a_bounded_number_of_rated_games_a_day(
+        app: FastAPI, alice: TestClient, bob: TestClient) -> None:
+    age_accounts(app)
+    for _ in range(PAIR_PER_DAY):
+        game = rated_game(alice, bob)
+        play_turns(alice, game)
+        bob.post(f"/api/games/{game['id']}/resign", json={"key": game["bob"]}, headers=SAME)
+    rating = dict(_ratings(app.state.store))
+    made = alice.post("/api/challenges", json={"rules": "dara", "colour": "first",
+                                               "rated": True}, headers=SAME).json()
+    r = bob.post(f"/api/challenges/{made['challenge']['id']}/accept", json={}, headers=SAME)
+    assert r.status_code == 429 and r.json()["error"] == "rated_limit"
+    # the challenge is not used up: a third player may still accept it
+    carl = TestClient(app)
+    assert carl.post("/api/accounts", json={"username": "carl", "password": "password-c"},
+                     headers=SAME).status_code == 201
+    age_accounts(app)
+    r = carl.post(f"/api/challenges/{made['challenge']['id']}/accept", json={}, headers=SAME)
+    assert r.status_code == 201, r.text
+    assert dict(_ratings(app.state.store)) == rating

@@ -15,6 +15,7 @@ from nugar import Outcome, Termination, new_game, record
 from nugar.ai import Agent, Analysis, Limits
 from nugar.rules import Game, Move
 from nugar.server.errors import ApiError, status_of
+from nugar.server.play.rated import too_early_to_rate, turns_made
 from nugar.server.play.session import (
     AI_TRIES,
     GameSession,
@@ -97,11 +98,12 @@ class Journal:
 
 
 def make(rules: str = "dara", mode: str = "friend", *, ai_seat: int | None = None,
-         computer: FakeComputer | None = None) -> tuple[GameSession, Journal]:
+         computer: FakeComputer | None = None, rated: bool = False
+         ) -> tuple[GameSession, Journal]:
     game = new_game(rules)
     journal = Journal(lambda: session.game)
     session = GameSession(game, mode, journal, AiPool(computer or FakeComputer()), ai_seat=ai_seat,
-                          ai_level=1 if mode == "ai" else None)
+                          ai_level=1 if mode == "ai" else None, rated=rated)
     return session, journal
 
 
@@ -561,4 +563,76 @@ def test_the_computer_s_move_carries_the_forced_pass_that_follows_it() -> None:
         assert [str(m) for m in s.game.move_stack][:6] == ["d1", "e1", "a1", "c1", "a1-b1",
                                                            "pass"]
 
+    run(go)
+
+
+# --- rated games ended too early (nugar.server.play.rated) -------------------------------------
+async def _turns(s: GameSession, each: int) -> None:
+    """Play the first legal move until each player has completed ``each`` turns."""
+    while min(turns_made(s.game)) < each:
+        player = s.game.to_move
+        await s.move(player, str(s.game.legal_moves()[0]))
+
+
+def test_turns_made_counts_whole_turns_a_bonus_step_and_a_capture_included() -> None:
+    kalah = new_game("kalah")
+    kalah.play("3")  # the last seed in the store: the same player sows again
+    assert turns_made(kalah) == (0, 0)
+    kalah.play("6")
+    assert turns_made(kalah) == (1, 0)
+    kalah.play("1")
+    assert turns_made(kalah) == (1, 1)
+    assert too_early_to_rate(kalah)
+
+
+@pytest.mark.parametrize("rated, turns, ends", [
+    (True, 0, "abort"), (True, 1, "abort"), (True, 2, "resign"), (False, 0, "resign")])
+def test_a_rated_game_resigned_before_two_turns_each_is_aborted(rated: bool, turns: int,
+                                                                ends: str) -> None:
+    async def go() -> None:
+        s, journal = make(rated=rated)
+        await _turns(s, turns)
+        await s.resign(2)
+        assert journal.types()[-1] == ends
+        if ends == "abort":  # no result, no winner: nothing for the ratings
+            assert journal.events[-1][1]["early"] == "resigned"
+            assert (s.result, s.reason, s.aborted, s.over) == ("*", "aborted", 2, True)
+            assert s.game.outcome is None
+        else:
+            assert s.result == "1-0"
+    run(go)
+
+
+def test_a_rated_game_lost_on_time_before_two_turns_each_is_aborted() -> None:
+    async def go() -> None:
+        s, journal = make(rated=True)
+        await _turns(s, 1)
+        assert await s.time_out(lambda: s.game.to_move)
+        assert journal.types()[-1] == "abort" and journal.events[-1][1]["early"] == "time"
+        assert s.result == "*"
+        s, journal = make(rated=True)
+        await _turns(s, 2)
+        assert await s.time_out(lambda: s.game.to_move)
+        assert journal.types()[-1] == "flag" and s.result in ("1-0", "0-1", "1/2-1/2")
+    run(go)
+
+
+def test_a_rated_game_left_for_good_is_lost_by_the_player_who_left() -> None:
+    async def go() -> None:
+        s, journal = make(rated=True)
+        await _turns(s, 2)
+        left = s.game.to_move
+        assert await s.expire(journal.version())
+        assert journal.events[-1] == ("expired", {"termination": "adjudication",
+                                                  "winner": 3 - left, "left": left})
+        assert s.game.outcome is not None and s.game.outcome.winner == 3 - left
+        # too early: aborted; and an unrated game still expires as a draw
+        s, journal = make(rated=True)
+        await _turns(s, 1)
+        assert await s.expire(journal.version())
+        assert journal.types()[-1] == "abort" and journal.events[-1][1]["early"] == "expired"
+        s, journal = make()
+        await _turns(s, 2)
+        assert await s.expire(journal.version())
+        assert journal.events[-1][1]["winner"] is None and s.result == "1/2-1/2"
     run(go)

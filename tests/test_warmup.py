@@ -461,3 +461,42 @@ def test_server_reports_the_warm_up_and_the_ai_waits_for_it(
         engine.wait()
         info = client.get("/api/warmup").json()
         assert info["ready"] is True and info["message"].startswith("Engine ready")
+
+
+def test_server_first_computer_move_runs_interpreted_while_compiling(
+        cache_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        gate_closed: None) -> None:
+    """Issue 37: on a first run the web app's computer answered only once the warm-up had
+    compiled its kernels (195 s on a loaded machine). Its first move now comes while the
+    warm-up still compiles, from the search run interpreted."""
+    from fastapi.testclient import TestClient
+
+    from nugar.server import create_app
+    from nugar.server.config import ServerConfig
+
+    toy = load_toy(tmp_path / "src")
+    release = threading.Event()
+    engine = Warmup()  # interprets, as nugar serve's warm-up does
+    # a search kernel not compiled yet in this process: what a first run finds
+    fresh = jit.KernelDispatcher(py_func=search_core._search_root.py_func, locals={},
+                                 targetoptions={"nopython": True, "nogil": True})
+    monkeypatch.setattr(search_core, "_search_root", fresh)
+    steps = [Step("toy compile", lambda: toy.add_one(1)), Step("blocker", release.wait)]
+    monkeypatch.setattr(warmup, "steps_for", lambda rules, specs=(): steps)
+    app = create_app(ServerConfig(f"sqlite:///{tmp_path / 'games.db'}", ai_time=0.2, rate=None),
+                     warmup=engine)
+    before = jit.interpreted_calls()
+    try:
+        with TestClient(app) as client:
+            engine.add(steps)
+            until(lambda: engine.progress().current == "blocker")
+            game = client.post("/api/games", json={"rules": "dara", "mode": "ai", "level": 8,
+                                                   "seat": 2}).json()
+            until(lambda: client.get(f"/api/games/{game['id']}").json()["ply"] >= 1, 30)
+            # the move came while the warm-up was still compiling, from the interpreted search
+            assert engine.progress().current == "blocker" and not engine.progress().finished
+            assert fresh.signatures == []
+            assert jit.interpreted_calls() > before
+    finally:
+        release.set()
+    engine.wait()

@@ -124,15 +124,18 @@ class AlphaBetaAgent(Agent):
         size = game_state(game).shape[0]
         key = game.rules.text
         buf = self._buffers.get(key)
+        endgames = NO_ENDGAMES
+        if self.options.probe:
+            from .endgame import endgames_for
+
+            endgames = endgames_for(game)  # mapped again when a level was built meanwhile
         if buf is None or not buf.fits(size, n_actions):
             self._buffers.clear()  # one table at a time: memory stays within `table`
-            endgames = NO_ENDGAMES
-            if self.options.probe:
-                from .endgame import endgames_for
-
-                endgames = endgames_for(game)
             buf = SearchBuffers(size, n_actions, self.options.table, endgames)
             self._buffers[key] = buf
+        elif buf.tables.endgames is not endgames:
+            # the table's entries stay sound: a deeper reach only makes more leaves exact
+            buf.tables = buf.tables._replace(endgames=endgames)
         return buf
 
     def reseed(self, value: int) -> None:

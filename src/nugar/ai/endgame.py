@@ -24,6 +24,7 @@ _lock = threading.RLock()
 _tables: dict[str, Tablebase | None] = {}
 _records: dict[str, Endgames] = {}
 _open: dict[str, object] = {}     # what a record's arrays are mapped from, kept open
+_stamps: dict[str, int | None] = {}  # the database folder's stamp a record was mapped at
 
 
 def tablebase_for(game: Game) -> Tablebase | None:
@@ -60,20 +61,36 @@ def endgames_for(game: Game) -> Endgames:
     search probes (``kernels/endgames.py``): the Dara and Dala tablebases
     (``Tablebase.endgames``), the Kalah databases (every sound level from 0 up, as the
     solver maps them: ``egdb.DiskDB``), else ``NO_ENDGAMES``. One per rule set and process,
-    mapped on the first call."""
+    mapped on the first call; the Kalah databases are mapped again when a level was
+    finished since (a build in the background, ``solver/autodb.py``, or in another process:
+    the folder's stamp, one ``stat`` a call, says so). A search running meanwhile keeps the
+    record it was given: its arrays keep their mapping alive."""
     key = game.rules.text
     with _lock:
         record = _records.get(key)
-        if record is not None:
+        stamp = _stamps.get(key)
+        if record is not None and (stamp is None or stamp == _stamp_of(game)):
             return record
         record = NO_ENDGAMES
         base = tablebase_for(game)
         if base is not None:
             record = base.endgames()
+            _stamps[key] = None
         else:
-            record = _database_record(game, key)
+            _stamps[key] = _stamp_of(game)  # before mapping: a level finished meanwhile
+            record = _database_record(game, key)  # is seen at the next call
         _records[key] = record
         return record
+
+
+def _stamp_of(game: Game) -> int | None:
+    """The stamp of the Kalah database folder of ``game``'s rules (-1 while it has none)."""
+    from ..solver import db, egdb
+
+    if not db.supported(game.rules):
+        return None
+    stamp = egdb.directory_stamp(game.rules)
+    return -1 if stamp is None else stamp
 
 
 def _database_record(game: Game, key: str) -> Endgames:

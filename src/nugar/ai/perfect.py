@@ -238,6 +238,40 @@ RECOMMENDED_DB_SEEDS = 26
 #: boards with fewer seeds than this play perfectly fast enough without databases on disk
 DB_NEEDED_FROM = 40
 
+#: about how long building the recommended databases takes on two cores, in minutes
+#: (docs/solving.md, "Perfect play of Kalah(6, 4)")
+RECOMMENDED_DB_MINUTES = 40
+
+
+def database_status(rules: RuleSet | str) -> dict[str, Any] | None:
+    """What level 8 (and the perfect player) has of ``rules``' endgame databases, as data
+    for a face to put in its own words: ``None`` where they play without them (no database
+    for these rules, or a board small enough to solve quickly); else ``have`` (levels
+    ``0..have`` on disk, -1: none), ``recommended`` (the reach for perfect play at about a
+    second a move), its size in ``gigabytes``, about how many ``minutes`` it takes to
+    build, the ``command`` that builds it, and ``auto``: the background build of the small
+    levels (``solver.autodb.AutoStatus.as_dict``; its ``state`` is ``failed`` with the
+    reason when ``NUGAR_AUTO_DB`` cannot be read)."""
+    from ..rules.options import parse_rules
+    from ..solver import autodb, db, egdb
+
+    rules = parse_rules(rules)
+    if not db.supported(rules):
+        return None
+    o = rules.sowing_options
+    if 2 * o.pits * o.seeds < DB_NEEDED_FROM:
+        return None
+    k = RECOMMENDED_DB_SEEDS
+    try:
+        auto = autodb.status(rules).as_dict()
+    except ValueError as exc:  # a bad NUGAR_AUTO_DB
+        auto = autodb.AutoStatus("failed", error=str(exc)).as_dict()
+    have = egdb.levels_on_disk(rules)
+    return {"have": have, "recommended": k,
+            "gigabytes": round(autodb.reach_bytes(o.pits, k) / 2**30, 1),
+            "minutes": RECOMMENDED_DB_MINUTES,
+            "command": f"nugar solve '{rules.text}' --build-db {k}", "auto": auto}
+
 
 def database_note(rules: RuleSet | str, *,
                   without: str = "without them a move can take minutes") -> str | None:
@@ -265,15 +299,17 @@ def database_note(rules: RuleSet | str, *,
 
 
 def perfect_status(rules: RuleSet) -> dict[str, Any]:
-    """``{"offered": ..., "ready": ..., "note": ...}``: whether the perfect player plays
-    ``rules`` at all (the sowing games), whether it has what it needs to play quickly, and
-    else how to get it (:func:`database_note`)."""
+    """``{"offered": ..., "ready": ..., "note": ..., "databases": ...}``: whether the
+    perfect player plays ``rules`` at all (the sowing games), whether it has what it needs
+    to play quickly, else how to get it (:func:`database_note`), and what it has of the
+    databases (:func:`database_status`)."""
     from ..rules.family import family_of
 
     if not family_of(rules).solvable:
-        return {"offered": False, "ready": False, "note": None}
+        return {"offered": False, "ready": False, "note": None, "databases": None}
     note = database_note(rules)
-    return {"offered": True, "ready": note is None, "note": note}
+    return {"offered": True, "ready": note is None, "note": note,
+            "databases": database_status(rules)}
 
 
 def _line_from(step: int, line: list[Move]) -> list[Move]:

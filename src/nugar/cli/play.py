@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING, Any
 
 from .. import record
@@ -33,7 +32,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..ai import Agent, Limits
-    from ..rules.options import RuleSet
+    from ..solver.autodb import AutoStatus
 
 def _n(text: str) -> str:
     """Marks ``text`` for the catalog where it is written; it is translated where shown."""
@@ -95,36 +94,20 @@ def cmd_play(args: argparse.Namespace) -> int:
     # compiling (on a first run) starts now, in the background, before the first position
     specs = [p.agent for p in (args.first, args.second) if p.agent is not None]
     warmup.WARMUP.add(warmup.steps_for(args.rules, specs))
-    note = perfect_note(args.rules, specs)
-    if note is not None:
-        print(f"note: {note}", file=sys.stderr)
     return PlaySession(args, console()).run()
 
 
-def perfect_note(rules: RuleSet, specs: list[str]) -> str | None:
-    """The note on the endgame databases the perfect player lacks (``None``: it lacks
-    nothing, or no side plays it): for a ``perfect`` agent, and for a level that plays the
-    perfect player on these rules (Kalah's level 8), which plays a search instead wherever
-    the solver does not answer within the move's time."""
+def reads_databases(specs: list[str]) -> bool:
+    """Whether a side plays an agent that reads the Kalah endgame databases: the perfect
+    player, or the top level (whatever it plays, it probes them)."""
+    from ..ai.agents import TOP_LEVEL
     from ..ai.base import parse_spec
-    from ..ai.perfect import database_note
 
-    levels = rules.ai_profile.levels
-    perfect, level = False, None
     for spec in specs:
         name, positional, _ = parse_spec(spec)
-        if name == "perfect":
-            perfect = True
-        elif (name == "level" and positional is not None and positional.isdigit()
-              and levels.get(int(positional), "").startswith("perfect")):
-            level = int(positional)
-    if perfect:
-        return database_note(rules)
-    if level is not None:
-        return database_note(rules, without=f"without them level {level} plays a search, not "
-                                            f"the perfect player, until the solver answers "
-                                            f"within the move's time near the end")
-    return None
+        if name == "perfect" or (name == "level" and positional == str(TOP_LEVEL)):
+            return True
+    return False
 
 
 def sides(first: PlayerSpec | None, second: PlayerSpec | None
@@ -156,6 +139,8 @@ class PlaySession:
         self.hint_spec: str = args.hint
         self.lang: str = language(args)
         self._ = gettext_for(self.lang, "cli")
+        #: the background build of the endgame databases, as last said (None: none)
+        self._databases: AutoStatus | None = None
 
     def say(self, text: str, **fields: Any) -> None:
         """Print a message of the ``cli`` catalog in the session's language."""
@@ -200,6 +185,67 @@ class PlaySession:
         if shown:
             self.say("The engine is ready.")
 
+    # --- the endgame databases (solver/autodb.py) ---------------------------------------
+    def start_databases(self) -> None:
+        """In a game against the computer under rules with endgame databases: start
+        building the small ones in the background if they are missing, and say so; then,
+        if a side reads them, what it has and how to get the larger ones."""
+        from ..ai.perfect import database_status
+        from ..solver import autodb
+
+        if not self.agents:
+            return
+        from .. import warmup
+
+        try:
+            auto = autodb.start(self.game.rules, after=warmup.WARMUP.wait)
+        except ValueError as exc:  # a bad NUGAR_AUTO_DB: said, and the game goes on
+            self.say("Endgame databases: {why}", why=str(exc))
+            return
+        self._databases = auto
+        if auto.state in ("building", "waiting"):
+            self.say("Building the endgame databases to {seeds} seeds in the background "
+                     "({size} MB on disk, on one core; {env}=0 turns this off). They are "
+                     "used as each level is finished.", seeds=auto.target,
+                     size=f"{auto.bytes / 2**20:.1f}", env=autodb.AUTO_ENV)
+        if auto.state == "waiting":
+            self.say("Another nugar process is building them now; this game uses what it "
+                     "finishes.")
+        specs = [p.agent for p in self.players.values() if p.agent is not None]
+        status = database_status(self.game.rules) if reads_databases(specs) else None
+        if status is None or status["have"] >= status["recommended"]:
+            return
+        fields = {"have": status["have"], "command": status["command"],
+                  "size": status["gigabytes"], "minutes": status["minutes"]}
+        if status["have"] >= 0:
+            self.say("Level 8 and the perfect player have the endgame databases to {have} "
+                     "seeds; larger ones: {command} ({size} GB, about {minutes} min).",
+                     **fields)
+        else:
+            self.say("Level 8 and the perfect player have no endgame databases yet; "
+                     "build them with {command} ({size} GB, about {minutes} min).",
+                     **fields)
+
+    def databases_progress(self) -> None:
+        """After a computer move: a line when the background build has finished a level
+        since the last one shown, finished, or failed."""
+        from ..solver import autodb
+
+        last = self._databases
+        if last is None or last.state not in ("building", "waiting"):
+            return
+        now = autodb.status(self.game.rules)
+        if now.state == "ready":
+            self.say("The endgame databases to {seeds} seeds are ready.", seeds=now.target)
+        elif now.state == "failed":
+            self.say("The endgame databases could not be built: {why}", why=now.error)
+        elif now.have > last.have:
+            self.say("Endgame databases: {percent}% built (to {seeds} seeds).",
+                     percent=int(100 * now.share), seeds=now.target)
+        else:
+            return
+        self._databases = now
+
     def show(self) -> None:
         self.console.print()
         self.console.print(render(self.game, self.lang))
@@ -207,6 +253,7 @@ class PlaySession:
     def run(self) -> int:
         self.say("nugar: {game} ({rules}). Type 'help' for commands.",
                  game=self.game.rules.game, rules=self.game.rules.text)
+        self.start_databases()
         self.show()
         while not self.game.is_over:
             mover = self.game.to_move
@@ -228,6 +275,7 @@ class PlaySession:
         played = self.game.turns()[start:]
         self.console.print()
         self.say("{player} plays {turn}", player=self._label(mover), turn=" ".join(played))
+        self.databases_progress()
         self.show()
 
     def human_decision(self, mover: int) -> bool:

@@ -160,7 +160,10 @@ def _build_db(args: argparse.Namespace, rules: Any) -> int:
     try:
         if ray_address is None:
             egdb.build(rules, args.build_db, root=root, workers=workers, progress=progress,
-                    level_done=level_done)
+                       level_done=level_done, on_wait=lambda: print(
+                           "another build of these databases is running (a nugar play, "
+                           "a server, or another --build-db): waiting for it, then going "
+                           "on from what it built", file=sys.stderr, flush=True))
         else:
             from ..scale import egdb_ray
 

@@ -60,8 +60,8 @@ def build_on_ray(rules: RuleSet, seeds: int, *, root: Path | None = None,
     """Make sure levels ``0..seeds`` of ``rules``' database are on disk and sound, building
     the missing or unsound ones as Ray tasks on the connected cluster (:func:`ray_runner.
     connect` first). ``range_size`` positions per task (default: as the local build splits
-    a level for the cluster's CPU count). Reports as :func:`egdb.build` does; a level's
-    ``cpu_seconds`` sums its tasks' CPU time."""
+    a level for the cluster's CPU count). Reports as :func:`egdb.build` does, and holds the
+    folder's build lock as it does; a level's ``cpu_seconds`` sums its tasks' CPU time."""
     egdb._check_rules(rules, seeds)
     if range_size is not None and range_size < 1:
         raise ValueError(f"range_size must be >= 1, not {range_size}")
@@ -71,40 +71,43 @@ def build_on_ray(rules: RuleSet, seeds: int, *, root: Path | None = None,
     cpus = _cluster_cpus()
     # the tasks get the folder as the driver sees it, not as their own environment would
     where = (root if root is not None else egdb.data_dir()).resolve()
-    reports: list[egdb.LevelReport] = []
-    for n in range(seeds + 1):
-        count = egdb.level_count(pits, n)
-        why = egdb.check_level(rules, directory, n)
-        if why is None:
-            report = egdb.LevelReport(n, count, egdb.HEADER_BYTES + count, 0.0, 0.0, 0, "kept")
-        else:
-            if why != "missing":
-                egdb.level_path(directory, n).unlink(missing_ok=True)
-            t0 = time.monotonic()
-            egdb.prepare_level(rules, n, root=root)
-            if range_size is None:
-                spans = egdb._ranges(count, cpus)
+    with egdb.build_lock(directory):  # one build of the folder at a time (egdb.build)
+        reports: list[egdb.LevelReport] = []
+        for n in range(seeds + 1):
+            count = egdb.level_count(pits, n)
+            why = egdb.check_level(rules, directory, n)
+            if why is None:
+                report = egdb.LevelReport(n, count, egdb.HEADER_BYTES + count, 0.0, 0.0, 0, "kept")
             else:
-                spans = [(a, min(a + range_size, count)) for a in range(0, count, range_size)]
-            done = [0, 0, 0.0]   # positions, steps, CPU s
+                if why != "missing":
+                    egdb.level_path(directory, n).unlink(missing_ok=True)
+                t0 = time.monotonic()
+                egdb.prepare_level(rules, n, root=root)
+                if range_size is None:
+                    spans = egdb._ranges(count, cpus)
+                else:
+                    spans = [(a, min(a + range_size, count)) for a in range(0, count, range_size)]
+                done = [0, 0, 0.0]   # positions, steps, CPU s
 
-            def finished(result: tuple[int, int, int, float], n: int = n,
-                         count: int = count, t0: float = t0,
-                         done: list[float] = done) -> None:
-                a, b, steps, cpu = result
-                done[0] += b - a
-                done[1] += steps
-                done[2] += cpu
-                if progress is not None:
-                    progress(n, int(done[0]), count, time.monotonic() - t0)
+                def finished(result: tuple[int, int, int, float], n: int = n,
+                             count: int = count, t0: float = t0,
+                             done: list[float] = done) -> None:
+                    a, b, steps, cpu = result
+                    done[0] += b - a
+                    done[1] += steps
+                    done[2] += cpu
+                    if progress is not None:
+                        progress(n, int(done[0]), count, time.monotonic() - t0)
 
-            task = functools.partial(_range_task, rules.text, n, str(where))
-            ray_runner.map_tasks(task, spans, lambda s: s[0], finished, memory_mb=TASK_MEMORY_MB)
-            egdb.finish_level(rules, n, root=root)
-            report = egdb.LevelReport(n, count, egdb.HEADER_BYTES + count, time.monotonic() - t0,
-                                   float(done[2]), int(done[1]),
-                                   "built" if why == "missing" else f"rebuilt: it {why}")
-        reports.append(report)
-        if level_done is not None:
-            level_done(report)
-    return reports
+                task = functools.partial(_range_task, rules.text, n, str(where))
+                ray_runner.map_tasks(task, spans, lambda s: s[0], finished,
+                                     memory_mb=TASK_MEMORY_MB)
+                egdb.finish_level(rules, n, root=root)
+                report = egdb.LevelReport(n, count, egdb.HEADER_BYTES + count,
+                                          time.monotonic() - t0, float(done[2]), int(done[1]),
+                                          "built" if why == "missing"
+                                          else f"rebuilt: it {why}")
+            reports.append(report)
+            if level_done is not None:
+                level_done(report)
+        return reports

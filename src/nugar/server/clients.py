@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
 from ..i18n import Text
+from .config import DEFAULTS
 from .errors import ApiError
 
 T = TypeVar("T")
@@ -57,10 +58,10 @@ def named(client: str) -> str:
 #: the most addresses one per-address table keeps (the oldest are forgotten beyond it)
 MAX_ADDRESSES = 10_000
 #: the websockets one client address may hold open at once (``--client-sockets``)
-CLIENT_SOCKETS = 16
+CLIENT_SOCKETS = DEFAULTS.client_sockets
 #: the CPU seconds of expensive requests one client address may use per second
 #: (``--work-rate``), and the seconds it may save up for a burst
-WORK_RATE = 0.1
+WORK_RATE = DEFAULTS.work_rate
 WORK_BURST = 0.5
 
 

@@ -112,6 +112,8 @@ STATUS: dict[str, int] = {
     "too_many_attempts": 429,
     "too_much_work": 429,
     "too_many_challenges": 429,
+    # a rated game one of the rating's limits forbids (:mod:`.play.rated`): unrated is welcome
+    "rated_limit": 429,
     # the server cannot do it now; the same request may succeed later
     "ai_busy": 503,
     "lobby_busy": 503,

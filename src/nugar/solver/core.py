@@ -207,6 +207,8 @@ class Solver:
                               f"leftovers=owner or last_mover only")
         self.db: db.EndgameDB | None = None
         self.disk: egdb.DiskDB | None = None
+        asked = db_seeds
+        stamp = egdb.directory_stamp(self.rules, db_root)  # before mapping: see refresh_disk
         #: ``(level, why)`` for database files on disk found unsound and left out
         self.db_problems: list[tuple[int, str]] = []
         if disk_db and db_seeds != 0 and db.supported(self.rules) \
@@ -217,14 +219,16 @@ class Solver:
                 raise SolverError(f"cannot open the endgame databases on disk: {exc} "
                                   f"(--no-disk-db / disk_db=False solves without them)") from None
             self.db_problems = disk.problems
-            # used when it reaches as far as asked, or (no reach given) at least as far as
-            # the in-memory database would
-            wanted = auto_db_seeds(self.rules) if db_seeds is None else db_seeds
-            if disk.levels >= max(wanted if build_db or db_seeds is not None else 1, 1):
+            if self._worth(disk, db_seeds, build_db):
                 self.disk = disk
                 db_seeds = disk.levels if db_seeds is None else db_seeds
             else:
                 disk.close()
+        #: what refresh_disk needs: whether this solver reads the databases on disk, the
+        #: reach asked for, and the folder's stamp when they were mapped
+        self._disk_wanted = disk_db and asked != 0 and db.supported(self.rules)
+        self._disk_args = (asked, build_db)
+        self._disk_stamp = stamp if self._disk_wanted else None
         if db_seeds is None:
             db_seeds = auto_db_seeds(self.rules) if build_db else 0
         if not build_db and self.disk is None:
@@ -239,6 +243,40 @@ class Solver:
             self._db_table = self.disk.table
             self._db_binom = self.disk.binom
             self._db_base = self.disk.base
+
+    def _worth(self, disk: egdb.DiskDB, db_seeds: int | None, build_db: bool) -> bool:
+        """Whether the databases on disk are used: when they reach as far as asked, or (no
+        reach given) at least as far as the in-memory database would."""
+        wanted = auto_db_seeds(self.rules) if db_seeds is None else db_seeds
+        return disk.levels >= max(wanted if build_db or db_seeds is not None else 1, 1)
+
+    def refresh_disk(self) -> bool:
+        """Map the levels of the databases on disk finished since this solver mapped them
+        (a build in the background: ``autodb.py``, or in another process), when they now
+        reach further; ``True`` if it did. Costs a ``stat`` when nothing changed;
+        :meth:`solve` calls it first. The table's entries stay sound: exact values do not
+        depend on the reach. Not while the in-memory database is in use."""
+        if not self._disk_wanted or self.db is not None:
+            return False
+        stamp = egdb.directory_stamp(self.rules, self._disk_root)
+        if stamp is None or stamp == self._disk_stamp:
+            return False
+        self._disk_stamp = stamp
+        try:
+            disk = egdb.DiskDB(self.rules, root=self._disk_root)
+        except (egdb.EGDBError, OSError):
+            return False  # the next solve tries again only after the next change
+        db_seeds, build_db = self._disk_args
+        if disk.levels <= self._reach() or not self._worth(disk, db_seeds, build_db):
+            disk.close()
+            return False
+        old, self.disk = self.disk, disk
+        self.db_problems = disk.problems
+        self.db_seeds = disk.levels if db_seeds is None else db_seeds
+        self._db_table, self._db_binom, self._db_base = disk.table, disk.binom, disk.base
+        if old is not None:
+            old.close()
+        return True
 
     @property
     def db_reach(self) -> int:
@@ -555,6 +593,7 @@ class Solver:
             raise SolverError(f"this solver is for {self.rules.text}, not {game.rules.text}")
         state = game.state.copy()
         deadline = None if time_limit is None else time.monotonic() + time_limit
+        self.refresh_disk()
         kw: dict[str, Any] = {"progress": progress, "interval": interval,
                               "deadline": deadline}
         nodes0 = int(self.stats[solver_kernels.S_NODES])

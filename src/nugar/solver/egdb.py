@@ -16,6 +16,10 @@ A file is used only when its header matches the rule set and its data has the si
 checksum the header gives; anything else (a truncated, corrupted or foreign file) is left out
 of the reach and rebuilt by :func:`build`. A level is written to ``level-NNN.egdb.part``
 and renamed when it is complete, so an interrupted build resumes at the first level missing.
+One build at a time writes a database folder: :func:`build` holds the folder's lock file
+(``build.lock``, an advisory ``flock`` the system drops when its process ends, however it
+ends) for its whole length, and a second build, in this process or another, waits for it and
+then keeps what the first one finished.
 
 Building a level needs only the lower levels (the seeds on the board never increase) and
 splits into independent index ranges (:func:`build_range`): a range's memoised search may
@@ -38,7 +42,8 @@ import os
 import sys
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,6 +106,47 @@ def level_count(pits: int, n: int) -> int:
 
 def level_path(directory: Path, n: int) -> Path:
     return directory / f"level-{n:03d}.egdb"
+
+
+LOCK_NAME = "build.lock"
+
+
+@contextmanager
+def build_lock(directory: Path, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold ``directory``'s build lock (module doc) for the block; when another build holds
+    it, call ``on_wait()`` once and wait for it. The lock is an advisory ``flock`` on the
+    file ``build.lock``: the system releases it when its holder's process ends, even
+    killed, so a crashed build never blocks the next one."""
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system: the databases cannot be mapped there either
+        raise EGDBError("building endgame databases needs a POSIX system") from None
+    directory.mkdir(parents=True, exist_ok=True)
+    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def directory_stamp(rules: RuleSet, root: Path | None = None) -> int | None:
+    """A number that changes whenever a level file appears in (or leaves) ``rules``'
+    database folder: its modification time (a finished level is renamed into it). ``None``
+    while there is no folder. A reader that mapped the levels once compares it, a ``stat``,
+    to see whether a build (in any process) has finished a level since."""
+    try:
+        return db_directory(rules, root).stat().st_mtime_ns
+    except OSError:
+        return None
 
 
 def _header_fields(rules: RuleSet, n: int) -> dict[str, Any]:
@@ -434,7 +480,8 @@ def _build_level(rules: RuleSet, directory: Path, n: int, workers: int,
 
     start = time.monotonic()
     try:
-        if workers <= 1 or count < 1 << 16:
+        forked = not (workers <= 1 or count < 1 << 16)
+        if not forked:
             work(0, 1)
             workers_used = 1
         else:
@@ -461,7 +508,9 @@ def _build_level(rules: RuleSet, directory: Path, n: int, workers: int,
                 raise EGDBError(f"level {n}: a build worker failed (exit code {bad[0]})")
             workers_used = workers
         steps = int(sum(shared[1:3 * workers_used:3]))
-        cpu = float(sum(shared[2:3 * workers_used:3])) / 1e6
+        # the workers' CPU time, when they were processes of their own (run here, it is
+        # this process's, which the caller counts)
+        cpu = float(sum(shared[2:3 * workers_used:3])) / 1e6 if forked else 0.0
     finally:
         region.close()
     if progress is not None:
@@ -472,15 +521,24 @@ def _build_level(rules: RuleSet, directory: Path, n: int, workers: int,
 
 def build(rules: RuleSet, seeds: int, *, root: Path | None = None, workers: int = 2,
           progress: ProgressFn | None = None,
-          level_done: Callable[[LevelReport], None] | None = None) -> list[LevelReport]:
+          level_done: Callable[[LevelReport], None] | None = None,
+          on_wait: Callable[[], None] | None = None) -> list[LevelReport]:
     """Make sure levels ``0..seeds`` of ``rules``' database are on disk and sound: keep the
     sound files, (re)build the missing, truncated or corrupted ones, lowest first. An
-    interrupted build leaves the levels it finished; the next call goes on from there."""
+    interrupted build leaves the levels it finished; the next call goes on from there.
+    Holds the folder's build lock (:func:`build_lock`; ``on_wait()`` is called if another
+    build holds it, which this one then waits for)."""
     _check_rules(rules, seeds)
     if workers < 1:
         raise ValueError(f"workers must be >= 1, not {workers}")
     directory = db_directory(rules, root)
-    directory.mkdir(parents=True, exist_ok=True)
+    with build_lock(directory, on_wait):
+        return _build_locked(rules, seeds, directory, root, workers, progress, level_done)
+
+
+def _build_locked(rules: RuleSet, seeds: int, directory: Path, root: Path | None,
+                  workers: int, progress: ProgressFn | None,
+                  level_done: Callable[[LevelReport], None] | None) -> list[LevelReport]:
     pits = rules.sowing_options.pits
     reports: list[LevelReport] = []
     for n in range(seeds + 1):
@@ -493,10 +551,10 @@ def build(rules: RuleSet, seeds: int, *, root: Path | None = None, workers: int 
             if why != "missing":
                 path.unlink(missing_ok=True)
             t0 = time.monotonic()
-            c0 = time.process_time()
+            c0 = time.thread_time()  # this thread's: others of the process (a game) apart
             steps, child_cpu = _build_level(rules, directory, n, workers, progress, root)
             report = LevelReport(n, count, HEADER_BYTES + count, time.monotonic() - t0,
-                                 time.process_time() - c0 + child_cpu, steps,
+                                 time.thread_time() - c0 + child_cpu, steps,
                                  "built" if why == "missing" else f"rebuilt: it {why}")
         reports.append(report)
         if level_done is not None:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
 from ...ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
-from ...i18n import Text, say
+from ...i18n import Text, join, say
 from ...rules import PRESETS, Game, parse_rules
 from ...rules.family import preset_json
 from ...rules.options import MAX_RULES_TEXT, format_value
@@ -140,17 +140,58 @@ async def api_warmup(request: Request) -> dict[str, Any]:
 
 
 @router.get("/levels", summary="The AI levels and the one offered first; with ?rules=, "
-            "whether the perfect player is ready for that rule set")
-async def api_levels(rules: str | None = None) -> dict[str, Any]:
+            "whether the perfect player is ready for that rule set and what level 8 has of "
+            "its endgame databases")
+async def api_levels(request: Request, rules: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"levels": sorted(LEVELS), "default": DEFAULT_LEVEL}
     if rules is not None:
         from ...ai.perfect import perfect_status
 
         try:
-            out["perfect"] = await asyncio.to_thread(perfect_status, parse_rules(rules))
+            status = await asyncio.to_thread(perfect_status, parse_rules(rules))
         except ValueError as exc:
             raise ApiError("bad_rules", reason(exc)) from None
+        note = databases_note(status["databases"])
+        status["databases_note"] = None if note is None else \
+            say(note, await request_language(request), "web")
+        out["perfect"] = status
     return out
+
+
+def databases_note(info: dict[str, Any] | None) -> Text | None:
+    """What level 8 has of a rule set's endgame databases, for a person
+    (``perfect.database_status``): how far their background build is, and, below the
+    recommended reach, what it has and how to build the rest; ``None`` when it lacks
+    nothing (or the rule set has no databases)."""
+    if info is None:
+        return None
+    auto = info["auto"]
+    parts: list[Text] = []
+    if auto["state"] == "building":
+        parts.append(Text("Level 8: building the endgame databases to {seeds} seeds in the "
+                          "background ({percent}% done, {size} MB); each level is used as "
+                          "soon as it is finished.", domain="web", seeds=auto["target"],
+                          percent=int(100 * auto["share"]),
+                          size=f"{auto['bytes'] / 2**20:.0f}"))
+    elif auto["state"] == "waiting":
+        parts.append(Text("Level 8: another process is building the endgame databases to "
+                          "{seeds} seeds; each level is used as soon as it is finished.",
+                          domain="web", seeds=auto["target"]))
+    elif auto["state"] == "failed":
+        parts.append(Text("Level 8: the endgame databases could not be built: {why}",
+                          domain="web", why=auto["error"]))
+    fields = {"have": info["have"], "command": info["command"], "size": info["gigabytes"],
+              "minutes": info["minutes"]}
+    if info["have"] >= info["recommended"]:
+        pass
+    elif info["have"] >= 0:
+        parts.append(Text("Level 8 has the endgame databases to {have} seeds; larger ones: "
+                          "{command} ({size} GB, about {minutes} min).", domain="web",
+                          **fields))
+    else:
+        parts.append(Text("Level 8 has no endgame databases yet; build them with {command} "
+                          "({size} GB, about {minutes} min).", domain="web", **fields))
+    return join(" ", parts) if parts else None
 
 
 @router.get("/rules", summary="Check a rule-set text")
@@ -352,7 +393,9 @@ async def api_record(game_id: str, hub: HubDep, request: Request) -> PlainTextRe
             "First": names[1], "Second": names[2]}
     if room.clock is not None:
         tags["TimeControl"] = room.clock.control.pgn
-    if room.session.aborted is not None:  # no result (``*``): the game never got going
+    if room.session.early_abort:  # no result (``*``): a rated game ended too early to rate
+        tags["Aborted"] = "ended before each player made two turns"
+    elif room.session.aborted is not None:  # no result (``*``): the game never got going
         tags["Aborted"] = f"{room.session.game.player_name(room.session.aborted)} did not move"
     # the game holds how it ended (an agreed draw, a resignation): the record says so; a
     # finished analysis adds each turn's evaluation and mark as comments

@@ -56,6 +56,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from ..config import DEFAULTS
+
 if TYPE_CHECKING:
     from ..storage.store import Store
     from .session import GameSession
@@ -70,7 +72,7 @@ MAX_DAYS = 30
 #: seconds a player has for his first move before the game is aborted (at most his clock)
 FIRST_MOVE = 30.0
 #: how often (seconds) :func:`watch_clocks` asks the store for games past their deadline
-WATCH_EVERY = 1.0
+WATCH_EVERY = DEFAULTS.clock_every
 #: most overdue games one look of the watcher handles (the next look takes the rest)
 WATCH_BATCH = 200
 

@@ -64,6 +64,7 @@ from ..storage.store import (
     hash_key,
     ratings_table,
 )
+from . import rated as rated_rules
 from .clocks import TimeControl
 
 #: most open challenges at once, server-wide
@@ -268,6 +269,8 @@ class Lobby:
             rule_set = parse_rules(rules)
         except RulesError as exc:
             raise ApiError("bad_rules", reason(exc)) from None
+        if rated and control is None:  # a rated game always has a clock (:mod:`.rated`)
+            control = TimeControl.parse(rated_rules.DEFAULT_CONTROL)
         self.sweep()
         now = self.clock()
         key = secrets.token_urlsafe(18)
@@ -276,6 +279,8 @@ class Lobby:
                               rated=rated)
         with self._lock, self.store.engine.begin() as conn:
             self._write(conn)
+            if rated and account is not None:
+                rated_rules.check_may_start(conn, [account], time.time())
             count = conn.execute(select(func.count()).select_from(_t)
                                  .where(_t.c.taken_at == 0)).scalar_one()
             if count >= self.max_challenges:
@@ -323,6 +328,8 @@ class Lobby:
                 raise ApiError("own_challenge", Text(
                     "this is your own challenge; wait for someone to accept it, or cancel it",
                     domain="web"))
+            if challenge.rated and account is not None and challenge.account is not None:
+                rated_rules.check_may_start(conn, [challenge.account, account], time.time())
             done = conn.execute(update(_t).where(_t.c.id == cid).where(_t.c.taken_at == 0)
                                 .values(taken_at=now))
             if done.rowcount != 1:

@@ -21,11 +21,12 @@ from typing import Any
 
 from ...i18n import Text
 from ..clients import CLIENT, MAX_ADDRESSES, named
+from ..config import DEFAULTS
 from ..errors import ApiError
 from .lobby import Challenge, Lobby
 
 #: the open challenges one client address may have (``--challenges-per-client``)
-CHALLENGES_PER_CLIENT = 3
+CHALLENGES_PER_CLIENT = DEFAULTS.challenges_per_client
 
 
 class CappedLobby(Lobby):

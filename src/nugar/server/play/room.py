@@ -92,7 +92,8 @@ class Room:
         # (the room always outlives its session: it holds it)
         self.session = GameSession(game, row.mode, weakref.proxy(self), pool,
                                    ai_seat=row.ai_seat, ai_level=row.ai_level,
-                                   offers=row.offers, aborted=aborted_by(row.ending))
+                                   offers=row.offers, aborted=aborted_by(row.ending),
+                                   rated=row.rated)
         self.session.auto_pass = self.clock is not None  # a forced pass takes no time
         #: the newest stored version heard of (from another process): above ``row.version``,
         #: the room is refreshed before its next use
@@ -304,6 +305,7 @@ class Room:
             "winner": None if outcome is None else outcome.winner,
             "reason": session.reason,
             "aborted": aborted,  # the player who did not make his first move in time
+            "early": session.early_abort,  # a rated game ended too early to rate
             "score": list(game.score),
             "legal": legal,
             "last_move": str(last_turn[-1]) if last_turn else None,

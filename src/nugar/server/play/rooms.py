@@ -41,6 +41,7 @@ from ...ai.agents import DEFAULT_LEVEL, LEVEL_RANGE, LEVEL_RANGE_TEXT
 from ...errors import RulesError
 from ...i18n import Text
 from ...rules import Game, new_game, parse_rules
+from ..config import DEFAULTS
 from ..errors import ApiError, reason
 from ..storage.store import (
     CorruptRow,
@@ -62,7 +63,7 @@ from .wire import Encoded, event_message
 log = logging.getLogger("nugar.server")
 
 #: days without a change after which an unfinished game is closed (``--expire-days``)
-EXPIRE_DAYS = 30.0
+EXPIRE_DAYS = DEFAULTS.expire_days
 #: times a change is decided again when another process stored the game meanwhile
 STALE_TRIES = 5
 

@@ -36,6 +36,7 @@ from ...i18n import Text
 from ...rules import Game, Move, Outcome, Termination, new_game
 from ..errors import ApiError, reason
 from ..work.ai_pool import AiBusy
+from .rated import too_early_to_rate
 
 if TYPE_CHECKING:
     from ...ai import Analysis
@@ -181,7 +182,8 @@ class GameSession:
 
     def __init__(self, game: Game, mode: str, owner: SessionOwner, pool: AiPool, *,
                  ai_seat: int | None = None, ai_level: int | None = None,
-                 offers: dict[str, int] | None = None, aborted: int | None = None) -> None:
+                 offers: dict[str, int] | None = None, aborted: int | None = None,
+                 rated: bool = False) -> None:
         if mode not in MODES:
             raise ValueError(f"mode {mode!r} is unknown; allowed: {', '.join(MODES)}")
         self.game = game
@@ -192,6 +194,9 @@ class GameSession:
         self.offers: dict[str, int] = dict(offers or {})
         #: the player whose missing first move aborted the game (``None``: not aborted)
         self.aborted = aborted
+        #: a rated game: ending it too early by resigning, on time or by leaving aborts it
+        #: (:mod:`.rated`), and leaving it loses it
+        self.rated = rated
         #: play a forced pass for the player to move at once (the owner sets it for a timed
         #: game: a forced pass is a turn taken with no time used, :mod:`.clocks`)
         self.auto_pass = False
@@ -218,6 +223,13 @@ class GameSession:
         if self.aborted is not None:
             return {"termination": ABORTED, "player": self.aborted}
         return ending_of(self.game)
+
+    @property
+    def early_abort(self) -> bool:
+        """Whether the game was aborted though both players had moved: a rated game ended too
+        early to rate (:mod:`.rated`), not a first move that never came."""
+        return (self.aborted is not None and self.game.has_moved(1)
+                and self.game.has_moved(2))
 
     @property
     def over(self) -> bool:
@@ -321,6 +333,10 @@ class GameSession:
         return seat
 
     def _require_running(self) -> None:
+        if self.early_abort:
+            raise ApiError("game_over", Text(
+                "the game was aborted: a rated game ended before each player made two turns",
+                domain="web"))
         if self.aborted is not None:
             raise ApiError("game_over", Text(
                 "the game was aborted: {player_name} did not move",
@@ -530,6 +546,8 @@ class GameSession:
             seat = self._seat(seat)
             self._require_running()
             player = self.game.to_move if seat == 0 else seat
+            if self._too_early():
+                return await self._abort(player, early="resigned")
             self.game.resign(player)
             self.offers = {}
             return await self._commit("resign", {"player": player})
@@ -571,6 +589,15 @@ class GameSession:
             if player is not None:
                 await self._abort(player, expired=True)
                 return True
+            if self.rated:  # the player to move left the game
+                left = self.game.to_move
+                if self._too_early():
+                    await self._abort(left, expired=True, early="expired")
+                    return True
+                self.game.adjudicate(3 - left)
+                await self._commit("expired", {"termination": "adjudication",
+                                               "winner": 3 - left, "left": left})
+                return True
             self.game.adjudicate(None)
             await self._commit("expired", {"termination": "adjudication", "winner": None})
             return True
@@ -583,7 +610,11 @@ class GameSession:
         return await self._end_if(fallen, self._flag)
 
     async def _flag(self, player: int) -> None:
-        """End the game on ``player``'s time (the event ``flag``). Called with the lock held."""
+        """End the game on ``player``'s time (the event ``flag``), or abort a rated game too
+        early to rate (:mod:`.rated`). Called with the lock held."""
+        if self._too_early():
+            await self._abort(player, early="time")
+            return
         outcome = self.game.time_out(player)
         self.offers = {}
         await self._commit("flag", {"player": player, "termination": "time",
@@ -597,7 +628,7 @@ class GameSession:
         return await self._end_if(overdue, self._abort)
 
     async def _end_if(self, due: Callable[[], int | None],
-                      end: Callable[[int], Awaitable[None]]) -> bool:
+                      end: Callable[[int], Awaitable[object]]) -> bool:
         """Under the lock: ``end(player)`` if the game runs and ``due()`` names a player;
         ``True`` if it did."""
         async with self.lock:
@@ -609,13 +640,19 @@ class GameSession:
             await end(player)
             return True
 
-    async def _abort(self, player: int, **extra: Any) -> None:
-        """Abort the game, naming ``player`` (who did not make his first move): no result,
-        stored and announced as the event ``abort``. Called with the lock held."""
+    async def _abort(self, player: int, **extra: Any) -> dict[str, Any]:
+        """Abort the game, naming ``player`` (who did not make his first move; or who resigned,
+        lost on time or left a rated game too early to rate, ``early`` saying which): no
+        result, stored and announced as the event ``abort``. Called with the lock held."""
         self.aborted = player
         self.offers = {}
-        await self._commit("abort", {"player": player, "termination": ABORTED,
-                                     "winner": None, **extra})
+        return await self._commit("abort", {"player": player, "termination": ABORTED,
+                                            "winner": None, **extra})
+
+    def _too_early(self) -> bool:
+        """Whether ending this game now by a resignation, a flag or being left aborts it
+        instead: a rated game before each player completed its turns (:mod:`.rated`)."""
+        return self.rated and too_early_to_rate(self.game)
 
     async def note_open(self, unseen: Callable[[], list[int] | None]) -> bool:
         """Store and announce (event ``opened``, ``{seats}``) that the seats ``unseen()``,

@@ -634,8 +634,11 @@ function statusText(s) {
 // who won and why, in words: "White wins (1-0): Black has too few pieces"; a sowing game
 // names the stores: "South wins 25 : 23 (South's store : North's store)", and says when the
 // smaller store wins (misère rules, Dracala). `score` is [first's store, second's store].
-function resultText(family, winner, reason, result, aborted, score, misere) {
+function resultText(family, winner, reason, result, aborted, score, misere, early) {
   const name = (p) => playerName(family, p);
+  if (reason === "aborted" && early) {  // a rated game ended before two turns each
+    return t("Aborted before each player made two turns: no result, ratings unchanged");
+  }
   if (reason === "aborted") {  // a first move never came: no result, no winner
     const who = aborted ? name(aborted) : t("a player");
     return t("Aborted: {name} did not move (no result)", { name: who });
@@ -792,6 +795,7 @@ function render() {
   const s = ui.state;
   if (!s) return;
   if (s.mode === "ai" && !s.over && s.to_move === s.ai_seat) watchWarmup();
+  if (s.mode === "ai" && s.ai_level === TOP_LEVEL) watchDatabases(s.rules);
   $("board").classList.remove("viewing");
   if (!ui.animating) {
     const focused = $("board").contains(document.activeElement);
@@ -823,7 +827,8 @@ function render() {
   const res = $("result");
   if (s.over) {
     res.hidden = false;
-    res.textContent = resultText(s.family, s.winner, s.reason, s.result, s.aborted, s.score, s.misere);
+    res.textContent = resultText(s.family, s.winner, s.reason, s.result, s.aborted, s.score, s.misere,
+      s.early);
   } else {
     res.hidden = true;
   }
@@ -1335,6 +1340,29 @@ async function watchWarmup() {
   box.textContent = info.message;
   box.hidden = false;
   warmupTimer = setTimeout(() => { warmupTimer = null; watchWarmup(); }, 1000);
+}
+
+// ---------------------------------------------------------------- endgame databases
+// Level 8 reads the endgame databases on the server's disk (Kalah); the server builds the
+// small ones in the background on a first game. The note (in the page's language, from GET
+// /api/levels?rules=) says what level 8 has, and is asked again while a build runs.
+const TOP_LEVEL = 8;
+const databases = { rules: null, timer: null };
+async function watchDatabases(rules) {
+  if (databases.rules === rules) return;  // watched already (or being asked)
+  databases.rules = rules;
+  let info = null;
+  try {
+    info = await api("GET", `/api/levels?rules=${encodeURIComponent(rules)}`);
+  } catch (e) { return; }
+  const perfect = info && info.perfect;
+  const box = $("databases");
+  box.textContent = (perfect && perfect.databases_note) || "";
+  box.hidden = !box.textContent;
+  const auto = perfect && perfect.databases && perfect.databases.auto;
+  if (auto && ["idle", "building", "waiting"].includes(auto.state)) {
+    databases.timer = setTimeout(() => { databases.rules = null; watchDatabases(rules); }, 5000);
+  }
 }
 
 watchWarmup();

@@ -13,6 +13,7 @@ session.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -20,24 +21,29 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from ...i18n import Text
 from ..clients import CLIENT
+from ..config import DEFAULTS
 from ..errors import ApiError
 
 if TYPE_CHECKING:
     from ...ai import Agent, Limits
     from ...rules import Game
+    from ...rules.options import RuleSet
     from ...warmup import Warmup
 
 T = TypeVar("T")
 
+log = logging.getLogger(__name__)
+
 #: the AI requests one client address may have waiting (``--ai-per-client``)
-AI_PER_CLIENT = 4
+AI_PER_CLIENT = DEFAULTS.ai_per_client
 
 
 class ComputerPlayer(Protocol):
     """What a session asks of the computer: nugar's agents (:class:`Agents`), or a fake."""
 
     def prepare(self, game: Game, level: int) -> None:
-        """Block until the player of ``level`` can decide in ``game`` (compiling, at first)."""
+        """Block until the player of ``level`` can decide in ``game`` (its compiled code
+        loaded, at first; :class:`Agents` says when it decides before it is compiled)."""
 
     def agent(self, level: int) -> Agent:
         """A new agent of ``level``: search agents keep tables, so each game gets its own."""
@@ -48,8 +54,21 @@ class ComputerPlayer(Protocol):
 
 class Agents:
     """The computer player of the server: nugar's levels, ``ai_time`` seconds a decision, and
-    the process's compiling (``nugar.warmup``): a first decision waits for its part. Its
-    search agents get a transposition table of ``table`` MB."""
+    the process's compiling (``nugar.warmup``). Its search agents get a transposition table
+    of ``table`` MB.
+
+    A decision waits for the compiled code it needs only while that code loads from the
+    cache (a moment). On a first run, where it has to be compiled (a minute or more on a
+    busy machine), a decision does not wait: with a warm-up that interprets (``nugar
+    serve``'s), the kernels not compiled yet run as Python within the decision's time, as
+    ``nugar engine`` does, so the first computer move comes after about ``ai_time``
+    seconds; it sees fewer positions, and the compiled code takes over as each kernel is
+    ready, at the level's full strength. A warm-up that does not interpret (an application
+    built without ``warm_up``) is waited for: its kernels would otherwise be compiled in
+    the decision's own thread anyway.
+
+    The first decision in a rule set with Kalah endgame databases starts building their
+    small levels in the background (:func:`start_databases`)."""
 
     def __init__(self, ai_time: float = 1.0, warmup: Warmup | None = None,
                  table: float = 64.0) -> None:
@@ -64,7 +83,8 @@ class Agents:
 
         steps = steps_for(game.rules, [f"level:{level}"])
         self.warmup.add(steps)
-        self.warmup.wait(steps=steps)
+        self.warmup.wait(steps=steps, until_compiling=self.warmup.interpret)
+        start_databases(game.rules, self.warmup)
 
     def agent(self, level: int) -> Agent:
         from ...ai.agents import LevelAgent
@@ -75,6 +95,24 @@ class Agents:
         from ...ai import Limits
 
         return Limits(time=self.ai_time)
+
+
+_bad_setting: list[str] = []
+
+
+def start_databases(rules: RuleSet, warmup: Warmup) -> None:
+    """Start building the small endgame databases of ``rules`` in the background, where
+    they have some and they are missing (``nugar.solver.autodb``; a look-up once started),
+    once ``warmup`` is done. A bad ``NUGAR_AUTO_DB`` is logged once, and nothing is
+    built."""
+    from ...solver import autodb
+
+    try:
+        autodb.start(rules, after=warmup.wait)
+    except ValueError as exc:
+        if not _bad_setting:
+            _bad_setting.append(str(exc))
+            log.warning("endgame databases not built: %s", exc)
 
 
 class AiBusy(ApiError):

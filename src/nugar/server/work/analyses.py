@@ -38,6 +38,7 @@ from sqlalchemy.exc import IntegrityError
 from ...ai.analysis import ANALYSIS_NODES, EXACT_NODES, GameAnalyser, PlyAnalysis, record_comments
 from ...i18n import Text
 from ...rules import Game
+from ..config import DEFAULTS
 from ..errors import ApiError
 from ..storage.store import Store, analyses_table
 from .ai_pool import AiPool
@@ -49,7 +50,7 @@ MAX_ANALYSIS_TURNS = 1000
 #: analyses computed at once by one process (each position still waits for an AI worker)
 RUNNING = 1
 #: analyses that may wait for their turn (more: ``429 analysis_busy``)
-ANALYSIS_QUEUE = 4
+ANALYSIS_QUEUE = DEFAULTS.analysis_queue
 #: seconds after which a claimed analysis with no sign of its process is taken over
 STALE_SECONDS = 120.0
 #: seconds between two writes of a running analysis' progress
