@@ -20,9 +20,10 @@ SAME = {"{source}, {position}", "{where}: {reason}", "'rules': {error}", "'resul
         "{error}; {legal}", "{head}: {why}", "nugar - Dara, Dala, Kalah, Dracala",
         "{steps}, {puzzles}", "{name} ({place})"}
 #: English words that a Hausa sentence never needs (data such as option names and move texts
-#: are in code or quotes, and are removed before looking)
+#: are in code or quotes, and are removed before looking; not "game", which is Hausa too:
+#: *game da*, "about")
 ENGLISH = re.compile(r"\b(the|and|of|is|not|must|with|from|your|you|this|piece|pieces|seeds?|"
-                     r"move|turn|board|hole|store|player|game|rules?)\b")
+                     r"move|turn|board|hole|store|player|rules?)\b")
 #: the glossary's words for the players, a draw and the game's parts
 TERMS = [("Black", "engine", "Baƙi"), ("White", "engine", "Fari"), ("South", "engine", "Kudu"),
          ("North", "engine", "Arewa"), ("draw", "web", "kunnen doki"),
