@@ -45,7 +45,7 @@ def per_call(rules: str) -> str:
     """The CPU microseconds of one call of each entry into the search."""
     game = position(rules, 4, 100)
     fam = search_setup.kernels_for(game)
-    state = search_setup.game_state(game)
+    state = game.state
     buf = search_setup.SearchBuffers(state.shape[0], fam.n_actions, 1)
     buf.new_search([], None)
     calls: dict[str, Callable[[], object]]

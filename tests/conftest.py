@@ -18,6 +18,29 @@ if TYPE_CHECKING:  # the web app is imported by the fixture, only by the tests t
     from fastapi.testclient import TestClient
 
 
+#: the groups a contributor may choose or leave out (``-m "not browser and not postgres"``),
+#: given by what a test needs, so no test module has to say it: ``browser`` a test driving
+#: Chromium (the ``browser`` fixture, or a ``test_browser*`` module), ``postgres`` one
+#: starting a private PostgreSQL server (the ``pg_url`` fixture), ``slow`` one of the slowest
+#: tests of the default run (marked in its module: README, "Tests")
+GROUPS = ("browser", "postgres", "slow")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "browser: drives Debian's Chromium through playwright")
+    config.addinivalue_line("markers", "postgres: starts a private PostgreSQL server")
+    config.addinivalue_line("markers", "slow: among the slowest tests of the default run")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if "browser" in names or item.path.name.startswith("test_browser"):
+            item.add_marker(pytest.mark.browser)
+        if "pg_url" in names:
+            item.add_marker(pytest.mark.postgres)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _english_terminal() -> Iterator[None]:
     """``nugar play`` and ``nugar rules`` speak the terminal's language: the tests read

@@ -315,15 +315,6 @@ def rules_steps(rules: RuleSet) -> list[Step]:
             Step(f"{family} rules: playing moves", play)]
 
 
-def _find(modules: Iterable[Any], name: str) -> Any:
-    """The kernel ``name`` of the first module that has it (None if none has)."""
-    for module in modules:
-        found = getattr(module, name, None)
-        if found is not None:
-            return found
-    return None
-
-
 def search_steps(*, mcts: bool = False) -> list[Step]:
     """The compiled search (``alphabeta`` and the levels), and the MCTS kernel if asked.
 
@@ -335,33 +326,25 @@ def search_steps(*, mcts: bool = False) -> list[Step]:
     """
     import numpy as np
 
-    from .ai.search_setup import SearchBuffers, game_state, kernels_for
-    from .kernels import search_core
+    from .ai.search_setup import SearchBuffers, kernels_for
+    from .kernels import dispatch, search_core
     from .rules import new_game
 
-    try:
-        from .kernels import dispatch
-        switches: list[Any] = [dispatch, search_core]
-    except ImportError:
-        switches = [search_core]
     holder: dict[str, Any] = {}
 
     def setup() -> tuple[Any, Any, Any]:
         if "buf" not in holder:
             game = new_game("dara")
             fam = kernels_for(game)
-            state = game_state(game)
+            state = game.state
             buf = SearchBuffers(state.shape[0], fam.n_actions, 0.01)
             buf.new_search([], None)
             buf.tables.stack[0] = state
             holder.update(game=game, fam=fam, buf=buf)
         return holder["game"], holder["fam"], holder["buf"]
 
-    legal_k = _find(switches, "fam_legal") or _find(switches, "_legal")
-    apply_k = _find(switches, "fam_apply") or _find(switches, "_apply")
-    leaf_k = _find([search_core], "_leaf")
-    scratch_k = _find([search_core], "_scratch")
-    order_k = _find([search_core], "_order_moves")
+    legal_k, apply_k = dispatch.fam_legal, dispatch.fam_apply
+    leaf_k, scratch_k, order_k = search_core._leaf, search_core._scratch, search_core._order_moves
 
     def legal() -> int:
         _, fam, buf = setup()
@@ -403,17 +386,9 @@ def search_steps(*, mcts: bool = False) -> list[Step]:
         search_core.mcts(fam, buf.tables.stack[0], tree,
                          search_core.UctSettings(1, 1.0, 0, 100.0, 1))
 
-    steps: list[Step] = []
-    if legal_k is not None:
-        steps.append(Step("search: move generation", legal))
-        if apply_k is not None:
-            steps.append(Step("search: playing moves", apply))
-    if leaf_k is not None and scratch_k is not None:
-        steps.append(Step("search: evaluation", leaf))
-    if order_k is not None and legal_k is not None:
-        steps.append(Step("search: move ordering", order))
-    steps += [Step("search: alpha-beta", search),
-              Step("search: principal variation", pv)]
+    steps = [Step("search: move generation", legal), Step("search: playing moves", apply),
+             Step("search: evaluation", leaf), Step("search: move ordering", order),
+             Step("search: alpha-beta", search), Step("search: principal variation", pv)]
     if mcts:
         steps.append(Step("search: Monte Carlo", monte_carlo))
     return steps

@@ -33,7 +33,6 @@ from .search_setup import (
     Deadline,
     SearchBuffers,
     default_weights,
-    game_state,
     kernels_for,
     turn_start_keys,
     warm_up,
@@ -121,7 +120,7 @@ class AlphaBetaAgent(Agent):
         self._buffers: dict[str, SearchBuffers] = {}
 
     def _buffers_for(self, game: Game, n_actions: int) -> SearchBuffers:
-        size = game_state(game).shape[0]
+        size = game.state.shape[0]
         key = game.rules.text
         buf = self._buffers.get(key)
         endgames = NO_ENDGAMES
@@ -172,7 +171,7 @@ class AlphaBetaAgent(Agent):
             raise ValueError(f"{self.spec}: {game.rules.game} evaluation takes at most "
                              f"{expected} weights, not {fam.weights.shape[0]}")
         buf = self._buffers_for(game, fam.n_actions)
-        state = game_state(game)
+        state = game.state
         legal = game.legal_actions()
         max_depth = min(lim.depth or MAX_DEPTH, MAX_DEPTH)
         if len(legal) == 1:

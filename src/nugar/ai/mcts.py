@@ -18,7 +18,7 @@ from ..kernels import search_core
 from ..rules.base import Game, Move
 from .base import Agent, Analysis, Limits, check_playable
 from .options import COUNT_MAX, AgentOptions, configure, float_option, int_option, seed_option
-from .search_setup import Deadline, game_state, kernels_for, warm_up, zeroed
+from .search_setup import Deadline, kernels_for, warm_up, zeroed
 
 DEFAULT_PLAYOUTS = 2000
 #: tree nodes kept at most (six int64 and one float64 each: 56 bytes)
@@ -85,7 +85,7 @@ class MctsAgent(Agent):
         if playouts is None and time_limit is None:
             playouts = DEFAULT_PLAYOUTS
         fam = kernels_for(game)
-        state = game_state(game)
+        state = game.state
         legal = game.legal_actions()
         if len(legal) == 1:
             move = game.action_to_move(legal[0])

@@ -44,11 +44,6 @@ def kernels_for(game: Game, weights: IntArray | None = None) -> SearchGame:
     return SearchGame(parts.code, params, w, int(parts.kernel.num_actions(params)))
 
 
-def game_state(game: Game) -> IntArray:
-    """The current state array of a game (read only)."""
-    return game.state
-
-
 def turn_start_keys(game: Game) -> list[int]:
     """Keys of the positions at the start of each turn so far, oldest first, the current
     position last when it starts a turn (``Game.repetition_keys``). The search scores a return
@@ -167,7 +162,7 @@ def warm_up(game: Game, *, mcts: bool = False) -> float:
         return 0.0
     start = time.perf_counter()
     fam = kernels_for(game)
-    state = game_state(game)
+    state = game.state
     buf = SearchBuffers(state.shape[0], fam.n_actions, 0.01)
     buf.new_search([], None)
     buf.tables.stack[0] = state

@@ -40,7 +40,7 @@ import mmap
 import os
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -819,20 +819,6 @@ def answer(tb: Tablebase, game: Game) -> dict[str, Any]:
                              f"(in {tb.directory})")
     return {"value": entry.value, "plies": entry.plies, "to_capture": entry.to_capture,
             "best": [c.to_json() for c in tb.choices(game)]}
-
-
-def iter_positions(tb: Tablebase, m: int, o: int) -> Iterator[tuple[int, int, Entry]]:
-    """Every stored position of material (m, o) (its representative's boards) with its
-    entry; for statistics and checks."""
-    t = tb.table(m, o)
-    if t is None:
-        return
-    movers = np.zeros(t.size, dtype=np.int64)
-    others = np.zeros(t.size, dtype=np.int64)
-    tb.geo.list_classes(m, o, np.ascontiguousarray(t.bitmap), np.ascontiguousarray(t.prefix),
-                        movers, others)
-    for i in range(t.size):
-        yield int(movers[i]), int(others[i]), Entry.unpack(int(t.values[i]))
 
 
 def game_of(rules: RuleSet, mover: int, other: int, to_move: int = 1) -> Game:

@@ -29,6 +29,7 @@ from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocket
 
 from ..errors import ApiError
+from ..play.rooms import GAME_ID
 from ..play.wire import text_of
 from .language import request_language
 from .middleware import BODY, api_refusal, in_language, replaying
@@ -39,9 +40,9 @@ if TYPE_CHECKING:
     from ..play.rooms import Hub
     from .middleware import ASGIApp, Receive, Scope, Send
 
-MOVE_PATH = re.compile(r"/api/games/([A-Za-z0-9]{1,32})/move")
-STATE_PATH = re.compile(r"/api/games/([A-Za-z0-9]{1,32})")
-SOCKET_PATH = re.compile(r"/ws/games/([A-Za-z0-9]{1,32})")
+MOVE_PATH = re.compile(rf"/api/games/({GAME_ID.pattern})/move")
+STATE_PATH = re.compile(rf"/api/games/({GAME_ID.pattern})")
+SOCKET_PATH = re.compile(rf"/ws/games/({GAME_ID.pattern})")
 #: the queries the lane answers itself: none, or ``since`` a whole number written plainly
 SINCE = re.compile(rb"(?:since=(0|[1-9][0-9]{0,8}))?")
 

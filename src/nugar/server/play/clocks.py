@@ -151,11 +151,6 @@ class TimeControl:
         return f"{base} + {self.increment:g} s per move"
 
 
-def parse_time_control(text: str | None) -> TimeControl | None:
-    """:meth:`TimeControl.parse`."""
-    return TimeControl.parse(text)
-
-
 @dataclass
 class Clock:
     """Both players' time under one :class:`TimeControl`.

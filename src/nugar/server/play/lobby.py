@@ -62,6 +62,7 @@ from ..storage.store import (
     accounts_table,
     challenges_table,
     hash_key,
+    new_key,
     ratings_table,
 )
 from . import rated as rated_rules
@@ -273,7 +274,7 @@ class Lobby:
             control = TimeControl.parse(rated_rules.DEFAULT_CONTROL)
         self.sweep()
         now = self.clock()
-        key = secrets.token_urlsafe(18)
+        key = new_key()
         challenge = Challenge(secrets.token_hex(6), rule_set.text, rule_set.game, control,
                               colour, public, hash_key(key), now, now, account=account,
                               rated=rated)

@@ -29,6 +29,7 @@ import copy
 import dataclasses
 import functools
 import logging
+import re
 import secrets
 import time
 from collections import OrderedDict
@@ -51,6 +52,7 @@ from ..storage.store import (
     VersionConflict,
     failure_text,
     hash_key,
+    new_key,
     refusing,
 )
 from ..work.ai_pool import Agents, AiPool
@@ -64,6 +66,9 @@ log = logging.getLogger("nugar.server")
 
 #: days without a change after which an unfinished game is closed (``--expire-days``)
 EXPIRE_DAYS = DEFAULTS.expire_days
+#: a game's id as the URLs and the store take it: 1 to 32 ASCII letters and digits (the
+#: ids made here are 16 hex digits); the fast lane's paths are made from it
+GAME_ID = re.compile(r"[A-Za-z0-9]{1,32}")
 #: times a change is decided again when another process stored the game meanwhile
 STALE_TRIES = 5
 
@@ -142,7 +147,7 @@ class Hub:
         return room
 
     async def _room(self, game_id: str, fresh: bool = False) -> Room:
-        if not isinstance(game_id, str) or not game_id.isalnum() or len(game_id) > 32:
+        if not isinstance(game_id, str) or not GAME_ID.fullmatch(game_id):
             raise ApiError("unknown_game", Text(
                 "no game with id {game_id!r}",
                 domain="web", game_id=game_id))
@@ -283,14 +288,14 @@ class Hub:
                     "seat must be 1 or 2, not {human_seat!r}",
                     domain="web", human_seat=human_seat))
             ai_seat = 3 - seat
-            key = secrets.token_urlsafe(18)
+            key = new_key()
             keys[str(seat)] = key
             if seat == 1:
                 hash_1 = hash_key(key)
             else:
                 hash_2 = hash_key(key)
         elif mode == "friend":
-            keys["1"], keys["2"] = secrets.token_urlsafe(18), secrets.token_urlsafe(18)
+            keys["1"], keys["2"] = new_key(), new_key()
             hash_1, hash_2 = hash_key(keys["1"]), hash_key(keys["2"])
             if seat_hash is not None:
                 del keys[str(seat_hash[0])]
@@ -300,7 +305,7 @@ class Hub:
                     hash_2 = seat_hash[1]
             ai_level = None
         else:
-            key = secrets.token_urlsafe(18)
+            key = new_key()
             keys["0"] = key
             hash_1 = hash_2 = hash_key(key)
             ai_level = None

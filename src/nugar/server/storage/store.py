@@ -30,6 +30,7 @@ import json
 import logging
 import os
 import queue
+import secrets
 import sys
 import threading
 import time
@@ -208,6 +209,15 @@ lesson_progress_table = Table(
     Column("at", Integer, nullable=True),              # the step last shown
     Column("updated", Float, nullable=False),
 )
+
+
+#: the random bytes of a seat's secret (a lobby challenge's key too): 24 URL-safe characters
+SEAT_KEY_BYTES = 18
+
+
+def new_key() -> str:
+    """A new seat secret (:data:`SEAT_KEY_BYTES` random bytes, URL-safe text)."""
+    return secrets.token_urlsafe(SEAT_KEY_BYTES)
 
 
 def hash_key(key: str) -> str:
