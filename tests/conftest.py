@@ -1,8 +1,10 @@
 """Fixtures shared by the test files.
 
-Plain helpers live in importable modules beside this one: ``rule_sets.py`` (the one list of
-rule sets), ``random_play.py`` (seeded random games) and ``fixtures_path.py`` (the files under
-``tests/fixtures/``).
+Plain helpers live in importable modules beside this one, never in a test module (a test module
+imports no other): ``rule_sets.py`` (the one list of rule sets), ``random_play.py`` (seeded
+random games), ``fixtures_path.py`` (the files under ``tests/fixtures/``), ``browsing.py``
+(the browser tests' pages and waits), ``serving.py`` (a server in a subprocess),
+``web_accounts.py`` (the accounts' tests' web app and clients).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:  # the web app is imported by the fixture, only by the tests that use it
+    from fastapi import FastAPI
     from fastapi.testclient import TestClient
+    from playwright.sync_api import Browser
 
 
 #: the groups a contributor may choose or leave out (``-m "not browser and not postgres"``),
@@ -64,6 +68,44 @@ def _own_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     patch.undo()
 
 
+# --- the browser tests' server, browser and screenshot folder (helpers: browsing.py) -------------
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``nugar serve`` in a subprocess on a free loopback port with its own SQLite file, one
+    per test module; every test of a module is one client address to it, with many pages open
+    at once: none of the per-address bounds applies (rate, work budget, connections,
+    sockets)."""
+    from serving import serving
+
+    db = tmp_path_factory.mktemp("server") / "games.db"
+    with serving(db, "--ai-time", "0.05", "--rate", "0", "--work-rate", "0",
+                 "--client-connections", "0", "--client-sockets", "0",
+                 ready="/api/presets", timeout=30) as (_proc, base):
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's headless Chromium (``playwright install`` is never used)."""
+    from playwright.sync_api import sync_playwright
+
+    from browsing import ARGS, CHROMIUM
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def shots(tmp_path: Path) -> Path:
+    """Where screenshots go: ``$NUGAR_SCREENSHOTS`` when set (``docs/screenshots`` is made
+    that way), else a temporary folder."""
+    folder = Path(os.environ.get("NUGAR_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 @pytest.fixture()
 def db_url(tmp_path: Path) -> str:
     """A fresh SQLite file, or the database named by ``$NUGAR_TEST_DB_URL`` (e.g. PostgreSQL:
@@ -72,15 +114,24 @@ def db_url(tmp_path: Path) -> str:
 
 
 @pytest.fixture()
-def client(db_url: str) -> Iterator[TestClient]:
-    """The web app on ``db_url``, through Starlette's test client: the computer thinks for
-    0.05 s a move, and requests are neither rate-limited nor priced by their work (a replay
-    that compiles the kernels first would spend the budget of the tests after it)."""
-    from fastapi.testclient import TestClient
-
+def app(db_url: str) -> FastAPI:
+    """The web app on ``db_url``: the computer thinks for 0.05 s a move, requests are neither
+    rate-limited nor priced by their work (a replay that compiles the kernels first would
+    spend the budget of the tests after it), and Argon2id is made cheap
+    (``web_accounts.FAST``) for the tests that are not about its parameters."""
     from nugar.server import create_app
     from nugar.server.config import ServerConfig
+    from web_accounts import FAST
 
-    app = create_app(ServerConfig(db_url, ai_time=0.05, rate=None, work_rate=None))
+    made = create_app(ServerConfig(db_url, ai_time=0.05, rate=None, work_rate=None))
+    made.state.accounts.hasher = FAST
+    return made
+
+
+@pytest.fixture()
+def client(app: FastAPI) -> Iterator[TestClient]:
+    """The web app (the ``app`` fixture) through Starlette's test client."""
+    from fastapi.testclient import TestClient
+
     with TestClient(app) as c:
         yield c

@@ -56,3 +56,41 @@ def serving(db: Path, *extra: str, ready: str = "/favicon.ico", timeout: float =
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def worker_pids(parent: int) -> list[int]:
+    """The worker processes uvicorn's supervisor started (not its resource tracker)."""
+    found = []
+    for pid in Path(f"/proc/{parent}/task/{parent}/children").read_text().split():
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if b"spawn_main" in cmd:
+            found.append(int(pid))
+    return found
+
+
+def serve_workers(url: str, log: Path, workers: int = 2) -> tuple[subprocess.Popen[bytes], str]:
+    """``nugar serve --workers N`` on the database ``url`` (PostgreSQL), stderr to ``log``: the
+    process and its base address once every worker has started."""
+    port = free_port()
+    with log.open("wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "nugar", "serve", "--port", str(port), "--db", url,
+             "--workers", str(workers), "--rate", "0"],
+            stdout=subprocess.DEVNULL, stderr=err)
+    base = f"http://127.0.0.1:{port}"
+    end = time.monotonic() + 120
+    while True:
+        try:
+            if httpx.get(base + "/api/levels", timeout=1).status_code == 200 \
+                    and len(worker_pids(proc.pid)) == workers:
+                return proc, base
+        except (httpx.HTTPError, OSError):
+            pass
+        if proc.poll() is not None or time.monotonic() > end:
+            proc.kill()
+            raise AssertionError(f"nugar serve --workers did not start: "
+                                 f"{log.read_text(errors='replace')[-2000:]}")
+        time.sleep(0.2)

@@ -4,13 +4,9 @@ limits on sign-in attempts, and the names a game shows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 from argon2 import PasswordHasher
 from argon2.profiles import RFC_9106_LOW_MEMORY
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 from starlette.websockets import WebSocketDisconnect
@@ -22,56 +18,11 @@ from nugar.server.players.accounts import (
     COOKIE,
     DELETED_NAME,
     SESSION_DAYS,
-    Accounts,
     AttemptLimiter,
     token_hash,
 )
 from nugar.server.storage.store import accounts_table, sessions_table
-
-#: the server's own origin (the default public URL's)
-SAME = {"Origin": "http://127.0.0.1:8000"}
-EVIL = {"Origin": "https://evil.example"}
-#: Argon2id made cheap for the tests that are not about its parameters
-FAST = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-
-
-class Clock:
-    """A settable clock (seconds since the epoch)."""
-
-    def __init__(self, now: float = 1_800_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture()
-def app(db_url: str) -> FastAPI:
-    made = create_app(ServerConfig(db_url, ai_time=0.05, rate=None))
-    made.state.accounts.hasher = FAST
-    return made
-
-
-@pytest.fixture()
-def client(app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(app) as c:
-        yield c
-
-
-def accounts(c: TestClient) -> Accounts:
-    found: Accounts = c.app.state.accounts  # type: ignore[attr-defined]
-    return found
-
-
-def sign_up(c: TestClient, name: str = "alice", password: str = "correct horse") -> Any:
-    r = c.post("/api/accounts", json={"username": name, "password": password}, headers=SAME)
-    assert r.status_code == 201, r.text
-    return r
-
-
-def other_client(c: TestClient) -> TestClient:
-    """A second browser on the same server (its own cookies)."""
-    return TestClient(c.app)
+from web_accounts import EVIL, FAST, SAME, Clock, accounts, other_client, sign_up
 
 
 # --- signing up, in and out ---------------------------------------------------------------------

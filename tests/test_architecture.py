@@ -6,7 +6,8 @@
   preset's name or an AI profile's name (``dara``, ``dala``, ``kalah``, ``dracala``,
   ``dara-niger``, ...): such knowledge lives on the family descriptor, the AI profiles and in
   the options;
-- no ``type: ignore[attr-defined]`` reaches past a class's public surface.
+- no ``type: ignore[attr-defined]`` reaches past a class's public surface;
+- no test module imports another (fixtures in ``conftest.py``, helpers in plain modules).
 """
 
 from __future__ import annotations
@@ -123,3 +124,30 @@ def test_importing_the_rest_stays_free_of_jax() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120).stdout
     assert out.strip() == "[]"
+
+
+def _test_module_imports(path: Path) -> list[str]:
+    """The test modules (``test_*``) a file of ``tests/`` imports, at any depth."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        found += [f"{path.name}:{node.lineno}: {n}" for n in names
+                  if n.split(".")[0].startswith("test_")]
+    return found
+
+
+def test_no_test_module_imports_another() -> None:
+    """Fixtures live in ``conftest.py`` and helpers in plain modules beside it (its docstring
+    lists them): a test module never imports another one, so each runs alone and none
+    depends on another's private parts."""
+    tests = ROOT / "tests"
+    found = [hit for p in sorted(tests.glob("*.py")) for hit in _test_module_imports(p)]
+    assert found == []
+
+
+def test_the_import_scan_sees_a_test_module(tmp_path: Path) -> None:
+    sample = tmp_path / "test_sample.py"
+    sample.write_text("def f():\n    from test_other import helper\n    import test_more\n")
+    assert _test_module_imports(sample) == ["test_sample.py:2: test_other",
+                                            "test_sample.py:3: test_more"]

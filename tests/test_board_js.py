@@ -25,7 +25,6 @@ from random_play import random_game
 from rule_sets import RULE_SETS
 
 # test_browser.py's module fixture (the browser) serves these tests too
-from test_browser import browser  # noqa: F401
 
 BOARD_JS = nugar.__file__.replace("__init__.py", "server/static/board.js")
 
@@ -90,7 +89,7 @@ def drawn_in_browser(page: Page, views: list[dict[str, Any]]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def board_page(browser: Browser) -> Page:  # noqa: F811
+def board_page(browser: Browser) -> Page:
     page = browser.new_page()
     page.set_content("<!doctype html><html><body></body></html>")
     page.add_script_tag(path=BOARD_JS)

@@ -9,118 +9,25 @@ temporary folder.
 from __future__ import annotations
 
 import json
-import os
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from weakref import WeakKeyDictionary
 
 import httpx
-import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser
 
 import nugar
-from serving import serving
-
-#: script errors seen by each page (filled by its 'pageerror' listener)
-PAGE_ERRORS: WeakKeyDictionary[Page, list[str]] = WeakKeyDictionary()
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-TIMEOUT = 30_000  # ms for any one wait (the machine may be busy)
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = tmp_path_factory.mktemp("server") / "games.db"
-    # every test of a module is one client address to this server, with many pages open at
-    # once: none of the per-address bounds applies (rate, work budget, connections, sockets)
-    with serving(db, "--ai-time", "0.05", "--rate", "0", "--work-rate", "0",
-                 "--client-connections", "0", "--client-sockets", "0",
-                 ready="/api/presets", timeout=30) as (_proc, base):
-        yield base
+from browsing import (
+    PAGE_ERRORS,
+    TIMEOUT,
+    moves_text,
+    new_page,
+    play_lit_holes,
+    start_game,
+    version,
+    wait_version_above,
+)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture()
-def shots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("NUGAR_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def new_page(browser: Browser, width: int = 1100, height: int = 820) -> Page:
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    # a script, style or connection refused by the Content-Security-Policy counts as an error
-    page.on("console", lambda m: errors.append(m.text)
-            if "Content Security Policy" in m.text else None)
-    PAGE_ERRORS[page] = errors
-    return page
-
-
-def start_game(page: Page, base: str, preset: str, mode: str, level: int = 1,
-               seat: int = 1) -> None:
-    page.goto(base + "/")
-    page.wait_for_selector("#preset option", state="attached")
-    page.select_option("#preset", preset)
-    page.check(f'input[name="mode"][value="{mode}"]')
-    if mode == "ai":
-        page.select_option("#level", str(level))
-    if mode != "hotseat":
-        page.select_option("#seat", str(seat))
-    page.click("#start")
-    page.wait_for_url("**/g/**")
-    page.wait_for_selector("#board svg")
-    page.wait_for_function("() => document.body.dataset.v !== undefined")
-
-
-def play_lit_holes(page: Page, most: int,
-                   after: Callable[[int], object] = lambda clicks: None) -> int:
-    """Click the first lit hole of a sowing board until the result shows, each click waited
-    for (the game's version rises); ``after(clicks)`` after each; the number of clicks, at
-    most ``most``."""
-    clicks = 0
-    while True:
-        page.wait_for_function(
-            "() => !document.getElementById('result').hidden || "
-            "document.querySelector('#board .hole.lit') !== null", timeout=TIMEOUT)
-        if not page.is_hidden("#result"):
-            return clicks
-        v = version(page)
-        page.click("#board .hole.lit")
-        clicks += 1
-        wait_version_above(page, v)
-        assert clicks < most
-        after(clicks)
-
-
-def version(page: Page) -> int:
-    return int(page.evaluate("document.body.dataset.v"))
-
-
-def wait_version_above(page: Page, v: int) -> None:
-    page.wait_for_function(f"() => Number(document.body.dataset.v) > {v}")
-
-
-def moves_text(page: Page) -> list[str]:
-    texts: list[str] = page.eval_on_selector_all("#moves .turn",
-                                                 "els => els.map(e => e.textContent)")
-    return texts
-
-
-# --- tests ------------------------------------------------------------------------------------
 def test_full_game_against_the_ai_by_clicks(server: str, browser: Browser, shots: Path) -> None:
     page = new_page(browser)
     page.goto(server + "/")

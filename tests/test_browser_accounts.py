@@ -8,7 +8,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page
 
-from test_browser import PAGE_ERRORS, browser, new_page, server, shots  # noqa: F401
+from browsing import PAGE_ERRORS, new_page
 
 
 def test_sign_up_sign_out_sign_in_and_the_menu_name(server: str, browser: Browser,

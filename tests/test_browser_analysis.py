@@ -11,17 +11,7 @@ import httpx
 from playwright.sync_api import Browser, Page
 
 # test_browser.py's module fixtures (server, browser, shots) serve these tests too
-from test_browser import (
-    PAGE_ERRORS,
-    TIMEOUT,
-    browser,  # noqa: F401
-    moves_text,
-    new_page,
-    server,  # noqa: F401
-    shots,  # noqa: F401
-    version,
-    wait_version_above,
-)
+from browsing import PAGE_ERRORS, TIMEOUT, moves_text, new_page, version, wait_version_above
 
 SYMBOLS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 

@@ -12,38 +12,19 @@ import time
 from pathlib import Path
 
 import httpx
-from playwright.sync_api import Browser, Page, Request
+from playwright.sync_api import Browser
 
 # test_browser.py's module fixtures (server, browser, shots) serve these tests too
-from test_browser import (
+from browsing import (
     PAGE_ERRORS,
-    browser,  # noqa: F401
+    move_posts,
     moves_text,
     new_page,
-    server,  # noqa: F401
-    shots,  # noqa: F401
     start_game,
     version,
     wait_version_above,
+    why,
 )
-
-
-def move_posts(page: Page) -> list[str]:
-    """The moves this page sends from now on (the bodies of its POST .../move requests)."""
-    sent: list[str] = []
-
-    def seen(r: Request) -> None:
-        if r.method == "POST" and r.url.endswith("/move"):
-            sent.append(r.post_data or "")
-
-    page.on("request", seen)
-    return sent
-
-
-def why(page: Page) -> str:
-    """The reason shown beside the board for the last refused click, once it is there."""
-    page.wait_for_function("() => document.getElementById('why').textContent.length > 0")
-    return page.text_content("#why") or ""
 
 
 def test_refused_clicks_say_why_from_the_engine(server: str, browser: Browser,

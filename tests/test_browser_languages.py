@@ -16,18 +16,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
+from browsing import PAGE_ERRORS, new_page, play_lit_holes
 from nugar import i18n
-from test_browser import (  # noqa: F401
-    PAGE_ERRORS,
-    TIMEOUT,
-    browser,
-    new_page,
-    play_lit_holes,
-    server,
-    shots,
-    version,
-    wait_version_above,
-)
 
 LANGS = ["en", "fr", "ar", "ha"]
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page
 
+from browsing import PAGE_ERRORS, new_page
 from nugar import lessons
 from nugar.lessons import Step
-from test_browser import PAGE_ERRORS, browser, new_page, server, shots  # noqa: F401
 
 
 def answers(page: Page) -> int:

@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 from playwright.sync_api import Browser, Page
 
+from browsing import PAGE_ERRORS, new_page
 from serving import serving
-from test_browser import PAGE_ERRORS, browser, new_page, server, shots  # noqa: F401
 
 
 def timed_home(page: Page, base: str, preset: str, clock: str) -> None:

@@ -13,18 +13,16 @@ import httpx
 from playwright.sync_api import Browser, Page
 
 # test_browser.py's module fixtures (server, browser, shots) serve these tests too
-from test_browser import (
+from browsing import (
     PAGE_ERRORS,
-    browser,  # noqa: F401
+    move_posts,
     moves_text,
     new_page,
-    server,  # noqa: F401
-    shots,  # noqa: F401
     start_game,
     version,
     wait_version_above,
+    why,
 )
-from test_browser_board import move_posts, why
 
 
 def test_a_click_during_the_own_sowing_is_kept_and_played_after_it(server: str,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import re
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import nugar
+from cli_running import run_cli
 from nugar import record
 from nugar.ai import DEFAULT_LEVEL
 from nugar.cli import build_parser, main
@@ -28,15 +28,6 @@ from random_play import random_game
 def _plain_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "120")
-
-
-def run_cli(args: list[str], stdin: str = "", *,
-            monkeypatch: pytest.MonkeyPatch,
-            capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    code = main(args)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def random_turns(rules: str, seed: int) -> list[str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import nugar.cli.solve as solve_cli
-from test_cli import run_cli
+from cli_running import run_cli
 
 
 def serve_error(*args: str) -> subprocess.CompletedProcess[str]:

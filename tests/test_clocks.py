@@ -383,7 +383,7 @@ def test_the_computer_s_turns_run_its_clock_and_its_flag_falls_while_it_thinks(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    from test_session import FakeComputer, FirstMove
+    from fake_ai import FakeComputer, FirstMove
 
     now = FakeTime(monkeypatch)
     gate = threading.Event()
@@ -588,7 +588,7 @@ def test_a_player_who_never_moves_aborts_the_game_and_it_stays_aborted(
 
 def test_the_computer_s_first_move_is_not_timed_but_the_person_s_is(
         db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from test_session import FakeComputer
+    from fake_ai import FakeComputer
 
     now = FakeTime(monkeypatch)
     store = Store(db_url)
@@ -757,9 +757,9 @@ def test_games_with_everybody_present_keep_their_timers(
     """Hot-seat, against the computer, from the lobby (both players there when it is
     accepted): the first-move timer runs from the creation, as before; the rematch of a game
     by link waits for the player who did not ask for it."""
+    from fake_ai import FakeComputer
     from nugar.server.play.rematch import rematch
     from nugar.server.storage.store import hash_key
-    from test_session import FakeComputer
 
     now = FakeTime(monkeypatch)
     store = Store(db_url)

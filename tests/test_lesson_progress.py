@@ -10,14 +10,7 @@ from sqlalchemy import select
 
 from nugar.lessons import load
 from nugar.server.storage.store import lesson_progress_table
-from test_accounts import (
-    EVIL,
-    SAME,
-    app,  # noqa: F401 (the fixture, by name)
-    client,  # noqa: F401 (the fixture, by name)
-    other_client,
-    sign_up,
-)
+from web_accounts import EVIL, SAME, other_client, sign_up
 
 
 def test_progress_follows_the_account_to_another_browser(client: TestClient) -> None:

@@ -32,8 +32,8 @@ from nugar.server.storage.store import (
     ratings_table,
 )
 from postgres import postgres, require_binaries
-from test_accounts import SAME, app  # noqa: F401 (app: the fixture, by name)
-from test_server_workers import _serve
+from serving import serve_workers
+from web_accounts import SAME
 
 
 @pytest.fixture()
@@ -342,7 +342,7 @@ def test_a_rated_game_on_postgresql_served_by_two_workers(pg_url: str, tmp_path:
     workers start): two players sign up and play a rated game from the lobby (two turns
     each, then one resigns),
     and both see the same rating changes whichever worker answers."""
-    proc, base = _serve(pg_url, tmp_path / "serve.log")
+    proc, base = serve_workers(pg_url, tmp_path / "serve.log")
     try:
         same = {"Origin": base}
         with httpx.Client(base_url=base, headers=same, timeout=30) as ann, \

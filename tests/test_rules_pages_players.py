@@ -11,11 +11,11 @@ import re
 import pytest
 from playwright.sync_api import Browser
 
+from browsing import PAGE_ERRORS, new_page
 from nugar.errors import NugarError
 from nugar.rules import from_position
 from nugar.server.http import pages
 from nugar.server.play.render import svg
-from test_browser import PAGE_ERRORS, browser, new_page, server  # noqa: F401
 
 GAMES = ["dara", "dara-niger", "dara-sheet", "dala", "kalah", "dracala"]
 PLAYERS_PART = ["The board", "The pieces", "A turn", "How a game is won", "Sources"]
@@ -62,7 +62,7 @@ def test_a_diagram_is_the_boards_own_picture_with_its_caption() -> None:
     assert '<div class="table-scroll">\n<table>' in body
 
 
-def test_every_rules_page_fits_a_phone(server: str, browser: Browser) -> None:  # noqa: F811
+def test_every_rules_page_fits_a_phone(server: str, browser: Browser) -> None:
     page = new_page(browser, 390, 844)
     for name in ["rules", *GAMES]:
         page.goto(f"{server}/rules/{name}")

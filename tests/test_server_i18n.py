@@ -15,18 +15,12 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 import nugar.lessons
-import test_accounts
 from nugar.i18n import Text, say
 from nugar.server import create_app
 from nugar.server.config import ServerConfig
 from nugar.server.http import pages
 from nugar.server.http.language import COOKIE, language_of
-from test_accounts import SAME, accounts, sign_up
-
-# the accounts' tests' web app (Argon2 made cheap) and its client, as fixtures by name
-app = test_accounts.app
-client = test_accounts.client
-
+from web_accounts import SAME, accounts, sign_up
 
 #: the words each language says of the refusal of c3 on an occupied c3
 OCCUPIED = {"en": "c3 is occupied (by a Black piece)", "fr": "c3 est occupée (par un pion de Noir)",

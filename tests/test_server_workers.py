@@ -24,7 +24,7 @@ from websockets.exceptions import WebSocketException
 
 from nugar.server.storage.store import Store
 from postgres import postgres, require_binaries
-from serving import free_port
+from serving import free_port, serve_workers, worker_pids
 
 pytestmark = pytest.mark.filterwarnings("ignore::ResourceWarning")
 
@@ -34,19 +34,6 @@ def pg_url() -> Iterator[str]:
     require_binaries()
     with postgres() as url:
         yield url
-
-
-def _workers(parent: int) -> list[int]:
-    """The worker processes uvicorn's supervisor started (not its resource tracker)."""
-    found = []
-    for pid in Path(f"/proc/{parent}/task/{parent}/children").read_text().split():
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
-        except OSError:
-            continue
-        if b"spawn_main" in cmd:
-            found.append(int(pid))
-    return found
 
 
 def _holding(workers: list[int], port: int, clients: set[int]) -> list[int]:
@@ -74,29 +61,6 @@ def _holding(workers: list[int], port: int, clients: set[int]) -> list[int]:
                     and int(remote.rsplit(":", 1)[1], 16) in clients and inode in inodes):
                 found.append(inodes[inode])
     return found
-
-
-def _serve(url: str, log: Path, workers: int = 2) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    with log.open("wb") as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "nugar", "serve", "--port", str(port), "--db", url,
-             "--workers", str(workers), "--rate", "0"],
-            stdout=subprocess.DEVNULL, stderr=err)
-    base = f"http://127.0.0.1:{port}"
-    end = time.monotonic() + 120
-    while True:
-        try:
-            if httpx.get(base + "/api/levels", timeout=1).status_code == 200 \
-                    and len(_workers(proc.pid)) == workers:
-                return proc, base
-        except (httpx.HTTPError, OSError):
-            pass
-        if proc.poll() is not None or time.monotonic() > end:
-            proc.kill()
-            raise AssertionError(f"nugar serve --workers did not start: "
-                                 f"{log.read_text(errors='replace')[-2000:]}")
-        time.sleep(0.2)
 
 
 def test_sqlite_refuses_several_workers(tmp_path: Path) -> None:
@@ -191,9 +155,9 @@ async def _spectate(base: str, gid_of: Player, seen: dict[int, list[str]],
 
 def test_a_killed_worker_loses_and_doubles_no_acknowledged_move(pg_url: str,
                                                                  tmp_path: Path) -> None:
-    proc, base = _serve(pg_url, tmp_path / "serve.log")
+    proc, base = serve_workers(pg_url, tmp_path / "serve.log")
     try:
-        first = _workers(proc.pid)
+        first = worker_pids(proc.pid)
         players = [Player(base, ("dara", "kalah(pits=4,seeds=3)")[i % 2], random.Random(i))
                    for i in range(6)]
         seen: list[dict[int, list[str]]] = [{} for _ in players]
@@ -228,7 +192,7 @@ def test_a_killed_worker_loses_and_doubles_no_acknowledged_move(pg_url: str,
         asyncio.run(run())
         # the supervisor replaced the killed worker
         end = time.monotonic() + 30
-        while len(_workers(proc.pid)) != 2 or killed[0] in _workers(proc.pid):
+        while len(worker_pids(proc.pid)) != 2 or killed[0] in worker_pids(proc.pid):
             assert time.monotonic() < end, "the killed worker was not replaced"
             time.sleep(0.2)
         assert proc.poll() is None
@@ -274,11 +238,11 @@ async def _post(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, path
 
 def test_concurrent_moves_on_two_workers_are_ordered_by_the_database(pg_url: str,
                                                                      tmp_path: Path) -> None:
-    proc, base = _serve(pg_url, tmp_path / "serve.log")
+    proc, base = serve_workers(pg_url, tmp_path / "serve.log")
     port = int(base.rsplit(":", 1)[1])
     try:
         async def run() -> None:
-            workers = _workers(proc.pid)
+            workers = worker_pids(proc.pid)
             for _ in range(5):
                 async with httpx.AsyncClient(base_url=base, timeout=20) as c:
                     made = (await c.post("/api/games", json={"rules": "dara",
@@ -519,10 +483,10 @@ def test_analyses_started_on_one_worker_are_read_on_the_other(pg_url: str,
     from nugar.record import dumps
     from nugar.rules import new_game
 
-    proc, base = _serve(pg_url, tmp_path / "serve.log")
+    proc, base = serve_workers(pg_url, tmp_path / "serve.log")
     port = int(base.rsplit(":", 1)[1])
     try:
-        workers = _workers(proc.pid)
+        workers = worker_pids(proc.pid)
         by_worker: dict[int, _On] = {}
         spare = []
         end = time.monotonic() + 30

@@ -17,31 +17,7 @@ from nugar.ai.perfect import PerfectAgent
 from nugar.cli.solve import main as solve_main
 from nugar.rules.sowing import SowingGame
 from nugar.solver import Progress, SolveAborted, Solver, SolverError, solve
-
-Value = tuple[int, int]
-
-
-def terminal(game: SowingGame) -> Value:
-    """Player 1's objective at the end: (result, tie-break), compared as a tuple."""
-    s1, s2 = game.score
-    outcome = game.outcome
-    assert outcome is not None
-    if not game.rules.misere:
-        return (0, s1 - s2)
-    result = 0 if outcome.winner is None else (1 if outcome.winner == 1 else -1)
-    return (result, s2 - s1)  # misère: win by many, lose by few
-
-
-def minimax(game: SowingGame) -> Value:
-    """Exact value for player 1: he maximises, player 2 minimises."""
-    if game.outcome is not None:
-        return terminal(game)
-    values = []
-    for action in game.legal_actions():
-        game.push_action(action)
-        values.append(minimax(game))
-        game.undo()
-    return max(values) if game.to_move == 1 else min(values)
+from solver_oracle import Value, minimax, random_position
 
 
 def solver_value_for_first(game: SowingGame, solution_margin: int, result: str) -> Value:
@@ -52,16 +28,6 @@ def solver_value_for_first(game: SowingGame, solution_margin: int, result: str) 
         return (0, margin1)
     r = {"win": 1, "draw": 0, "loss": -1}[result] * sign
     return (r, -margin1)
-
-
-def random_position(rules: str, max_on_board: int, seed: int) -> SowingGame:
-    """Random legal play from the start until at most ``max_on_board`` seeds are in holes."""
-    rng = random.Random(seed)
-    game = new_game(rules)
-    assert isinstance(game, SowingGame)
-    while game.outcome is None and sum(map(sum, game.holes)) > max_on_board:
-        game.push_action(rng.choice(game.legal_actions()))
-    return game
 
 
 SMALL_BOARDS = [

@@ -8,7 +8,6 @@ random positions of larger ones; solves with and without a database must agree.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -22,17 +21,7 @@ from nugar.rules.sowing import SowingGame
 from nugar.solver import Solver, SolverError, solve
 from nugar.solver.core import auto_db_seeds
 from nugar.solver.db import UNKNOWN, EndgameDB, binomials, db_index, entries, supported
-from test_solver import minimax, random_position
-
-
-def vectors(length: int, total: int) -> Iterator[tuple[int, ...]]:
-    """Every vector of ``length`` counts >= 0 summing to ``total``."""
-    if length == 1:
-        yield (total,)
-        return
-    for first in range(total + 1):
-        for rest in vectors(length - 1, total - first):
-            yield (first, *rest)
+from solver_oracle import minimax, random_position, vectors
 
 
 def on_board(game: SowingGame) -> int:

@@ -23,8 +23,7 @@ from nugar.rules.sowing import SowingGame
 from nugar.solver import Solver, solve
 from nugar.solver import egdb as E
 from nugar.solver.db import UNKNOWN, EndgameDB
-from test_solver import minimax, random_position
-from test_solver_db import vectors
+from solver_oracle import minimax, random_position, vectors
 
 CAPTURES = ("none", "single")
 

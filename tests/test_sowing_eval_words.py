@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import nugar
 from nugar.kernels import search_sowing as E
 from nugar.kernels import sowing_words as W
-from test_sowing_properties import rule_texts
+from sowing_rule_texts import rule_texts
 
 WEIGHTS = [E.KALAH_WEIGHTS, E.DRACALA_WEIGHTS, np.array([3, -5, 7, 11, 13], dtype=np.int64)]
 

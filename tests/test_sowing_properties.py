@@ -27,6 +27,7 @@ from nugar.kernels import dispatch as D
 from nugar.kernels import sowing as K
 from nugar.rules.sowing import SowingGame
 from rule_sets import of_family
+from sowing_rule_texts import rule_texts
 
 MAX_STEPS = 20_000
 
@@ -142,26 +143,6 @@ class Reference:
         else:
             winner = None if stores[0] == stores[1] else (1 if stores[0] > stores[1] else 2)
             self.outcome = (winner, "empty_side")
-
-
-# --- strategies ------------------------------------------------------------------------------
-@st.composite
-def rule_texts(draw: st.DrawFn) -> str:
-    preset = draw(st.sampled_from(["kalah", "dracala"]))
-    options = {
-        "pits": draw(st.integers(1, 7)),
-        "seeds": draw(st.integers(1, 7)),
-        "skip_origin": draw(st.sampled_from(["on", "off"])),
-        "empty_capture": draw(st.sampled_from(["none", "single"])),
-        "end": draw(st.sampled_from(["any_side_empty", "mover_empty"])),
-        "leftovers": draw(st.sampled_from(["owner", "last_mover", "last_capturer"])),
-        "capture_duty": draw(st.sampled_from(["none", "maximal"])),
-        "misere": draw(st.sampled_from(["on", "off"])),
-    }
-    keep = draw(st.lists(st.sampled_from(sorted(options)), unique=True))
-    if not keep:
-        return preset
-    return f"{preset}({','.join(f'{k}={options[k]}' for k in keep)})"
 
 
 #: the sowing rule sets of the shared list (tests/rule_sets.py)

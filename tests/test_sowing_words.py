@@ -13,7 +13,7 @@ from nugar.kernels import sowing as K
 from nugar.kernels import sowing_words as W
 from nugar.kernels.common import HEADER
 from nugar.rules.sowing import SowingGame
-from test_sowing_properties import rule_texts
+from sowing_rule_texts import rule_texts
 
 
 def _generic(params: np.ndarray, state: np.ndarray, seed: int, max_plies: int) -> int:
