@@ -1,5 +1,5 @@
 """The pages for teachers and museums in Chromium (the shared server and browser of
-``test_browser.py``): printed to PDF on A4 (``page.pdf()``), every game's rule sheet and board
+``conftest.py``): printed to PDF on A4 (``page.pdf()``), every game's rule sheet and board
 is one page in every language; on screen at 390 and 1280 px nothing overflows; the Print
 button prints; /learn leads to the pages. Screenshots (every page in every language, both
 widths, a rules page with its links to them, and the printed sheet) go to
@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
+from browsing import PAGE_ERRORS, language_page, no_overflow
 from nugar.i18n import LANGUAGES, say
 from nugar.rules import PRESETS
-from test_browser import PAGE_ERRORS, browser, server, shots  # noqa: F401
-from test_browser_languages import language_page, no_overflow
 
 #: the page objects of a PDF (the page tree's ``/Pages`` node excluded)
 PAGE_OBJECT = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")

@@ -12,10 +12,10 @@ from urllib.parse import unquote
 import pytest
 from fastapi.testclient import TestClient
 
+from doc_outline import DOCS, exists, outline, read
 from nugar.i18n import LANGUAGES, SOURCE, direction, say
 from nugar.rules import PRESETS
 from nugar.server.http import pages, printable
-from test_translated_content import DOCS, exists, outline, read
 
 COOKIE = "nugar_lang"
 TRANSLATED = [lang for lang in LANGUAGES if lang != SOURCE]
