@@ -13,9 +13,11 @@ Every step goes through the family kernels' ``legal_actions`` and ``apply_action
 rules engine; ``kernels/batch.py``, written once for both families). Observations are from the
 point of view of the player to decide in each game (``docs/envs.md``); rewards are given for
 both players (``rewards``) and for the player who took the step's action (``mover_rewards``,
-with ``movers``). A finished game reports its rewards and ``terminated`` (or ``truncated`` for a
-repetition / quiet-limit draw) and, with ``auto_reset`` (the default), starts again in the same
-step, so the observation and mask returned for it are those of the new game.
+with ``movers``). A game that ends by its rules (a draw by repetition or by the quiet limit
+included) reports its rewards and ``terminated``; ``truncated`` is only the step cap
+``max_steps`` (decisions per game, off by default). With ``auto_reset`` (the default) a game
+that ended starts again in the same step, so the observation and mask returned for it are
+those of the new game.
 ``turn_board=True`` turns the Dara and Dala board planes half round for the second player
 (as ``Encoder`` and ``nugar.jax`` do; ``docs/envs.md``).
 
@@ -65,8 +67,8 @@ class BatchStep:
     masks: NDArray[np.bool_]           # (N, num_actions)
     to_move: NDArray[np.int64]         # (N,) player to decide: 1 or 2
     rewards: NDArray[np.float32]       # (N, 2): first player, second player
-    terminated: NDArray[np.bool_]      # (N,)
-    truncated: NDArray[np.bool_]       # (N,) house-rule draws (repetition, quiet_limit)
+    terminated: NDArray[np.bool_]      # (N,) ended by the rules (draws of any rule included)
+    truncated: NDArray[np.bool_]       # (N,) cut off by the step cap max_steps
     movers: NDArray[np.int64]          # (N,) who took this step's action (0: nobody)
     mover_rewards: NDArray[np.float32]  # (N,) the reward of that player (0 for nobody)
 
@@ -83,6 +85,7 @@ class BatchState:
     states: NDArray[np.int64]          # (N, state_size) kernel positions
     history: NDArray[np.int64]         # (N, history_size) turn-start keys
     counts: NDArray[np.int64]          # (N,) keys used in each row of ``history``
+    steps: NDArray[np.int64]           # (N,) decisions played since the start (step cap)
     legal: NDArray[np.int64]           # (N, num_actions) legal codes, ascending
     num_legal: NDArray[np.int64]       # (N,)
     masks: NDArray[np.bool_]           # (N, num_actions)
@@ -111,9 +114,11 @@ class BatchSimulator:
     """``num_envs`` games of ``rules`` stepped at once; see the module docstring."""
 
     def __init__(self, rules: str | RuleSet, num_envs: int, *, auto_reset: bool = True,
-                 turn_board: bool = False) -> None:
+                 turn_board: bool = False, max_steps: int | None = None) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a whole number >= 1, not {num_envs!r}")
+        self._cap = batch_kernels.step_cap(max_steps)  # 0: no cap
+        self.max_steps = max_steps
         self.rules = parse_rules(rules)
         self.encoder = Encoder(self.rules, turn_board=turn_board)
         self.turn_board = self.encoder.turn_board
@@ -138,6 +143,7 @@ class BatchSimulator:
         history = int(batch_kernels.history_size(self._fam, self.params))
         self._history = np.zeros((n, history), np.int64)
         self._counts = np.zeros(n, np.int64)
+        self.steps = np.zeros(n, np.int64)
         self.movers = np.zeros(n, np.int64)
         self.mover_rewards = np.zeros(n, np.float32)
         self._rows = np.arange(n)
@@ -150,7 +156,7 @@ class BatchSimulator:
         others are left as they are, finished or not)."""
         if mask is None:
             batch_kernels.reset_batch(self._fam, self.params, self.initial, self.states,
-                                      self._history, self._counts, self.legal,
+                                      self._history, self._counts, self.steps, self.legal,
                                       self.num_legal, self.masks, self._obs)
             self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
             self.rewards[:] = 0.0
@@ -164,9 +170,9 @@ class BatchSimulator:
             raise ValueError(f"mask must be {self.num_envs} booleans (shape "
                              f"({self.num_envs},)), got shape {which.shape} of {which.dtype}")
         batch_kernels.reset_games(self._fam, self.params, self.initial, self.states,
-                                  self._history, self._counts, self.legal, self.num_legal,
-                                  self.masks, self._obs, self.rewards, self.terminated,
-                                  self.truncated, which)
+                                  self._history, self._counts, self.steps, self.legal,
+                                  self.num_legal, self.masks, self._obs, self.rewards,
+                                  self.terminated, self.truncated, which)
         self._turn_refreshed(self._obs, self.states, which)
         self.movers[which] = 0
         self.mover_rewards[which] = 0.0
@@ -181,9 +187,10 @@ class BatchSimulator:
         np.copyto(self.movers, self.states[:, ST_TO_MOVE])
         self.movers[self._actions < 0] = 0
         bad = batch_kernels.step_batch(self._fam, self.params, self.initial, self.states,
-                                       self._history, self._counts, self._actions, self.legal,
-                                       self.num_legal, self.masks, self._obs, self.rewards,
-                                       self.terminated, self.truncated, self.auto_reset)
+                                       self._history, self._counts, self.steps, self._cap,
+                                       self._actions, self.legal, self.num_legal,
+                                       self.masks, self._obs, self.rewards, self.terminated,
+                                       self.truncated, self.auto_reset)
         if bad >= 0:
             self._illegal(bad, acts, self.legal, self.num_legal)
         self._turn_refreshed(self._obs, self.states, self._actions >= 0)
@@ -200,13 +207,14 @@ class BatchSimulator:
         out = BatchState(
             np.zeros((n, self.initial.shape[0]), np.int64),
             np.zeros((n, self._history_size), np.int64), np.zeros(n, np.int64),
-            np.zeros((n, a), np.int64), np.zeros(n, np.int64), np.zeros((n, a), np.bool_),
+            np.zeros(n, np.int64), np.zeros((n, a), np.int64), np.zeros(n, np.int64),
+            np.zeros((n, a), np.bool_),
             np.zeros((n, *self.observation_shape), np.float32), np.zeros((n, 2), np.float32),
             np.zeros(n, np.bool_), np.zeros(n, np.bool_), np.zeros(n, np.int64),
             np.zeros(n, np.float32))
         batch_kernels.reset_batch(self._fam, self.params, self.initial, out.states,
-                                  out.history, out.counts, out.legal, out.num_legal,
-                                  out.masks, out.observations.reshape((n, -1)))
+                                  out.history, out.counts, out.steps, out.legal,
+                                  out.num_legal, out.masks, out.observations.reshape((n, -1)))
         self.encoder.turn_rows(out.observations, out.states[:, ST_TO_MOVE])
         return out
 
@@ -220,8 +228,8 @@ class BatchSimulator:
         out = batch.copy()
         movers = np.where(acts >= 0, out.states[:, ST_TO_MOVE], 0)
         bad = batch_kernels.step_batch(self._fam, self.params, self.initial, out.states,
-                                       out.history, out.counts, acts, out.legal,
-                                       out.num_legal, out.masks,
+                                       out.history, out.counts, out.steps, self._cap, acts,
+                                       out.legal, out.num_legal, out.masks,
                                        out.observations.reshape((n, -1)), out.rewards,
                                        out.terminated, out.truncated, False)
         if bad >= 0:
@@ -246,8 +254,8 @@ class BatchSimulator:
         self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
         finished = int(batch_kernels.random_steps(
             self._fam, self.params, self.initial, self.states, self._history, self._counts,
-            self.legal, self.num_legal, self.masks, self._obs, self.rewards, self.terminated,
-            self.truncated, self._actions, int(steps), int(seed)))
+            self.steps, self._cap, self.legal, self.num_legal, self.masks, self._obs,
+            self.rewards, self.terminated, self.truncated, self._actions, int(steps), int(seed)))
         self.encoder.turn_rows(self._obs, self.states[:, ST_TO_MOVE])
         return finished
 

@@ -17,11 +17,9 @@ from numpy.typing import NDArray
 from ..errors import InvalidMoveError
 from ..kernels.batch import turn_boards
 from ..rules import RuleSet, parse_rules
-from ..rules.base import Game
+from ..rules.base import Game, check_history
 from ..rules.family import family_of
-
-#: outcome reasons reported as truncation (house draw rules), not termination
-TRUNCATION_REASONS = frozenset({"repetition", "quiet_limit"})
+from ..rules.symmetry import Symmetry
 
 
 class Encoder:
@@ -40,6 +38,8 @@ class Encoder:
         self.num_actions = self._codec.size
         self.observation_shape: tuple[int, ...] = self._observation.shape(self.params)
         self.observation_size = int(np.prod(self.observation_shape))
+        #: leading rows of an observation that show the position (``history_shape``)
+        self.position_rows = int(self._observation.position_rows(self.params))
 
     def _load(self) -> None:
         """Ask the family for the params, the action table and the observation kernels."""
@@ -47,13 +47,15 @@ class Encoder:
         self.params = parts.params(self.rules.options)
         self._codec = parts.codec(self.rules)
         self._observation = parts.observation()
+        #: the board symmetries the rules keep (``rules/symmetry.py``), the identity first
+        self.symmetries: tuple[Symmetry, ...] = parts.symmetries(self.rules)
         # only board planes turn: a sowing vector already lists the observer's holes first
         self._turns = self.turn_board and len(self._observation.shape(self.params)) == 3
 
     def __getstate__(self) -> dict[str, Any]:
         """A pickle keeps the rule set and sizes; the rest is asked from the family again."""
         return {k: v for k, v in self.__dict__.items()
-                if k not in ("params", "_codec", "_observation")}
+                if k not in ("params", "_codec", "_observation", "symmetries")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -69,6 +71,36 @@ class Encoder:
         if self._turns and player == 2:
             obs = np.ascontiguousarray(obs[:, ::-1, ::-1])
         return obs
+
+    def history_shape(self, history: int) -> tuple[int, ...]:
+        """Shape of :meth:`observe_history` with ``history`` positions: the position rows of
+        each (2 planes for Dara and Dala, the ``2P + 2`` holes and stores for sowing), then the
+        rest of the present observation once."""
+        first, *rest = self.observation_shape
+        return (check_history(history) * self.position_rows + first - self.position_rows,
+                *rest)
+
+    def observe_history(self, game: Game, player: int, history: int) -> NDArray[np.float32]:
+        """The observation with the position of the last ``history`` decisions stacked, as an
+        AlphaZero-style network takes it (``docs/envs.md``): the position rows of the present
+        position, of the one before the last decision, and so on back (zeros before the
+        start), each seen by ``player`` as :meth:`observe` shows it; then the present
+        observation's other rows (player to move, phase, hands, counters), once.
+        ``history=1`` is :meth:`observe` itself. ``nugar.jax.make(rules, history=k)`` gives
+        the same numbers."""
+        m = self.position_rows
+        out = np.zeros(self.history_shape(history), np.float32)
+        now = self.observe(game, player)
+        out[history * m:] = now[m:]
+        out[:m] = now[:m]
+        past = game.copy()
+        for t in range(1, history):
+            if not past.move_stack:
+                break
+            if past.undo() is None:  # an imposed ending (a resignation) goes first, alone
+                past.undo()
+            out[t * m:(t + 1) * m] = self.observe(past, player)[:m]
+        return out
 
     def turn_rows(self, obs: NDArray[np.float32], players: NDArray[np.int64]) -> None:
         """With ``turn_board``, turn in place the rows of ``obs`` (``(N, observation_size)``

@@ -5,8 +5,9 @@ once this module is imported. The learner's decisions are the actions;
 the opponent's whole run of decisions is played inside ``step`` (and inside ``reset`` when the
 learner moves second). Observations are the planes of ``docs/envs.md`` from the learner's point
 of view; ``info["action_mask"]`` (and ``action_masks()``, the name sb3-contrib looks for) gives
-the legal actions. The reward is +1/-1/0 on the last step. Draws by ``repetition`` or
-``quiet_limit`` end the episode as truncation, every other end as termination.
+the legal actions. The reward is +1/-1/0 on the last step. Every end of the rules (draws by
+``repetition`` and ``quiet_limit`` included) is a termination; ``max_steps`` (off by default)
+truncates an episode after that many decisions of the game, both players' counted.
 
 An action outside ``0..n-1`` is an error. An action inside the space but not legal is, by
 default (``illegal_action="lose"``), a lost game (reward -1, terminated, ``info["illegal"]``),
@@ -33,7 +34,7 @@ from ..kernels.common import ST_TO_MOVE
 from ..rules import RuleSet, new_game, parse_rules
 from ..rules.base import Game
 from .batch import BatchSimulator
-from .encoding import TRUNCATION_REASONS, Encoder
+from .encoding import Encoder
 
 Obs = NDArray[np.float32]
 
@@ -47,7 +48,8 @@ class NugarEnv(gym.Env[Obs, np.int64]):
                  opponent: str | Agent = f"level:{DEFAULT_LEVEL}",
                  player: int = 1, opponent_limits: Limits | None = None,
                  illegal_action: str = "lose", render_mode: str | None = None,
-                 turn_board: bool = False) -> None:
+                 turn_board: bool = False, max_steps: int | None = None) -> None:
+        batch_kernels.step_cap(max_steps)  # refuses a bad value with ValueError
         if player not in (1, 2):
             raise ValueError(f"player must be 1 (moves first) or 2, not {player!r}")
         if illegal_action not in ("lose", "raise"):
@@ -63,7 +65,9 @@ class NugarEnv(gym.Env[Obs, np.int64]):
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0.0, 1.0, self.encoder.observation_shape, np.float32)
         self.action_space = spaces.Discrete(self.encoder.num_actions)
+        self.max_steps = max_steps
         self.game: Game = new_game(self.rule_set)
+        self._decisions = 0  # of the game so far, both players', for max_steps
 
     # --- Gymnasium API -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -73,11 +77,12 @@ class NugarEnv(gym.Env[Obs, np.int64]):
         # a seeded reset replays the same opponent.
         self.opponent.reseed(int(self.np_random.integers(2**62)))
         self.game = new_game(self.rule_set)
+        self._decisions = 0
         self._play_opponent()
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
-        if self.game.is_over:
+        if self.game.is_over or self._cut_off():
             raise IllegalMoveError("the episode is over: call reset() before step()")
         code = self.encoder.check_action(action)
         if code not in self.game.legal_actions():
@@ -90,15 +95,14 @@ class NugarEnv(gym.Env[Obs, np.int64]):
             info["illegal"] = True
             return self._observation(), -1.0, True, False, info
         self.game.push_action(code)
+        self._decisions += 1
         self._play_opponent()
         outcome = self.game.outcome
-        reward, terminated, truncated = 0.0, False, False
-        if outcome is not None:
-            if outcome.winner is not None:
-                reward = 1.0 if outcome.winner == self.player else -1.0
-            truncated = outcome.reason in TRUNCATION_REASONS
-            terminated = not truncated
-        return self._observation(), reward, terminated, truncated, self._info()
+        reward = 0.0
+        if outcome is not None and outcome.winner is not None:
+            reward = 1.0 if outcome.winner == self.player else -1.0
+        terminated = outcome is not None
+        return self._observation(), reward, terminated, self._cut_off(), self._info()
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -108,15 +112,22 @@ class NugarEnv(gym.Env[Obs, np.int64]):
     def action_masks(self) -> NDArray[np.bool_]:
         """Legal actions of the learner now, as booleans (all false once the game is over)."""
         mask = np.zeros(self.encoder.num_actions, np.bool_)
-        if not self.game.is_over and self.game.to_move == self.player:
+        if not self.game.is_over and not self._cut_off() and self.game.to_move == self.player:
             mask[self.game.legal_actions()] = True
         return mask
 
     # --- helpers -------------------------------------------------------------------------------
+    def _cut_off(self) -> bool:
+        """The game runs on by its rules but has reached the step cap ``max_steps``."""
+        return (self.max_steps is not None and not self.game.is_over
+                and self._decisions >= self.max_steps)
+
     def _play_opponent(self) -> None:
-        while not self.game.is_over and self.game.to_move != self.player:
+        while (not self.game.is_over and not self._cut_off()
+               and self.game.to_move != self.player):
             move = self.opponent.choose(self.game, self.opponent_limits)
             self.game.push(move)
+            self._decisions += 1
 
     def _observation(self) -> Obs:
         return self.encoder.observe(self.game, self.player)
@@ -127,6 +138,8 @@ class NugarEnv(gym.Env[Obs, np.int64]):
         if outcome is not None:
             info["outcome"] = outcome.reason
             info["result"] = outcome.result
+        elif self._cut_off():
+            info["outcome"] = "max_steps"
         return info
 
 
@@ -142,10 +155,11 @@ class NugarVectorEnv(gym.vector.VectorEnv[Obs, NDArray[np.int64], NDArray[Any]])
     moves. ``opponent="random"`` picks the opponent's moves in compiled code; any other
     agent spec (``"level:3"``, an :class:`~nugar.ai.base.Agent`) decides game by game on a
     copy of the game kept beside the batch (its history included). Rewards are the learner's
-    (+1/-1/0 at the end). Finished games restart in the same step (Gymnasium's
-    ``AutoresetMode.SAME_STEP``): the observation returned is the new game's, and
-    ``info["final_obs"]`` (where ``info["_final_obs"]``) holds the last observation of the
-    finished one. The arrays returned are fresh (safe to keep).
+    (+1/-1/0 at the end); every end of the rules is ``terminated``, and ``max_steps`` (off by
+    default) truncates a game after that many decisions, both players'. Finished games
+    restart in the same step (Gymnasium's ``AutoresetMode.SAME_STEP``): the observation
+    returned is the new game's, and ``info["final_obs"]`` (where ``info["_final_obs"]``) holds
+    the last observation of the finished one. The arrays returned are fresh (safe to keep).
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - Gymnasium reads this class attribute
@@ -154,13 +168,15 @@ class NugarVectorEnv(gym.vector.VectorEnv[Obs, NDArray[np.int64], NDArray[Any]])
     def __init__(self, rules: str | RuleSet = "dara", num_envs: int = 8,
                  opponent: str | Agent = f"level:{DEFAULT_LEVEL}", player: int = 1,
                  opponent_limits: Limits | None = None, illegal_action: str = "lose",
-                 turn_board: bool = False) -> None:
+                 turn_board: bool = False, max_steps: int | None = None) -> None:
         if player not in (1, 2):
             raise ValueError(f"player must be 1 (moves first) or 2, not {player!r}")
         if illegal_action not in ("lose", "raise"):
             raise ValueError(f"illegal_action must be 'lose' or 'raise', not {illegal_action!r}")
         self.illegal_action = illegal_action
-        self.sim = BatchSimulator(rules, num_envs, auto_reset=False, turn_board=turn_board)
+        self.sim = BatchSimulator(rules, num_envs, auto_reset=False, turn_board=turn_board,
+                                  max_steps=max_steps)
+        self.max_steps = max_steps
         self.rule_set = self.sim.rules
         self.encoder = self.sim.encoder
         self.num_envs = num_envs

@@ -6,8 +6,9 @@ Each observation is ``{"observation": planes, "action_mask": int8 mask}`` from t
 agent's point of view (``docs/envs.md``); the mask is all zeros for the agent not to move.
 Decisions in a row by the same player (a capture after a three, a bonus sowing step) simply
 select the same agent again. Rewards are +1/-1 (or 0/0 for a draw) on the last step;
-draws by the house rules ``repetition`` and ``quiet_limit`` are reported as truncation, every
-other end of the game as termination. An illegal action raises ``IllegalMoveError``.
+every end of the rules (draws by ``repetition`` and ``quiet_limit`` included) is a
+termination; ``max_steps`` (off by default) truncates the game after that many decisions.
+An illegal action raises ``IllegalMoveError``.
 
 Rendering: ``render_mode="ansi"`` makes ``render()`` return the text board;
 ``render_mode="human"`` prints it (after every step too, as PettingZoo's classic games do)
@@ -26,19 +27,21 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..errors import IllegalMoveError
+from ..kernels.batch import step_cap
 from ..rules import RuleSet, new_game, parse_rules
 from ..rules.base import Game
-from .encoding import TRUNCATION_REASONS, Encoder
+from .encoding import Encoder
 
 AGENTS: tuple[str, str] = ("player_0", "player_1")
 
 
 def env(rules: str | RuleSet = "dara", render_mode: str | None = None,
-        turn_board: bool = False) -> AECEnv:
+        turn_board: bool = False, max_steps: int | None = None) -> AECEnv:
     """The AEC environment of ``rules`` (``"dara"``, ``"kalah(pits=4)"``...), order-enforced;
-    ``turn_board``: the second player sees the Dara or Dala board turned half round."""
+    ``turn_board``: the second player sees the Dara or Dala board turned half round;
+    ``max_steps``: truncate the game after that many decisions (off by default)."""
     return wrappers.OrderEnforcingWrapper(raw_env(rules, render_mode=render_mode,
-                                                  turn_board=turn_board))
+                                                  turn_board=turn_board, max_steps=max_steps))
 
 
 class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo has no type hints
@@ -59,8 +62,10 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo has no type hints
     }
 
     def __init__(self, rules: str | RuleSet = "dara", render_mode: str | None = None,
-                 turn_board: bool = False) -> None:
+                 turn_board: bool = False, max_steps: int | None = None) -> None:
         super().__init__()
+        step_cap(max_steps)  # refuses a bad value with ValueError
+        self.max_steps = max_steps
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', not "
                              f"{render_mode!r}")
@@ -97,7 +102,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo has no type hints
     def observe(self, agent: str) -> dict[str, NDArray[Any]]:
         player = AGENTS.index(agent) + 1
         mask = np.zeros(self.encoder.num_actions, np.int8)
-        if not self.game.is_over and self.game.to_move == player:
+        if not self.game.is_over and not self._cut_off() and self.game.to_move == player:
             mask[self.game.legal_actions()] = 1
         return {"observation": self.encoder.observe(self.game, player), "action_mask": mask}
 
@@ -116,21 +121,25 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo has no type hints
                 f"legal: {', '.join(f'{a} ({self.encoder.action_name(a)})' for a in legal)}")
         self._cumulative_rewards[agent] = 0.0
         self.game.push_action(code)
+        self._decisions += 1
         self.rewards = dict.fromkeys(self.agents, 0.0)
         outcome = self.game.outcome
+        cut = self._cut_off()
         if outcome is not None:
             if outcome.winner is not None:
                 winner = AGENTS[outcome.winner - 1]
                 self.rewards = {a: (1.0 if a == winner else -1.0) for a in self.agents}
-            ended_by_house_rule = outcome.reason in TRUNCATION_REASONS
             for a in self.agents:
-                self.truncations[a] = ended_by_house_rule
-                self.terminations[a] = not ended_by_house_rule
+                self.terminations[a] = True
                 self.infos[a] = {"outcome": outcome.reason, "result": outcome.result}
+        elif cut:
+            for a in self.agents:
+                self.truncations[a] = True
+                self.infos[a] = {"outcome": "max_steps"}
         else:
             self.agent_selection = AGENTS[self.game.to_move - 1]
         self._accumulate_rewards()
-        if outcome is not None:
+        if outcome is not None or cut:
             # Both agents still have to see the end; start with the one not selected.
             self.agent_selection = AGENTS[1 - AGENTS.index(agent)]
         if self.render_mode == "human":
@@ -148,7 +157,13 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo has no type hints
         pass
 
     # --- helpers -----------------------------------------------------------------------------
+    def _cut_off(self) -> bool:
+        """The game runs on by its rules but has reached the step cap ``max_steps``."""
+        return (self.max_steps is not None and not self.game.is_over
+                and self._decisions >= self.max_steps)
+
     def _reset_bookkeeping(self) -> None:
+        self._decisions = 0
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -23,11 +23,13 @@ from .env import (
     MAX_JAX_SEEDS,
     VERSION,
     Env,
+    HistoryEnv,
+    HistoryState,
     auto_reset,
     check_covered,
     make,
 )
 from .state import State
 
-__all__ = ["COVERAGE", "MAX_JAX_PITS", "MAX_JAX_SEEDS", "VERSION", "Env", "State", "auto_reset",
-           "check_covered", "make"]
+__all__ = ["COVERAGE", "MAX_JAX_PITS", "MAX_JAX_SEEDS", "VERSION", "Env", "HistoryEnv",
+           "HistoryState", "State", "auto_reset", "check_covered", "make"]

@@ -64,6 +64,28 @@ class AlignmentState(State):
     _history: Array
     _count: Array
 
+    def _picture(self, size: float, ink: str) -> tuple[str, float, float]:
+        """The board with row 1 at the bottom: the first player's pieces filled, the
+        second's rings; under it the pieces in hand and the player to move."""
+        board = np.asarray(self._board)
+        rows, cols = board.shape[1:]
+        out = []
+        for r in range(rows):
+            for c in range(cols):
+                x, y = c * size, (rows - 1 - r) * size
+                out.append(f'<rect x="{x:g}" y="{y:g}" width="{size:g}" height="{size:g}" '
+                           f'fill="none" stroke="{ink}"/>')
+                for who, fill in ((0, ink), (1, "none")):
+                    if board[who, r, c]:
+                        out.append(f'<circle cx="{x + size / 2:g}" cy="{y + size / 2:g}" '
+                                   f'r="{size * 0.35:g}" fill="{fill}" stroke="{ink}" '
+                                   f'stroke-width="2"/>')
+        hands = np.asarray(self._hands)
+        out.append(f'<text x="0" y="{rows * size + size * 0.6:g}" fill="{ink}" '
+                   f'font-size="{size * 0.35:g}">in hand {int(hands[0])} / {int(hands[1])}, '
+                   f'to move: {int(self._to_move)}</text>')
+        return "".join(out), cols * size, (rows + 1) * size
+
 
 register(AlignmentState)
 
@@ -322,9 +344,9 @@ class AlignmentRules:
 
     def finish(self, state: AlignmentState, turn: Array, captures: Array) -> AlignmentState:
         """Fill in the fields read from the position: mask, rewards, flags, player."""
-        rewards, terminated, truncated = ending_fields(state._outcome, state._reason)
+        rewards, terminated = ending_fields(state._outcome)
         return state.replace(current_player=state._to_move - 1, rewards=rewards,
-                             terminated=terminated, truncated=truncated,
+                             terminated=terminated,
                              legal_action_mask=self._legal(state, turn, captures))
 
     def apply(self, state: AlignmentState, action: Array) -> AlignmentState:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import jax.numpy as jnp
+import numpy as np
 
 from ..kernels.common import (
     OUTCOME_DRAW,
@@ -42,6 +43,29 @@ class SowingState(State):
     _last_capturer: Array
     _outcome: Array
     _reason: Array
+
+    def _picture(self, size: float, ink: str) -> tuple[str, float, float]:
+        """The holes as a board seen from the first player's side: his holes 1..P along
+        the bottom from the left, the second player's along the top from the right, each
+        player's store at his right end; the seed counts written in."""
+        cells = np.asarray(self._cells)
+        p = (cells.shape[0] - 2) // 2
+        out = []
+
+        def cell(x: float, y: float, seeds: int, h: float) -> None:
+            out.append(f'<rect x="{x:g}" y="{y:g}" width="{size:g}" height="{h:g}" '
+                       f'fill="none" stroke="{ink}"/><text x="{x + size * 0.3:g}" '
+                       f'y="{y + h / 2 + size * 0.15:g}" fill="{ink}" '
+                       f'font-size="{size * 0.4:g}">{seeds}</text>')
+
+        for k in range(p):
+            cell((k + 1) * size, size, int(cells[k]), size)
+            cell((p - k) * size, 0, int(cells[p + 1 + k]), size)
+        cell((p + 1) * size, 0, int(cells[p]), 2 * size)
+        cell(0, 0, int(cells[2 * p + 1]), 2 * size)
+        out.append(f'<text x="0" y="{2.6 * size:g}" fill="{ink}" font-size="{size * 0.35:g}">'
+                   f'to move: {int(self._to_move)}</text>')
+        return "".join(out), (p + 2) * size, 3 * size
 
 
 register(SowingState)
@@ -210,10 +234,10 @@ class SowingRules:
 
     def finish(self, state: SowingState) -> SowingState:
         """Fill in the fields read from the position: mask, rewards, flags, player."""
-        rewards, terminated, truncated = ending_fields(state._outcome, state._reason)
+        rewards, terminated = ending_fields(state._outcome)
         mask = self._legal(state._cells, state._to_move, state._first_done, state._outcome)
         return state.replace(current_player=state._to_move - 1, rewards=rewards,
-                             terminated=terminated, truncated=truncated,
+                             terminated=terminated,
                              legal_action_mask=mask)
 
     def apply(self, state: SowingState, action: Array) -> SowingState:

@@ -11,7 +11,12 @@ Batch layout: ``states`` is ``(N, state_size)``; ``masks`` ``(N, num_actions)`` 
 ``legal`` ``(N, num_actions)`` with ``num_legal`` ``(N,)`` (the codes, ascending); ``obs``
 ``(N, obs_size)`` float32, from the point of view of the player to decide; ``rewards``
 ``(N, 2)`` float32 for the first and the second player; ``history`` ``(N, history_size)`` and
-``counts`` ``(N,)`` the turn-start keys of each game (never written for sowing games).
+``counts`` ``(N,)`` the turn-start keys of each game (never written for sowing games);
+``steps`` ``(N,)`` the decisions played in each game since its start, for the step cap
+``max_steps`` (0: none) that ends a game as truncated.
+
+Every end of the rules (a win, a loss, a draw by any rule, repetition and the quiet limit
+included) is reported as ``terminated``; ``truncated`` is the step cap alone.
 """
 
 from __future__ import annotations
@@ -22,14 +27,10 @@ import numpy.typing as npt
 from . import alignment, rng, sowing
 from .common import (
     HEADER,
-    OUTCOME_DRAW,
     OUTCOME_FIRST,
     OUTCOME_RUNNING,
     OUTCOME_SECOND,
-    REASON_QUIET_LIMIT,
-    REASON_REPETITION,
     ST_OUTCOME,
-    ST_REASON,
     ST_TO_MOVE,
 )
 from .dispatch import FAM_SOWING, fam_apply, fam_legal, fam_note_position
@@ -86,13 +87,6 @@ def _rewards_of(state: IntArray, rewards: FloatArray) -> None:
     else:
         rewards[0] = 0.0
         rewards[1] = 0.0
-
-
-@kernel_noalloc
-def _is_house_draw(state: IntArray) -> bool:
-    reason = state[ST_REASON]
-    return bool(state[ST_OUTCOME] == OUTCOME_DRAW
-                and (reason == REASON_REPETITION or reason == REASON_QUIET_LIMIT))
 
 
 # --- alignment observations ----------------------------------------------------------------
@@ -233,22 +227,23 @@ def _refresh(fam: int, params: IntArray, state: IntArray, legal: IntArray, mask:
 
 @kernel_noalloc
 def reset_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
-                history: IntArray, counts: IntArray, legal: IntArray, num_legal: IntArray,
-                masks: BoolArray, obs: FloatArray) -> None:
+                history: IntArray, counts: IntArray, steps: IntArray, legal: IntArray,
+                num_legal: IntArray, masks: BoolArray, obs: FloatArray) -> None:
     """Put every game of the batch at the start and fill masks and observations."""
     for i in range(states.shape[0]):
         for j in range(initial.shape[0]):  # a loop: a slice copy may allocate
             states[i, j] = initial[j]
         counts[i] = 0
+        steps[i] = 0
         _note(fam, params, states[i], history, counts, i)
         num_legal[i] = _refresh(fam, params, states[i], legal[i], masks[i], obs[i])
 
 
 @kernel_noalloc
 def reset_games(fam: int, params: IntArray, initial: IntArray, states: IntArray,
-                history: IntArray, counts: IntArray, legal: IntArray, num_legal: IntArray,
-                masks: BoolArray, obs: FloatArray, rewards: FloatArray, terminated: BoolArray,
-                truncated: BoolArray, which: BoolArray) -> None:
+                history: IntArray, counts: IntArray, steps: IntArray, legal: IntArray,
+                num_legal: IntArray, masks: BoolArray, obs: FloatArray, rewards: FloatArray,
+                terminated: BoolArray, truncated: BoolArray, which: BoolArray) -> None:
     """Put the games ``i`` with ``which[i]`` at the start (rewards and end flags cleared);
     the others are left as they are."""
     for i in range(states.shape[0]):
@@ -257,6 +252,7 @@ def reset_games(fam: int, params: IntArray, initial: IntArray, states: IntArray,
         for j in range(initial.shape[0]):
             states[i, j] = initial[j]
         counts[i] = 0
+        steps[i] = 0
         _note(fam, params, states[i], history, counts, i)
         num_legal[i] = _refresh(fam, params, states[i], legal[i], masks[i], obs[i])
         rewards[i, 0] = 0.0
@@ -265,21 +261,41 @@ def reset_games(fam: int, params: IntArray, initial: IntArray, states: IntArray,
         truncated[i] = False
 
 
+def step_cap(max_steps: int | None) -> int:
+    """The kernels' form of a face's ``max_steps`` (0 for ``None``: no cap), or ``ValueError``
+    saying what is allowed; every face (the batched simulator, Gymnasium, PettingZoo,
+    ``nugar.jax``) checks its argument here."""
+    if max_steps is None:
+        return 0
+    if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+        raise ValueError(f"max_steps must be None (no step cap, the default) or a whole "
+                         f"number of decisions >= 1, not {max_steps!r}")
+    return max_steps
+
+
+@kernel_noalloc
+def _cut(steps: IntArray, max_steps: int, i: int) -> bool:
+    """Whether game ``i`` has reached the step cap (``max_steps`` 0: there is none)."""
+    return bool(max_steps > 0 and steps[i] >= max_steps)
+
+
 @kernel_noalloc
 def step_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
-               history: IntArray, counts: IntArray, actions: IntArray, legal: IntArray,
-               num_legal: IntArray, masks: BoolArray, obs: FloatArray, rewards: FloatArray,
-               terminated: BoolArray, truncated: BoolArray, auto_reset: bool) -> int:
+               history: IntArray, counts: IntArray, steps: IntArray, max_steps: int,
+               actions: IntArray, legal: IntArray, num_legal: IntArray, masks: BoolArray,
+               obs: FloatArray, rewards: FloatArray, terminated: BoolArray,
+               truncated: BoolArray, auto_reset: bool) -> int:
     """Apply ``actions[i]`` to game ``i`` for every game, through ``dispatch.fam_apply`` and
     ``dispatch.fam_note_position`` (repetition).
 
     Returns -1, or the index of the first game whose action is not legal; then no game has
     been changed. The action -1 leaves a game as it is (rewards 0; the end flags of a
     finished game stay set): a finished game waiting for its reset (``auto_reset`` off), or
-    a game the caller does not step now. A game that
-    ends now gets its rewards and its ``terminated`` flag, or ``truncated`` for a house-rule
-    draw (repetition, quiet limit), and, with ``auto_reset``, starts again in the same call:
-    its observation and mask are then those of the new game.
+    a game the caller does not step now. A game that ends by the rules now gets its rewards
+    and its ``terminated`` flag; one that reaches ``max_steps`` decisions (0: no cap) still
+    running gets ``truncated`` (rewards 0) and, without ``auto_reset``, an empty mask. With
+    ``auto_reset`` either starts again in the same call: its observation and mask are then
+    those of the new game.
     """
     n_games = states.shape[0]
     n_act = masks.shape[1]
@@ -287,7 +303,8 @@ def step_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
         a = actions[i]
         if a == -1:
             continue
-        if states[i, ST_OUTCOME] != OUTCOME_RUNNING or a < 0 or a >= n_act or not masks[i, a]:
+        if (states[i, ST_OUTCOME] != OUTCOME_RUNNING or _cut(steps, max_steps, i) or a < 0
+                or a >= n_act or not masks[i, a]):
             return i
     for i in range(n_games):
         state = states[i]
@@ -295,28 +312,31 @@ def step_batch(fam: int, params: IntArray, initial: IntArray, states: IntArray,
             rewards[i, 0] = 0.0
             rewards[i, 1] = 0.0
             over = state[ST_OUTCOME] != OUTCOME_RUNNING
-            house = _is_house_draw(state)
-            terminated[i] = over and not house
-            truncated[i] = house
+            terminated[i] = over
+            truncated[i] = not over and _cut(steps, max_steps, i)
             continue
         fam_apply(fam, params, state, actions[i])
         _note(fam, params, state, history, counts, i)
-        if state[ST_OUTCOME] != OUTCOME_RUNNING:
+        steps[i] += 1
+        over = state[ST_OUTCOME] != OUTCOME_RUNNING
+        cut = not over and _cut(steps, max_steps, i)
+        if over:
             _rewards_of(state, rewards[i])
-            house = _is_house_draw(state)
-            terminated[i] = not house
-            truncated[i] = house
-            if auto_reset:
-                for j in range(initial.shape[0]):
-                    state[j] = initial[j]
-                counts[i] = 0
-                _note(fam, params, state, history, counts, i)
         else:
             rewards[i, 0] = 0.0
             rewards[i, 1] = 0.0
-            terminated[i] = False
-            truncated[i] = False
+        terminated[i] = over
+        truncated[i] = cut
+        if (over or cut) and auto_reset:
+            for j in range(initial.shape[0]):
+                state[j] = initial[j]
+            counts[i] = 0
+            steps[i] = 0
+            _note(fam, params, state, history, counts, i)
         num_legal[i] = _refresh(fam, params, state, legal[i], masks[i], obs[i])
+        if cut and not auto_reset:  # cut off: the game waits for its reset, as a finished one
+            num_legal[i] = 0
+            masks[i, :] = False
     return -1
 
 
@@ -338,18 +358,18 @@ def random_legal_actions(legal: IntArray, num_legal: IntArray, seed: int,
 
 @kernel_noalloc
 def random_steps(fam: int, params: IntArray, initial: IntArray, states: IntArray,
-                 history: IntArray, counts: IntArray, legal: IntArray, num_legal: IntArray,
-                 masks: BoolArray, obs: FloatArray, rewards: FloatArray,
-                 terminated: BoolArray, truncated: BoolArray, actions: IntArray, steps: int,
-                 seed: int) -> int:
+                 history: IntArray, counts: IntArray, game_steps: IntArray, max_steps: int,
+                 legal: IntArray, num_legal: IntArray, masks: BoolArray, obs: FloatArray,
+                 rewards: FloatArray, terminated: BoolArray, truncated: BoolArray,
+                 actions: IntArray, steps: int, seed: int) -> int:
     """``steps`` batch steps with uniformly random legal actions, all in compiled code (the
     benchmark loop); returns the number of games finished."""
     finished = 0
     x = seed
     for _ in range(steps):
         x = random_legal_actions(legal, num_legal, x, actions)
-        step_batch(fam, params, initial, states, history, counts, actions, legal, num_legal,
-                   masks, obs, rewards, terminated, truncated, True)
+        step_batch(fam, params, initial, states, history, counts, game_steps, max_steps,
+                   actions, legal, num_legal, masks, obs, rewards, terminated, truncated, True)
         for i in range(states.shape[0]):
             if terminated[i] or truncated[i]:
                 finished += 1

@@ -44,6 +44,7 @@ from .codec import ActionCodec, codec_from_moves
 from .family import ALIGNMENT
 from .moves import Move, Outcome
 from .options import AlignmentOptions, Options, RuleSet
+from .symmetry import Symmetry, grid_symmetries
 
 if TYPE_CHECKING:
     from .base import IntArray
@@ -743,10 +744,18 @@ def _observation() -> Observation:
     def shape(params: IntArray) -> tuple[int, ...]:
         return (batch.ALIGN_PLANES, int(params[kernel.P_ROWS]), int(params[kernel.P_COLS]))
 
-    return Observation(shape, batch.alignment_observe)
+    # the first two planes: the observer's pieces and the opponent's
+    return Observation(shape, batch.alignment_observe, lambda params: 2)
+
+
+def _symmetries(rules: RuleSet) -> tuple[Symmetry, ...]:
+    """The mirror images and turns of the board (``rules/symmetry.py`` says why)."""
+    opts = rules.options
+    assert isinstance(opts, AlignmentOptions)
+    return grid_symmetries(opts.rows, opts.cols)
 
 
 #: what the alignment family brings with its kernels (``family.ALIGNMENT.parts``)
 PARTS = FamilyParts(kernel=kernel, code=FAM_ALIGNMENT, game_class=AlignmentGame, params=_params_of,
                     codec=alignment_codec, score=_score, board=_board,
-                    observation=_observation)
+                    observation=_observation, symmetries=_symmetries)

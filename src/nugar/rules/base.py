@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # numpy itself is imported when a game is made (``import nuga
     import numpy as np
     from numpy.typing import NDArray
 
+    from .symmetry import Symmetry
+
     IntArray = NDArray[np.int64]
     FloatArray = NDArray[np.float32]
 
@@ -54,11 +56,22 @@ _ORDINALS = (Text("first"), Text("second"))
 @dataclass(frozen=True)
 class Observation:
     """The fixed observation of the RL interfaces for one family (``docs/envs.md``):
-    ``shape(params)``, and ``observe(params, state, player, out)`` writing it flat into a
-    ``float32`` array (compiled, ``kernels/batch.py``)."""
+    ``shape(params)``, ``observe(params, state, player, out)`` writing it flat into a
+    ``float32`` array (compiled, ``kernels/batch.py``), and ``position_rows``: how many of its
+    first rows (along the first axis) show the position proper, the pieces or the seeds (what
+    an observation with history stacks for past positions; the rest is flags and counters)."""
 
     shape: Callable[[IntArray], tuple[int, ...]]
     observe: Callable[[IntArray, IntArray, int, FloatArray], None]
+    position_rows: Callable[[IntArray], int]
+
+
+def check_history(history: int) -> int:
+    """The number of positions an observation with history stacks (``Encoder.observe_history``,
+    ``nugar.jax.make(history=...)``) as given, or ``ValueError`` saying what is allowed."""
+    if isinstance(history, bool) or not isinstance(history, int) or history < 1:
+        raise ValueError(f"history must be a whole number of positions >= 1, not {history!r}")
+    return history
 
 
 @dataclass(frozen=True)
@@ -71,7 +84,8 @@ class FamilyParts:
     of a rule set (the same options give the same array, never written); ``codec(rules)``: its
     action codes; ``score(params, state)``: the score of a state (``Game.score``);
     ``board(game)``: the position as board data for the pictures; ``observation()``: the
-    observation of the RL interfaces, which imports its kernels when first asked for. (The
+    observation of the RL interfaces, which imports its kernels when first asked for;
+    ``symmetries(rules)``: the board symmetries its rules keep (``rules/symmetry.py``). (The
     evaluation weights come with each AI profile: ``AiProfile.weights``.)"""
 
     kernel: ModuleType
@@ -82,6 +96,7 @@ class FamilyParts:
     score: Callable[[IntArray, IntArray], tuple[int, int]]
     board: Callable[[Game], Board]
     observation: Callable[[], Observation]
+    symmetries: Callable[[RuleSet], tuple[Symmetry, ...]]
 
 
 _LOADED: dict[str, FamilyParts] = {}

@@ -37,6 +37,7 @@ from .codec import ActionCodec, codec_from_moves
 from .family import SOWING
 from .moves import Move
 from .options import Options, RuleSet, SowingOptions
+from .symmetry import Symmetry, identity
 
 if TYPE_CHECKING:
     from .base import IntArray
@@ -419,10 +420,20 @@ def _observation() -> Observation:
     def shape(params: IntArray) -> tuple[int, ...]:
         return (int(batch.sowing_obs_size(params)),)
 
-    return Observation(shape, batch.sowing_observe)
+    def position_rows(params: IntArray) -> int:  # the holes and stores, before the flags
+        return int(sowing_kernels.cell_count(params[sowing_kernels.P_PITS]))
+
+    return Observation(shape, batch.sowing_observe, position_rows)
 
 
 #: what the sowing family brings with its kernels (``family.SOWING.parts``)
+def _symmetries(rules: RuleSet) -> tuple[Symmetry, ...]:
+    """The identity alone: sowing goes one way round (``rules/symmetry.py`` says why)."""
+    opts = rules.options
+    assert isinstance(opts, SowingOptions)
+    return (identity(opts.pits),)
+
+
 PARTS = FamilyParts(kernel=sowing_kernels, code=FAM_SOWING, game_class=SowingGame,
                     params=_params_of, codec=sowing_codec, score=_score, board=_board,
-                    observation=_observation)
+                    observation=_observation, symmetries=_symmetries)
