@@ -360,4 +360,4 @@ def test_the_sign_up_and_sign_in_pages_and_the_menu_on_every_page(client: TestCl
     for path in ("/signup", "/signin", "/", "/rules", "/rules/dara"):
         r = client.get(path)
         assert r.status_code == 200
-        assert "/static/accounts.js" in r.text, path
+        assert "/static/common.js" in r.text and 'id="account-menu"' in r.text, path

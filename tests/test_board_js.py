@@ -20,13 +20,13 @@ from fastapi.testclient import TestClient
 from playwright.sync_api import Browser, Page
 
 import nugar
+from nugar.server.http.static_i18n import STATIC
 from nugar.server.play.render import board_data, svg
 from random_play import random_game
 from rule_sets import RULE_SETS
 
-# test_browser.py's module fixture (the browser) serves these tests too
-
-BOARD_JS = nugar.__file__.replace("__init__.py", "server/static/board.js")
+#: where the test page stands: the browser is handed the static files there, and a blank page
+ORIGIN = "http://board.test"
 
 #: boards beyond the rule-set list's: the largest grid (26 files, two-digit rows) and the
 #: most holes a side
@@ -83,16 +83,29 @@ def positions(rules: str) -> list[tuple[dict[str, Any], str]]:
 
 
 def drawn_in_browser(page: Page, views: list[dict[str, Any]]) -> list[str]:
-    texts: list[str] = page.evaluate("views => views.map((v) => window.nugarBoard.svg(v))",
-                                     views)
+    texts: list[str] = page.evaluate(
+        "async (views) => { const { svg } = await import('/static/board.js');"
+        " return views.map((v) => svg(v)); }", views)
     return texts
 
 
 @pytest.fixture(scope="module")
 def board_page(browser: Browser) -> Page:
+    # board.js is an ES module that imports i18n.js: both are served from the package's
+    # static folder (no catalog on the page: the English the server's drawing writes)
     page = browser.new_page()
-    page.set_content("<!doctype html><html><body></body></html>")
-    page.add_script_tag(path=BOARD_JS)
+
+    def serve(route: Any) -> None:
+        path = route.request.url.removeprefix(ORIGIN)
+        if path.startswith("/static/"):
+            route.fulfill(path=str(STATIC / path.removeprefix("/static/")),
+                          content_type="text/javascript")
+        else:
+            route.fulfill(content_type="text/html",
+                          body="<!doctype html><html><body></body></html>")
+
+    page.route(ORIGIN + "/**", serve)
+    page.goto(ORIGIN + "/")
     return page
 
 

@@ -26,6 +26,8 @@ from browsing import (
     why,
 )
 
+#: the game page's module (the same one the page runs) held where a test's script reads it
+GAME_MODULE = "async () => { window.nugarGame = await import('/static/game.js'); }"
 
 def test_refused_clicks_say_why_from_the_engine(server: str, browser: Browser,
                                                 shots: Path) -> None:
@@ -194,7 +196,8 @@ def test_computer_reply_waits_for_the_animation_and_input_waits_for_both(
     assert clicks >= 5
     # nothing was sent from a half-drawn board: the last click, kept, is played once the
     # computer's reply is drawn (it leaves me to move), on the version drawn last
-    page.wait_for_function("() => ui.state && ui.state.moves.length >= 3")
+    page.evaluate(GAME_MODULE)  # the page's own game.js, for the test to read
+    page.wait_for_function("() => nugarGame.ui.state && nugarGame.ui.state.moves.length >= 3")
     assert len(sent) == 2 and json.loads(sent[1]) == {**json.loads(sent[0]), "move": "3",
                                                        "v": final}
     assert not PAGE_ERRORS[page]
@@ -213,8 +216,9 @@ def test_updates_merge_onto_the_latest_state_received_not_the_one_drawn(
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url) if "since=" in r.url else None)
     # hold the drawing queue: nothing newer than version 1 is drawn until released
-    page.evaluate("() => { ui.queue = ui.queue.then(() => new Promise((go) => {"
-                  " window.releaseQueue = go; })); }")
+    page.evaluate(GAME_MODULE)  # the page's own game.js, for the test to read
+    page.evaluate("() => { const ui = nugarGame.ui; ui.queue = ui.queue.then(() =>"
+                  " new Promise((go) => { window.releaseQueue = go; })); }")
     played = []
     for _ in range(3):  # three turns played elsewhere: three updates on the websocket
         state = httpx.get(f"{server}/api/games/{gid}").json()
@@ -224,11 +228,12 @@ def test_updates_merge_onto_the_latest_state_received_not_the_one_drawn(
         assert r.status_code == 200, r.text
         played.append(move)
     final = httpx.get(f"{server}/api/games/{gid}").json()
-    page.wait_for_function(f"() => ui.received && ui.received.v === {final['v']}")
+    page.wait_for_function(
+        f"() => nugarGame.ui.received && nugarGame.ui.received.v === {final['v']}")
     assert version(page) == 1  # still drawing nothing newer
     page.evaluate("() => window.releaseQueue()")
     page.wait_for_function(f"() => Number(document.body.dataset.v) === {final['v']}")
-    assert page.evaluate("ui.state.moves") == final["moves"]
+    assert page.evaluate("nugarGame.ui.state.moves") == final["moves"]
     assert asked == []  # every update merged: none was asked for again
     assert not PAGE_ERRORS[page]
 
@@ -272,7 +277,8 @@ def test_connection_error_goes_when_the_connection_is_back(server: str,
     page.wait_for_function("() => document.getElementById('error').textContent !== ''")
     assert "cannot be reached" in (page.text_content("#error") or "")
     page.unroute("**/api/games/*/move")
-    page.evaluate("ui.ws.close()")  # the websocket drops and comes back
+    page.evaluate(GAME_MODULE)  # the page's own game.js, for the test to read
+    page.evaluate("nugarGame.ui.ws.close()")  # the websocket drops and comes back
     page.wait_for_function("() => document.getElementById('error').textContent === ''")
     assert page.text_content("#conn") == "live"
 

@@ -155,7 +155,7 @@ def test_the_server_s_refusal_and_the_rules_page_in_the_language(
     assert english and refusal != english
     page.goto(server + "/rules/dara")
     assert page.get_attribute("html", "lang") == lang
-    # its account menu and switch in the language (i18n.js fetched the catalog)
+    # its account menu and switch in the language (the server embeds the catalog there too)
     page.wait_for_selector("#menu-leaderboard")
     assert page.text_content("#menu-leaderboard") == tr(lang, "Leaderboard")
     assert page.input_value("#lang-switch") == lang
@@ -163,17 +163,14 @@ def test_the_server_s_refusal_and_the_rules_page_in_the_language(
     no_overflow(page)
 
 
-def test_a_page_written_without_the_catalog_fetches_it(server: str, browser: Browser) -> None:
-    # what a rules page does once the server writes it in French: only accounts.js, no
-    # catalog embedded (a page served here by the test stands for it)
+def test_the_switch_lists_the_servers_languages(server: str, browser: Browser) -> None:
+    # the switch's languages come from the server (nugar.i18n.LANGUAGES, each in its own
+    # name), on the pages of static/ and on the rules pages the server writes alike
     page = new_page(browser, width=390)
-    page.route(server + "/a-french-page", lambda route: route.fulfill(
-        content_type="text/html",
-        body='<!doctype html><html lang="fr" dir="ltr"><head><meta charset="utf-8"></head>'
-             '<body><header class="top"><a href="/">nugar</a></header>'
-             '<script src="/static/accounts.js"></script></body></html>'))
-    page.goto(server + "/a-french-page")
-    page.wait_for_selector("#menu-leaderboard")
-    assert page.text_content("#menu-leaderboard") == tr("fr", "Leaderboard") == "Classement"
-    assert page.input_value("#lang-switch") == "fr"
+    for path in ("/learn", "/rules/dara"):
+        page.goto(server + path)
+        page.wait_for_selector("#menu-leaderboard")
+        options = page.eval_on_selector_all("#lang-switch option",
+                                            "os => os.map((o) => [o.value, o.textContent])")
+        assert options == [[code, i18n.NATIVE_NAMES[code]] for code in i18n.LANGUAGES], path
     assert not PAGE_ERRORS[page]

@@ -83,7 +83,8 @@ def test_a_lesson_completed_after_a_wrong_move(server: str, browser: Browser,
     click_and_wait(page, '#board [data-square="a6"]')
     assert page.get_attribute("#reply", "data-verdict") == "wrong"
     assert page.text_content("#reply") == steps[1].wrong
-    assert page.get_attribute('#board [data-square="a6"]', "aria-label") == "a6, empty"
+    # (the cells say what they offer, as on the game page: a6 may be played again)
+    assert page.get_attribute('#board [data-square="a6"]', "aria-label") == "a6, empty, playable"
     page.screenshot(path=str(shots / "learn-lesson.png"))
     # then the right one, over two clicks: the drop, which goes on, then the capture
     play_by_clicks(page, steps[1], steps[1].expected[0])
@@ -206,3 +207,29 @@ def test_signed_in_the_progress_follows_the_account(server: str, browser: Browse
     assert PAGE_ERRORS[first] == [] and PAGE_ERRORS[other] == []
     first.context.close()
     other.context.close()
+
+
+def test_a_lesson_is_played_with_the_keyboard(server: str, browser: Browser) -> None:
+    """The lesson's board is the game page's grid: one Tab stop on a playable cell, the
+    arrows move the focus, Enter plays the cell; and its header has the account menu."""
+    step = lessons.load("dala").steps[0]
+    target = step.game().parse_move(step.expected[0]).squares[0]  # the drop the step wants
+    page = new_page(browser)
+    page.goto(server + "/learn/dala#step=1")
+    page.wait_for_function("() => document.body.dataset.step === '0'")
+    page.wait_for_selector("#menu-leaderboard")  # the menu every page's header has
+    assert page.locator('#board [tabindex="0"]').count() == 1
+    assert (page.get_attribute('#board [tabindex="0"]', "aria-label") or "").endswith(
+        ", playable")
+    page.evaluate("document.querySelector('#board [data-square=\"a1\"]').focus()")
+    for _ in range(ord(target[0]) - ord("a")):
+        page.keyboard.press("ArrowRight")
+    for _ in range(int(target[1:]) - 1):
+        page.keyboard.press("ArrowUp")
+    assert page.evaluate("document.activeElement.dataset.square") == target
+    n = answers(page)
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => Number(document.body.dataset.answers || 0) > {n}")
+    assert page.get_attribute("#reply", "data-verdict") == "right"
+    assert page.evaluate("document.activeElement.id") == "next"  # on to the next step
+    assert PAGE_ERRORS[page] == []

@@ -24,6 +24,8 @@ from browsing import (
     why,
 )
 
+#: the game page's module (the same one the page runs) held where a test's script reads it
+GAME_MODULE = "async () => { window.nugarGame = await import('/static/game.js'); }"
 
 def test_a_click_during_the_own_sowing_is_kept_and_played_after_it(server: str,
                                                                    browser: Browser) -> None:
@@ -41,7 +43,9 @@ def test_a_click_during_the_own_sowing_is_kept_and_played_after_it(server: str,
     assert "kept" in (page.text_content("#why") or "")
     assert len(sent) == 1  # nothing sent from a half-drawn board
     # once drawn, the kept click is played: South's turn is 3 then 1
-    page.wait_for_function("() => ui.state && ui.state.moves.length === 2", timeout=60_000)
+    page.evaluate(GAME_MODULE)  # the page's own game.js, for the test to read
+    page.wait_for_function("() => nugarGame.ui.state && nugarGame.ui.state.moves.length === 2",
+                           timeout=60_000)
     wait_version_above(page, v + 1)
     assert [s for s in sent if '"move":"1"' in s.replace(" ", "")]
     page.wait_for_function("() => document.body.dataset.animating === undefined"
@@ -77,7 +81,8 @@ def test_notation_examples_per_game_and_refusals_in_lower_case(server: str,
 
 
 def result_of(page: Page, *args: object) -> str:
-    text: str = page.evaluate("(a) => resultText(...a)", list(args))
+    text: str = page.evaluate(
+        "async (a) => (await import('/static/names.js')).resultText(...a)", list(args))
     return text
 
 
@@ -181,11 +186,12 @@ def test_hundreds_of_pieces_in_hand_stay_clear_of_their_label(server: str,
                                                              browser: Browser) -> None:
     page = new_page(browser)
     start_game(page, server, "dara", "hotseat")
-    boxes = page.evaluate("""() => {
+    boxes = page.evaluate("""async () => {
+        const { ui } = await import('/static/game.js');
+        const board = await import('/static/board.js');
         const b = JSON.parse(JSON.stringify(ui.state.board));
         b.hands = [888, 999];
-        document.getElementById('board').innerHTML =
-            window.nugarBoard.svg({...ui.state, board: b});
+        document.getElementById('board').innerHTML = board.svg({...ui.state, board: b});
         const svg = document.querySelector('#board svg');
         const width = svg.viewBox.baseVal.width;
         return [...svg.querySelectorAll('.hand')].map((g) => {

@@ -102,12 +102,12 @@ def test_jax_history_matches_the_encoder(rules: str, turn_board: bool) -> None:
         assert restarts > 0
 
 
-def test_jax_history_passes_pgx_api_test(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_jax_history_passespgx_api_test(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("jax")
     import nugar.jax as nj
-    from test_jax_faces import _pgx_api_test
+    from pgx_check import pgx_api_test
 
     env = nj.make("kalah(pits=3,seeds=2)", history=3)
-    _pgx_api_test(env, monkeypatch, 2)
+    pgx_api_test(env, monkeypatch, 2)
     with pytest.raises(ValueError, match="history must be a whole number"):
         nj.make("kalah", history=0)

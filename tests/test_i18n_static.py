@@ -14,9 +14,19 @@ from fastapi.testclient import TestClient
 
 from nugar import i18n
 from nugar.server.http import static_i18n
-from nugar.server.http.static_i18n import STATIC, catalog, render_page, scan, unmarked_texts
+from nugar.server.http.static_i18n import (
+    PARTS,
+    STATIC,
+    catalog,
+    page_source,
+    render_page,
+    scan,
+    unmarked_texts,
+)
 
 PAGES = sorted(p.name for p in STATIC.glob("*.html"))
+#: the parts every page shares (static/parts/: the head's lines, the header)
+SHARED = sorted(p.name for p in PARTS.glob("*.html"))
 SCRIPTS = sorted(p.name for p in STATIC.glob("*.js"))
 
 # Texts of the pages that are not for translating: symbols and data. Each entry says why.
@@ -35,7 +45,6 @@ JS_ALLOWED = {
     "c3, c3-c4, xe5",  # examples of moves in the move box: move texts
     "nugar",  # the program's name
     "${name} - nugar",  # a player's page's title: the player's name and the program's
-    "English", "Français", "العربية",  # the language switch: each language in its own name
 }
 
 # Where a literal in a script is shown to a person: assigned to a text property, passed to
@@ -95,11 +104,24 @@ def unmarked_literals(source: str) -> list[tuple[int, str]]:
     return found
 
 
-@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("name", PAGES + [f"parts/{n}" for n in SHARED])
 def test_every_text_of_a_page_is_marked(name: str) -> None:
     left = [(line, text) for line, text in unmarked_texts((STATIC / name).read_text())
             if text not in HTML_ALLOWED]
     assert not left, f"{name}: texts not marked data-i18n: {left}"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_has_the_one_head_and_header(name: str) -> None:
+    # written once (static/parts/), put into every page by the server: the same header,
+    # its account menu included, on every page
+    source = (STATIC / name).read_text()
+    assert source.count("<!--#head-->") == 1 and source.count("<!--#header-->") == 1
+    assert "<header" not in source and "<meta" not in source
+    page = page_source(name)
+    assert page.count('<header class="top">') == 1 and 'id="account-menu"' in page
+    assert page.index("</head>") < page.index('<header class="top">')
+    assert '<script type="module" src="/static/common.js"></script>' in page
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
@@ -140,7 +162,7 @@ def test_pybabel_reads_every_message_of_a_script(name: str) -> None:
 @pytest.mark.parametrize("lang", ["fr", "ar", "ha"])
 @pytest.mark.parametrize("name", PAGES)
 def test_a_page_is_written_in_the_language(name: str, lang: str) -> None:
-    source = (STATIC / name).read_text()
+    source = page_source(name)
     page = render_page(name, lang)
     assert f'<html lang="{lang}" dir="{i18n.direction(lang)}">' in page
     _ = i18n.gettext_for(lang, "webjs")
@@ -158,7 +180,8 @@ def test_a_page_is_written_in_the_language(name: str, lang: str) -> None:
     data = json.loads(block.group(1))
     assert data["lang"] == lang and data["dir"] == i18n.direction(lang)
     assert data["messages"] == catalog(lang)
-    assert page.index('id="nugar-i18n"') < page.index('src="/static/i18n.js"')
+    assert data["languages"] == [[code, i18n.NATIVE_NAMES[code]] for code in i18n.LANGUAGES]
+    assert page.index('id="nugar-i18n"') < page.index("</head>")
 
 
 def test_an_english_page_keeps_its_texts() -> None:
@@ -172,7 +195,24 @@ def test_the_catalog_has_the_language_s_plural_forms(lang: str) -> None:
     forms = catalog(lang)["{n} seed"]
     assert isinstance(forms, list)
     assert len(forms) == {"fr": 3, "ar": 6, "ha": 2}[lang]  # Babel's (CLDR's) plural rules
+    # the categories the page picks a form by: one for each form, in the forms' order
+    assert len(static_i18n.plural_order(lang)) == len(forms)
+    assert static_i18n.plural_order(lang)[-1] == "other"
     assert all("{n}" in f for f in forms)
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_the_page_is_told_the_languages_and_the_plural_order(lang: str) -> None:
+    # static/i18n.js names no language: the switch's list and the plural categories come
+    # from the server (a new language in nugar.i18n needs no change in the scripts)
+    block = re.search(r'id="nugar-i18n">(.*?)</script>', render_page("learn.html", lang), re.S)
+    assert block is not None
+    data = json.loads(block.group(1))
+    assert [code for code, _ in data["languages"]] == list(i18n.LANGUAGES)
+    assert data["plurals"] == static_i18n.plural_order(lang)
+    for name in SCRIPTS:
+        source = (STATIC / name).read_text()
+        assert "Français" not in source and '"fr"' not in source and "fr:" not in source, name
 
 
 def test_the_catalog_is_served_as_json(client: TestClient) -> None:

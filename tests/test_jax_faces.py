@@ -13,7 +13,6 @@ import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from typing import Literal, get_args
 
 import numpy as np
 import pytest
@@ -25,6 +24,7 @@ jnp = jax.numpy
 
 import nugar.jax as nj  # noqa: E402
 from nugar.rules import PRESETS  # noqa: E402
+from pgx_check import pgx_api_test  # noqa: E402
 
 DRAWS = ([(rules, "repetition") for rules in REPETITION_RULES]
          + [(rules, "quiet_limit") for rules in QUIET_LIMIT_RULES])
@@ -33,30 +33,9 @@ DRAWS = ([(rules, "repetition") for rules in REPETITION_RULES]
 # --- pgx's own API test --------------------------------------------------------------------
 
 
-def _pgx_api_test(env: nj.Env, monkeypatch: pytest.MonkeyPatch, games: int) -> None:
-    """Run ``pgx.api_test`` on ``env`` with the two changes pgx 2.6.0 needs to test a game of
-    another package: its list of known ids (``EnvId``, which the test requires ``env.id`` to
-    be in) is extended by ``env.id``, and, where pgx's random player fails on one unbatched
-    mask under this JAX (as it does for pgx's own ``tic_tac_toe``: ``jax.random.categorical``
-    with ``axis=1`` on a 1-D mask), that player is given the mask with a batch axis of one."""
-    pgx = pytest.importorskip("pgx", reason="pgx is not installed (it is in the test extra)")
-    import pgx._src.api_test as pgx_api_test
-
-    monkeypatch.setattr(pgx_api_test, "EnvId",
-                        Literal[(*get_args(pgx_api_test.EnvId), env.id)])  # type: ignore[misc]
-    act = pgx_api_test.act_randomly
-    try:
-        act(jax.random.PRNGKey(0), jnp.ones(3, bool))
-    except IndexError:
-        monkeypatch.setattr(pgx_api_test, "act_randomly", jax.jit(
-            lambda key, mask: act(key, mask[None])[0] if mask.ndim == 1 else act(key, mask)))
-    assert isinstance(env, pgx.Env)
-    pgx.api_test(env, games)
-
-
 @pytest.mark.parametrize("rules", list(PRESETS))
 def test_pgx_api_test_on_every_preset(rules: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    _pgx_api_test(nj.make(rules), monkeypatch, 2)
+    pgx_api_test(nj.make(rules), monkeypatch, 2)
 
 
 @pytest.mark.parametrize(("rules", "turn_board"), [("dara(quiet_limit=2)", False),
@@ -65,7 +44,7 @@ def test_pgx_api_test_on_a_draw_rule_and_turned_boards(
         rules: str, turn_board: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """With a short quiet limit most random games end by that draw: pgx's test, which plays
     each game until ``terminated``, would never end if the draw were a truncation."""
-    _pgx_api_test(nj.make(rules, turn_board=turn_board), monkeypatch, 2)
+    pgx_api_test(nj.make(rules, turn_board=turn_board), monkeypatch, 2)
 
 
 def test_states_draw_themselves(tmp_path: object) -> None:

@@ -146,7 +146,7 @@ def test_the_learn_pages(client: TestClient) -> None:
     for path in ("/learn", "/learn/dara", "/learn/dracala"):
         r = client.get(path)
         assert r.status_code == 200
-        assert '<script src="/static/learn.js"></script>' in r.text
+        assert '<script type="module" src="/static/learn.js"></script>' in r.text
         assert "script-src 'self'" in r.headers["content-security-policy"]
         assert "<script>" not in r.text  # no inline script: the policy would refuse it
     r = client.get("/learn/nope", headers={"accept": "text/html"})

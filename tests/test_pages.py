@@ -45,6 +45,10 @@ def shipped() -> list[str]:
     return (["rules"] if root.joinpath("rules.md").is_file() else []) + games
 
 
+#: the links of every page's header (static/parts/header.html), before a page's own
+HEADER_LINKS = 5
+
+
 def listed(c: TestClient) -> list[str]:
     r = c.get("/rules")
     assert r.status_code == 200
@@ -79,10 +83,11 @@ def test_every_page_renders_and_every_link_resolves(client: TestClient) -> None:
         r = client.get(f"/rules/{name}")
         assert r.status_code == 200, name
         seen[name] = _Links(r.text)
-        # no script but the account menu's (the Markdown's raw HTML is not passed through)
+        # no script but the header's (the Markdown's raw HTML is not passed through) and
+        # its catalog, a data block
         assert "<h1 " in r.text
-        assert r.text.replace('<script src="/static/accounts.js"></script>', "") \
-            .count("<script") == 0
+        assert r.text.replace('<script type="module" src="/static/common.js"></script>', "") \
+            .replace('<script type="application/json" id="nugar-i18n">', "").count("<script") == 0
     checked = 0
     for name, page in seen.items():
         for href in page.hrefs:
@@ -160,7 +165,7 @@ def test_contract_is_listed_first_then_the_games(client: TestClient, own_docs: P
 def test_links_between_pages_become_site_addresses(client: TestClient, own_docs: Path) -> None:
     contract = client.get("/rules/rules").text
     links = _Links(contract)
-    assert links.hrefs[2:] == ["/rules/dara", "/rules/dara#notation", "/rules/kalah",
+    assert links.hrefs[HEADER_LINKS:] == ["/rules/dara", "/rules/dara#notation", "/rules/kalah",
                                "https://en.wikipedia.org/wiki/Dara_(game)",
                                "#the-rules-contract"]
     # links to what is not shipped keep their text and lose their target
@@ -171,14 +176,15 @@ def test_links_between_pages_become_site_addresses(client: TestClient, own_docs:
     dara = client.get("/rules/dara").text
     links = _Links(dara)
     # after the header, the pages to print (nugar.server.http.printable), then the page's own
-    assert links.hrefs[2:] == ["/rules/dara/sheet", "/rules/dara/board", "/rules/dara/history",
-                               "/rules/rules#the-rules-contract", "/rules/kalah#notation"]
+    assert links.hrefs[HEADER_LINKS:] == ["/rules/dara/sheet", "/rules/dara/board",
+                                          "/rules/dara/history", "/rules/rules#the-rules-contract",
+                                          "/rules/kalah#notation"]
     assert "The AI plays too." in dara and "ai.md" not in dara
     assert links.images == [] and "board" in dara  # the unshipped image: its alt text only
-    assert links.ids == {"dara-dara", "notation", "notation-1",
-                         "who-wins-the-first-player-or_not"}
+    assert links.ids - {"account-menu", "nugar-i18n"} == {  # the header's and its catalog's
+        "dara-dara", "notation", "notation-1", "who-wins-the-first-player-or_not"}
     assert "<title>Dara (dara) - nugar</title>" in dara
-    assert _Links(client.get("/rules/kalah").text).hrefs[5:] == ["/rules/dara"]
+    assert _Links(client.get("/rules/kalah").text).hrefs[HEADER_LINKS + 3:] == ["/rules/dara"]
 
 
 def test_a_preset_without_a_page_shows_its_games_page(client: TestClient,

@@ -98,7 +98,7 @@ def test_the_web_uses_the_one_default_level(client: TestClient) -> None:
     page = client.get("/").text
     select = page.split('<select id="level"', 1)[1].split("</select>", 1)[0]
     assert "<option" not in select  # no level written into the page itself
-    script = client.get("/static/app.js").text
+    script = client.get("/static/home.js").text
     assert '"/api/levels"' in script
 
 
@@ -197,6 +197,19 @@ def test_sowing_turn_with_bonus_step_and_score(client: TestClient) -> None:
     assert state["new_turns"] == [{"player": 1, "text": "3-1", "n": 2}]
     assert state["to_move"] == 2 and state["score"] == [1, 0]
     assert state["board"]["holes"] == [[0, 5, 1, 6, 6, 5], [4, 4, 4, 4, 4, 4]]
+    # each move's seeds, cell by cell (what the page animates: it sows nothing itself)
+    assert [(s["ply"], s["player"], s["start"], s["path"]) for s in state["sowings"]] == [
+        (0, 1, 2, [3, 4, 5, 6]), (1, 1, 0, [1, 2, 3, 4])]
+    assert state["sowings"][-1]["after"] == [0, 5, 1, 6, 6, 5, 1, 4, 4, 4, 4, 4, 4, 0]
+    state = move(client, gid, key, "1").json()  # the second player's turn: two turns sent
+    assert [s["ply"] for s in state["sowings"]] == [0, 1, 2]
+    assert state["sowings"][-1]["path"] == [8, 9, 10, 11]
+
+
+def test_an_alignment_game_sends_no_sowing(client: TestClient) -> None:
+    made = create(client, rules="dara", mode="hotseat")
+    state = move(client, made["id"], made["keys"]["0"], "c3").json()
+    assert state["sowings"] == []
 
 
 def test_moves_after_the_end_are_refused(client: TestClient) -> None:
@@ -758,7 +771,7 @@ def test_links_default_to_the_address_served(client: TestClient) -> None:
     assert made["links"]["watch"] == f"http://127.0.0.1:8000/g/{made['id']}"
 
 
-@pytest.mark.parametrize("path", ["/", "/g/abc", "/replay", "/rules", "/static/app.js",
+@pytest.mark.parametrize("path", ["/", "/g/abc", "/replay", "/rules", "/static/game.js",
                                   "/static/style.css", "/api/presets", "/api/games/nosuch",
                                   "/nowhere", "/openapi.json"])
 def test_every_response_carries_the_security_headers(client: TestClient, path: str) -> None:
@@ -975,10 +988,10 @@ def test_rules_pages(client: TestClient, tmp_path: Path, monkeypatch: pytest.Mon
     assert client.get("/rules/chess").status_code == 404
     assert client.get("/").status_code == 200
     gid = create(client, rules="dara", mode="hotseat")["id"]
-    assert "app.js" in client.get(f"/g/{gid}").text
+    assert "/static/index.js" in client.get(f"/g/{gid}").text
     # an unknown game: a page saying so (404), not the game page with its buttons
     r = client.get("/g/abc")
-    assert r.status_code == 404 and "No such game" in r.text and "app.js" not in r.text
+    assert r.status_code == 404 and "No such game" in r.text and "index.js" not in r.text
 
 
 def test_states_carry_no_svg_and_the_svg_endpoint_draws_the_game(client: TestClient) -> None:

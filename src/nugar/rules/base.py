@@ -30,7 +30,7 @@ from ..kernels.common import (
     ST_REASON,
     ST_TO_MOVE,
 )
-from .boards import Board
+from .boards import Board, Sowing
 from .codec import ActionCodec
 from .moves import Move, Outcome, Termination
 from .options import PRESETS, Options, RuleSet, parse_rules
@@ -548,6 +548,12 @@ class Game(ABC):
         """What each turn of :meth:`turn_list` captured: pieces taken (alignment); a family
         that counts captures otherwise overrides it (sowing: seeds put into the store)."""
         return [sum(1 for m in moves if m.kind == "capture") for _, moves in self.turn_list()]
+
+    def sowings(self, count: int) -> list[Sowing]:
+        """What the last ``count`` moves sowed, seed by seed (:class:`~.boards.Sowing`), oldest
+        first, for a picture that draws them; empty for a family whose moves sow nothing
+        (sowing overrides it)."""
+        return []
 
     def turns(self) -> list[str]:
         """The game so far as turn texts, e.g. ``["c3", "d4", "c3-c4xe5"]`` or ``["1-6", "5"]``."""

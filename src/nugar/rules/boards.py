@@ -55,5 +55,29 @@ class PitBoard:
                 "stores": list(self.stores), "skip_origin": self.skip_origin}
 
 
+@dataclass(frozen=True)
+class Sowing:
+    """What one sowing move did, for a picture that shows it seed by seed.
+
+    Cells are numbered as :meth:`PitBoard.as_json` lays the board out: the first player's
+    holes from his hole 1 (0 to P-1), his store (P), the second player's holes (P+1 to 2P),
+    his store (2P+1). ``ply``: the moves played before it; ``player``: who sowed; ``start``:
+    the emptied hole; ``path``: the cell each seed fell into, in order; ``taken``: the holes
+    emptied into a store once the seeds were down (a capture, the leftovers at the end);
+    ``after``: every cell's seeds once the move was made.
+    """
+
+    ply: int
+    player: int
+    start: int
+    path: tuple[int, ...]
+    taken: tuple[int, ...]
+    after: tuple[int, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"ply": self.ply, "player": self.player, "start": self.start,
+                "path": list(self.path), "taken": list(self.taken), "after": list(self.after)}
+
+
 #: every board shape a family may draw
 Board = GridBoard | PitBoard

@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import InvalidMoveError, NugarError
 from ..i18n import Text
 from ..kernels import sowing as sowing_kernels
-from ..kernels.common import ST_TO_MOVE
+from ..kernels.common import HEADER, ST_TO_MOVE
 from ..kernels.dispatch import FAM_SOWING, fam_apply_held
 from .base import (
     FamilyDescriptor,
@@ -32,7 +32,7 @@ from .base import (
     position_fields,
     whole_number,
 )
-from .boards import PitBoard
+from .boards import PitBoard, Sowing
 from .codec import ActionCodec, codec_from_moves
 from .family import SOWING
 from .moves import Move
@@ -290,6 +290,38 @@ class SowingGame(Game):
             i += len(moves)
         return out
 
+    def sowings(self, count: int) -> list[Sowing]:
+        """What each of the last ``count`` moves sowed (fewer where fewer were played, or
+        where the game started from a set position without their earlier positions): the
+        cells its seeds fell into, in the order the kernel sows (:func:`_lap`), and the holes
+        its capture or the game's end then emptied."""
+        first = max(0, self.ply - count, self.ply - len(self._stack))
+        n_cells = int(sowing_kernels.cell_count(self.pits))
+        at = HEADER
+        out: list[Sowing] = []
+        for ply in range(first, self.ply):
+            before = self._stack[ply - self.ply + len(self._stack)]
+            after = (self._state if ply + 1 == self.ply
+                     else self._stack[ply + 1 - self.ply + len(self._stack)])
+            player = int(before[ST_TO_MOVE])
+            action = self._codec_action(ply)
+            order = _lap(self.options, player, action)
+            start = int(sowing_kernels.holes_at(self.pits, player)) - at + action
+            seeds = int(before[at + start])
+            path = tuple(order[i % len(order)] for i in range(seeds))
+            counts = [int(v) for v in before[at:at + n_cells]]
+            counts[start] = 0
+            for cell in path:
+                counts[cell] += 1
+            final = tuple(int(v) for v in after[at:at + n_cells])
+            taken = tuple(c for c in range(n_cells) if final[c] < counts[c])
+            out.append(Sowing(ply, player, start, path, taken, final))
+        return out
+
+    def _codec_action(self, ply: int) -> int:
+        """The action code of the move played at ``ply`` (its hole, from 0)."""
+        return self._moves[ply].hole - 1
+
     # --- why a step is refused (error path only) -------------------------------------------
     def _why_illegal(self, move: Move) -> str:
         caps = np.empty(self.pits, dtype=np.int64)
@@ -402,6 +434,51 @@ def _params_of(options: Options) -> IntArray:
 def _score(params: IntArray, state: IntArray) -> tuple[int, int]:
     """The two stores, first player first."""
     return _stores(int(params[sowing_kernels.P_PITS]), state)
+
+
+@lru_cache(maxsize=256)
+def _lap(options: SowingOptions, player: int, action: int) -> tuple[int, ...]:
+    """The cells the seeds of ``player``'s hole ``action + 1`` fall into, one lap (then the
+    lap again), read from the kernel's own sowing rather than written a second time.
+
+    In a probe position whose every other hole holds many seeds, that hole is sown with 1, 2,
+    ... seeds; each time the one cell holding exactly one seed more than the time before is
+    the next of the lap. The probe's rules end a game only when the player to move has no
+    seeds and give each his own leftovers (``end=mover_empty``, ``leftovers=owner``, no
+    misère majority: the order of the seeds is the same), so an ending never moves the seed
+    just sown; a last seed can only capture where it falls into the emptied hole itself
+    (every other hole already holds seeds), and then no cell holds exactly one more. The lap
+    is complete when the next seed falls where the first did.
+    """
+    params = sowing_params(options).copy()
+    params[sowing_kernels.P_END_MOVER] = 1
+    params[sowing_kernels.P_LEFTOVERS] = sowing_kernels.LEFT_OWNER
+    params[sowing_kernels.P_VARIANT] = sowing_kernels.VARIANT_PLAIN
+    pits = options.pits
+    n_cells = int(sowing_kernels.cell_count(pits))
+    many = 4 * n_cells  # seeds in every other hole
+    probe = sowing_kernels.initial_state(params).copy()
+    for p in (1, 2):
+        first = int(sowing_kernels.holes_at(pits, p))
+        probe[first:first + pits] = many
+        probe[sowing_kernels.store_at(pits, p)] = 0
+    probe[ST_TO_MOVE] = player
+    origin = int(sowing_kernels.holes_at(pits, player)) - HEADER + action
+    probe[HEADER + origin] = 0
+    before = probe[HEADER:HEADER + n_cells]
+    gained = np.zeros(n_cells, dtype=np.int64)
+    order: list[int] = []
+    for seeds in range(1, n_cells + 1):
+        state = probe.copy()
+        state[HEADER + origin] = seeds
+        sowing_kernels.apply_action(params, state, action)
+        one_more = np.flatnonzero(state[HEADER:HEADER + n_cells] - before - gained == 1)
+        cell = int(one_more[0]) if len(one_more) == 1 else origin
+        if order and cell == order[0]:
+            break
+        order.append(cell)
+        gained[cell] += 1
+    return tuple(order)
 
 
 def _stores(pits: int, state: IntArray) -> tuple[int, int]:

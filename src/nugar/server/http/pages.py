@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from ...i18n import LANGUAGES, SOURCE, Text, direction, say
+from .static_i18n import i18n_block, render_part
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -271,11 +272,13 @@ def _rtl_table(tokens: Sequence[Token], start: int) -> bool:
 def wrap_page(title: str, body: str, lang: str = SOURCE, content: str | None = None,
               kind: str = "doc") -> str:
     """A whole page around ``body`` in ``lang`` (its ``lang`` and ``dir``), the body written
-    in ``content`` (an untranslated page: English inside a French or Arabic page); ``kind``
-    is the page's class (``doc``; ``sheet``, ``print-board`` and ``history`` for the pages to
-    print, :mod:`.printable`), which ``static/print.css`` lays out on A4 paper. Its header's
-    account menu is added by ``static/accounts.js``; on a page to print, a ``data-print``
-    button prints the page (``static/print.js``)."""
+    in ``content`` (an untranslated page: English inside a French or Arabic page); its head's
+    common lines and its header are every page's (``static/parts/``, in ``lang``), and the
+    scripts' catalog is embedded for the header's language switch and account menu
+    (``static/common.js``). ``kind`` is the page's class (``doc``; ``sheet``, ``print-board``
+    and ``history`` for the pages to print, :mod:`.printable`), which ``static/print.css``
+    lays out on A4 paper; on a page to print, a ``data-print`` button prints the page
+    (``static/print.js``)."""
     main = ""
     if content is not None and content != lang:
         main = f' lang="{content}" dir="{direction(content)}"'
@@ -283,17 +286,11 @@ def wrap_page(title: str, body: str, lang: str = SOURCE, content: str | None = N
     printing = "" if kind == "doc" else "<script src=\"/static/print.js\"></script>"
     kind = "doc" if kind == "doc" else f"doc {kind}"
     return (f"<!doctype html><html lang=\"{lang}\" dir=\"{direction(lang)}\"><head>"
-            "<meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{escape(title)} - nugar</title>"
-            "<link rel=\"stylesheet\" href=\"/static/style.css\">"
-            "<link rel=\"stylesheet\" href=\"/static/accounts.css\">"
-            "<link rel=\"stylesheet\" href=\"/static/print.css\"></head>"
-            f"<body class=\"{kind}\"><header class=\"top\"><a href=\"/\">nugar</a> "
-            f"<a href=\"/rules\">{escape(_say('rules', lang))}</a></header>"
-            f"<main class=\"{kind}\"{main}>{body}</main>"
-            "<script src=\"/static/accounts.js\"></script>"
-            f"{printing}</body></html>")
+            f"{render_part('head', lang)}"
+            "<link rel=\"stylesheet\" href=\"/static/print.css\">"
+            f"<title>{escape(title)} - nugar</title>{i18n_block(lang)}</head>"
+            f"<body class=\"{kind}\">{render_part('header', lang)}"
+            f"<main class=\"{kind}\"{main}>{body}</main>{printing}</body></html>")
 
 
 def _say(words: str, lang: str) -> str:
@@ -303,7 +300,7 @@ def _say(words: str, lang: str) -> str:
 
 #: the page words of this module, for the ``web`` catalog's extraction (:func:`_say` looks
 #: them up by their English text)
-_WORDS = (Text("rules", domain="web"), Text("Start a new game", domain="web"),
+_WORDS = (Text("Start a new game", domain="web"),
           Text("Replay a record", domain="web"), Text("Rules of the games", domain="web"),
           Text("Rules", domain="web"),
           Text("No rules pages were found in this installation of nugar.", domain="web"))

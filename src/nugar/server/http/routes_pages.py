@@ -1,8 +1,8 @@
 """The web app's pages: the single-page client, its static files, the rules pages and the
 pages to print for teachers (``/rules/<name>/sheet``, ``/board``, ``/history``), and the
-sign-up and sign-in pages (``static/account.html``; every page's account menu is drawn by
-``static/accounts.js``), and the players' pages and the leaderboard
-(``static/standings.html``)."""
+sign-up and sign-in pages (``static/account.html``; every page's header and its account
+menu are ``static/parts/header.html`` and ``static/common.js``), and the players' pages and
+the leaderboard (``static/standings.html``)."""
 
 from __future__ import annotations
 

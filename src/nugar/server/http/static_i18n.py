@@ -11,8 +11,16 @@ The pages (``static/*.html``) are written in English and marked for translation:
 lang=".." dir="..">`` set, and the catalog the scripts read (:func:`catalog`) embedded as a
 JSON data block (``<script type="application/json" id="nugar-i18n">``: not a script the
 Content-Security-Policy would refuse), so the first paint is already in that language and
-``static/i18n.js`` (``t("...")``) needs no request of its own. The same catalog is served as
-``GET /i18n/{lang}.json`` (:mod:`.routes_i18n`).
+``static/i18n.js`` (``t("...")``) needs no request of its own; the block also says the
+language's plural categories and lists the site's languages (:data:`nugar.i18n.LANGUAGES`,
+each in its own name), so the scripts name no language themselves. The same catalog is
+served as ``GET /i18n/{lang}.json`` (:mod:`.routes_i18n`).
+
+What every page shares is written once, in ``static/parts/``: ``head.html`` (the lines of
+``<head>`` every page has: the style sheets and ``common.js``, the header's script) and
+``header.html`` (the header: the links and the account menu's place). A page puts them in
+with ``<!--#head-->`` and ``<!--#header-->`` (:func:`page_source`); the rules pages, which
+the server writes itself, take the same parts in their language (:func:`render_part`).
 
 :func:`extract_html` is the ``pybabel extract`` method for the marked pages (referenced by
 ``nugar/locale/webjs.cfg``); :func:`unmarked_texts` lists the texts of a page outside marked
@@ -34,6 +42,9 @@ from ... import i18n
 
 #: the folder of the static pages and scripts
 STATIC = Path(__file__).parent.parent / "static"
+#: the parts every page shares (``<!--#name-->`` in a page: ``static/parts/name.html``)
+PARTS = STATIC / "parts"
+_INCLUDE = re.compile(r"<!--#(\w+)-->")
 #: the attribute that marks an element whose content is one message
 MARK = "data-i18n"
 #: attributes whose values are always text a person reads or hears
@@ -197,12 +208,42 @@ def catalog_json(lang: str) -> str:
     return json.dumps(catalog(lang), ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
 
 
-@functools.cache
-def render_page(name: str, lang: str) -> str:
-    """The static page ``name`` (``index.html``) in ``lang``: its marked texts translated,
-    ``<html lang dir>`` set and the scripts' catalog embedded (made once per page and
-    language: the files never change while the server runs)."""
+def plural_order(lang: str) -> list[str]:
+    """The plural categories of ``lang`` in the order of its catalogs' plural forms: CLDR's
+    categories in the order Babel writes a gettext ``Plural-Forms`` from them (zero, one,
+    two, few, many, other), which ``static/i18n.js`` needs to pick a form with the browser's
+    ``Intl.PluralRules``."""
+    from babel import Locale
+
+    tags = Locale.parse(i18n.check_language(lang)).plural_form.tags
+    return [tag for tag in ("zero", "one", "two", "few", "many") if tag in tags] + ["other"]
+
+
+def i18n_block(lang: str) -> str:
+    """The JSON data block the scripts read (``#nugar-i18n``): the language, its direction,
+    the catalog, its plural categories and the site's languages, each in its own name."""
+    languages = json.dumps([[code, i18n.NATIVE_NAMES.get(code, code)]
+                            for code in i18n.LANGUAGES], ensure_ascii=False).replace("</", "<\\/")
+    return (f'<script type="application/json" id="nugar-i18n">{{"lang": "{lang}", '
+            f'"dir": "{i18n.direction(lang)}", "plurals": {json.dumps(plural_order(lang))}, '
+            f'"languages": {languages}, '
+            f'"messages": {catalog_json(lang)}}}</script>\n')
+
+
+def page_source(name: str) -> str:
+    """The source of the static page ``name`` with the shared parts put in: each
+    ``<!--#part-->`` replaced by ``static/parts/part.html``."""
     source = (STATIC / name).read_text(encoding="utf-8")
+    return _INCLUDE.sub(lambda m: _part(m.group(1)), source)
+
+
+def _part(name: str) -> str:
+    return (PARTS / f"{name}.html").read_text(encoding="utf-8").rstrip("\n")
+
+
+def _translated(source: str, lang: str) -> str:
+    """``source`` with its marked texts and text attributes in ``lang``, and its ``<html>``
+    tag saying the language and direction."""
     _ = i18n.gettext_for(lang, "webjs")
     out = source
     for span in sorted(scan(source).spans, reverse=True):
@@ -213,6 +254,20 @@ def render_page(name: str, lang: str) -> str:
         else:
             new = _(span.msgid)
         out = out[:span.start] + new + out[span.end:]
-    block = (f'<script type="application/json" id="nugar-i18n">{{"lang": "{lang}", '
-             f'"dir": "{i18n.direction(lang)}", "messages": {catalog_json(lang)}}}</script>\n')
-    return out.replace("</head>", block + "</head>", 1)
+    return out
+
+
+@functools.cache
+def render_part(name: str, lang: str) -> str:
+    """The shared part ``name`` (``"head"``, ``"header"``) in ``lang``, for a page the server
+    writes itself (the rules pages)."""
+    return _translated(_part(name), i18n.check_language(lang))
+
+
+@functools.cache
+def render_page(name: str, lang: str) -> str:
+    """The static page ``name`` (``index.html``) in ``lang``: the shared parts put in, its
+    marked texts translated, ``<html lang dir>`` set and the scripts' catalog embedded (made
+    once per page and language: the files never change while the server runs)."""
+    out = _translated(page_source(name), lang)
+    return out.replace("</head>", i18n_block(lang) + "</head>", 1)

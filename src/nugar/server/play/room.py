@@ -35,6 +35,8 @@ from .session import GameSession, aborted_by, impose, rematch_id, restore, store
 
 #: most events waiting for one websocket listener; one more drops it (it resyncs on reconnect)
 LISTENER_QUEUE = 64
+#: most moves whose sowings a state carries (the page animates no longer run of moves)
+SOWN_PLIES = 12
 #: secrets a room remembers as opening a seat (a game has at most three: two seats, hot-seat)
 KNOWN_KEYS = 4
 
@@ -318,6 +320,10 @@ class Room:
             "ply": ply,
             "clock": None if self.clock is None else self.clock.view(self.now()),
             "board": board_data(game),  # the page draws it (static/board.js): no SVG here
+            # what the moves of the last two turns sowed, seed by seed (the page animates
+            # them; empty for a game whose moves sow nothing)
+            "sowings": [s.as_json() for s in game.sowings(
+                min(SOWN_PLIES, sum(len(moves) for _, moves in turns[-2:])))],
         }
         out["turns"] = list(self._turn_views)  # a copy: a view is never changed after
         out["moves"] = self.row.moves  # the stored texts of the game's moves (never changed)

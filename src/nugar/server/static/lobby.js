@@ -1,9 +1,12 @@
 // nugar lobby: the open challenges on the home page, live over /ws/lobby. Posting one uses the
 // rules and time control chosen in the form above; accepting one creates the game and takes
 // both players to it (the creator is told on his lobby socket).
-"use strict";
+import { choice as clockChoice } from "./clock.js";
+import { api } from "./common.js";
+import { currentRulesText } from "./home.js";
+import { t, tx } from "./i18n.js";
 
-(function () {
+export function showLobby() {
   const box = document.getElementById("lobby");
   if (!box || location.pathname !== "/") return;
   const KEY = "nugar:lobby:mine";
@@ -16,25 +19,8 @@
     e.append(...kids);
     return e;
   };
-  const tx = window.nugarI18n.tx;  // a message with a node among its fields (i18n.js)
   const COLOUR = { first: t("creator plays first"), second: t("creator plays second"),
     random: t("colours drawn at random") };
-
-  async function call(method, path, body) {
-    const opts = { method, headers: {} };
-    if (body !== undefined) {
-      opts.headers["content-type"] = "application/json";
-      opts.body = JSON.stringify(body);
-    }
-    const res = await fetch(path, opts);
-    let data = null;
-    try { data = await res.json(); } catch (e) { data = null; }
-    if (!res.ok) {
-      throw new Error(data && data.detail ? data.detail
-        : t("request failed ({status})", { status: String(res.status) }));
-    }
-    return data;
-  }
 
   function go(game, seat, key) { location.assign(`/g/${game}#seat=${seat}&key=${key}`); }
 
@@ -51,7 +37,7 @@
     el("option", { value: "first", text: t("I play first") }),
     el("option", { value: "second", text: t("I play second") }));
   const privateBox = el("input", { type: "checkbox", id: "challenge-private" });
-  // rated: only for a signed-in player (accounts.js marks the page signed-in), a preset exactly
+  // rated: only for a signed-in player (common.js marks the page signed-in), a preset exactly
   const ratedBox = el("input", { type: "checkbox", id: "challenge-rated" });
   const post = el("button", { type: "button", id: "challenge-post",
     text: t("Post an open challenge") });
@@ -95,7 +81,7 @@
       "aria-label": t("link to this challenge") });
     const cancel = el("button", { type: "button", id: "challenge-cancel", text: t("Cancel") });
     cancel.addEventListener("click", async () => {
-      try { await call("POST", `/api/challenges/${lobby.mine.id}/cancel`, { key: lobby.mine.key }); } catch (e) { /* gone already */ }
+      try { await api("POST", `/api/challenges/${lobby.mine.id}/cancel`, { key: lobby.mine.key }); } catch (e) { /* gone already */ }
       setMine(null);
       showWaiting();
       connect();
@@ -109,7 +95,7 @@
   async function accept(id) {
     error.textContent = "";
     try {
-      const seat = await call("POST", `/api/challenges/${id}/accept`, { key: lobby.mine ? lobby.mine.key : "" });
+      const seat = await api("POST", `/api/challenges/${id}/accept`, { key: lobby.mine ? lobby.mine.key : "" });
       go(seat.id, seat.seat, seat.key);
     } catch (e) {
       error.textContent = e.message;
@@ -118,12 +104,12 @@
 
   post.addEventListener("click", async () => {
     error.textContent = "";
-    const body = { rules: typeof currentRulesText === "function" ? currentRulesText() : "dara",
+    const body = { rules: currentRulesText(),
       colour: colour.value, public: !privateBox.checked, rated: ratedBox.checked };
-    const clock = window.nugarClock ? window.nugarClock.choice() : null;
+    const clock = clockChoice();
     if (clock) body.clock = clock;
     try {
-      const made = await call("POST", "/api/challenges", body);
+      const made = await api("POST", "/api/challenges", body);
       setMine({ id: made.challenge.id, key: made.key, link: made.link });
       showWaiting();
       connect();
@@ -168,7 +154,7 @@
   async function checkMine() {
     const mine = lobby.mine;
     try {
-      const c = await call("POST", `/api/challenges/${mine.id}/status`, { key: mine.key });
+      const c = await api("POST", `/api/challenges/${mine.id}/status`, { key: mine.key });
       if (c.seat && lobby.mine === mine) { setMine(null); go(c.seat.game, c.seat.seat, c.seat.key); }
     } catch (e) {
       if (lobby.mine === mine) { setMine(null); showWaiting(); error.textContent = e.message; }
@@ -178,7 +164,7 @@
   // a challenge link: /?challenge=ID shows it at the top, listed or not
   async function showInvite(id) {
     try {
-      const c = await call("GET", `/api/challenges/${encodeURIComponent(id)}`);
+      const c = await api("GET", `/api/challenges/${encodeURIComponent(id)}`);
       invite.textContent = "";
       const clock = c.clock ? c.clock_text : t("no clock");
       const b = el("button", { type: "button", id: "invite-accept", text: t("Accept this challenge") });
@@ -196,4 +182,4 @@
   if (wanted && !(lobby.mine && lobby.mine.id === wanted)) showInvite(wanted);
   showWaiting();
   connect();
-})();
+}

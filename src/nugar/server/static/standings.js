@@ -1,168 +1,135 @@
 // A player's page (/players/NAME: ratings per preset, a rating graph per preset drawn as
 // SVG here, finished games newest first, paged) and the leaderboard (/leaderboard?rules=).
-"use strict";
-(() => {
-  const byId = (id) => document.getElementById(id);
-  const SVG = "http://www.w3.org/2000/svg";
+import { $ as byId, api, link } from "./common.js";
+import { lang, num, t, tn } from "./i18n.js";
 
-  async function get(path) {
-    const r = await fetch(path, { credentials: "same-origin" });
-    const data = await r.json().catch(() => ({}));
-    if (!r.ok) throw new Error(data.detail || `${r.status} ${r.statusText}`);
-    return data;
+const SVG = "http://www.w3.org/2000/svg";
+
+function cell(row, content) {
+  const td = document.createElement("td");
+  if (content instanceof Node) td.append(content); else td.textContent = content;
+  row.append(td);
+}
+
+// the table `tableId` with a row for each of `items` (its cells from `cells(item)`), shown
+// when there are any; else the note `emptyId`
+function rows(tableId, emptyId, items, cells) {
+  const table = byId(tableId);
+  table.hidden = items.length === 0;
+  byId(emptyId).hidden = items.length > 0;
+  const body = table.tBodies[0];
+  body.textContent = "";
+  for (const item of items) {
+    const row = document.createElement("tr");
+    for (const content of cells(item)) cell(row, content);
+    body.append(row);
   }
+}
 
-  function cell(row, content) {
-    const td = document.createElement("td");
-    if (content instanceof Node) td.append(content); else td.textContent = content;
-    row.append(td);
+function svgEl(tag, attrs) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  return e;
+}
+
+// one preset's ratings after each rated game, as a line over the games' order
+function graph(preset, points) {
+  const W = 600, H = 180, PAD = 36;
+  const values = points.map((p) => p.rating);
+  let lo = Math.min(...values), hi = Math.max(...values);
+  if (hi - lo < 50) { lo -= 25; hi += 25; }
+  const x = (i) => PAD + (points.length === 1 ? (W - 2 * PAD) / 2 : i * (W - 2 * PAD) / (points.length - 1));
+  const y = (v) => H - PAD / 2 - (v - lo) * (H - PAD) / (hi - lo);
+  const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, role: "img",
+    "aria-label": tn("{preset} rating over {n} rated game", "{preset} rating over {n} rated games",
+      points.length, { preset, n: points.length }) });
+  svg.dataset.preset = preset;
+  for (const v of [lo, (lo + hi) / 2, hi]) {
+    svg.append(svgEl("line", { x1: PAD, x2: W - PAD / 2, y1: y(v), y2: y(v) }));
+    const t = svgEl("text", { x: 2, y: y(v) + 4 });
+    t.textContent = String(Math.round(v));
+    svg.append(t);
   }
+  svg.append(svgEl("polyline", { points: points.map((p, i) => `${x(i)},${y(p.rating)}`).join(" ") }));
+  points.forEach((p, i) => {
+    const c = svgEl("circle", { cx: x(i), cy: y(p.rating), r: 3 });
+    const title = svgEl("title", {});
+    title.textContent = t("{rating} after game {game}", { rating: Math.round(p.rating), game: String(p.game) });
+    c.append(title);
+    svg.append(c);
+  });
+  const box = document.createElement("div");
+  const h = document.createElement("h3");
+  h.textContent = t("{preset}: rating over rated games", { preset });
+  box.append(h, svg);
+  return box;
+}
 
-  function link(href, text) {
-    const a = document.createElement("a");
-    a.href = href;
-    a.textContent = text;
-    return a;
+// counts as the page's language writes them; ratings stay as the server writes them
+const RESULT = { win: t("won"), loss: t("lost"), draw: t("draw"), aborted: t("aborted") };
+// a date as the page's language writes it (0-9 digits, as every number on the pages)
+const DATE = new Intl.DateTimeFormat(lang,
+  { year: "numeric", month: "short", day: "numeric", numberingSystem: "latn", timeZone: "UTC" });
+
+async function profile(name) {
+  byId("profile").hidden = false;
+  byId("profile-name").textContent = name;
+  document.title = `${name} - nugar`;
+  let page = Number(new URLSearchParams(location.search).get("page") || "1") || 1;
+  let data;
+  try {
+    data = await api("GET", `/api/players/${encodeURIComponent(name)}?page=${page}`);
+  } catch (e) {
+    byId("profile-error").textContent = e.message;
+    return;
   }
+  byId("profile-name").textContent = data.username;
+  rows("profile-ratings", "profile-unrated", Object.entries(data.ratings), ([preset, r]) =>
+    [preset, r.display, num(Math.round(r.deviation)), num(r.games)]);
+  const graphs = byId("graphs");
+  graphs.textContent = "";
+  for (const [preset, points] of Object.entries(data.history)) graphs.append(graph(preset, points));
+  rows("profile-games", "profile-nogames", data.games, (g) => {
+    const change = g.rating_change;
+    return [link(`/g/${g.id}`, g.rules), g.opponent || t("anonymous"),
+      `${RESULT[g.result] || ""} ${g.score || ""}`.trim(),
+      change === null ? (g.rated ? "" : t("unrated"))
+        : `${change >= 0 ? "+" : "\u2212"}${Math.abs(Math.round(change))}`,
+      DATE.format(new Date(g.ended * 1000))];
+  });
+  const turn = (to) => { location.search = `?page=${to}`; };
+  byId("games-newer").hidden = page <= 1;
+  byId("games-older").hidden = !data.more;
+  byId("games-newer").onclick = () => turn(page - 1);
+  byId("games-older").onclick = () => turn(page + 1);
+}
 
-  function svgEl(tag, attrs) {
-    const e = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-    return e;
-  }
-
-  // one preset's ratings after each rated game, as a line over the games' order
-  function graph(preset, points) {
-    const W = 600, H = 180, PAD = 36;
-    const values = points.map((p) => p.rating);
-    let lo = Math.min(...values), hi = Math.max(...values);
-    if (hi - lo < 50) { lo -= 25; hi += 25; }
-    const x = (i) => PAD + (points.length === 1 ? (W - 2 * PAD) / 2 : i * (W - 2 * PAD) / (points.length - 1));
-    const y = (v) => H - PAD / 2 - (v - lo) * (H - PAD) / (hi - lo);
-    const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, role: "img",
-      "aria-label": tn("{preset} rating over {n} rated game", "{preset} rating over {n} rated games",
-        points.length, { preset, n: points.length }) });
-    svg.dataset.preset = preset;
-    for (const v of [lo, (lo + hi) / 2, hi]) {
-      svg.append(svgEl("line", { x1: PAD, x2: W - PAD / 2, y1: y(v), y2: y(v) }));
-      const t = svgEl("text", { x: 2, y: y(v) + 4 });
-      t.textContent = String(Math.round(v));
-      svg.append(t);
-    }
-    svg.append(svgEl("polyline", { points: points.map((p, i) => `${x(i)},${y(p.rating)}`).join(" ") }));
-    points.forEach((p, i) => {
-      const c = svgEl("circle", { cx: x(i), cy: y(p.rating), r: 3 });
-      const title = svgEl("title", {});
-      title.textContent = t("{rating} after game {game}", { rating: Math.round(p.rating), game: String(p.game) });
-      c.append(title);
-      svg.append(c);
-    });
-    const box = document.createElement("div");
-    const h = document.createElement("h3");
-    h.textContent = t("{preset}: rating over rated games", { preset });
-    box.append(h, svg);
-    return box;
-  }
-
-  // counts as the page's language writes them; ratings stay as the server writes them
-  const num = window.nugarI18n.num;
-  const RESULT = { win: t("won"), loss: t("lost"), draw: t("draw"), aborted: t("aborted") };
-  // a date as the page's language writes it (0-9 digits, as every number on the pages)
-  const DATE = new Intl.DateTimeFormat(window.nugarI18n.lang,
-    { year: "numeric", month: "short", day: "numeric", numberingSystem: "latn", timeZone: "UTC" });
-
-  async function profile(name) {
-    byId("profile").hidden = false;
-    byId("profile-name").textContent = name;
-    document.title = `${name} - nugar`;
-    let page = Number(new URLSearchParams(location.search).get("page") || "1") || 1;
+async function leaderboard() {
+  byId("leaderboard").hidden = false;
+  document.title = t("Leaderboard - nugar");
+  const select = byId("leaderboard-rules");
+  const wanted = new URLSearchParams(location.search).get("rules");
+  if (wanted) select.value = wanted;
+  async function show() {
+    byId("leaderboard-error").textContent = "";
     let data;
     try {
-      data = await get(`/api/players/${encodeURIComponent(name)}?page=${page}`);
+      data = await api("GET", `/api/leaderboard?rules=${encodeURIComponent(select.value)}`);
     } catch (e) {
-      byId("profile-error").textContent = e.message;
+      byId("leaderboard-error").textContent = e.message;
       return;
     }
-    byId("profile-name").textContent = data.username;
-    const presets = Object.keys(data.ratings);
-    byId("profile-unrated").hidden = presets.length > 0;
-    const table = byId("profile-ratings");
-    table.hidden = presets.length === 0;
-    const body = table.tBodies[0];
-    body.textContent = "";
-    for (const preset of presets) {
-      const r = data.ratings[preset];
-      const row = document.createElement("tr");
-      cell(row, preset);
-      cell(row, r.display);
-      cell(row, num(Math.round(r.deviation)));
-      cell(row, num(r.games));
-      body.append(row);
-    }
-    const graphs = byId("graphs");
-    graphs.textContent = "";
-    for (const [preset, points] of Object.entries(data.history)) graphs.append(graph(preset, points));
-    const games = byId("profile-games");
-    games.hidden = data.games.length === 0;
-    byId("profile-nogames").hidden = data.games.length > 0;
-    const gbody = games.tBodies[0];
-    gbody.textContent = "";
-    for (const g of data.games) {
-      const row = document.createElement("tr");
-      cell(row, link(`/g/${g.id}`, g.rules));
-      cell(row, g.opponent || t("anonymous"));
-      cell(row, `${RESULT[g.result] || ""} ${g.score || ""}`.trim());
-      const change = g.rating_change;
-      cell(row, change === null ? (g.rated ? "" : t("unrated"))
-        : `${change >= 0 ? "+" : "\u2212"}${Math.abs(Math.round(change))}`);
-      cell(row, DATE.format(new Date(g.ended * 1000)));
-      gbody.append(row);
-    }
-    const turn = (to) => { location.search = `?page=${to}`; };
-    byId("games-newer").hidden = page <= 1;
-    byId("games-older").hidden = !data.more;
-    byId("games-newer").onclick = () => turn(page - 1);
-    byId("games-older").onclick = () => turn(page + 1);
+    rows("leaderboard-table", "leaderboard-empty", data.players, (p) => [num(p.rank),
+      link(`/players/${encodeURIComponent(p.username)}`, p.username), p.display,
+      num(Math.round(p.deviation)), num(p.games)]);
   }
+  select.addEventListener("change", () => {
+    history.replaceState(null, "", `/leaderboard?rules=${encodeURIComponent(select.value)}`);
+    show();
+  });
+  await show();
+}
 
-  async function leaderboard() {
-    byId("leaderboard").hidden = false;
-    document.title = t("Leaderboard - nugar");
-    const select = byId("leaderboard-rules");
-    const wanted = new URLSearchParams(location.search).get("rules");
-    if (wanted) select.value = wanted;
-    async function show() {
-      byId("leaderboard-error").textContent = "";
-      let data;
-      try {
-        data = await get(`/api/leaderboard?rules=${encodeURIComponent(select.value)}`);
-      } catch (e) {
-        byId("leaderboard-error").textContent = e.message;
-        return;
-      }
-      const table = byId("leaderboard-table");
-      table.hidden = data.players.length === 0;
-      byId("leaderboard-empty").hidden = data.players.length > 0;
-      const body = table.tBodies[0];
-      body.textContent = "";
-      for (const p of data.players) {
-        const row = document.createElement("tr");
-        cell(row, num(p.rank));
-        cell(row, link(`/players/${encodeURIComponent(p.username)}`, p.username));
-        cell(row, p.display);
-        cell(row, num(Math.round(p.deviation)));
-        cell(row, num(p.games));
-        body.append(row);
-      }
-    }
-    select.addEventListener("change", () => {
-      history.replaceState(null, "", `/leaderboard?rules=${encodeURIComponent(select.value)}`);
-      show();
-    });
-    await show();
-  }
-
-  const m = location.pathname.match(/^\/players\/([^/]+)$/);
-  if (m) profile(decodeURIComponent(m[1]));
-  else if (location.pathname === "/leaderboard") leaderboard();
-})();
+const m = location.pathname.match(/^\/players\/([^/]+)$/);
+if (m) profile(decodeURIComponent(m[1]));
+else if (location.pathname === "/leaderboard") leaderboard();

@@ -1,24 +1,20 @@
-// nugar browser client: plain JS, no build step. The server is the authority on every rule;
-// this page only offers the moves the server lists as legal, and draws the board from the data
-// it sends (board.js).
-"use strict";
+// The game page (`/g/{id}`, an ES module): the board and its moves, the status, the offers,
+// the clocks (clock.js), the players (players.js), the analysis (analysis.js), the move list
+// and the arrows that step through the game's history (which a replay uses too: replay.js).
+// The server is the authority on every rule: this page only offers the moves the server
+// lists as legal (clickmove.js), and draws the board from the data it sends (board.js).
+import { decorateTurn, forGame as analysisForGame, showTurn } from "./analysis.js";
+import { svg as drawBoard } from "./board.js";
+import { show as showClocks } from "./clock.js";
+import { boardInput, cellByKey, cellKey, choose, label as labelCells, mark, unmark } from "./clickmove.js";
+import { $, api, connection } from "./common.js";
+import { t } from "./i18n.js";
+import { learnNames, playerLabel, playerName, resultText } from "./names.js";
+import { showPlayers, watchResult } from "./players.js";
+import { TOP_LEVEL, watchDatabases, watchWarmup } from "./warmup.js";
 
-const $ = (id) => document.getElementById(id);
-// every text is said in the page's language: t() and tn() (i18n.js, loaded first)
-const REASONS = {
-  pieces: t("a player was reduced to too few pieces"),
-  blocked: t("a player could not move"),
-  repetition: t("the same position came up too often"),
-  quiet_limit: t("too many turns without a capture"),
-  majority: t("a store held more than half of all seeds"),
-  empty_side: t("one side's holes were empty, and the seeds were counted"),
-  agreement: t("both players agreed"),
-};
-// Player names per family, as the server sends them ("players" of presets, states, replays),
-// said in the page's language (nugarI18n.player).
-const NAMES = {};
-
-const ui = {
+// what this page knows of the game (read by the tests too: `import("/static/game.js")`)
+export const ui = {
   id: null, key: null, seat: null, state: null, ws: null, selected: null,
   received: null,      // the latest full state received, maybe still waiting to be drawn
   view: null,          // number of turns shown while browsing history, null = live
@@ -28,191 +24,13 @@ const ui = {
   // while any is waiting or animating (pending > 0) the board takes no click or key
   queue: Promise.resolve(), pending: 0,
   hint: null,          // the hinted move {move, v}, marked on the board while v is shown
-  focus: null,         // the board cell with the roving tabindex: "c3", "1:4", "store:2"
-  netError: false,     // the error shown is a lost connection (cleared when it is back)
   kept: null,          // a click made during a drawing, played once it ends (keepClick)
   keepWhy: false,      // the reason beside the board stays through drawings: "turn", "kept", "lost"
   myOffer: null,       // this page's offer standing: {kind, ply, cancelled} (noteOfferAnswer)
   share: false,        // this page has the friend's link to show (while the game runs)
 };
 
-function learnNames(data) {
-  if (data && data.family && Array.isArray(data.players) && data.players.length === 2) {
-    NAMES[data.family] = { 1: data.players[0], 2: data.players[1] };
-  }
-}
-function playerName(family, p) {
-  const name = (NAMES[family] || {})[p];
-  if (name) return window.nugarI18n.player(name);
-  return p === 1 ? t("the first player") : t("the second player");
-}
-// the name with the place in the order of play, as board legends write it: "South (first)"
-function playerLabel(family, p) {
-  const name = playerName(family, p);
-  return p === 1 ? t("{name} (first)", { name }) : t("{name} (second)", { name });
-}
-
-async function api(method, path, body) {
-  const opts = { method, headers: {} };
-  if (body !== undefined) {
-    opts.headers["content-type"] = "application/json";
-    opts.body = JSON.stringify(body);
-  }
-  let res;
-  try {
-    res = await fetch(path, opts);
-  } catch (e) {
-    ui.netError = true;  // "Failed to fetch": the server cannot be reached (for now)
-    ui.netText = t("the server cannot be reached ({error})", { error: e.message });
-    throw new Error(ui.netText);
-  }
-  if (ui.netError) connectionBack();
-  let data = null;
-  try { data = await res.json(); } catch (e) { data = null; }
-  if (!res.ok) {
-    const detail = data && data.detail ? data.detail
-      : t("request failed ({status})", { status: String(res.status) });
-    const err = new Error(detail);
-    err.code = data && data.error;
-    throw err;
-  }
-  return data;
-}
-
-// ---------------------------------------------------------------- home: new game form
-let PRESETS = [];
-
-function currentRulesText() {
-  const preset = PRESETS.find((p) => p.name === $("preset").value);
-  if (!preset) return "dara";
-  const parts = [];
-  for (const opt of preset.options) {
-    const el = document.querySelector(`[data-option="${opt.name}"]`);
-    if (!el) continue;
-    const value = el.value.trim().toLowerCase();
-    if (value !== "" && value !== opt.default) parts.push(`${opt.name}=${value}`);
-  }
-  return parts.length ? `${preset.name}(${parts.join(",")})` : preset.name;
-}
-
-function showPreset() {
-  const preset = PRESETS.find((p) => p.name === $("preset").value);
-  if (!preset) return;
-  // a description that names its game already ("Dracala: mandatory ...") is not prefixed again
-  const named = preset.description.toLowerCase().startsWith(preset.game.toLowerCase());
-  // the rules' own words are in the catalog too (nugar.rules.texts)
-  const description = t(preset.description);
-  const about = named ? description : `${preset.game}: ${description}`;
-  $("preset-info").textContent = t("{about}. Source: {source}", { about, source: preset.source });
-  for (const o of $("seat").options) o.textContent = playerLabel(preset.family, Number(o.value));
-  const box = $("options");
-  box.textContent = "";
-  for (const opt of preset.options) {
-    const label = document.createElement("label");
-    const name = document.createElement("span");
-    name.textContent = opt.name;
-    label.appendChild(name);
-    let input;
-    if (opt.kind === "switch" || opt.kind === "choice") {
-      input = document.createElement("select");
-      const values = opt.kind === "switch" ? ["on", "off"] : opt.values;
-      for (const v of values) {
-        const o = document.createElement("option");
-        o.value = v; o.textContent = v;
-        input.appendChild(o);
-      }
-    } else {
-      input = document.createElement("input");
-      input.size = 5;
-    }
-    input.value = opt.default;
-    input.dataset.option = opt.name;
-    input.addEventListener("input", updateRulesText);
-    input.addEventListener("input", () => { $("home-error").textContent = ""; });
-    input.addEventListener("change", updateRulesText);
-    label.appendChild(input);
-    const doc = document.createElement("span");
-    doc.className = "doc";
-    doc.textContent = `${t(opt.meaning)} (${opt.allowed})`;
-    label.appendChild(doc);
-    box.appendChild(label);
-  }
-  $("rules-link").href = `/rules/${preset.name}`;
-  updateRulesText();
-}
-
-function updateRulesText() { $("rules-text").textContent = currentRulesText(); }
-
-// the AI levels, with the server's default level selected (one number for every front end)
-function showLevels(info) {
-  const sel = $("level");
-  sel.textContent = "";
-  for (const n of info.levels) {
-    const o = document.createElement("option");
-    o.value = String(n); o.textContent = String(n);
-    sel.appendChild(o);
-  }
-  sel.value = String(info.default);
-}
-
-function updateModeFields() {
-  const mode = document.querySelector('input[name="mode"]:checked').value;
-  $("level-label").hidden = mode !== "ai";
-  $("seat-label").hidden = mode === "hotseat";
-}
-
-async function showHome() {
-  $("home").hidden = false;
-  try {
-    PRESETS = await api("GET", "/api/presets");
-    PRESETS.forEach(learnNames);
-    showLevels(await api("GET", "/api/levels"));
-  } catch (e) {
-    $("home-error").textContent = e.message;
-    return;
-  }
-  const sel = $("preset");
-  sel.textContent = "";
-  for (const p of PRESETS) {
-    const o = document.createElement("option");
-    o.value = p.name;
-    o.textContent = `${p.name} (${p.game})`;
-    sel.appendChild(o);
-  }
-  sel.addEventListener("change", showPreset);
-  // a field changed after a refusal: the refusal no longer describes the form
-  $("new-game").addEventListener("input", () => { $("home-error").textContent = ""; });
-  $("new-game").addEventListener("change", () => { $("home-error").textContent = ""; });
-  for (const r of document.querySelectorAll('input[name="mode"]')) r.addEventListener("change", updateModeFields);
-  updateModeFields();
-  showPreset();
-  $("new-game").addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    $("home-error").textContent = "";
-    const mode = document.querySelector('input[name="mode"]:checked').value;
-    const seat = Number($("seat").value);
-    const body = { rules: currentRulesText(), mode };
-    if (mode === "ai") { body.level = Number($("level").value); body.seat = seat; }
-    if (window.nugarClock && window.nugarClock.choice()) body.clock = window.nugarClock.choice();
-    try {
-      const made = await api("POST", "/api/games", body);
-      let mine = "0";
-      if (mode === "ai") mine = String(seat);
-      if (mode === "friend") {
-        mine = String(seat);
-        const other = String(3 - seat);
-        localStorage.setItem(`nugar:share:${made.id}`, JSON.stringify({
-          seat: made.links.seats[other], watch: made.links.watch }));
-      }
-      location.assign(`/g/${made.id}#seat=${mine}&key=${made.keys[mine]}`);
-    } catch (e) {
-      $("home-error").textContent = e.message;
-    }
-  });
-}
-
-// ---------------------------------------------------------------- game page
-function parseHash() {
+export function parseHash() {
   const out = {};
   for (const part of location.hash.replace(/^#/, "").split("&")) {
     const [k, v] = part.split("=");
@@ -231,19 +49,17 @@ function legal() { return (ui.state && ui.state.legal) || []; }
 
 function setError(text) {
   $("error").textContent = text || "";
-  if (!text) ui.netError = false;
 }
 
 // the connection is back (a request answered, the websocket open): a "cannot be reached"
 // error on screen is no longer true
 function connectionBack() {
-  if (!ui.netError) return;
-  ui.netError = false;
   for (const id of ["error", "home-error", "replay-error"]) {
     const el = $(id);
-    if (el && ui.netText && el.textContent === ui.netText) el.textContent = "";
+    if (el && connection.text && el.textContent === connection.text) el.textContent = "";
   }
 }
+connection.onBack(connectionBack);
 
 async function send(move) {
   if (ui.busy) return;
@@ -264,11 +80,6 @@ async function send(move) {
   } finally {
     ui.busy = false;
   }
-}
-
-function boardClick(ev) {
-  const cell = ev.target.closest("[data-square], [data-hole], .store");
-  if (cell) playCell(cell);
 }
 
 // whether a move is still being drawn (a sowing animated, or states waiting to be drawn)
@@ -334,22 +145,6 @@ function notNowReason() {
   return "";
 }
 
-function cellKey(el) {
-  if (el.dataset.square) return el.dataset.square;
-  if (el.dataset.hole) return `${el.dataset.player}:${el.dataset.hole}`;
-  return `store:${el.dataset.player}`;
-}
-
-function cellByKey(svg, key) {
-  if (!svg || !key) return null;
-  if (key.startsWith("store:")) return svg.querySelector(`.store[data-player="${key.slice(6)}"]`);
-  if (key.includes(":")) {
-    const [p, h] = key.split(":");
-    return svg.querySelector(`[data-player="${p}"][data-hole="${h}"]`);
-  }
-  return svg.querySelector(`[data-square="${key}"]`);
-}
-
 // say why a click is refused, next to the board and on the clicked cell
 function refuse(text, cell) {
   // a sentence's first letter is a capital, unless it is a move's notation ("a1 is
@@ -382,23 +177,6 @@ async function refuseByEngine(moves, cell, lead) {
   }
 }
 
-// the squares next to a square (a step's targets), from the board's size
-function neighbours(sq) {
-  const b = ui.state.board;
-  const c = sq.charCodeAt(0) - 97;
-  const r = Number(sq.slice(1)) - 1;
-  const out = [];
-  for (const [dc, dr] of [[0, 1], [0, -1], [-1, 0], [1, 0]]) {
-    const cc = c + dc, rr = r + dr;
-    if (cc >= 0 && rr >= 0 && cc < b.cols && rr < b.rows) out.push(String.fromCharCode(97 + cc) + (rr + 1));
-  }
-  return out;
-}
-
-function ownerOf(sq) {
-  return window.nugarBoard.ownerOf(ui.state.board, sq);
-}
-
 // a click (or Enter) on a square, hole or store: play it, select it, or say why not
 function playCell(cell) {
   refuse("");
@@ -411,113 +189,36 @@ function playCell(cell) {
   const why = notNowReason();
   if (why) { refuse(why, cell); return; }
   const s = ui.state;
-  const moves = legal();
   const me = playerName(s.family, s.to_move);
-  if (s.family === "sowing") {
-    if (!cell.dataset.hole) { refuse(t("a store is not played: choose one of your holes"), cell); return; }
-    const hole = cell.dataset.hole;
-    if (Number(cell.dataset.player) !== s.to_move) {
-      refuse(t("that hole is {other}'s: {me} sows from {me}'s own holes",
-        { other: playerName(s.family, 3 - s.to_move), me }), cell);
-      return;
-    }
-    if (moves.includes(hole)) { send(hole); return; }
-    refuseByEngine([hole], cell);
-    return;
-  }
-  const sq = cell.dataset.square;
-  if (ui.selected && moves.includes(`${ui.selected}-${sq}`)) {
-    const m = `${ui.selected}-${sq}`;
+  const said = choose(s, ui.selected, cell);
+  if (said.play) {
     ui.selected = null;
-    send(m);
+    send(said.play);
     return;
   }
-  if (moves.includes(sq)) { send(sq); return; }
-  if (moves.includes(`x${sq}`)) { send(`x${sq}`); return; }
-  if (moves.some((m) => m.startsWith(`${sq}-`))) {
-    ui.selected = ui.selected === sq ? null : sq;
+  if ("select" in said) {
+    ui.selected = said.select;
     decorate();
     return;
   }
   // not a legal move here: nothing is sent, and the engine says why
-  const from = ui.selected;
   ui.selected = null;
-  decorate();
-  if (moves.length && moves.every((m) => m.startsWith("x"))) {
-    // a capture is pending: the engine says so, and why this square cannot be taken
-    refuseByEngine([sq, `x${sq}`], cell);
-    return;
-  }
-  if (moves.some((m) => /^[a-z]\d+$/.test(m)) || !moves.some((m) => m.includes("-"))) {
-    refuseByEngine([sq], cell);
-    return;
-  }
-  // the step phase
-  const owner = ownerOf(sq);
-  if (owner === s.to_move) {
-    refuseByEngine(neighbours(sq).map((n) => `${sq}-${n}`), cell,
-      t("the piece on {square} cannot step: ", { square: sq }));
-  } else if (owner) {
-    refuseByEngine([`${sq}-${neighbours(sq)[0]}`], cell);
-  } else if (from) {
-    refuseByEngine([`${from}-${sq}`], cell);
-  } else {
+  if (s.family !== "sowing") decorate();
+  if (said.refuse === "store") refuse(t("a store is not played: choose one of your holes"), cell);
+  else if (said.refuse === "other-hole") {
+    refuse(t("that hole is {other}'s: {me} sows from {me}'s own holes",
+      { other: playerName(s.family, 3 - s.to_move), me }), cell);
+  } else if (said.refuse === "stuck") {
+    refuseByEngine(said.ask, cell, t("the piece on {square} cannot step: ", { square: said.square }));
+  } else if (said.refuse === "empty") {
     refuse(t("{square} is empty: choose one of {me}'s pieces first, then the square it steps to",
-      { square: sq, me }), cell);
-  }
+      { square: said.square, me }), cell);
+  } else refuseByEngine(said.ask, cell);  // a hole, a capture, a drop, a piece or a step
 }
 
-// keys on the board (an ARIA grid): arrows move the focus, Enter or Space plays the cell
-function boardKey(ev) {
-  const cell = ev.target.closest && ev.target.closest('[role="gridcell"]');
-  if (!cell) return;
-  const rows = [...$("board").querySelectorAll('[role="row"]')];
-  const r = rows.findIndex((row) => row.contains(cell));
-  const cells = [...rows[r].querySelectorAll('[role="gridcell"]')];
-  const c = cells.indexOf(cell);
-  let to = null;
-  if (ev.key === "ArrowLeft") to = cells[c - 1];
-  else if (ev.key === "ArrowRight") to = cells[c + 1];
-  else if (ev.key === "ArrowUp" || ev.key === "ArrowDown") {
-    // the cell of the row above or below nearest to this one across
-    const row = rows[r + (ev.key === "ArrowUp" ? -1 : 1)];
-    const mid = (el) => { const b = el.getBoundingClientRect(); return b.left + b.width / 2; };
-    if (row) {
-      const x = mid(cell);
-      for (const o of row.querySelectorAll('[role="gridcell"]')) {
-        if (!to || Math.abs(mid(o) - x) < Math.abs(mid(to) - x)) to = o;
-      }
-    }
-  } else if (ev.key === "Home") to = cells[0];
-  else if (ev.key === "End") to = cells[cells.length - 1];
-  else if (ev.key === "Enter" || ev.key === " ") {
-    ev.preventDefault();
-    ev.stopPropagation();
-    playCell(cell);
-    return;
-  } else return;
-  ev.preventDefault();
-  ev.stopPropagation();
-  if (to) focusCell(to);
-}
-
-function focusCell(el) {
-  const svg = $("board").querySelector("svg");
-  if (!svg) return;
-  for (const c of svg.querySelectorAll('[role="gridcell"][tabindex="0"]')) c.setAttribute("tabindex", "-1");
-  el.setAttribute("tabindex", "0");
-  ui.focus = cellKey(el);
-  el.focus();
-}
-
-// the one cell reachable by Tab: the one last focused, else a playable one, else the first
-function rovingTabindex(svg) {
-  const cells = svg.querySelectorAll('[role="gridcell"]');
-  if (!cells.length) return;
-  const el = cellByKey(svg, ui.focus) || svg.querySelector('[role="gridcell"].lit') || cells[0];
-  for (const c of cells) c.setAttribute("tabindex", c === el ? "0" : "-1");
-  if (ui.boardFocused && document.activeElement !== el) el.focus({ preventScroll: true });
-}
+// keys on the board (an ARIA grid, clickmove.js): arrows move the focus, Enter or Space
+// plays the cell
+let input = null;
 
 // the squares or hole of the hinted move, marked on the board
 function markHint(svg) {
@@ -534,82 +235,16 @@ function markHint(svg) {
   }
 }
 
-const SVGNS = "http://www.w3.org/2000/svg";
-
-function addDot(el, cls) {
-  // a small marker in the middle of a square: a legal drop or step target
-  const r = el.querySelector("rect");
-  if (!r) return;
-  const c = document.createElementNS(SVGNS, "circle");
-  c.setAttribute("cx", String(Number(r.getAttribute("x")) + Number(r.getAttribute("width")) / 2));
-  c.setAttribute("cy", String(Number(r.getAttribute("y")) + Number(r.getAttribute("height")) / 2));
-  c.setAttribute("r", "7");
-  c.setAttribute("class", cls);
-  el.appendChild(c);
-}
-
 function decorate() {
   // mark what may be clicked now; the server's legal list is the only source
   const svg = $("board").querySelector("svg");
   if (!svg) return;
-  for (const el of svg.querySelectorAll(".legal-dot")) el.remove();
-  for (const el of svg.querySelectorAll(".lit, .sel, .target, .cap-target, .hinted")) {
-    el.classList.remove("lit", "sel", "target", "cap-target", "hinted");
-  }
+  unmark(svg);
   markHint(svg);
-  if (myTurn()) markMoves(svg);
-  labelCells(svg);
-  rovingTabindex(svg);
-}
-
-// what a screen reader says of each cell: its contents (drawn by the server) and what it
-// offers now ("c3, empty, playable"; the chosen piece is aria-selected)
-function labelCells(svg) {
-  for (const el of svg.querySelectorAll('[role="gridcell"]')) {
-    if (el.dataset.label === undefined) el.dataset.label = el.getAttribute("aria-label") || "";
-    const notes = [];
-    if (el.classList.contains("sel")) notes.push(t("chosen"));
-    else if (el.classList.contains("target")) notes.push(t("a target of the chosen piece"));
-    else if (el.classList.contains("cap-target")) notes.push(t("can be captured"));
-    else if (el.classList.contains("lit")) notes.push(t("playable"));
-    if (el.classList.contains("hinted")) notes.push(t("the hint"));
-    el.setAttribute("aria-label", [el.dataset.label, ...notes].join(", "));
-    el.setAttribute("aria-selected", el.classList.contains("sel") ? "true" : "false");
-  }
-}
-
-function markMoves(svg) {
-  const s = ui.state;
-  const moves = legal();
-  const at = (sq) => svg.querySelector(`[data-square="${sq}"]`);
-  if (s.family === "sowing") {
-    for (const m of moves) {
-      const el = svg.querySelector(`[data-player="${s.to_move}"][data-hole="${m}"]`);
-      if (el) el.classList.add("lit");
-    }
-    return;
-  }
-  for (const m of moves) {
-    if (/^[a-z]\d+$/.test(m)) {
-      const el = at(m);
-      if (el) { el.classList.add("lit"); addDot(el, "legal-dot"); }
-    } else if (m.startsWith("x")) {
-      const el = at(m.slice(1));
-      if (el) el.classList.add("lit", "cap-target");
-    } else if (m.includes("-")) {
-      const [from, to] = m.split("-");
-      const el = at(from);
-      if (el) el.classList.add("lit");
-      if (ui.selected === from) {
-        const t = at(to);
-        if (t) { t.classList.add("target"); addDot(t, "legal-dot"); }
-      }
-    }
-  }
-  if (ui.selected) {
-    const el = at(ui.selected);
-    if (el) el.classList.add("sel");
-  }
+  if (myTurn()) mark(svg, ui.state, ui.selected);
+  labelCells(svg, { sel: t("chosen"), target: t("a target of the chosen piece"),
+    capture: t("can be captured"), lit: t("playable"), hinted: t("the hint") });
+  if (input) input.roving();
 }
 
 function statusText(s) {
@@ -629,49 +264,6 @@ function statusText(s) {
   }
   if (s.mode === "ai") return t("{who} to move: the computer is thinking", { who });
   return t("{who} to move: waiting for your opponent", { who });
-}
-
-// who won and why, in words: "White wins (1-0): Black has too few pieces"; a sowing game
-// names the stores: "South wins 25 : 23 (South's store : North's store)", and says when the
-// smaller store wins (misère rules, Dracala). `score` is [first's store, second's store].
-function resultText(family, winner, reason, result, aborted, score, misere, early) {
-  const name = (p) => playerName(family, p);
-  if (reason === "aborted" && early) {  // a rated game ended before two turns each
-    return t("Aborted before each player made two turns: no result, ratings unchanged");
-  }
-  if (reason === "aborted") {  // a first move never came: no result, no winner
-    const who = aborted ? name(aborted) : t("a player");
-    return t("Aborted: {name} did not move (no result)", { name: who });
-  }
-  const won = winner === 1 || winner === 2;
-  const loser = won ? name(3 - winner) : null;
-  let head;
-  if (family === "sowing" && score && reason !== "resigned" && reason !== "time"
-      && reason !== "agreement") {
-    const fields = { name: won ? name(winner) : "", a: score[0], b: score[1], first: name(1),
-      second: name(2) };
-    head = won ? t("{name} wins {a} : {b} ({first}'s store : {second}'s store)", fields)
-      : t("Draw {a} : {b} ({first}'s store : {second}'s store)", fields);
-  } else {
-    head = won ? t("{name} wins ({result})", { name: name(winner), result })
-      : t("Draw ({result})", { result });
-  }
-  let why;
-  if (reason === "resigned" && won) why = t("{loser} resigned", { loser });
-  else if (reason === "time") {  // a fallen flag: a draw when the other could not have won
-    why = won ? t("{loser} ran out of time", { loser })
-      : t("time ran out, but the other player could not have won");
-  } else if (reason === "pieces" && won) why = t("{loser} has too few pieces", { loser });
-  else if (reason === "blocked" && won) why = t("{loser} cannot move", { loser });
-  else if (reason === "majority" && won) why = t("{loser}'s store holds more than half of all seeds", { loser });
-  else if (reason === "empty_side" && family === "sowing") why = t("a side's holes were empty, and the seeds were counted");
-  else why = REASONS[reason] || reason;
-  if (misere && family === "sowing" && reason !== "resigned" && reason !== "time"
-      && reason !== "agreement") {
-    why = won ? t("{why}; the smaller store wins", { why })
-      : t("{why}; under these rules the smaller store wins", { why });
-  }
-  return t("{head}: {why}", { head, why });
 }
 
 // the move list: one numbered item per turn, so that its numbers count what the status's
@@ -695,16 +287,16 @@ function renderMoves(turns, current) {
     span.dataset.index = String(i + 1);
     span.title = `${playerName(ui.state ? ui.state.family : "alignment", t.player)}`;
     span.addEventListener("click", () => goTo(i + 1));
-    if (window.nugarAnalysis) window.nugarAnalysis.decorateTurn(span, i + 1);
+    decorateTurn(span, i + 1);
     li.appendChild(span);
   });
   const cur = list.querySelector(".current");
   if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
-  if (window.nugarAnalysis) window.nugarAnalysis.showTurn(current);
+  showTurn(current);
 }
 
 // the move list again, as it is on screen (an analysis came: its marks)
-function redrawMoves() {
+export function redrawMoves() {
   if (ui.replay) renderMoves(ui.replay.turns, ui.view === null ? ui.replay.turns.length : ui.view);
   else if (ui.state && ui.state.turns) {
     renderMoves(ui.state.turns, ui.view === null ? ui.state.turns.length : ui.view);
@@ -718,7 +310,7 @@ const DRAWN = new WeakMap();
 function boardSvg(view) {
   let text = DRAWN.get(view);
   if (text === undefined) {
-    text = window.nugarBoard.svg(view);
+    text = drawBoard(view);
     DRAWN.set(view, text);
   }
   return text;
@@ -739,7 +331,7 @@ function turnCount() {
   return ui.state && ui.state.turns ? ui.state.turns.length : 0;
 }
 
-async function goTo(index) {
+export async function goTo(index) {
   const total = turnCount();
   index = Math.max(0, Math.min(total, index));
   ui.selected = null;
@@ -797,11 +389,7 @@ function render() {
   if (s.mode === "ai" && !s.over && s.to_move === s.ai_seat) watchWarmup();
   if (s.mode === "ai" && s.ai_level === TOP_LEVEL) watchDatabases(s.rules);
   $("board").classList.remove("viewing");
-  if (!ui.animating) {
-    const focused = $("board").contains(document.activeElement);
-    $("board").innerHTML = boardSvg(s);
-    if (focused) ui.boardFocused = true;  // the new picture's cell gets the focus back
-  }
+  if (!ui.animating) input.draw(boardSvg(s));  // a focused cell gets the focus back
   $("title").textContent = `${s.game}`;
   // examples of the notation of this game's moves
   $("move-input").placeholder = s.family === "sowing" ? t("3, or a turn: 3-6")
@@ -845,7 +433,7 @@ function render() {
   $("download").href = `/api/games/${s.id}/record`;
   renderOffer(s);
   renderAfter(s);
-  if (window.nugarAnalysis) window.nugarAnalysis.forGame(s);
+  analysisForGame(s);
   $("share").hidden = !ui.share || s.over;  // the friend's link is no use once the game is over
   refreshInput(s);
   // for tests and assistive tools: which version of the game is on screen
@@ -971,66 +559,57 @@ async function rematch() {
   }
 }
 
-// sowing animation: drop the seeds one by one on the old picture, then show the new one
-function sowPath(board, player, hole) {
-  const p = board.pits;
-  const n = 2 * p + 2;
-  const cells = [...board.holes[0], board.stores[0], ...board.holes[1], board.stores[1]];
-  const start = player === 1 ? hole - 1 : p + 1 + hole - 1;
-  const skip = player === 1 ? 2 * p + 1 : p;  // the opponent's store
-  let seeds = cells[start];
-  cells[start] = 0;
-  const path = [];
-  let i = start;
-  while (seeds > 0) {
-    i = (i + 1) % n;
-    if (i === skip || (board.skip_origin && i === start)) continue;
-    cells[i] += 1;
-    seeds -= 1;
-    path.push(i);
-  }
-  return { start, path, cells };
-}
-
 // how many times slower than usual sowings are drawn: 1, unless a test set nugarSlowMotion
 function slowMotion() { return Number(window.nugarSlowMotion) || 1; }
 
+// The sowings between two states, drawn seed by seed on the old picture before the new one
+// is shown: the server sends what each of the last moves sowed (`sowings`: the cells its
+// seeds fell into, the holes then taken, every cell's seeds after it), so the page sows
+// nothing itself. Moves the state does not describe are not animated.
 async function animateSowing(prev, next) {
   if (prev.family !== "sowing" || next.ply <= prev.ply || next.ply - prev.ply > 12) return;
   if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
-  const moves = (next.moves || []).slice(prev.ply);
-  if (moves.length !== next.ply - prev.ply) return;
+  const byPly = new Map((next.sowings || []).map((s) => [s.ply, s]));
+  const sowings = [];
+  for (let ply = prev.ply; ply < next.ply; ply++) {
+    if (!byPly.has(ply)) return;
+    sowings.push(byPly.get(ply));
+  }
   ui.animating = true;
   document.body.dataset.animating = String(next.ply);  // for tests: which move is drawn
   decorate();  // nothing is clickable while the seeds move
   try {
-    let board = JSON.parse(JSON.stringify(prev.board));
-    let mover = prev.to_move;
+    const b = prev.board;
+    let counts = [...b.holes[0], b.stores[0], ...b.holes[1], b.stores[1]];
     const svgEl = $("board").querySelector("svg");
-    const cellText = (c) => svgEl && svgEl.querySelector(`[data-cell="${c}"] .count`);
     const cellEl = (c) => svgEl && svgEl.querySelector(`[data-cell="${c}"]`);
-    for (const m of moves) {
-      $("status").textContent = t("{name} sows hole {hole}...", { name: playerName(prev.family, mover), hole: m });
+    const show = (c) => {
+      const el = cellEl(c);
+      const text = el && el.querySelector(".count");
+      if (text) text.textContent = String(counts[c]);
+      return el;
+    };
+    for (const sown of sowings) {
+      const hole = sown.player === 1 ? sown.start + 1 : sown.start - b.pits;
+      $("status").textContent = t("{name} sows hole {hole}...",
+        { name: playerName(prev.family, sown.player), hole: String(hole) });
       $("pass").hidden = true;
-      const { start, path, cells } = sowPath(board, mover, Number(m));
-      const counts = [...board.holes[0], board.stores[0], ...board.holes[1], board.stores[1]];
-      counts[start] = 0;
-      const t0 = cellText(start);
-      if (t0) t0.textContent = "0";
-      const delay = Math.max(25, Math.min(90, 900 / Math.max(1, path.length))) * slowMotion();
-      for (const c of path) {
+      counts[sown.start] = 0;
+      show(sown.start);
+      const delay = Math.max(25, Math.min(90, 900 / Math.max(1, sown.path.length))) * slowMotion();
+      for (const c of sown.path) {
         await new Promise((r) => setTimeout(r, delay));
         counts[c] += 1;
-        const t = cellText(c);
-        if (t) t.textContent = String(counts[c]);
-        const el = cellEl(c);
+        const el = show(c);
         if (el) el.classList.add("sown");
       }
-      const p = board.pits;
-      board = { ...board, holes: [cells.slice(0, p), cells.slice(p + 1, 2 * p + 1)],
-                stores: [cells[p], cells[2 * p + 1]] };
-      // a bonus step keeps the mover; otherwise later moves are the other player's
-      if (path.length && path[path.length - 1] !== (mover === 1 ? p : 2 * p + 1)) mover = 3 - mover;
+      // a capture (or the game's end) takes seeds into a store: the cells as they are after
+      for (const c of sown.taken) {
+        const el = cellEl(c);
+        if (el) el.classList.add("taken");
+      }
+      counts = [...sown.after];
+      for (let c = 0; c < counts.length; c++) show(c);
     }
     await new Promise((r) => setTimeout(r, 150 * slowMotion()));
   } finally {
@@ -1103,7 +682,7 @@ async function showState(state) {
   try {
     if (fresh) {
       ui.state = state;
-      if (window.nugarClock) window.nugarClock.show(state, ui.key === null ? null : ui.seat);
+      showClocks(state, ui.key === null ? null : ui.seat);
       learnNames(state);
       ui.selected = null;
       if (ui.keepWhy) refuse($("why").textContent.replace(/\.$/, ""));  // marks go, the reason stays
@@ -1138,7 +717,7 @@ function connect() {
     // name this page's seat on the socket (as POST .../open does): the server marks it
     // opened, and again after a reconnect; the key goes in a message, never in the address
     if (ui.key !== null) ws.send(JSON.stringify({ type: "open", key: ui.key }));
-    connectionBack();
+    connection.restored();
   };
   ws.onmessage = (ev) => {
     let msg;
@@ -1164,9 +743,11 @@ async function action(path, body) {
   }
 }
 
-async function showGame(id) {
+export async function showGame(id) {
   $("play").hidden = false;
   ui.id = id;
+  watchResult(id);
+  input = boardInput($("board"), playCell);
   const h = parseHash();
   const stored = JSON.parse(localStorage.getItem(`nugar:seat:${id}`) || "null");
   if (h.key) {
@@ -1205,8 +786,8 @@ async function showGame(id) {
       opened = await api("POST", `/api/games/${id}/open`, { key: ui.key }).catch(() => null);
     }
     await applyState(opened || await api("GET", `/api/games/${id}`));
-    // the seat is open (a signed-in player now holds it): accounts.js shows the names
-    document.dispatchEvent(new Event("nugar:seat-opened"));
+    // the seat is open (a signed-in player now holds it): the players' names (players.js)
+    showPlayers(id);
   } catch (e) {
     if (e.code === "unknown_game") {
       // gone (or never there): say so instead of a board and buttons for nothing
@@ -1219,16 +800,7 @@ async function showGame(id) {
     return;
   }
   connect();
-  $("board").addEventListener("click", boardClick);
-  $("board").addEventListener("keydown", boardKey);
-  $("board").addEventListener("focusout", (ev) => {
-    if (!ev.relatedTarget || !$("board").contains(ev.relatedTarget)) ui.boardFocused = false;
-  });
-  $("board").addEventListener("focusin", (ev) => {
-    ui.boardFocused = true;
-    const cell = ev.target.closest && ev.target.closest('[role="gridcell"]');
-    if (cell) ui.focus = cellKey(cell);  // focused by Tab, a click or a script
-  });
+  navigate();
   $("rematch").addEventListener("click", rematch);
   $("typed").addEventListener("submit", (ev) => {
     ev.preventDefault();
@@ -1239,7 +811,7 @@ async function showGame(id) {
   });
   $("pass").addEventListener("click", () => send("pass"));
   // a typed move being corrected: the refusal of the last one goes
-  $("move-input").addEventListener("input", () => { if (!ui.netError) setError(""); });
+  $("move-input").addEventListener("input", () => { if (!connection.lost) setError(""); });
   $("undo").addEventListener("click", () => action("undo"));
   $("resign").addEventListener("click", () => {
     if (confirm(t("Resign this game?"))) action("resign");
@@ -1269,105 +841,24 @@ async function showGame(id) {
   });
 }
 
-// ---------------------------------------------------------------- replay a record
-function showReplayHome() {
-  $("replay-home").hidden = false;
-  const game = parseHash().game;
-  if (game && /^[A-Za-z0-9]+$/.test(game)) {
-    // "Replay" after a game: its record, read at once
-    fetch(`/api/games/${game}/record`).then((r) => (r.ok ? r.text() : Promise.reject(
-      new Error(t("no record of game {game} ({status})", { game, status: String(r.status) }))))).then((text) => {
-      $("record-text").value = text;
-      $("replay-go").click();
-    }).catch((e) => { $("replay-error").textContent = e.message; });
-  }
-  $("record-text").addEventListener("input", () => { $("replay-error").textContent = ""; });
-  $("replay-form").addEventListener("submit", async (ev) => {
-    ev.preventDefault();
-    $("replay-error").textContent = "";
-    try {
-      const record = $("record-text").value;
-      const r = await api("POST", "/api/replay", { record });
-      ui.replay = { ...r, record, drawn: { [r.position.turn]: r.position } };
-      learnNames(r);
-      ui.key = null;
-      $("play").hidden = false;
-      $("title").textContent = t("{game} (replay)", { game: r.game });
-      $("rules-line").textContent = t("Rules: {rules}", { rules: r.rules });
-      for (const id of ["typed", "undo", "hint", "takeback", "draw", "resign", "offer", "share"]) $(id).hidden = true;
-      $("download").hidden = true;
-      const res = $("result");
-      if (r.result) {
-        res.hidden = false;
-        res.textContent = resultText(r.family, r.winner, r.reason, r.result, null, r.score, r.misere);
-      }
-      ui.state = { family: r.family };
-      goTo(r.turns.length);
-      if (window.nugarAnalysis) window.nugarAnalysis.forReplay(record, r.family);
-    } catch (e) {
-      $("replay-error").textContent = e.message;
-    }
+// ---------------------------------------------------------------- stepping through the turns
+// the arrows below the board and the keys (Left, Right, Home, End) outside the board's grid
+let navigating = false;
+export function navigate() {
+  if (navigating) return;
+  navigating = true;
+  document.addEventListener("keydown", (ev) => {
+    if ($("play").hidden) return;
+    const tag = (ev.target && ev.target.tagName) || "";
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+    if (ev.target.closest && ev.target.closest('#board [role="gridcell"]')) return;  // the grid's keys
+    if (ev.key === "ArrowLeft") { step(-1); ev.preventDefault(); }
+    else if (ev.key === "ArrowRight") { step(1); ev.preventDefault(); }
+    else if (ev.key === "Home") { goTo(0); ev.preventDefault(); }
+    else if (ev.key === "End") { goTo(turnCount()); ev.preventDefault(); }
   });
+  $("nav-first").addEventListener("click", () => goTo(0));
+  $("nav-prev").addEventListener("click", () => step(-1));
+  $("nav-next").addEventListener("click", () => step(1));
+  $("nav-last").addEventListener("click", () => goTo(turnCount()));
 }
-
-// ---------------------------------------------------------------- keys and start
-document.addEventListener("keydown", (ev) => {
-  if ($("play").hidden) return;
-  const tag = (ev.target && ev.target.tagName) || "";
-  if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
-  if (ev.target.closest && ev.target.closest('#board [role="gridcell"]')) return;  // boardKey
-  if (ev.key === "ArrowLeft") { step(-1); ev.preventDefault(); }
-  else if (ev.key === "ArrowRight") { step(1); ev.preventDefault(); }
-  else if (ev.key === "Home") { goTo(0); ev.preventDefault(); }
-  else if (ev.key === "End") { goTo(turnCount()); ev.preventDefault(); }
-});
-$("nav-first").addEventListener("click", () => goTo(0));
-$("nav-prev").addEventListener("click", () => step(-1));
-$("nav-next").addEventListener("click", () => step(1));
-$("nav-last").addEventListener("click", () => goTo(turnCount()));
-
-// ---------------------------------------------------------------- engine warm-up notice
-// The very first run of a server compiles the AI (it takes tens of seconds); GET
-// /api/warmup says how far it is. The notice shows while it compiles and goes once it is
-// ready; the page asks at load and whenever the computer is to move.
-let warmupTimer = null;
-async function watchWarmup() {
-  if (warmupTimer !== null) return;
-  let info = null;
-  try { info = await api("GET", "/api/warmup"); } catch (e) { return; }
-  const box = $("warmup");
-  if (!info || info.ready || !info.compiling) { box.hidden = true; return; }
-  box.textContent = info.message;
-  box.hidden = false;
-  warmupTimer = setTimeout(() => { warmupTimer = null; watchWarmup(); }, 1000);
-}
-
-// ---------------------------------------------------------------- endgame databases
-// Level 8 reads the endgame databases on the server's disk (Kalah); the server builds the
-// small ones in the background on a first game. The note (in the page's language, from GET
-// /api/levels?rules=) says what level 8 has, and is asked again while a build runs.
-const TOP_LEVEL = 8;
-const databases = { rules: null, timer: null };
-async function watchDatabases(rules) {
-  if (databases.rules === rules) return;  // watched already (or being asked)
-  databases.rules = rules;
-  let info = null;
-  try {
-    info = await api("GET", `/api/levels?rules=${encodeURIComponent(rules)}`);
-  } catch (e) { return; }
-  const perfect = info && info.perfect;
-  const box = $("databases");
-  box.textContent = (perfect && perfect.databases_note) || "";
-  box.hidden = !box.textContent;
-  const auto = perfect && perfect.databases && perfect.databases.auto;
-  if (auto && ["idle", "building", "waiting"].includes(auto.state)) {
-    databases.timer = setTimeout(() => { databases.rules = null; watchDatabases(rules); }, 5000);
-  }
-}
-
-watchWarmup();
-const path = location.pathname;
-const m = path.match(/^\/g\/([A-Za-z0-9]+)$/);
-if (m) showGame(m[1]);
-else if (path === "/replay") showReplayHome();
-else showHome();
