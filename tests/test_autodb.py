@@ -249,10 +249,10 @@ def test_the_web_app_builds_them_on_a_first_kalah_game_and_says_what_level_8_has
             "Level 8 has the endgame databases to 6 seeds; larger ones: nugar solve 'kalah' "
             "--build-db 26 (2.5 GB, about 40 min).")
         assert str(perfect("fr")["databases_note"]).startswith(
-            "Le niveau 8 a les bases de fins de partie jusqu'à 6 graines ; de plus grandes : "
-            "nugar solve 'kalah' --build-db 26")
+            "Le niveau 8 a les bases de fins de partie jusqu'à 6 graines\u00a0; de plus "
+            "grandes\u00a0: nugar solve 'kalah' --build-db 26")
         assert str(perfect("ar")["databases_note"]).startswith(
-            "لدى المستوى 8 قواعد نهايات اللعب حتى 6 بذرة")
+            "لدى المستوى 8 قواعد نهايات اللعب حتى 6 بذور")
         assert client.get("/api/levels", params={"rules": "dara"}).json()["perfect"][
             "databases_note"] is None
 
@@ -272,7 +272,7 @@ def test_the_page_note_says_how_far_a_build_is_in_every_language() -> None:
         "databases to 3 seeds; larger ones: nugar solve 'kalah' --build-db 26 (2.5 GB, "
         "about 40 min).")
     assert say(note, "fr", "web").startswith(
-        "Niveau 8 : construction en arrière-plan des bases de fins de partie jusqu'à 18 "
+        "Niveau 8\u00a0: construction en arrière-plan des bases de fins de partie jusqu'à 18 "
         "graines (25 % faits, 83 Mo)")
     assert say(note, "ar", "web").startswith("المستوى 8: جارٍ بناء قواعد نهايات اللعب حتى 18")
     info["auto"] = autodb.AutoStatus("waiting", 3, 18).as_dict()

@@ -39,7 +39,7 @@ def test_rules_follow_lang_and_the_flag(monkeypatch: pytest.MonkeyPatch,
     assert "signification" in french and "rangées du plateau" in french
     assert "drop_limit" in french and "no_four" in french  # names and values stay as typed
     _, arabic, _ = run(["rules", "dara", "--lang", "ar"], "", monkeypatch, capsys)
-    assert "المعنى" in arabic and "صفوف اللوح" in arabic and "quiet_limit" in arabic
+    assert "المعنى" in arabic and "صفوف الرقعة" in arabic and "quiet_limit" in arabic
     _, presets, _ = run(["rules"], "", monkeypatch, capsys)
     assert "Règles prédéfinies" in presets and "dara-niger" in presets
 
@@ -64,9 +64,9 @@ def test_an_unknown_language_is_refused_with_the_list(monkeypatch: pytest.Monkey
 
 
 @pytest.mark.parametrize(("lang", "words"), [
-    ("fr", ["Tapez un coup", "Coups permis : 1 2 3 4 5 6", "trous de Nord", "Tour 1 : Sud joue",
-            "Résultat :", "Feuille de partie :"]),
-    ("ar", ["اكتب نقلة", "النقلات المسموحة: 1 2 3 4 5 6", "حفر الشمال",
+    ("fr", ["Tapez un coup", "Coups permis\u00a0: 1 2 3 4 5 6", "trous de Nord",
+            "Tour 1\u00a0: Sud joue", "Résultat\u00a0:", "Partie notée\u00a0:"]),
+    ("ar", ["اكتب حركة", "الحركات المشروعة: 1 2 3 4 5 6", "حفر الشمال",
             "الدور 1: على الجنوب أن يلعب", "النتيجة:", "سجل المباراة:"]),
     ("ha", ["Rubuta motsi", "Halattattu: 1 2 3 4 5 6", "Ramukan Arewa",
             "Juyi na 1: Kudu ne zai motsa", "Sakamako:", "Rikodin wasa:"]),
@@ -99,7 +99,8 @@ def test_a_refused_move_is_explained_in_the_language(monkeypatch: pytest.MonkeyP
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(["play", "dara", "--first", "human", "--second", "human", "--lang", "fr"],
                     "c3\nc3\nquit\n", monkeypatch, capsys)
-    assert "Coup refusé : c3 n'est pas légal ici : c3 est occupée (par un pion de Noir)" in out
+    assert ("Coup refusé\u00a0: c3 n'est pas légal ici\u00a0: c3 est occupée (par un pion de "
+            "Noir)") in out
     _, out, _ = run(["play", "dara", "--first", "human", "--second", "human"],
                     "c3\nc3\nquit\n", monkeypatch, capsys)
     assert "Not played: c3 is not legal here: c3 is occupied (by a Black piece)" in out

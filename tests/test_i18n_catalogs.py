@@ -184,7 +184,7 @@ def _is_text(node: ast.expr) -> bool:
     func = node.func
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(
         func, ast.Attribute) else ""
-    return name in ("Text", "reason", "_http_detail", "say")
+    return name in ("Text", "plural", "reason", "_http_detail", "say")
 
 
 def _plain(node: ast.expr) -> bool:
@@ -258,7 +258,7 @@ def _text_calls(path: Path) -> list[ast.Call]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and (
         (isinstance(n.func, ast.Name) and n.func.id == "Text")
-        or (isinstance(n.func, ast.Attribute) and n.func.attr == "Text"))]
+        or (isinstance(n.func, ast.Attribute) and n.func.attr in ("Text", "plural")))]
 
 
 def _domain(call: ast.Call) -> str:
@@ -277,6 +277,7 @@ def test_each_text_is_in_the_catalog_its_folder_is_extracted_into(path: Path) ->
     wanted = "web" if PACKAGE / "server" in path.parents else "engine"
     for call in _text_calls(path):
         assert _domain(call) == wanted, f"{path.name}:{call.lineno}"
-        first = call.args[0] if call.args else None
-        assert isinstance(first, ast.Constant) and isinstance(first.value, str), (
+        templates = call.args[:2] if getattr(call.func, "attr", "") == "plural" else call.args[:1]
+        assert templates and all(isinstance(t, ast.Constant) and isinstance(t.value, str)
+                                 for t in templates), (
             f"{path.name}:{call.lineno}: a Text's template is a literal")

@@ -273,4 +273,6 @@ def test_the_template_is_what_pybabel_extracts_and_the_catalogs_are_complete() -
             strs = [m.string] if isinstance(m.string, str) else list(m.string)
             assert all(strs), (lang, m.id)
             want = set(re.findall(r"\{\w+\}", ids[-1]))
-            assert all(set(re.findall(r"\{\w+\}", s)) == want for s in strs), (lang, m.id)
+            # a plural form may leave the count out (« حفرتان »: two holes), never add one
+            assert all(set(re.findall(r"\{\w+\}", s)) == want if len(ids) == 1
+                       else set(re.findall(r"\{\w+\}", s)) <= want for s in strs), (lang, m.id)

@@ -131,7 +131,7 @@ def test_bad_input_is_refused_as_json(client: TestClient) -> None:
                        ("/api/lessons/dala.json", "unknown_lesson"),
                        ("/api/lessons/Dala", "unknown_lesson"),
                        ("/api/lessons/nope/steps/0/check", "unknown_lesson"),
-                       ("/api/lessons/dala/steps/6/check", "unknown_step"),
+                       ("/api/lessons/dala/steps/8/check", "unknown_step"),
                        ("/api/lessons/dala/steps/-1/check", "unknown_step"),
                        ("/api/lessons/dala/steps/99999999999999999999/check", "unknown_step")):
         r = (client.post(path, json={"move": "c3"}) if path.endswith("check")

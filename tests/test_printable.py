@@ -7,13 +7,14 @@ the English page's structure. Printing them (one A4 page, through Chromium) is c
 from __future__ import annotations
 
 import re
+from html import escape
 from urllib.parse import unquote
 
 import pytest
 from fastapi.testclient import TestClient
 
 from doc_outline import DOCS, exists, outline, read
-from nugar.i18n import LANGUAGES, SOURCE, direction, say
+from nugar.i18n import LANGUAGES, SOURCE, Text, direction, say
 from nugar.rules import PRESETS
 from nugar.server.http import pages, printable
 
@@ -128,9 +129,12 @@ def test_the_board_to_print_is_the_preset_s_board(client: TestClient, name: str,
     assert width <= 186 and height <= 210  # A4 less its margins, the title above
     if isinstance(board, GridBoard):
         assert svg.count("<rect") == board.rows * board.cols
-        bring = "Print this page on A4 paper. Each player needs {count} pieces of his own " \
-                "colour: stones, seeds, bottle tops or short sticks."
-        assert say(bring, lang, "web").replace("{count}", "12") in html
+        bring = Text.plural("Print this page on A4 paper. Each player needs {count} piece of "
+                            "his own colour: a stone, a seed, a bottle top or a short stick.",
+                            "Print this page on A4 paper. Each player needs {count} pieces of "
+                            "his own colour: stones, seeds, bottle tops or short sticks.",
+                            12, domain="web", count=12)
+        assert escape(say(bring, lang, "web")) in html
     else:
         assert svg.count("<circle") == 2 * len(board.holes[0]) and svg.count("<rect") == 2
     # each side named after its player, in the language

@@ -167,7 +167,7 @@ def test_mancala_world_annotations_are_read_and_checked() -> None:
 
 @pytest.mark.parametrize(("text", "line", "column", "reason"), [
     ("1. 3-6 (-1)....1\n2. 1....2 (-1)\n", 1, 8, "annotated (-1) but put 2"),
-    ("1. 3-6 (-2)....1\n2. 1....2\n", 2, 9, "put 1 seed(s) in the store but has no '(-1)'"),
+    ("1. 3-6 (-2)....1\n2. 1....2\n", 2, 9, "put 1 seed in the store but has no '(-1)'"),
     ("1. 3-6 (-2)....1 (-3)\n", 1, 18, "annotated (-3) but put 0"),
     ("1. (-2) 3-6\n", 1, 4, "must follow a turn"),
 ])

@@ -322,7 +322,7 @@ def test_a_translated_refusal_keeps_its_status_and_retry_after() -> None:
         answer = c.get("/busy", headers={"Accept-Language": "fr"})
     assert answer.status_code == 503 and answer.headers["retry-after"] == "3"
     assert answer.json() == {"error": "ai_busy", "detail": "l'ordinateur est occupé par "
-                             "d'autres parties ; réessayez dans 3 s"}
+                             "d'autres parties\u00a0; réessayez dans 3 s"}
 
 
 # --- the errors of a rule-set text and of a record (the engine's sentences) -------------------

@@ -172,29 +172,60 @@ class Text(str):
     catalog (domain ``engine`` unless another is given) and fill in the same fields. A field
     that is itself a :class:`Text` is translated too. Mark templates with ``Text(...)`` so
     that ``pybabel extract`` (keyword ``Text``) finds them.
+
+    A sentence about a number of things is :meth:`Text.plural`: it carries both English
+    forms and the count, and another language picks the form its grammar wants for that
+    count (gettext's ``ngettext``: Arabic has six, French says « 0 graine »).
     """
 
     template: str
     fields: dict[str, Any]
     domain: str
+    #: the English plural template of a sentence about ``count`` things (None: no plural)
+    plural_template: str | None
+    plural_count: int | None
 
     def __new__(cls, template: str, /, domain: str = "engine", **fields: Any) -> Text:
-        made = super().__new__(cls, template.format(**fields) if fields else template)
+        return cls._made(template, template, None, None, domain, fields)
+
+    @classmethod
+    def plural(cls, singular: str, plural: str, count: int, /, domain: str = "engine",
+               **fields: Any) -> Text:
+        """``Text.plural("{count} seed", "{count} seeds", n, count=n)``: the sentence in the
+        form its count wants, in English (``singular`` for 1) and in every catalog (the
+        ``msgid_plural`` entries that ``pybabel extract``, keyword ``plural:1,2``, makes).
+        The count is also given among the fields where the sentence shows it."""
+        english = singular if count == 1 else plural
+        return cls._made(english, singular, plural, count, domain, fields)
+
+    @classmethod
+    def _made(cls, english: str, template: str, plural: str | None, count: int | None,
+              domain: str, fields: dict[str, Any]) -> Text:
+        made = str.__new__(cls, english.format(**fields) if fields else english)
         made.template = template
         made.fields = fields
         made.domain = domain
+        made.plural_template = plural
+        made.plural_count = count
         return made
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild, (self.template, self.domain, self.fields))
+        return (_rebuild, (self.template, self.domain, self.fields, self.plural_template,
+                           self.plural_count))
 
     def in_language(self, lang: str) -> str:
         """This sentence in ``lang`` (English where the catalog has no translation)."""
         if lang == SOURCE:
             return str(self)
+        catalog = translations(lang, self.domain)
         # an empty template is gettext's catalog header, never a message
-        template = (translations(lang, self.domain).gettext(self.template) if self.template
-                    else self.template)
+        template: str
+        if not self.template:
+            template = self.template
+        elif self.plural_template is not None and self.plural_count is not None:
+            template = catalog.ngettext(self.template, self.plural_template, self.plural_count)
+        else:
+            template = catalog.gettext(self.template)
         fields = {k: (v.in_language(lang) if isinstance(v, Text) else v)
                   for k, v in self.fields.items()}
         try:
@@ -204,7 +235,10 @@ class Text(str):
             return str(self)
 
 
-def _rebuild(template: str, domain: str, fields: dict[str, Any]) -> Text:
+def _rebuild(template: str, domain: str, fields: dict[str, Any], plural: str | None = None,
+             count: int | None = None) -> Text:
+    if plural is not None and count is not None:
+        return Text.plural(template, plural, count, domain=domain, **fields)
     return Text(template, domain=domain, **fields)
 
 

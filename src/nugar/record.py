@@ -89,8 +89,10 @@ class RecordError(NugarError):
     def _message(self) -> str:
         if len(self._problems) == 1:
             return self.located()
-        return Text("{count} problems in the record:\n  {problems}", count=len(self._problems),
-                    problems=join("\n  ", [p.located() for p in self._problems]))
+        count = len(self._problems)
+        return Text.plural("{count} problem in the record:\n  {problems}",
+                           "{count} problems in the record:\n  {problems}", count, count=count,
+                           problems=join("\n  ", [p.located() for p in self._problems]))
 
     def __str__(self) -> str:
         return str(self._message())
@@ -481,12 +483,11 @@ class _Reader:
                 self.games_begun += 1
                 if self.max_games is not None and self.games_begun > self.max_games:
                     n = self.max_games
-                    self.problem(Text(
+                    self.problem(Text.plural(
                         "expected at most {n} game in the record, found {more} or more: game "
-                        "{more} starts here (the text from here on is not read)", n=n,
-                        more=n + 1) if n == 1 else Text(
+                        "{more} starts here (the text from here on is not read)",
                         "expected at most {n} games in the record, found {more} or more: game "
-                        "{more} starts here (the text from here on is not read)", n=n,
+                        "{more} starts here (the text from here on is not read)", n, n=n,
                         more=n + 1), tok)
                     return self.records
             if self.stopped:
@@ -660,8 +661,11 @@ class _Reader:
         played = game.move_stack[before:]
         self.moves_read += len(played)
         if self.max_moves is not None and self.moves_read > self.max_moves:
-            self.problem(Text("the record holds more than {most} moves, the most read here "
-                              "(the text from here on is not read)", most=self.max_moves), tok)
+            self.problem(Text.plural(
+                "the record holds more than {most} move, the most read here (the text from "
+                "here on is not read)", "the record holds more than {most} moves, the most "
+                "read here (the text from here on is not read)", self.max_moves,
+                most=self.max_moves), tok)
             cur.dead = self.stopped = True
             return
         cur.turns.append(_Turn(game.descriptor.join_turn(played), tok.line, tok.column,
@@ -701,16 +705,19 @@ class _Reader:
                                                  strict=True)):
             if turn.annotation is None:
                 if captured:
-                    self.problem(Text("turn {number} {turn!r} put {captured} seed(s) in the "
-                                      "store but has no '(-{captured})' annotation",
-                                      number=i + 1, turn=turn.text, captured=captured), turn)
+                    self.problem(Text.plural(
+                        "turn {number} {turn!r} put {captured} seed in the store but has no "
+                        "'(-{captured})' annotation", "turn {number} {turn!r} put {captured} "
+                        "seeds in the store but has no '(-{captured})' annotation", captured,
+                        number=i + 1, turn=turn.text, captured=captured), turn)
                 continue
             claimed = int(re.sub(r"[^\d]", "", turn.annotation.text))
             if claimed != captured:
-                self.problem(Text("turn {number} {turn!r} is annotated {annotation} but put "
-                                  "{captured} seed(s) in the store", number=i + 1,
-                                  turn=turn.text, annotation=turn.annotation.text,
-                                  captured=captured), turn.annotation)
+                self.problem(Text.plural(
+                    "turn {number} {turn!r} is annotated {annotation} but put {captured} seed "
+                    "in the store", "turn {number} {turn!r} is annotated {annotation} but put "
+                    "{captured} seeds in the store", captured, number=i + 1, turn=turn.text,
+                    annotation=turn.annotation.text, captured=captured), turn.annotation)
 
     def check_result(self, cur: _Pending) -> tuple[bool, str | None]:
         """Whether the stated result fits the game, and that result (``None`` for ``*``)."""
@@ -861,8 +868,10 @@ def load_one(text: str, rules: str | RuleSet | None = None, *,
     (with ``max_moves``) once the game holds more moves than that."""
     records = parse(text, rules, source=source, max_games=1, max_moves=max_moves).records
     if len(records) != 1:
-        raise RecordError(Text("expected one game in the record, found {count}",
-                               count=len(records)), source=source)
+        count = len(records)
+        raise RecordError(Text.plural("expected one game in the record, found {count}",
+                                      "expected one game in the record, found {count} games",
+                                      count, count=count), source=source)
     return records[0]
 
 

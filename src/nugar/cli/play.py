@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .. import record
 from ..ai.agents import DEFAULT_LEVEL
 from ..errors import IllegalMoveError, InvalidMoveError
-from ..i18n import gettext_for, say
+from ..i18n import gettext_for, say, translations
 from ..rules import new_game
 from ..textboard import player_name, reason_text, render
 from .common import (
@@ -146,6 +146,11 @@ class PlaySession:
         """Print a message of the ``cli`` catalog in the session's language."""
         self.console.print(self._(text).format(**fields), markup=False)
 
+    def say_n(self, singular: str, plural: str, count: int, **fields: Any) -> None:
+        """Print a message about ``count`` things in the form the language wants for it."""
+        text = translations(self.lang, "cli").ngettext(singular, plural, count)
+        self.console.print(text.format(**fields), markup=False)
+
     def _label(self, side: int) -> str:
         """The label of a side (``human``, ``level:4``): an agent spec stays as written."""
         label = self.players[side].label
@@ -204,10 +209,13 @@ class PlaySession:
             return
         self._databases = auto
         if auto.state in ("building", "waiting"):
-            self.say("Building the endgame databases to {seeds} seeds in the background "
-                     "({size} MB on disk, on one core; {env}=0 turns this off). They are "
-                     "used as each level is finished.", seeds=auto.target,
-                     size=f"{auto.bytes / 2**20:.1f}", env=autodb.AUTO_ENV)
+            self.say_n("Building the endgame databases to {seeds} seed in the background "
+                       "({size} MB on disk, on one core; {env}=0 turns this off). They are "
+                       "used as each level is finished.",
+                       "Building the endgame databases to {seeds} seeds in the background "
+                       "({size} MB on disk, on one core; {env}=0 turns this off). They are "
+                       "used as each level is finished.", auto.target, seeds=auto.target,
+                       size=f"{auto.bytes / 2**20:.1f}", env=autodb.AUTO_ENV)
         if auto.state == "waiting":
             self.say("Another nugar process is building them now; this game uses what it "
                      "finishes.")
@@ -218,9 +226,11 @@ class PlaySession:
         fields = {"have": status["have"], "command": status["command"],
                   "size": status["gigabytes"], "minutes": status["minutes"]}
         if status["have"] >= 0:
-            self.say("Level 8 and the perfect player have the endgame databases to {have} "
-                     "seeds; larger ones: {command} ({size} GB, about {minutes} min).",
-                     **fields)
+            self.say_n("Level 8 and the perfect player have the endgame databases to {have} "
+                       "seed; larger ones: {command} ({size} GB, about {minutes} min).",
+                       "Level 8 and the perfect player have the endgame databases to {have} "
+                       "seeds; larger ones: {command} ({size} GB, about {minutes} min).",
+                       status["have"], **fields)
         else:
             self.say("Level 8 and the perfect player have no endgame databases yet; "
                      "build them with {command} ({size} GB, about {minutes} min).",
@@ -236,12 +246,15 @@ class PlaySession:
             return
         now = autodb.status(self.game.rules)
         if now.state == "ready":
-            self.say("The endgame databases to {seeds} seeds are ready.", seeds=now.target)
+            self.say_n("The endgame databases to {seeds} seed are ready.",
+                       "The endgame databases to {seeds} seeds are ready.", now.target,
+                       seeds=now.target)
         elif now.state == "failed":
             self.say("The endgame databases could not be built: {why}", why=now.error)
         elif now.have > last.have:
-            self.say("Endgame databases: {percent}% built (to {seeds} seeds).",
-                     percent=int(100 * now.share), seeds=now.target)
+            self.say_n("Endgame databases: {percent}% built (to {seeds} seed).",
+                       "Endgame databases: {percent}% built (to {seeds} seeds).", now.target,
+                       percent=int(100 * now.share), seeds=now.target)
         else:
             return
         self._databases = now

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.table import Table
 
-from ..i18n import gettext_for
+from ..i18n import gettext_for, say
 from ..rules import PRESETS, RuleSet, new_game
 from ..rules.family import preset_json, rule_set_json
 from ..rules.options import describe_values, format_value, option_fields
@@ -73,9 +73,11 @@ def cmd_rules(args: argparse.Namespace) -> int:
     out = console()
     if not out.is_terminal:  # a file or a pipe: whole columns, not cut to 80
         out.width = _PLAIN_WIDTH
-    # the words are the reader's; names, option values, rule-set texts and sources stay as
-    # they are written (they are data, typed the same in every language)
-    _ = gettext_for(language(args), "cli")
+    # the words are the reader's, a source's words too (its title and link as published);
+    # names, option values and rule-set texts stay as they are written (they are data, typed
+    # the same in every language)
+    lang = language(args)
+    _ = gettext_for(lang, "cli")
     if args.rules is None:
         table = Table(title=_("Presets (see 'nugar rules NAME' for all options)"))
         for column in (_("preset"), _("game"), _("family"),
@@ -83,21 +85,24 @@ def cmd_rules(args: argparse.Namespace) -> int:
             table.add_column(column)
         for preset in PRESETS.values():
             diff = ", ".join(f"{k}={format_value(v)}" for k, v in preset.overrides.items())
-            table.add_row(preset.name, preset.game, preset.family, diff or "-", preset.source)
+            table.add_row(preset.name, preset.game, _(preset.family), diff or "-",
+                          _(preset.source))
         out.print(table)
         out.print(_("Override options in parentheses, e.g. 'dala(quiet_limit=off)' or "
                     "'kalah(pits=4,seeds=3)'."), markup=False)
         return EXIT_OK
     rules: RuleSet = args.rules
     table = Table(title=_("{rules}: {description} (source: {source})").format(
-        rules=rules.text, description=_(rules.preset.description), source=rules.preset.source))
+        rules=rules.text, description=_(rules.preset.description),
+        source=_(rules.preset.source)))
     for column in (_("option"), _("value"), _("preset default"), _("allowed"), _("meaning")):
         table.add_column(column)
     for f in option_fields(type(rules.options)):
         value = format_value(getattr(rules.options, f.name))
         default = format_value(getattr(rules.preset.options, f.name))
         doc = f.metadata.get("doc", "")
-        table.add_row(f.name, value, default, describe_values(f), _(doc) if doc else "")
+        table.add_row(f.name, value, default, say(describe_values(f), lang),
+                      _(doc) if doc else "")
     out.print(table)
     return EXIT_OK
 

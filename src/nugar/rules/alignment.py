@@ -185,9 +185,11 @@ class AlignmentGame(Game):
         lines = [line.replace(" ", "").replace("\t", "") for line in diagram.splitlines()]
         lines = [line for line in lines if line]
         if len(lines) != rows:
-            raise NugarError(Text("the diagram has {count} rows; {rules} has {rows} (one line "
-                                  "per row, highest row first)", count=len(lines),
-                                  rules=game.rules.text, rows=rows))
+            raise NugarError(Text.plural(
+                "the diagram has {count} row; {rules} has {rows} (one line per row, highest "
+                "row first)", "the diagram has {count} rows; {rules} has {rows} (one line per "
+                "row, highest row first)", len(lines), count=len(lines), rules=game.rules.text,
+                rows=rows))
         if to_move not in (1, 2):
             raise NugarError(Text("to_move must be 1 or 2, got {value!r}", value=to_move))
         if (len(in_hand) != 2 or any(isinstance(h, bool) or not isinstance(h, int) or h < 0
@@ -200,9 +202,11 @@ class AlignmentGame(Game):
         for i, line in enumerate(lines):
             row = rows - 1 - i
             if len(line) != cols:
-                raise NugarError(Text("diagram row {number} {row!r} has {count} squares; "
-                                      "{rules} has {cols} columns", number=row + 1, row=line,
-                                      count=len(line), rules=game.rules.text, cols=cols))
+                raise NugarError(Text.plural(
+                    "diagram row {number} {row!r} has {count} square; {rules} has {cols} "
+                    "columns", "diagram row {number} {row!r} has {count} squares; {rules} has "
+                    "{cols} columns", len(line), number=row + 1, row=line, count=len(line),
+                    rules=game.rules.text, cols=cols))
             for col, ch in enumerate(line):
                 owner = {"X": 1, "O": 2, ".": 0}.get(ch.upper())
                 if owner is None:
@@ -218,10 +222,12 @@ class AlignmentGame(Game):
         for player in (1, 2):
             state[kernel.ST_HAND1 + player - 1] = in_hand[player - 1]
             if counts[player] + in_hand[player - 1] > pieces:
-                raise NugarError(Text("{player} has {count} pieces on the board and {hand} in "
-                                      "hand, more than pieces={pieces}",
-                                      player=game.player_name(player), count=counts[player],
-                                      hand=in_hand[player - 1], pieces=pieces))
+                raise NugarError(Text.plural(
+                    "{player} has {count} piece on the board and {hand} in hand, more than "
+                    "pieces={pieces}", "{player} has {count} pieces on the board and {hand} in "
+                    "hand, more than pieces={pieces}", counts[player],
+                    player=game.player_name(player), count=counts[player],
+                    hand=in_hand[player - 1], pieces=pieces))
         for player, text in zip((1, 2), last_steps, strict=True):
             if text is None:
                 continue
@@ -341,16 +347,20 @@ class AlignmentGame(Game):
         board, mover, *rest = fields
         rows = board.split("/")
         if len(rows) != options.rows:
-            raise NugarError(Text("the board has {count} rows; {rules} has {rows} (rows joined "
-                                  "by '/', the highest row first)", count=len(rows),
-                                  rules=rules.text, rows=options.rows))
+            raise NugarError(Text.plural(
+                "the board has {count} row; {rules} has {rows} (rows joined by '/', the "
+                "highest row first)", "the board has {count} rows; {rules} has {rows} (rows "
+                "joined by '/', the highest row first)", len(rows), count=len(rows),
+                rules=rules.text, rows=options.rows))
         lines = []
         for i, row in enumerate(rows):
             number = options.rows - i
             if len(row) != options.cols:
-                raise NugarError(Text("board row {number} {row!r} has {count} squares; "
-                                      "{rules} has {cols} columns", number=number, row=row,
-                                      count=len(row), rules=rules.text, cols=options.cols))
+                raise NugarError(Text.plural(
+                    "board row {number} {row!r} has {count} square; {rules} has {cols} "
+                    "columns", "board row {number} {row!r} has {count} squares; {rules} has "
+                    "{cols} columns", len(row), number=number, row=row, count=len(row),
+                    rules=rules.text, cols=options.cols))
             bad = [ch for ch in row if ch not in _FROM_SYMBOL]
             if bad:
                 raise NugarError(Text("board row {number} {row!r} has {char!r}; a square is "
@@ -535,11 +545,9 @@ class AlignmentGame(Game):
                         me=me)
         if move.kind == "pass":
             count = len(self.legal_moves())
-            if count == 1:
-                return Text("{me} may pass only when blocked, and has {count} legal move",
-                            me=me, count=count)
-            return Text("{me} may pass only when blocked, and has {count} legal moves",
-                        me=me, count=count)
+            return Text.plural("{me} may pass only when blocked, and has {count} legal move",
+                               "{me} may pass only when blocked, and has {count} legal moves",
+                               count, me=me, count=count)
         if move.kind == "drop":
             return self._why_drop_illegal(player, move.squares[0])
         if move.kind == "step":
@@ -577,12 +585,11 @@ class AlignmentGame(Game):
         me = self.player_name(player)
         if self.in_drop_phase:
             left = int(self._state[kernel.ST_HAND2])
-            if left == 1:
-                return Text("it is still the drop phase ({second} has {left} piece in hand), "
-                            "and steps come only after it", second=self.player_name(2),
-                            left=left)
-            return Text("it is still the drop phase ({second} has {left} pieces in hand), "
-                        "and steps come only after it", second=self.player_name(2), left=left)
+            return Text.plural(
+                "it is still the drop phase ({second} has {left} piece in hand), and steps "
+                "come only after it", "it is still the drop phase ({second} has {left} pieces "
+                "in hand), and steps come only after it", left, second=self.player_name(2),
+                left=left)
         origin, target = self._square(origin_name), self._square(target_name)
         owner = self.owner(origin)
         if owner == 0:

@@ -210,9 +210,11 @@ class Game(ABC):
         game = cls(rules)
         array = np.asarray(state)
         if array.dtype != np.int64 or array.shape != game._state.shape:
-            raise NugarError(Text("a state of {rules} is {size} int64 numbers, not an array "
-                                  "of shape {shape} and type {dtype}", rules=game.rules.text,
-                                  size=game._state.shape[0], shape=array.shape,
+            raise NugarError(Text.plural(
+                "a state of {rules} is {size} int64 number, not an array of shape {shape} "
+                "and type {dtype}", "a state of {rules} is {size} int64 numbers, not an array "
+                "of shape {shape} and type {dtype}", game._state.shape[0], rules=game.rules.text,
+                size=game._state.shape[0], shape=array.shape,
                                   dtype=array.dtype))
         game._start(array.copy())
         return game

@@ -156,14 +156,16 @@ def option_fields(options_type: type[Options]) -> list[dataclasses.Field[Any]]:
 
 
 def describe_values(f: dataclasses.Field[Any]) -> str:
-    """Human text of the values an option accepts, e.g. ``"on/off"`` or ``"int 2..100 or off"``."""
+    """Human text of the values an option accepts, e.g. ``"on/off"`` or ``"int 2..100 or off"``
+    (the values themselves are data, typed the same in every language; the words around a
+    number's range are a :class:`~nugar.i18n.Text`, said in the reader's language)."""
     meta = f.metadata
     kind = meta["kind"]
     if kind == "switch":
         return "on/off"
     if kind == "choice":
         return "/".join(meta["values"])
-    return "int " + range_text(f)
+    return Text("int {range}", range=range_text(f))
 
 
 def format_value(value: Any) -> str:
@@ -238,8 +240,8 @@ DARA_WIKIPEDIA = 'Wikipedia, "Dara (game)", https://en.wikipedia.org/wiki/Dara_(
 DARA_SHEET = "a commercial Dara rule sheet (printed with a game set; no public copy)"
 DALA_WIKIPEDIA = 'Wikipedia, "Dala (game)", https://en.wikipedia.org/wiki/Dala_(game)'
 DRACALA_MANCALA_WORLD = 'Mancala World, "Dracala", https://mancala.fandom.com/wiki/Dracala'
-KALAH_SOURCE = (f"{DRACALA_MANCALA_WORLD} (Kalah as the base game; standard Kalah as "
-                "OpenSpiel plays it)")
+KALAH_SOURCE = ('Wikipedia, "Kalah", https://en.wikipedia.org/wiki/Kalah; Irving, Donkers and '
+                'Uiterwijk, "Solving Kalah", ICGA Journal 23(3), 2000')
 
 _PRESET_LIST: tuple[Preset, ...] = (
     Preset("dara", "Dara", "alignment", DARA_WIKIPEDIA,
@@ -399,9 +401,10 @@ def parse_rules(text: str | RuleSet) -> RuleSet:
         raise RulesError(Text("a rule set is given as text such as 'dara' or "
                               "'kalah(pits=4)', not {kind}", kind=type(text).__name__))
     if len(text) > MAX_RULES_TEXT:
-        raise RulesError(Text("a rule-set text is at most {most} characters, not {length}: "
-                              "{start!r}...", most=MAX_RULES_TEXT, length=len(text),
-                              start=text[:40]))
+        raise RulesError(Text.plural(
+            "a rule-set text is at most {most} character, not {length}: {start!r}...",
+            "a rule-set text is at most {most} characters, not {length}: {start!r}...",
+            MAX_RULES_TEXT, most=MAX_RULES_TEXT, length=len(text), start=text[:40]))
     m = _RULES_RE.match(text)
     if not m:
         raise RulesError(Text("cannot read rule set {text!r}; write a preset name, optionally "

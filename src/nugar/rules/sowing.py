@@ -128,8 +128,10 @@ class SowingGame(Game):
         pits = game.pits
         for name, holes in (("holes1", holes1), ("holes2", holes2)):
             if len(holes) != pits:
-                raise NugarError(Text("{name} must list {pits} holes (pits={pits}), got "
-                                      "{count}", name=name, pits=pits, count=len(holes)))
+                raise NugarError(Text.plural(
+                    "{name} must list {pits} hole (pits={pits}), got {count}",
+                    "{name} must list {pits} holes (pits={pits}), got {count}", pits, name=name,
+                    pits=pits, count=len(holes)))
         values = [*holes1, *holes2, *stores]
         if len(stores) != 2:
             raise NugarError(Text("stores must be two numbers (first, second), got {value!r}",
@@ -199,9 +201,10 @@ class SowingGame(Game):
             counts, store = side.split(":")
             values = counts.split(",")
             if len(values) != pits:
-                raise NugarError(Text("{player} has {count} holes; {rules} has {pits} "
-                                      "(pits={pits})", player=names[player],
-                                      count=len(values), rules=rules.text, pits=pits))
+                raise NugarError(Text.plural(
+                    "{player} has {count} hole; {rules} has {pits} (pits={pits})",
+                    "{player} has {count} holes; {rules} has {pits} (pits={pits})", len(values),
+                    player=names[player], count=len(values), rules=rules.text, pits=pits))
             holes.append([whole_number(v, Text("a seed count")) for v in values])
             stores.append(whole_number(store, Text("a seed count")))
         total = sum(holes[0]) + sum(holes[1]) + sum(stores)
@@ -394,9 +397,7 @@ class SowingGame(Game):
 
 
 def _seeds(count: int) -> str:
-    if count == 1:
-        return Text("{count} seed", count=count)
-    return Text("{count} seeds", count=count)
+    return Text.plural("{count} seed", "{count} seeds", count, count=count)
 
 
 # --- the family's parts (family.SOWING.parts) -------------------------------------------------

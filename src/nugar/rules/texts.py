@@ -24,6 +24,9 @@ def rule_texts() -> list[str]:
     seen: dict[str, None] = {}
     for preset in PRESETS.values():
         seen.setdefault(preset.description)
+        # a source's title and link stay as published; the words around them are translated
+        seen.setdefault(preset.source)
+        seen.setdefault(preset.family)
         for f in option_fields(type(preset.options)):
             doc = f.metadata.get("doc", "")
             if doc:

@@ -193,8 +193,10 @@ class Guard:
     def too_big(self, scope: Scope) -> JSONResponse:
         """The refusal of a body over :attr:`max_body` (413)."""
         return refusal(413, "body_too_large",
-                       Text("request bodies are limited to {size} bytes", domain="web",
-                            size=self.max_body), None, language_of(HTTPConnection(scope)))
+                       Text.plural("request bodies are limited to {size} byte",
+                                   "request bodies are limited to {size} bytes", self.max_body,
+                                   domain="web", size=self.max_body),
+                       None, language_of(HTTPConnection(scope)))
 
     async def _read_body(self, receive: Receive, chunks: list[bytes]) -> bool | None:
         """Read the body into ``chunks``: ``True`` once whole, ``False`` when it is over

@@ -192,10 +192,11 @@ def _fix_inline(children: list[Token], here: str, pages: dict[str, str]) -> list
     return out
 
 
-def diagram(source: str, rtl: bool = False) -> str:
+def diagram(source: str, rtl: bool = False, lang: str = SOURCE) -> str:
     """The HTML of a ``position`` block: a figure with the position's board (the game page's
-    SVG) and the caption written under the position text, if any (``rtl``: the picture laid out
-    left to right in a right-to-left page). A position text that cannot
+    SVG, its labels in ``lang``) and the caption written under the position text, if any
+    (``rtl``: the picture laid out left to right in a right-to-left page). A position text that
+    cannot
     be read raises its :class:`~nugar.errors.NugarError`: a page must not ship a broken
     diagram."""
     from ...rules import from_position
@@ -207,7 +208,8 @@ def diagram(source: str, rtl: bool = False) -> str:
     said = f"<figcaption>{escape(caption)}</figcaption>" if caption else ""
     # the board keeps its geometry in every language (a1 at the bottom left): in a right-to-left
     # page its picture is laid out left to right
-    picture = f'<div dir="ltr">{svg(game)}</div>' if rtl else svg(game)
+    picture = svg(game, lang=lang)
+    picture = f'<div dir="ltr">{picture}</div>' if rtl else picture
     return f'<figure class="diagram">{picture}{said}</figure>\n'
 
 
@@ -220,11 +222,11 @@ def _html_token(content: str) -> Token:
 
 
 def render(text: str, here: str, pages: dict[str, str] | None = None,
-           rtl: bool = False) -> tuple[str, str]:
+           rtl: bool = False, lang: str = SOURCE) -> tuple[str, str]:
     """The HTML of a page's Markdown ``text`` written at ``here`` (a path relative to the docs
     folder, e.g. ``games/dara.md``), and its first heading's text (empty if none). In a page
     written right to left (``rtl``) the diagrams, code and tables of moves stay left to
-    right."""
+    right; the diagrams' labels are said in ``lang``."""
     from markdown_it import MarkdownIt
 
     pages = _sources() if pages is None else pages
@@ -247,7 +249,7 @@ def render(text: str, here: str, pages: dict[str, str] | None = None,
             if not title and tok.tag == "h1":
                 title = words.strip()
         if tok.type == "fence" and tok.info.strip() == "position":
-            out.append(_html_token(diagram(tok.content, rtl)))
+            out.append(_html_token(diagram(tok.content, rtl, lang)))
             continue
         if tok.type == "table_open":
             ltr = ' dir="ltr"' if rtl and not _rtl_table(tokens, i) else ""
@@ -376,7 +378,7 @@ def rules_page(name: str, lang: str = SOURCE) -> str | None:
         return None
     here = _localized(rel, lang)
     content = lang if here != rel else SOURCE
-    body, title = render(_read(rel, lang), here, pages, direction(content) == "rtl")
+    body, title = render(_read(rel, lang), here, pages, direction(content) == "rtl", content)
     if rel != CONTRACT:  # a game's page leads to the pages teachers print (.printable)
         end = body.find("</h1>")
         body = (body[:end + 5] + teaching_links(key, lang) + body[end + 5:] if end >= 0

@@ -71,7 +71,8 @@ def sheet_page(name: str, lang: str) -> str | None:
     if rel is None:
         return None
     text, here, content = localized_text(rel, lang)
-    body, title = render(first_part(text), here, shipped(), direction(content) == "rtl")
+    body, title = render(first_part(text), here, shipped(), direction(content) == "rtl",
+                         content)
     links = teaching_links(name, lang, "sheet", print_button=True)
     return wrap_page(title or name, links + body, lang, content, kind="sheet")
 
@@ -90,7 +91,7 @@ def history_page(name: str, lang: str) -> str | None:
     else:
         return None
     text, here, content = localized_text(rel, lang)
-    body, title = render(text, here, shipped(), direction(content) == "rtl")
+    body, title = render(text, here, shipped(), direction(content) == "rtl", content)
     links = teaching_links(key, lang, "history", print_button=True)
     end = body.find("</h1>") + 5
     return wrap_page(title or key, body[:end] + links + body[end:], lang, content,
@@ -108,14 +109,20 @@ def board_page(name: str, lang: str) -> str | None:
                      game=f"{game.rules.game} ({game.rules.text})"), lang)
     board = game.descriptor.parts.board(game)
     if isinstance(board, PitBoard):
-        bring = Text("Print this page on A4 paper, then put {count} seeds in each hole: seeds, "
-                     "pebbles or beans. The stores start empty.", domain="web",
-                     count=board.holes[0][0])
+        seeds = board.holes[0][0]
+        bring = Text.plural("Print this page on A4 paper, then put {count} seed in each hole: "
+                            "a seed, a pebble or a bean. The stores start empty.",
+                            "Print this page on A4 paper, then put {count} seeds in each hole: "
+                            "seeds, pebbles or beans. The stores start empty.", seeds,
+                            domain="web", count=seeds)
         picture = pits_svg(game, board, lang)
     elif isinstance(board, GridBoard):
-        bring = Text("Print this page on A4 paper. Each player needs {count} pieces of his "
-                     "own colour: stones, seeds, bottle tops or short sticks.", domain="web",
-                     count=board.hands[0])
+        pieces = board.hands[0]
+        bring = Text.plural("Print this page on A4 paper. Each player needs {count} piece of "
+                            "his own colour: a stone, a seed, a bottle top or a short stick.",
+                            "Print this page on A4 paper. Each player needs {count} pieces of "
+                            "his own colour: stones, seeds, bottle tops or short sticks.",
+                            pieces, domain="web", count=pieces)
         picture = grid_svg(game, board, lang)
     else:  # a family drawn another way has no board to print yet
         return None
@@ -160,8 +167,7 @@ def grid_svg(game: Game, board: GridBoard, lang: str) -> str:
             parts.append(f'<rect x="{edge + c * cell:.1f}" y="{edge + (rows - 1 - r) * cell:.1f}" '
                          f'width="{cell:.1f}" height="{cell:.1f}" fill="none" stroke="{_INK}" '
                          'stroke-width="0.5"/>')
-    label = say(Text("{game} board, {rows} by {cols}", domain="web", game=game.rules.game,
-                     rows=rows, cols=cols), lang)
+    label = say(Text("{game} board to print", domain="web", game=game.rules.game), lang)
     return _svg(width, height, label, parts)
 
 
@@ -190,6 +196,5 @@ def pits_svg(game: Game, board: PitBoard, lang: str) -> str:
             parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{hole / 2:.1f}" fill="none" '
                          f'stroke="{_INK}" stroke-width="0.5"/>')
             parts.append(_text(cx, y, str(number)))
-    label = say(Text("{game} board, {pits} holes a side", domain="web", game=game.rules.game,
-                     pits=pits), lang)
+    label = say(Text("{game} board to print", domain="web", game=game.rules.game), lang)
     return _svg(width, height, label, parts)

@@ -168,15 +168,19 @@ def databases_note(info: dict[str, Any] | None) -> Text | None:
     auto = info["auto"]
     parts: list[Text] = []
     if auto["state"] == "building":
-        parts.append(Text("Level 8: building the endgame databases to {seeds} seeds in the "
-                          "background ({percent}% done, {size} MB); each level is used as "
-                          "soon as it is finished.", domain="web", seeds=auto["target"],
-                          percent=int(100 * auto["share"]),
-                          size=f"{auto['bytes'] / 2**20:.0f}"))
+        parts.append(Text.plural(
+            "Level 8: building the endgame databases to {seeds} seed in the background "
+            "({percent}% done, {size} MB); each level is used as soon as it is finished.",
+            "Level 8: building the endgame databases to {seeds} seeds in the background "
+            "({percent}% done, {size} MB); each level is used as soon as it is finished.",
+            auto["target"], domain="web", seeds=auto["target"],
+            percent=int(100 * auto["share"]), size=f"{auto['bytes'] / 2**20:.0f}"))
     elif auto["state"] == "waiting":
-        parts.append(Text("Level 8: another process is building the endgame databases to "
-                          "{seeds} seeds; each level is used as soon as it is finished.",
-                          domain="web", seeds=auto["target"]))
+        parts.append(Text.plural(
+            "Level 8: another process is building the endgame databases to {seeds} seed; each "
+            "level is used as soon as it is finished.", "Level 8: another process is building "
+            "the endgame databases to {seeds} seeds; each level is used as soon as it is "
+            "finished.", auto["target"], domain="web", seeds=auto["target"]))
     elif auto["state"] == "failed":
         parts.append(Text("Level 8: the endgame databases could not be built: {why}",
                           domain="web", why=auto["error"]))
@@ -185,9 +189,11 @@ def databases_note(info: dict[str, Any] | None) -> Text | None:
     if info["have"] >= info["recommended"]:
         pass
     elif info["have"] >= 0:
-        parts.append(Text("Level 8 has the endgame databases to {have} seeds; larger ones: "
-                          "{command} ({size} GB, about {minutes} min).", domain="web",
-                          **fields))
+        parts.append(Text.plural(
+            "Level 8 has the endgame databases to {have} seed; larger ones: {command} ({size} "
+            "GB, about {minutes} min).", "Level 8 has the endgame databases to {have} seeds; "
+            "larger ones: {command} ({size} GB, about {minutes} min).", info["have"],
+            domain="web", **fields))
     else:
         parts.append(Text("Level 8 has no endgame databases yet; build them with {command} "
                           "({size} GB, about {minutes} min).", domain="web", **fields))

@@ -285,10 +285,11 @@ class Lobby:
             count = conn.execute(select(func.count()).select_from(_t)
                                  .where(_t.c.taken_at == 0)).scalar_one()
             if count >= self.max_challenges:
-                raise ApiError("lobby_full", Text(
-                    "the lobby holds {max_challenges} open challenges, the most it takes; accept "
-                    "one, or try again later",
-                    domain="web", max_challenges=self.max_challenges))
+                raise ApiError("lobby_full", Text.plural(
+                    "the lobby holds {max_challenges} open challenge, the most it takes; accept "
+                    "one, or try again later", "the lobby holds {max_challenges} open "
+                    "challenges, the most it takes; accept one, or try again later",
+                    self.max_challenges, domain="web", max_challenges=self.max_challenges))
             conn.execute(insert(_t).values(
                 id=challenge.id, rules=challenge.rules, game=challenge.game,
                 clock=None if control is None else control.text, colour=colour,

@@ -55,9 +55,10 @@ class CappedLobby(Lobby):
             mine = [cid for cid in mine if cid in still]
         if len(mine) >= self.per_client:
             self.posted[client] = mine
-            raise ApiError("too_many_challenges", Text(
-                "{named} has {count} open challenges, the most it may have; cancel one or wait "
-                "for it to be accepted",
+            raise ApiError("too_many_challenges", Text.plural(
+                "{named} has {count} open challenge, the most it may have; cancel it or wait "
+                "for it to be accepted", "{named} has {count} open challenges, the most it may "
+                "have; cancel one or wait for it to be accepted", len(mine),
                 domain="web", named=named(client), count=len(mine)))
         challenge, key = super().post(*args, **kwargs)
         self.posted[client] = [*mine, challenge.id]

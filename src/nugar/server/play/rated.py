@@ -102,7 +102,10 @@ def check_may_start(conn: Connection, accounts: Sequence[int], now: float) -> No
                                .where(or_(g.account_1 == account, g.account_2 == account))
                                ).scalar_one()
         if started >= NEW_PER_HOUR:
-            raise ApiError("rated_limit", Text(
-                "a new account (younger than {days} days) has reached its limit of rated games "
+            days = round(NEW_ACCOUNT_DAYS)
+            raise ApiError("rated_limit", Text.plural(
+                "a new account (younger than {days} day) has reached its limit of rated games "
                 "an hour ({count}); play this one unrated, or later",
-                domain="web", days=f"{NEW_ACCOUNT_DAYS:g}", count=NEW_PER_HOUR))
+                "a new account (younger than {days} days) has reached its limit of rated games "
+                "an hour ({count}); play this one unrated, or later", days,
+                domain="web", days=days, count=NEW_PER_HOUR))

@@ -15,6 +15,12 @@ squares, or of holes with a store, is a ``role="row"`` group and each square, ho
 seeds"), focusable by script (``tabindex="-1"``: the page moves a roving ``tabindex="0"``
 over them); the pieces in hand and the stores are also said in the grid's own label; the
 row and file labels drawn around the board are hidden from screen readers.
+
+``svg(..., lang="fr")`` says the labels (drawn and read) in another language with the web
+app's own words (the ``webjs`` catalog, as ``board.js`` does in the page), so a rules page's
+diagrams speak the page's language; in a right-to-left language each name is isolated as the
+script isolates it (FSI...PDI) and the pieces-in-hand label is laid out right to left inside
+the left-to-right board (RLI...PDI: « الأبيض في اليد: 12 », not « في اليد: 12 الأبيض »).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
+from ...i18n import SOURCE, direction, translations
 from ...notation import FILES, square_name
 from ...rules.base import Game, Move
 from ...rules.boards import GridBoard, PitBoard
@@ -32,6 +39,45 @@ SQUARE = 56
 HOLE = 64
 _PIECE_FILL = {1: "#1d1d1f", 2: "#fbfbf7"}
 _PIECE_EDGE = {1: "#000", 2: "#555"}
+#: Unicode isolates: first strong, right to left, pop
+_FSI, _RLI, _PDI = "\u2068", "\u2067", "\u2069"
+
+
+class _Words:
+    """The board's labels in ``lang``, filled in as ``static/i18n.js`` fills them (a text
+    field isolated in a right-to-left language, a number as it is); English is the template
+    itself, so the English picture stays what ``board.js`` draws without a catalog."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.rtl = direction(lang) == "rtl"
+        self._catalog = translations(lang, "webjs")
+
+    def _fill(self, text: str, fields: dict[str, Any]) -> str:
+        for key, value in fields.items():
+            said = str(value)
+            if self.rtl and not isinstance(value, int):
+                said = f"{_FSI}{said}{_PDI}"
+            text = text.replace("{" + key + "}", said)
+        return text
+
+    def t(self, msgid: str, /, **fields: Any) -> str:
+        return self._fill(self._catalog.gettext(msgid) if self.lang != SOURCE else msgid, fields)
+
+    def tn(self, one: str, many: str, number: int, /, **fields: Any) -> str:
+        text = (self._catalog.ngettext(one, many, number) if self.lang != SOURCE
+                else one if number == 1 else many)
+        return self._fill(text, fields)
+
+    def player(self, name: str) -> str:
+        return self._catalog.gettext(name) if self.lang != SOURCE else name
+
+    def seeds(self, count: int) -> str:
+        return self.tn("{n} seed", "{n} seeds", count, n=count)
+
+    def hand(self, name: str, count: int) -> str:
+        label = self.t("{name} in hand: {count}", name=name, count=count)
+        return f"{_RLI}{label}{_PDI}" if self.rtl else label
 
 
 def board_data(game: Game) -> dict[str, Any]:
@@ -49,8 +95,8 @@ def _as_moves(last_move: Move | Sequence[Move] | None) -> list[Move]:
 
 
 def svg(game: Game, last_move: Move | Sequence[Move] | None = None,
-        highlight: Iterable[str | int] = ()) -> str:
-    """An SVG picture of the position.
+        highlight: Iterable[str | int] = (), lang: str = SOURCE) -> str:
+    """An SVG picture of the position, its labels in ``lang``.
 
     ``last_move`` (one move or the moves of a turn) is marked; ``highlight`` names squares
     (``"c3"``) or, for sowing, the mover's hole numbers to emphasise (e.g. the legal moves).
@@ -58,12 +104,14 @@ def svg(game: Game, last_move: Move | Sequence[Move] | None = None,
     marks = _as_moves(last_move)
     lit = {str(h) for h in highlight}
     board = game.descriptor.parts.board(game)
+    words = _Words(lang)
     if isinstance(board, PitBoard):
-        return _pits_svg(game, board, marks, lit)
-    return _grid_svg(game, board, marks, lit)
+        return _pits_svg(game, board, marks, lit, words)
+    return _grid_svg(game, board, marks, lit, words)
 
 
-def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) -> str:
+def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str],
+              words: _Words) -> str:
     rows, cols, grid, hands = board.rows, board.cols, board.grid, board.hands
     margin, band = _MARGIN, _BAND
     width = margin + cols * SQUARE + 10
@@ -79,15 +127,19 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
             moved_to.add(m.squares[1])
         elif m.kind == "capture":
             captured.add(m.squares[0])
-    in_hand = ", ".join(f"{game.player_name(p)} {hands[p - 1]} in hand" for p in (1, 2))
+    names = (words.player(game.player_name(1)), words.player(game.player_name(2)))
+    in_hand = ", ".join(words.t("{name} {count} in hand", name=names[p - 1],
+                                count=hands[p - 1]) for p in (1, 2))
+    said = words.t("{game} board, {rows} by {cols}; {hands}", game=escape(game.rules.game),
+                   rows=rows, cols=cols, hands=in_hand)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="board alignment" '
            f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="grid" '
-           f'aria-label="{escape(game.rules.game)} board, {rows} by {cols}; {in_hand}">',
+           f'aria-label="{said}">',
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#f3e3c3" rx="8"/>']
 
-    names = (game.player_name(1), game.player_name(2))
-    out.append(_hand_row(2, band / 2 + 2, hands[1], names[1], width))
-    what = {1: f"{names[0]} piece", 2: f"{names[1]} piece"}
+    out.append(_hand_row(2, band / 2 + 2, hands[1], words.hand(names[1], hands[1]), width))
+    what = {1: words.t("{name} piece", name=names[0]), 2: words.t("{name} piece", name=names[1])}
+    empty = words.t("empty")
     marked = moved_from | moved_to | captured | lit
     rows_drawn, files = _grid_layout(rows, cols)
     for (head, cells), row in zip(rows_drawn, reversed(grid), strict=True):
@@ -95,7 +147,7 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
         for c, name, x, y, fill in cells:
             owner = row[c]
             if name not in marked:  # most squares: the plain look
-                out.append(_square(name, x, y, "sq", fill, what.get(owner, "empty"), owner,
+                out.append(_square(name, x, y, "sq", fill, what.get(owner, empty), owner,
                                    False, False))
                 continue
             classes = ["sq"]
@@ -107,12 +159,12 @@ def _grid_svg(game: Game, board: GridBoard, marks: list[Move], lit: set[str]) ->
                 fill = "#f6e27a"
             if name in lit:
                 classes.append("lit")
-            out.append(_square(name, x, y, " ".join(classes), fill, what.get(owner, "empty"),
+            out.append(_square(name, x, y, " ".join(classes), fill, what.get(owner, empty),
                                owner, name in captured, name in lit))
         out.append("</g>")
     out.append(files)
-    out.append(_hand_row(1, band + rows * SQUARE + margin + band / 2 - 2, hands[0], names[0],
-                              width))
+    out.append(_hand_row(1, band + rows * SQUARE + margin + band / 2 - 2, hands[0],
+                         words.hand(names[0], hands[0]), width))
     out.append("</svg>")
     return "".join(out)
 
@@ -144,12 +196,11 @@ def _grid_layout(rows: int, cols: int
 
 
 @functools.lru_cache(maxsize=1024)
-def _hand_row(player: int, y: float, count: int, name: str, width: int) -> str:
-    """The pieces ``player`` (called ``name``) has in hand, drawn above or below a board
-    ``width`` wide: the label, then up to 12 pieces after it (a generous 8 units per letter of
-    the 13-unit font, so a count in the hundreds never runs into them), as many as fit."""
+def _hand_row(player: int, y: float, count: int, label: str, width: int) -> str:
+    """The ``count`` pieces ``player`` has in hand, drawn above or below a board ``width``
+    wide: the ``label``, then up to 12 pieces after it (a generous 8 units per letter of the
+    13-unit font, so a count in the hundreds never runs into them), as many as fit."""
     margin = _MARGIN
-    label = f"{name} in hand: {count}"
     parts = [f'<g class="hand" data-player="{player}" aria-hidden="true">',
              f'<text x="{margin}" y="{y + 5:.0f}" font-size="13" fill="#333">{label}</text>']
     first = margin + 16 + 8 * len(label)
@@ -201,7 +252,8 @@ def _hole(player: int, k: int, cell: int, classes: str, label: str, count: int, 
             f'text-anchor="middle" fill="#fff4dc">{count}</text></g>')
 
 
-def _pits_svg(game: Game, board: PitBoard, marks: list[Move], lit: set[str]) -> str:
+def _pits_svg(game: Game, board: PitBoard, marks: list[Move], lit: set[str],
+              words: _Words) -> str:
     holes1, holes2 = board.holes
     store1, store2 = board.stores
     pits = board.pits
@@ -211,12 +263,15 @@ def _pits_svg(game: Game, board: PitBoard, marks: list[Move], lit: set[str]) -> 
     sown = {m.hole for m in marks if m.kind == "sow"}
     turns = game.turn_list()
     last_player = turns[-1][0] if marks and turns else None
-    stores_said = ", ".join(f"{game.player_name(p)}'s store {_seeds(board.stores[p - 1])}"
-                            for p in (1, 2))
+    names = (words.player(game.player_name(1)), words.player(game.player_name(2)))
+    stores_said = ", ".join(words.t("{name}'s store {seeds}", name=names[p - 1],
+                                    seeds=words.seeds(board.stores[p - 1])) for p in (1, 2))
+    said = words.tn("{game} board, {pits} hole a side; {stores}",
+                    "{game} board, {pits} holes a side; {stores}", pits,
+                    game=escape(game.rules.game), pits=pits, stores=escape(stores_said))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="board sowing" '
            f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="grid" '
-           f'aria-label="{escape(game.rules.game)} board, {pits} holes a side; '
-           f'{escape(stores_said)}">',
+           f'aria-label="{said}">',
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#8b5a2b" rx="16"/>']
 
     def hole(player: int, k: int, count: int, x: float, y: float) -> str:
@@ -226,7 +281,8 @@ def _pits_svg(game: Game, board: PitBoard, marks: list[Move], lit: set[str]) -> 
             classes.append("last")
         if player == game.to_move and str(k) in lit:
             classes.append("lit")
-        label = f"{game.player_name(player)} hole {k}, {_seeds(count)}"
+        label = words.t("{name} hole {hole}, {seeds}", name=names[player - 1], hole=str(k),
+                        seeds=words.seeds(count))
         return _hole(player, k, cell, " ".join(classes), label, count, x, y)
 
     top_y = pad + 18 + HOLE / 2
@@ -234,7 +290,8 @@ def _pits_svg(game: Game, board: PitBoard, marks: list[Move], lit: set[str]) -> 
 
     def store(player: int, count: int, x: float) -> str:
         cell = pits if player == 1 else 2 * pits + 1
-        label = f"{game.player_name(player)}'s store, {_seeds(count)}"
+        label = words.t("{name}'s store, {seeds}", name=names[player - 1],
+                        seeds=words.seeds(count))
         return (f'<g class="store" data-player="{player}" data-cell="{cell}" role="gridcell" '
                 f'tabindex="-1" aria-label="{escape(label)}">'
                 f'<rect x="{x + 6:.0f}" y="{top_y - HOLE * 0.4:.0f}" width="{HOLE - 12}" '
@@ -265,13 +322,10 @@ def _pits_svg(game: Game, board: PitBoard, marks: list[Move], lit: set[str]) -> 
                    f'text-anchor="middle" fill="#f3dcb5" aria-hidden="true">{i + 1}</text>')
     out.append(f'<text x="{pad + HOLE / 2:.0f}" y="{height - 8}" font-size="11" '
                f'text-anchor="middle" fill="#f3dcb5" aria-hidden="true">'
-               f'{game.player_name(2)}</text>')
+               f'{names[1]}</text>')
     out.append(f'<text x="{pad + (pits + 1.5) * HOLE:.0f}" y="{height - 8}" font-size="11" '
                f'text-anchor="middle" fill="#f3dcb5" aria-hidden="true">'
-               f'{game.player_name(1)}</text>')
+               f'{names[0]}</text>')
     out.append("</svg>")
     return "".join(out)
 
-
-def _seeds(count: int) -> str:
-    return f"{count} seed{'' if count == 1 else 's'}"

@@ -378,8 +378,9 @@ class GameSession:
                     domain="web", player_name=game.player_name(mover),
                     player_name2=game.player_name(seat)))
             if game.ply >= MAX_MOVES:
-                raise ApiError("too_long", Text(
-                    "a game may hold at most {max_moves} moves",
+                raise ApiError("too_long", Text.plural(
+                    "a game may hold at most {max_moves} move",
+                    "a game may hold at most {max_moves} moves", MAX_MOVES,
                     domain="web", max_moves=MAX_MOVES))
             before = game.ply
             try:

@@ -102,12 +102,14 @@ def check_username(name: str) -> str:
 def check_password(password: str) -> str:
     """``password`` if it is long enough (and not absurdly long), else 422 ``bad_password``."""
     if len(password) < MIN_PASSWORD:
-        raise ApiError("bad_password", Text(
-            "a password has at least {min_password} characters",
+        raise ApiError("bad_password", Text.plural(
+            "a password has at least {min_password} character",
+            "a password has at least {min_password} characters", MIN_PASSWORD,
             domain="web", min_password=MIN_PASSWORD))
     if len(password) > MAX_PASSWORD:
-        raise ApiError("bad_password", Text(
-            "a password has at most {max_password} characters",
+        raise ApiError("bad_password", Text.plural(
+            "a password has at most {max_password} character",
+            "a password has at most {max_password} characters", MAX_PASSWORD,
             domain="web", max_password=MAX_PASSWORD))
     return password
 

@@ -12,7 +12,7 @@
 // data-hole and data-cell, which the page uses to make them clickable and to animate sowings.
 // The labels are in the page's language (i18n.js; English on a page without its catalog,
 // as in the test that compares this drawing with the server's).
-import { player, t, tn } from "./i18n.js";
+import { player, rtl, t, tn } from "./i18n.js";
 
 const SQUARE = 56;
 const HOLE = 64;
@@ -57,7 +57,10 @@ function readMoves(texts) {
 // the label, then up to 12 pieces after it (8 units a letter: a count in the hundreds never
 // runs into them), as many as fit the board's width
 function handRow(player, y, count, name, width) {
-  const label = t("{name} in hand: {count}", { name, count });
+  // in a right-to-left language the label reads right to left inside the left-to-right
+  // board (RLI ... PDI): « الأبيض في اليد: 12 », not « في اليد: 12 الأبيض »
+  const said = t("{name} in hand: {count}", { name, count });
+  const label = rtl ? `\u2067${said}\u2069` : said;
   const parts = [`<g class="hand" data-player="${player}" aria-hidden="true">`,
     `<text x="${MARGIN}" y="${f0(y + 5)}" font-size="13" fill="#333">${label}</text>`];
   const first = MARGIN + 16 + 8 * label.length;
@@ -163,7 +166,8 @@ function pitsSvg(v, board, marks, lit) {
   const lastPlayer = marks.length ? v.last_mover : null;
   const storesSaid = [1, 2].map((p) => t("{name}'s store {seeds}",
     { name: names[p - 1], seeds: seeds(board.stores[p - 1]) })).join(", ");
-  const said = t("{game} board, {pits} holes a side; {stores}", { game: esc(v.game), pits, stores: esc(storesSaid) });
+  const said = tn("{game} board, {pits} hole a side; {stores}", "{game} board, {pits} holes a side; {stores}",
+    pits, { game: esc(v.game), pits, stores: esc(storesSaid) });
   const out = [`<svg xmlns="http://www.w3.org/2000/svg" class="board sowing" `
     + `viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="grid" `
     + `aria-label="${said}">`,

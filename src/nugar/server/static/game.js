@@ -8,7 +8,7 @@ import { svg as drawBoard } from "./board.js";
 import { show as showClocks } from "./clock.js";
 import { boardInput, cellByKey, cellKey, choose, label as labelCells, mark, unmark } from "./clickmove.js";
 import { $, api, connection } from "./common.js";
-import { t } from "./i18n.js";
+import { rtl, t } from "./i18n.js";
 import { learnNames, playerLabel, playerName, resultText } from "./names.js";
 import { showPlayers, watchResult } from "./players.js";
 import { TOP_LEVEL, watchDatabases, watchWarmup } from "./warmup.js";
@@ -852,11 +852,21 @@ export function navigate() {
     const tag = (ev.target && ev.target.tagName) || "";
     if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
     if (ev.target.closest && ev.target.closest('#board [role="gridcell"]')) return;  // the grid's keys
-    if (ev.key === "ArrowLeft") { step(-1); ev.preventDefault(); }
-    else if (ev.key === "ArrowRight") { step(1); ev.preventDefault(); }
+    // in a right-to-left page the turns run from right to left, as the buttons do
+    const arrows = rtl ? { ArrowRight: -1, ArrowLeft: 1 } : { ArrowLeft: -1, ArrowRight: 1 };
+    if (ev.key in arrows) { step(arrows[ev.key]); ev.preventDefault(); }
     else if (ev.key === "Home") { goTo(0); ev.preventDefault(); }
     else if (ev.key === "End") { goTo(turnCount()); ev.preventDefault(); }
   });
+  // the replay buttons: in a right-to-left page the first turn is on the right, so each arrow
+  // points the other way; the glyphs sit in a left-to-right span (no bidi mirroring, which
+  // fonts and browsers do not all apply) and are set here for the page's direction
+  if (rtl) {
+    for (const [id, glyph] of [["nav-first", "\u00bb"], ["nav-prev", "\u203a"],
+      ["nav-next", "\u2039"], ["nav-last", "\u00ab"]]) {
+      $(id).querySelector(".glyph").textContent = glyph;
+    }
+  }
   $("nav-first").addEventListener("click", () => goTo(0));
   $("nav-prev").addEventListener("click", () => step(-1));
   $("nav-next").addEventListener("click", () => step(1));

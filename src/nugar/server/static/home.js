@@ -29,7 +29,7 @@ function showPreset() {
   // the rules' own words are in the catalog too (nugar.rules.texts)
   const description = t(preset.description);
   const about = named ? description : `${preset.game}: ${description}`;
-  $("preset-info").textContent = t("{about}. Source: {source}", { about, source: preset.source });
+  $("preset-info").textContent = t("{about}. Source: {source}", { about, source: t(preset.source) });
   for (const o of $("seat").options) o.textContent = playerLabel(preset.family, Number(o.value));
   const box = $("options");
   box.textContent = "";
@@ -59,12 +59,21 @@ function showPreset() {
     label.appendChild(input);
     const doc = document.createElement("span");
     doc.className = "doc";
-    doc.textContent = `${t(opt.meaning)} (${opt.allowed})`;
+    doc.textContent = `${t(opt.meaning)} (${allowedSaid(opt)})`;
     label.appendChild(doc);
     box.appendChild(label);
   }
   $("rules-link").href = `/rules/${preset.name}`;
   updateRulesText();
+}
+
+// the values an option takes, in the page's language: the values themselves are data (on,
+// off, a choice's names), a number's range is said with words
+function allowedSaid(opt) {
+  if (opt.kind !== "int") return opt.allowed;
+  const range = opt.off_allowed ? t("{lo}..{hi} or off", { lo: opt.min, hi: opt.max })
+    : `${opt.min}..${opt.max}`;
+  return t("int {range}", { range });
 }
 
 function updateRulesText() { $("rules-text").textContent = currentRulesText(); }

@@ -197,11 +197,13 @@ class Analyses:
             return job.status()
         row = await asyncio.to_thread(self._load, key) if REPLAY_ID.fullmatch(key) else None
         if row is None:
-            raise ApiError("unknown_analysis", Text(
+            days = REPLAY_SECONDS // 86400
+            raise ApiError("unknown_analysis", Text.plural(
                 "no analysis {key!r} here (analyses of records are kept for {replay_seconds} "
-                "days, the newest {keep_replays}): post the record again",
-                domain="web", key=key[:40], replay_seconds=REPLAY_SECONDS // 86400,
-                keep_replays=KEEP_REPLAYS))
+                "day, the newest {keep_replays}): post the record again",
+                "no analysis {key!r} here (analyses of records are kept for {replay_seconds} "
+                "days, the newest {keep_replays}): post the record again", days,
+                domain="web", key=key[:40], replay_seconds=days, keep_replays=KEEP_REPLAYS))
         return row_status(key, row)
 
     # --- computing -------------------------------------------------------------------------
@@ -213,9 +215,10 @@ class Analyses:
     def _check_size(game: Game) -> None:
         turns = len(game.turn_list())
         if turns > MAX_ANALYSIS_TURNS:
-            raise ApiError("too_long", Text(
+            raise ApiError("too_long", Text.plural(
+                "the game has {turns} turn; an analysis covers at most {max_analysis_turns}",
                 "the game has {turns} turns; an analysis covers at most {max_analysis_turns}",
-                domain="web", turns=turns, max_analysis_turns=MAX_ANALYSIS_TURNS))
+                turns, domain="web", turns=turns, max_analysis_turns=MAX_ANALYSIS_TURNS))
 
     def _check_room(self) -> None:
         if len(self.jobs) >= self.running + self.queue:
