@@ -535,3 +535,21 @@ def test_analyses_started_on_one_worker_are_read_on_the_other(pg_url: str,
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_the_sign_in_limits_hold_across_workers(pg_url: str, tmp_path: Path) -> None:
+    """The sign-in counts were per process: on 2 workers one name got 10 guesses from one
+    address instead of 5 (issue 42, item 7). They are the database's now: whichever worker
+    answers, the sixth guess is refused."""
+    proc, base = serve_workers(pg_url, tmp_path / "serve.log")
+    try:
+        codes = []
+        for _ in range(10):  # a connection each, so both workers answer some
+            r = httpx.post(base + "/api/session", json={"username": "heidi",
+                                                        "password": "guess-guess"},
+                           headers={"Connection": "close"}, timeout=30)
+            codes.append(r.status_code)
+        assert codes == [401] * 5 + [429] * 5, codes
+    finally:
+        proc.terminate()
+        proc.wait(30)
