@@ -608,18 +608,19 @@ def test_the_computer_s_first_move_is_not_timed_but_the_person_s_is(
     store.close()
 
 
-def test_the_record_of_an_aborted_game_claims_no_result(client: object) -> None:
-    import time as real_time
-
+def test_the_record_of_an_aborted_game_claims_no_result(
+        client: object, monkeypatch: pytest.MonkeyPatch) -> None:
     from fastapi.testclient import TestClient
 
     assert isinstance(client, TestClient)
+    now = FakeTime(monkeypatch)
+    client.app.state.hub.clock = now  # the server's time source, moved by hand
     made = client.post("/api/games", json={"rules": "kalah", "mode": "friend",
                                            "clock": "0.02+0"})  # 1.2 s for the first move
     gid = made.json()["id"]
     for key in made.json()["keys"].values():  # both pages open: the timer starts
         assert client.post(f"/api/games/{gid}/open", json={"key": key}).status_code == 200
-    real_time.sleep(1.3)
+    now.now += 1.3  # past the first move's 1.2 s, without waiting for it
     state = client.get(f"/api/games/{gid}").json()
     assert state["over"] and state["reason"] == "aborted" and state["result"] == "*"
     text = client.get(f"/api/games/{gid}/record").text

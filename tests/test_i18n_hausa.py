@@ -14,11 +14,12 @@ from babel.messages.pofile import read_po
 from nugar.i18n import DOMAINS, say
 
 LOCALE = Path(__file__).resolve().parent.parent / "src" / "nugar" / "locale"
-#: messages that are only fields, punctuation and names, the same in every language
+#: messages that are only fields, punctuation and names, the same in every language (and
+#: "misère", which the glossary keeps in Hausa)
 SAME = {"{source}, {position}", "{where}: {reason}", "'rules': {error}", "'result': {problem}",
         "{first} ({first_name}), {second} ({second_name})", "{player} ({place})",
         "{error}; {legal}", "{head}: {why}", "nugar - Dara, Dala, Kalah, Dracala",
-        "{steps}, {puzzles}", "{name} ({place})"}
+        "{steps}, {puzzles}", "{name} ({place})", "misère"}
 #: English words that a Hausa sentence never needs (data such as option names and move texts
 #: are in code or quotes, and are removed before looking; not "game", which is Hausa too:
 #: *game da*, "about")

@@ -500,6 +500,10 @@ def test_analyses_started_on_one_worker_are_read_on_the_other(pg_url: str,
             else:
                 spare.append(on)
         one, two = by_worker.values()
+
+        def keep(on: _On) -> None:  # uvicorn closes a connection idle for 5 s (keep-alive)
+            assert on.ask("GET", "/api/levels")[0] == 200
+
         # a finished game (hot-seat, ended by a resignation after two turns)
         status, made = one.ask("POST", "/api/games", {"rules": "kalah(pits=3,seeds=3)",
                                                        "mode": "hotseat"})
@@ -509,14 +513,17 @@ def test_analyses_started_on_one_worker_are_read_on_the_other(pg_url: str,
             status, state = one.ask("GET", f"/api/games/{gid}")
             one.ask("POST", f"/api/games/{gid}/move", {"key": key, "move": state["legal"][0]})
         assert one.ask("POST", f"/api/games/{gid}/resign", {"key": key})[0] == 200
+        keep(two)
         game = new_game("kalah(pits=3,seeds=3)")
         for _ in range(3):
             game.play(game.legal_moves()[-1])
         status, started = one.ask("POST", "/api/replay/analysis", {"record": dumps(game)})
         assert status == 202, started
         rid = started["id"]
+        keep(two)
         status, started = one.ask("POST", f"/api/games/{gid}/analysis")
         assert status == 202 and started["started"], started
+        keep(two)
         end = time.monotonic() + 240
         while True:  # read through the other worker until both are done
             status, theirs = two.ask("GET", f"/api/games/{gid}/analysis")

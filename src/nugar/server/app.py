@@ -35,6 +35,7 @@ from .http import (
     routes_lessons,
     routes_lobby,
     routes_pages,
+    routes_puzzles,
     routes_ws,
     static_i18n,
 )
@@ -246,6 +247,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.include_router(routes_ws.router)
     app.include_router(routes_lobby.router)
     app.include_router(routes_lessons.router)
+    app.include_router(routes_puzzles.router)
     app.include_router(routes_analysis.router)
     app.include_router(routes_accounts.router)
     return app

@@ -73,6 +73,7 @@ STATUS: dict[str, int] = {
     "unknown_offer": 404,
     "unknown_analysis": 404,
     "unknown_player": 404,
+    "unknown_puzzle": 404,
     # a pasted record that is a rated game still being played (:mod:`.work.analyses`)
     "game_in_play": 409,
     # a request the game's (or the lobby's) state refuses now
@@ -118,6 +119,8 @@ STATUS: dict[str, int] = {
     "too_many_challenges": 429,
     # a rated game one of the rating's limits forbids (:mod:`.play.rated`): unrated is welcome
     "rated_limit": 429,
+    # too many puzzles asked or attempts made by one client (``Retry-After``)
+    "puzzle_limit": 429,
     # the server cannot do it now; the same request may succeed later
     "ai_busy": 503,
     "lobby_busy": 503,

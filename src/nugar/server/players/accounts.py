@@ -63,6 +63,7 @@ from ..storage.store import (
     sessions_table,
     sign_in_attempts_table,
 )
+from . import puzzle_ratings
 from .lesson_progress import forget_account
 
 log = logging.getLogger("nugar.server")
@@ -337,8 +338,8 @@ class Accounts:
 
     def delete(self, account: Account, password: str) -> None:
         """Delete the account after checking its password (403 ``wrong_password``): its
-        name and password go, its sessions and its lessons' progress end; its games keep
-        its id (shown as :data:`DELETED_NAME`)."""
+        name and password go, its sessions, its lessons' progress and its puzzle ratings
+        end; its games keep its id (shown as :data:`DELETED_NAME`)."""
         self._check(account, password)
         with self.store.engine.begin() as conn:
             conn.execute(update(accounts_table).where(accounts_table.c.id == account.id)
@@ -347,6 +348,7 @@ class Accounts:
             conn.execute(delete(sessions_table)
                          .where(sessions_table.c.account_id == account.id))
             forget_account(conn, account.id)
+            puzzle_ratings.forget_account(conn, account.id)
         self._forget_keys(account.id)
 
     def names(self, ids: Iterable[int]) -> dict[int, str]:

@@ -94,7 +94,7 @@ def game_players(store: Store, game_id: str) -> dict[str, Any] | None:
     if row is None:
         return None
     accounts = (row.account_1, row.account_2)
-    names = _names(store, {a for a in accounts if a is not None})
+    names = names_of(store, {a for a in accounts if a is not None})
     out: dict[str, Any] = {
         "players": {str(seat): None if a is None else names[a]
                     for seat, a in ((1, accounts[0]), (2, accounts[1]))},
@@ -111,7 +111,8 @@ def _account_by_name(store: Store, username: str) -> tuple[int, str] | None:
     return None if row is None else (row.id, row.username)
 
 
-def _names(store: Store, ids: set[int]) -> dict[int, str]:
+def names_of(store: Store, ids: set[int]) -> dict[int, str]:
+    """The user names of accounts by id (a deleted one: "deleted player")."""
     if not ids:
         return {}
     with store.engine.connect() as conn:
@@ -155,7 +156,7 @@ def player(store: Store, username: str, page: int = 1) -> dict[str, Any] | None:
     more = len(rows) > PAGE
     rows = rows[:PAGE]
     others = {r.account_2 if r.account_1 == account_id else r.account_1 for r in rows}
-    names = _names(store, {o for o in others if o is not None})
+    names = names_of(store, {o for o in others if o is not None})
     games = []
     for r in rows:
         seat = 1 if r.account_1 == account_id else 2

@@ -232,6 +232,47 @@ def new_key() -> str:
     return secrets.token_urlsafe(SEAT_KEY_BYTES)
 
 
+#: a signed-in player's puzzle rating per rule set, and his streak (:mod:`.puzzle_ratings`)
+puzzle_players_table = Table(
+    "nugar_puzzle_players", metadata,
+    Column("account_id", Integer, primary_key=True),
+    Column("rules", String(40), primary_key=True),     # the puzzles' rule set (its text)
+    Column("rating", Float, nullable=False),
+    Column("deviation", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("attempts", Integer, nullable=False),       # rated attempts
+    Column("solved", Integer, nullable=False),         # of them right
+    Column("streak", Integer, nullable=False),         # puzzles right in a row, streak mode
+    Column("streak_best", Integer, nullable=False),
+    Column("updated", Float, nullable=False),
+)
+
+#: a puzzle's rating once someone has been rated against it (before: its shipped rating)
+puzzle_ratings_table = Table(
+    "nugar_puzzle_ratings", metadata,
+    Column("puzzle_id", String(16), primary_key=True),
+    Column("rating", Float, nullable=False),
+    Column("deviation", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("solved", Integer, nullable=False),
+    Column("updated", Float, nullable=False),
+)
+
+#: each account's first attempt at each puzzle (the rated one)
+puzzle_attempts_table = Table(
+    "nugar_puzzle_attempts", metadata,
+    Column("account_id", Integer, primary_key=True),
+    Column("puzzle_id", String(16), primary_key=True),
+    Column("rules", String(40), nullable=False),
+    Column("won", Integer, nullable=False),            # 1 solved, 0 failed
+    Column("rating_before", Float, nullable=True),     # NULL: not rated (streak mode)
+    Column("rating_after", Float, nullable=True),
+    Column("at", Float, nullable=False),
+    Index("ix_nugar_puzzle_attempts_account_at", "account_id", "at"),
+)
+
+
 def hash_key(key: str) -> str:
     """The stored form of a seat secret: only its SHA-256 is kept, never the secret itself."""
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
