@@ -1,10 +1,12 @@
 """What the browser tests share: Debian's Chromium, a page that records its script errors,
-and the waits on a game page (its version, its moves). The fixtures (``server``, ``browser``,
+the waits on a game page (its version, its moves), and a page in a language with the check
+that no text overflows its box at 390 and 1280 px. The fixtures (``server``, ``browser``,
 ``shots``) are in ``conftest.py``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from weakref import WeakKeyDictionary
 
 from playwright.sync_api import Browser, Page, Request
@@ -135,3 +137,39 @@ def play_turn(page: Page, game: Game, turn: str,
             click_and_wait(page, f'#board [data-square="{move.squares[0]}"]')
         game.play(move)
         after()
+
+
+# every visible box whose text runs past it (scrolling boxes aside), and whether the page
+# itself scrolls sideways
+OVERFLOW = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    if (el.closest("svg") || el.tagName === "SCRIPT" || el.tagName === "OPTION") continue;
+    const cs = getComputedStyle(el);
+    if (cs.display === "inline" || cs.display === "none" || el.clientWidth === 0) continue;
+    if (cs.overflowX === "auto" || cs.overflowX === "scroll") continue;
+    if (el.scrollWidth > el.clientWidth + 1) {
+      out.push(`${el.tagName}#${el.id}.${el.className}: ${el.scrollWidth} > ${el.clientWidth}`);
+    }
+  }
+  if (document.documentElement.scrollWidth > window.innerWidth + 1) {
+    out.push("the page scrolls sideways");
+  }
+  return out;
+}"""
+
+
+def language_page(browser: Browser, server: str, lang: str, width: int = 390) -> Page:
+    page = new_page(browser, width=width, height=844)
+    page.context.add_cookies([{"name": "nugar_lang", "value": lang, "url": server}])
+    return page
+
+
+def no_overflow(page: Page, shots: Path | None = None, name: str = "") -> None:
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 844 if width == 390 else 800})
+        page.wait_for_timeout(100)
+        assert page.evaluate(OVERFLOW) == [], (page.url, width)
+        if shots is not None and name:
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=str(shots / f"{name}-{width}.png"))

@@ -16,30 +16,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
-from browsing import PAGE_ERRORS, new_page, play_lit_holes
+from browsing import PAGE_ERRORS, language_page, new_page, no_overflow, play_lit_holes
 from nugar import i18n
 
-LANGS = ["en", "fr", "ar"]
-
-# every visible box whose text runs past it (scrolling boxes aside), and whether the page
-# itself scrolls sideways
-OVERFLOW = """() => {
-  const out = [];
-  for (const el of document.querySelectorAll("body *")) {
-    if (el.closest("svg") || el.tagName === "SCRIPT" || el.tagName === "OPTION") continue;
-    const cs = getComputedStyle(el);
-    if (cs.display === "inline" || cs.display === "none" || el.clientWidth === 0) continue;
-    if (cs.overflowX === "auto" || cs.overflowX === "scroll") continue;
-    if (el.scrollWidth > el.clientWidth + 1) {
-      out.push(`${el.tagName}#${el.id}.${el.className}: ${el.scrollWidth} > ${el.clientWidth}`);
-    }
-  }
-  if (document.documentElement.scrollWidth > window.innerWidth + 1) {
-    out.push("the page scrolls sideways");
-  }
-  return out;
-}"""
-
+LANGS = ["en", "fr", "ar", "ha"]
 
 def tr(lang: str, msgid: str, **fields: object) -> str:
     """``msgid`` as the page writes it in ``lang`` (the isolates i18n.js puts around a field
@@ -49,22 +29,6 @@ def tr(lang: str, msgid: str, **fields: object) -> str:
         shown = f"\u2068{value}\u2069" if lang in i18n.RTL else str(value)
         text = text.replace("{" + key + "}", shown)
     return text
-
-
-def language_page(browser: Browser, server: str, lang: str, width: int = 390) -> Page:
-    page = new_page(browser, width=width, height=844)
-    page.context.add_cookies([{"name": "nugar_lang", "value": lang, "url": server}])
-    return page
-
-
-def no_overflow(page: Page, shots: Path | None = None, name: str = "") -> None:
-    for width in (390, 1280):
-        page.set_viewport_size({"width": width, "height": 844 if width == 390 else 800})
-        page.wait_for_timeout(100)
-        assert page.evaluate(OVERFLOW) == [], (page.url, width)
-        if shots is not None and name:
-            page.evaluate("window.scrollTo(0, 0)")
-            page.screenshot(path=str(shots / f"{name}-{width}.png"))
 
 
 def check_language(page: Page, lang: str) -> None:
@@ -133,7 +97,7 @@ def test_a_game_a_refused_click_and_a_lesson_in_the_language(
     assert not PAGE_ERRORS[page]
 
 
-@pytest.mark.parametrize("lang", ["fr", "ar"])
+@pytest.mark.parametrize("lang", ["fr", "ar", "ha"])
 def test_the_language_switch_keeps_the_choice(server: str, browser: Browser, lang: str) -> None:
     page = new_page(browser, width=390)
     page.goto(server + "/learn")
@@ -164,7 +128,7 @@ def test_the_language_switch_keeps_the_choice(server: str, browser: Browser, lan
     assert not PAGE_ERRORS[page]
 
 
-@pytest.mark.parametrize("lang", ["fr", "ar"])
+@pytest.mark.parametrize("lang", ["fr", "ar", "ha"])
 def test_the_server_s_refusal_and_the_rules_page_in_the_language(
         server: str, browser: Browser, lang: str) -> None:
     page = language_page(browser, server, lang, width=1280)

@@ -68,6 +68,8 @@ def test_an_unknown_language_is_refused_with_the_list(monkeypatch: pytest.Monkey
             "Tour 1\u00a0: Sud joue", "Résultat\u00a0:", "Partie notée\u00a0:"]),
     ("ar", ["اكتب حركة", "الحركات المشروعة: 1 2 3 4 5 6", "حفر الشمال",
             "الدور 1: على الجنوب أن يلعب", "النتيجة:", "سجل المباراة:"]),
+    ("ha", ["Rubuta motsi", "Halattattu: 1 2 3 4 5 6", "Ramukan Arewa",
+            "Juyi na 1: Kudu ne zai motsa", "Sakamako:", "Rikodin wasa:"]),
 ])
 def test_play_speaks_the_language_to_the_end(lang: str, words: list[str],
                                              monkeypatch: pytest.MonkeyPatch,
@@ -102,6 +104,9 @@ def test_a_refused_move_is_explained_in_the_language(monkeypatch: pytest.MonkeyP
     _, out, _ = run(["play", "dara", "--first", "human", "--second", "human"],
                     "c3\nc3\nquit\n", monkeypatch, capsys)
     assert "Not played: c3 is not legal here: c3 is occupied (by a Black piece)" in out
+    _, out, _ = run(["play", "dara", "--first", "human", "--second", "human", "--lang", "ha"],
+                    "c3\nc3\nquit\n", monkeypatch, capsys)
+    assert "Ba a buga ba: c3 bai halatta a nan ba: akwai ƙwaya a c3 (ƙwayar Baƙi)" in out
 
 
 @pytest.mark.parametrize(("command", "lang", "words"), [
@@ -110,6 +115,8 @@ def test_a_refused_move_is_explained_in_the_language(monkeypatch: pytest.MonkeyP
     (["play", "dara(rows=99)"], "ar", "يجب أن يكون \u2066rows\u2069 1..26"),
     (["rules", "chess"], "fr", "variante prédéfinie inconnue 'chess'"),
     (["rules", "kalah(pits=x)"], "ar", "الخيار \u2066pits\u2069: قيمة غير صالحة"),
+    (["play", "dara(rows=99)"], "ha", "rows dole ya zama 1..26, ba 99 ba"),
+    (["rules", "chess"], "ha", "ba a san tsarin da aka shirya 'chess' ba"),
 ])
 def test_a_bad_rule_set_is_refused_in_the_command_s_language(
         command: list[str], lang: str, words: str, monkeypatch: pytest.MonkeyPatch,

@@ -29,6 +29,7 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
+from babel.messages.plurals import get_plural
 from babel.messages.pofile import read_po
 
 from nugar.i18n import DOMAINS, LANGUAGES, SOURCE, compile_po
@@ -109,6 +110,19 @@ def test_every_message_is_translated_with_its_placeholders(domain: str, lang: st
             if said != wanted if len(key[1]) == 1 else not said <= wanted:
                 problems.append(f"placeholders {sorted(said)} != {sorted(wanted)}: {s!r}")
     assert problems == []
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+@pytest.mark.parametrize("domain", CONFIGURED)
+def test_every_catalog_counts_with_its_languages_plural_rule(domain: str, lang: str) -> None:
+    """A catalog's ``Plural-Forms`` is Babel's (CLDR's) rule for its language: Hausa two forms
+    (one: n = 1; other), French three, Arabic six; a catalog initialized by hand with another
+    rule would pick the wrong form for a count."""
+    catalog = _catalog(LOCALE / lang / "LC_MESSAGES" / f"{domain}.po", lang)
+    rule = get_plural(lang)
+    assert (catalog.num_plurals, catalog.plural_expr) == (rule.num_plurals, rule.plural_expr)
+    header = dict(catalog.mime_headers)["Plural-Forms"]
+    assert header.replace(" ", "").rstrip(";") == rule.plural_forms.replace(" ", "").rstrip(";")
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)

@@ -29,6 +29,9 @@ def test_normalize_reads_tags_of_every_shape(tag: str | None, lang: str | None) 
     (";;;,,,q=", None, "en"),
     ("fr", "ar", "ar"),
     ("fr", "xx", "fr"),
+    ("ha-NG,ha;q=0.9,en;q=0.5", None, "ha"),
+    ("en;q=0.5,ha-NE", None, "ha"),
+    ("ar", "ha", "ha"),
 ])
 def test_negotiate_follows_the_choice_then_the_header(header: str | None, chosen: str | None,
                                                        lang: str) -> None:
@@ -40,17 +43,18 @@ def test_the_terminal_language_is_read_as_gettext_reads_it() -> None:
     assert i18n.from_environment({"LANGUAGE": "de:ar", "LANG": "fr_FR.UTF-8"}) == "ar"
     assert i18n.from_environment({"LC_ALL": "C", "LANG": "fr_FR.UTF-8"}) == "en"
     assert i18n.from_environment({}) == "en"
+    assert i18n.from_environment({"LANG": "ha_NG.UTF-8"}) == "ha"
 
 
 def test_unknown_languages_are_refused_with_the_list() -> None:
-    with pytest.raises(i18n.LanguageError, match="en, fr, ar"):
+    with pytest.raises(i18n.LanguageError, match="en, fr, ar, ha"):
         i18n.check_language("de")
     with pytest.raises(i18n.LanguageError, match="domain"):
         i18n.translations("fr", "nope")
 
 
 def test_direction() -> None:
-    assert [i18n.direction(lang) for lang in i18n.LANGUAGES] == ["ltr", "ltr", "rtl"]
+    assert [i18n.direction(lang) for lang in i18n.LANGUAGES] == ["ltr", "ltr", "rtl", "ltr"]
 
 
 def test_a_text_is_its_english_string_and_keeps_its_template() -> None:

@@ -159,7 +159,7 @@ def test_pybabel_reads_every_message_of_a_script(name: str) -> None:
         assert any(msgid and msgid.startswith(literal) for msgid in got), (name, literal)
 
 
-@pytest.mark.parametrize("lang", ["fr", "ar"])
+@pytest.mark.parametrize("lang", ["fr", "ar", "ha"])
 @pytest.mark.parametrize("name", PAGES)
 def test_a_page_is_written_in_the_language(name: str, lang: str) -> None:
     source = page_source(name)
@@ -190,11 +190,11 @@ def test_an_english_page_keeps_its_texts() -> None:
     assert ">Resign</button>" in page and '"messages": {}' in page
 
 
-@pytest.mark.parametrize("lang", ["fr", "ar"])
+@pytest.mark.parametrize("lang", ["fr", "ar", "ha"])
 def test_the_catalog_has_the_language_s_plural_forms(lang: str) -> None:
     forms = catalog(lang)["{n} seed"]
     assert isinstance(forms, list)
-    assert len(forms) == {"fr": 3, "ar": 6}[lang]  # Babel's (CLDR's) plural rules
+    assert len(forms) == {"fr": 3, "ar": 6, "ha": 2}[lang]  # Babel's (CLDR's) plural rules
     # the categories the page picks a form by: one for each form, in the forms' order
     assert len(static_i18n.plural_order(lang)) == len(forms)
     assert static_i18n.plural_order(lang)[-1] == "other"
@@ -261,7 +261,7 @@ def test_the_template_is_what_pybabel_extracts_and_the_catalogs_are_complete() -
     with open(locale / "webjs.pot", "rb") as f:
         template = {m.id if isinstance(m.id, str) else m.id[0] for m in read_po(f) if m.id}
     assert found == template
-    for lang in ("fr", "ar"):
+    for lang in ("fr", "ar", "ha"):
         with open(locale / lang / "LC_MESSAGES" / "webjs.po", "rb") as f:
             po = read_po(f, locale=lang)
         assert {m.id if isinstance(m.id, str) else m.id[0] for m in po if m.id} == template

@@ -175,19 +175,24 @@ def test_links_between_pages_become_site_addresses(client: TestClient, own_docs:
 
     dara = client.get("/rules/dara").text
     links = _Links(dara)
-    assert links.hrefs[HEADER_LINKS:] == ["/rules/rules#the-rules-contract",
+    # after the header, the pages to print (nugar.server.http.printable), then the page's own
+    assert links.hrefs[HEADER_LINKS:] == ["/rules/dara/sheet", "/rules/dara/board",
+                                          "/rules/dara/history", "/rules/rules#the-rules-contract",
                                           "/rules/kalah#notation"]
     assert "The AI plays too." in dara and "ai.md" not in dara
     assert links.images == [] and "board" in dara  # the unshipped image: its alt text only
     assert links.ids - {"account-menu", "nugar-i18n"} == {  # the header's and its catalog's
         "dara-dara", "notation", "notation-1", "who-wins-the-first-player-or_not"}
     assert "<title>Dara (dara) - nugar</title>" in dara
-    assert _Links(client.get("/rules/kalah").text).hrefs[HEADER_LINKS:] == ["/rules/dara"]
+    assert _Links(client.get("/rules/kalah").text).hrefs[HEADER_LINKS + 3:] == ["/rules/dara"]
 
 
 def test_a_preset_without_a_page_shows_its_games_page(client: TestClient,
                                                       own_docs: Path) -> None:
-    assert client.get("/rules/dara-niger").text == client.get("/rules/dara").text
+    # the same page, its links to the pages to print naming the preset asked for
+    niger = client.get("/rules/dara-niger").text
+    assert '<a href="/rules/dara-niger/board">' in niger
+    assert niger.replace("/rules/dara-niger/", "/rules/dara/") == client.get("/rules/dara").text
     assert client.get("/rules/dala").status_code == 404  # its game has no page here
 
 

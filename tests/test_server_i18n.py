@@ -24,7 +24,8 @@ from web_accounts import SAME, accounts, sign_up
 
 #: the words each language says of the refusal of c3 on an occupied c3
 OCCUPIED = {"en": "c3 is occupied (by a Black piece)", "fr": "c3 est occupée (par un pion de Noir)",
-            "ar": "\u2066c3\u2069 مشغولة (بقطعة من قطع الأسود)"}
+            "ar": "\u2066c3\u2069 مشغولة (بقطعة من قطع الأسود)",
+            "ha": "akwai ƙwaya a c3 (ƙwayar Baƙi)"}
 
 
 def _game(c: TestClient) -> tuple[str, str, str]:
@@ -40,6 +41,7 @@ def _game(c: TestClient) -> tuple[str, str, str]:
     ({}, "en"),
     ({"Accept-Language": "fr-NE,fr;q=0.9,en;q=0.5"}, "fr"),
     ({"Accept-Language": "ar-SD"}, "ar"),
+    ({"Accept-Language": "ha-NG,ha;q=0.9,en;q=0.5"}, "ha"),
     ({"Accept-Language": "fr", "Cookie": f"{COOKIE}=ar"}, "ar"),
     ({"Cookie": f"{COOKIE}=fr"}, "fr"),
 ])
@@ -80,7 +82,7 @@ def test_the_fast_lane_and_the_route_say_a_refusal_the_same_way(tmp_path: Path) 
         out = []
         with TestClient(create_app(config)) as c:
             gid, _k1, k2 = _game(c)
-            for lang in ("fr", "ar"):
+            for lang in ("fr", "ar", "ha"):
                 h = {"Accept-Language": lang}
                 for path, body in ((f"/api/games/{gid}/move", {"key": k2, "move": "c3"}),
                                    (f"/api/games/{gid}/move", {"key": k2, "move": "zz9"}),
@@ -335,10 +337,10 @@ def _error_of(call: Any) -> ValueError:
 #: a word of each language's sentence about ``dara(rows=99)``, so that an untranslated answer
 #: (the English again) fails
 ROWS_99 = {"en": "rows must be 1..26, not 99", "fr": "rows doit valoir 1..26, pas 99",
-           "ar": "يجب أن يكون \u2066rows\u2069"}
+           "ar": "يجب أن يكون \u2066rows\u2069", "ha": "rows dole ya zama 1..26, ba 99 ba"}
 
 
-@pytest.mark.parametrize("lang", ["en", "fr", "ar"])
+@pytest.mark.parametrize("lang", ["en", "fr", "ar", "ha"])
 def test_a_bad_rule_set_text_is_refused_in_the_language(client: TestClient, lang: str) -> None:
     """Game creation, the rules check and the levels say a rule-set text's error in the
     request's language, under the same code ``bad_rules``."""
@@ -362,7 +364,7 @@ def test_a_bad_rule_set_text_is_refused_in_the_language(client: TestClient, lang
 BAD_RECORDS = ['[Rules "kalah"]\n\n1. 9 *', '[Rules "dara"]\n[Rules "x"]\n\n1. z9 } 2. 1-0 *\n']
 
 
-@pytest.mark.parametrize("lang", ["en", "fr", "ar"])
+@pytest.mark.parametrize("lang", ["en", "fr", "ar", "ha"])
 def test_a_bad_record_is_refused_in_the_language(client: TestClient, lang: str) -> None:
     """A pasted record that does not read (``/api/replay``, read in the work pool): the same
     code ``bad_record``, every problem said in the request's language."""
@@ -382,7 +384,9 @@ def test_a_bad_record_is_refused_in_the_language(client: TestClient, lang: str) 
     words = {"en": ("turn 1 (first player) '9'", "problems in the record", "line 2, column 1"),
              "fr": ("tour 1 (premier joueur) '9'", "problèmes dans la partie notée",
                     "ligne 2, colonne 1"),
-             "ar": ("الدور 1 (اللاعب الأول)", "مشكلات", "السطر 2، العمود 1")}[lang]
+             "ar": ("الدور 1 (اللاعب الأول)", "مشكلات", "السطر 2، العمود 1"),
+             "ha": ("juyi na 1 (ɗan wasa na farko) '9'", "matsaloli",
+                    "layi na 2, harafi na 1")}[lang]
     assert words[0] in answers[0]
     assert words[1] in answers[1] and words[2] in answers[1]
     assert answers[1].count("\n") == 4  # one problem a line, in every language

@@ -22,24 +22,21 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections import Counter
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import PurePosixPath
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 import pytest
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
 
+from doc_outline import DOCS, exists, outline, read
 from nugar.i18n import LANGUAGES, SOURCE
 from nugar.lessons import lesson_from_json, validate
 from nugar.server.http import pages
 
 TRANSLATED = [lang for lang in LANGUAGES if lang != SOURCE]
 LESSON_DATA = resources.files("nugar.lessons").joinpath("data")
-DOCS = resources.files("nugar").joinpath("docs")
 
 #: the human text fields of a lesson and of one of its steps
 LESSON_TEXTS = ("title", "intro")
@@ -66,21 +63,6 @@ def english_pages() -> list[str]:
     found = [pages.CONTRACT] if DOCS.joinpath(pages.CONTRACT).is_file() else []
     return found + sorted(f"{pages.GAMES}/{p.name}" for p in games.iterdir()
                           if p.name.endswith(".md"))
-
-
-def read(root: Any, rel: str) -> str:
-    node = root
-    for part in rel.split("/"):
-        node = node.joinpath(part)
-    text: str = node.read_text(encoding="utf-8")
-    return text
-
-
-def exists(root: Any, rel: str) -> bool:
-    node = root
-    for part in rel.split("/"):
-        node = node.joinpath(part)
-    return bool(node.is_file())
 
 
 LESSONS = [(lang, name) for lang in TRANSLATED for name in english_lessons()
@@ -164,33 +146,6 @@ def test_a_translated_lesson_changes_only_its_texts(item: tuple[str, str]) -> No
 
 
 # --- rules pages ---------------------------------------------------------------------------
-
-
-MD = MarkdownIt("commonmark", {"html": False}).enable("table")
-
-
-def walk(tokens: list[Token]) -> Iterator[Token]:
-    for tok in tokens:
-        yield tok
-        if tok.children:
-            yield from walk(tok.children)
-
-
-def outline(text: str) -> dict[str, Any]:
-    """What a translation of a page keeps: heading levels, fenced blocks, code spans, links."""
-    tokens = list(walk(MD.parse(text)))
-    fences = [(t.info.strip(), t.content.split("\n")[0] if t.info.strip() == "position"
-               else t.content) for t in tokens if t.type == "fence"]
-    links = [str(t.attrGet("href")) for t in tokens if t.type == "link_open"]
-    return {
-        "headings": [t.tag for t in tokens if t.type == "heading_open"],
-        "fences": fences,
-        "captions": [t.content.split("\n", 1)[1].strip() for t in tokens
-                     if t.type == "fence" and t.info.strip() == "position"],
-        "code": Counter(t.content for t in tokens if t.type == "code_inline"),
-        "external": Counter(h for h in links if urlsplit(h).scheme),
-        "relative": [h for h in links if not urlsplit(h).scheme and not h.startswith("/")],
-    }
 
 
 def page_names(lang: str) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""The languages people read nugar in: English (the source), French and Arabic.
+"""The languages people read nugar in: English (the source), French, Arabic and Hausa.
 
 Every sentence a person reads (the web app, the rules pages, the lessons, ``nugar play`` and
 ``nugar rules``) is written in English in the code and looked up in a message catalog at the
@@ -32,7 +32,7 @@ from importlib import resources
 from typing import Any, Final
 
 #: the languages nugar is written in, the source first
-LANGUAGES: Final = ("en", "fr", "ar")
+LANGUAGES: Final = ("en", "fr", "ar", "ha")
 #: the language the code is written in
 SOURCE: Final = "en"
 #: languages written right to left
@@ -42,7 +42,8 @@ RTL: Final = frozenset({"ar"})
 #: browser as JSON), ``cli`` (the terminal)
 DOMAINS: Final = ("engine", "web", "webjs", "cli")
 #: each language's own name, as a language switch lists it
-NATIVE_NAMES: Final[Mapping[str, str]] = {"en": "English", "fr": "Français", "ar": "العربية"}
+NATIVE_NAMES: Final[Mapping[str, str]] = {"en": "English", "fr": "Français", "ar": "العربية",
+                                          "ha": "Hausa"}
 
 
 class LanguageError(ValueError):

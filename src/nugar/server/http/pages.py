@@ -272,20 +272,28 @@ def _rtl_table(tokens: Sequence[Token], start: int) -> bool:
     return False
 
 
-def _page(title: str, body: str, lang: str = SOURCE, content: str | None = None) -> str:
+def wrap_page(title: str, body: str, lang: str = SOURCE, content: str | None = None,
+              kind: str = "doc") -> str:
     """A whole page around ``body`` in ``lang`` (its ``lang`` and ``dir``), the body written
     in ``content`` (an untranslated page: English inside a French or Arabic page); its head's
     common lines and its header are every page's (``static/parts/``, in ``lang``), and the
     scripts' catalog is embedded for the header's language switch and account menu
-    (``static/common.js``)."""
+    (``static/common.js``). ``kind`` is the page's class (``doc``; ``sheet``, ``print-board``
+    and ``history`` for the pages to print, :mod:`.printable`), which ``static/print.css``
+    lays out on A4 paper; on a page to print, a ``data-print`` button prints the page
+    (``static/print.js``)."""
     main = ""
     if content is not None and content != lang:
         main = f' lang="{content}" dir="{direction(content)}"'
+    # a page to print has a Print button, which a script gives its action
+    printing = "" if kind == "doc" else "<script src=\"/static/print.js\"></script>"
+    kind = "doc" if kind == "doc" else f"doc {kind}"
     return (f"<!doctype html><html lang=\"{lang}\" dir=\"{direction(lang)}\"><head>"
             f"{render_part('head', lang)}"
+            "<link rel=\"stylesheet\" href=\"/static/print.css\">"
             f"<title>{escape(title)} - nugar</title>{i18n_block(lang)}</head>"
-            f"<body class=\"doc\">{render_part('header', lang)}"
-            f"<main class=\"doc\"{main}>{body}</main></body></html>")
+            f"<body class=\"{kind}\">{render_part('header', lang)}"
+            f"<main class=\"{kind}\"{main}>{body}</main>{printing}</body></html>")
 
 
 def _say(words: str, lang: str) -> str:
@@ -301,6 +309,28 @@ _WORDS = (Text("Start a new game", domain="web"),
           Text("No rules pages were found in this installation of nugar.", domain="web"))
 
 
+#: the links of a game's pages for teachers, in the order they are shown
+_LINKS = (("sheet", Text("Rule sheet to print", domain="web")),
+          ("board", Text("Board to print", domain="web")),
+          ("history", Text("People and history", domain="web")))
+_RULES_PAGE = Text("Rules page", domain="web")
+_PRINT = Text("Print", domain="web")
+
+
+def teaching_links(name: str, lang: str, here: str = "", print_button: bool = False) -> str:
+    """The links from game ``name``'s pages to its rule sheet, board and history (the one
+    being shown, ``here``, is not a link), and to its rules page from the others; with a
+    Print button on the pages to print."""
+    key = name.lower()
+    parts = [f'<a href="/rules/{escape(key)}/{what}">{escape(say(words, lang))}</a>'
+             for what, words in _LINKS if what != here]
+    if here:
+        parts.append(f'<a href="/rules/{escape(key)}">{escape(say(_RULES_PAGE, lang))}</a>')
+    button = (f' <button type="button" data-print>{escape(say(_PRINT, lang))}</button>'
+              if print_button else "")
+    return f'<p class="teach">{" &middot; ".join(parts)}{button}</p>'
+
+
 def not_found_page(title: str, text: str, lang: str = SOURCE) -> str:
     """A page for a browser that asked for something this site does not have (served with
     HTTP 404) in ``lang``: ``text`` says what was missing (both already in ``lang``), and
@@ -309,7 +339,7 @@ def not_found_page(title: str, text: str, lang: str = SOURCE) -> str:
             f"<p><a href=\"/\">{escape(_say('Start a new game', lang))}</a> &middot; "
             f"<a href=\"/replay\">{escape(_say('Replay a record', lang))}</a> &middot; "
             f"<a href=\"/rules\">{escape(_say('Rules of the games', lang))}</a></p>")
-    return _page(title, body, lang)
+    return wrap_page(title, body, lang)
 
 
 def _title(name: str, rel: str, lang: str = SOURCE) -> str:
@@ -333,7 +363,7 @@ def rules_index(lang: str = SOURCE) -> str:
             f'<li><a href="/rules/{escape(name)}">{escape(_title(name, rel, lang))}</a></li>'
             for name, rel in pages.items()) + "</ul>"
     heading = escape(_say("Rules of the games", lang))
-    return _page(_say("Rules", lang), f"<h1>{heading}</h1>{items}", lang)
+    return wrap_page(_say("Rules", lang), f"<h1>{heading}</h1>{items}", lang)
 
 
 def _page_source(key: str, pages: dict[str, str]) -> str | None:
@@ -371,7 +401,39 @@ def rules_page(name: str, lang: str = SOURCE) -> str | None:
     here = _localized(rel, lang)
     content = lang if here != rel else SOURCE
     body, title = render(_read(rel, lang), here, pages, direction(content) == "rtl", content)
-    return _page(title or key.title(), body, lang, content)
+    if rel != CONTRACT:  # a game's page leads to the pages teachers print (.printable)
+        end = body.find("</h1>")
+        body = (body[:end + 5] + teaching_links(key, lang) + body[end + 5:] if end >= 0
+                else teaching_links(key, lang) + body)
+    return wrap_page(title or key.title(), body, lang, content)
+
+
+def localized_text(rel: str, lang: str) -> tuple[str, str, str]:
+    """Page ``rel`` (its English path under the docs folder) in ``lang``: its Markdown text,
+    the path it was read from (``rel`` itself where it is not translated) and the language
+    it is written in."""
+    here = _localized(rel, lang)
+    return _node(here).read_text(encoding="utf-8"), here, lang if here != rel else SOURCE
+
+
+def page_of(name: str) -> str | None:
+    """The path of the game page that ``name`` shows (a game or a preset with its own page;
+    a preset without its own page shows its game's page, dara-niger -> dara), ``None`` for
+    the rules contract and unknown names."""
+    key = name.lower()
+    if not _NAME_RE.match(key) or key == CONTRACT_NAME:
+        return None
+    return _page_source(key, _sources())
+
+
+def shipped() -> dict[str, str]:
+    """Every shipped page: its name -> its path under the docs folder."""
+    return _sources()
+
+
+def node(rel: str) -> Traversable:
+    """The file of page ``rel`` (a path under the docs folder)."""
+    return _node(rel)
 
 
 class RenderedPages:

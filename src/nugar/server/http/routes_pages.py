@@ -1,4 +1,5 @@
-"""The web app's pages: the single-page client, its static files, the rules pages, and the
+"""The web app's pages: the single-page client, its static files, the rules pages and the
+pages to print for teachers (``/rules/<name>/sheet``, ``/board``, ``/history``), and the
 sign-up and sign-in pages (``static/account.html``; every page's header and its account
 menu are ``static/parts/header.html`` and ``static/common.js``), and the players' pages and
 the leaderboard (``static/standings.html``). The rules pages are rendered once per name and
@@ -17,6 +18,7 @@ from ...i18n import Text, say
 from ..errors import ApiError, status_of
 from .language import request_language
 from .pages import RenderedPages, not_found_page, page_name, rules_index, rules_page
+from .printable import board_page, history_page, sheet_page
 from .routes_api import priced
 from .services import services
 from .static_i18n import STATIC, render_page
@@ -118,8 +120,36 @@ async def rules_doc(name: str, request: Request) -> HTMLResponse:
     lang = await request_language(request)
     page = None if key is None else await rendered(
         request, key, lang, functools.partial(rules_page, key, lang))
-    if page is None:  # a browser asked: a page that says so, not JSON
+    # a browser asked for a page that does not exist: a page that says so, not JSON
+    return await rules_answer(request, name, page)
+
+
+async def rules_answer(request: Request, name: str, made: str | None) -> HTMLResponse:
+    """A rules page or a page for teachers (:mod:`.printable`), or the not-found page naming
+    the rules page that is missing."""
+    if made is None:
         return await missing(request, Text("No such rules page", domain="web"),
                              Text("There is no rules page {name!r}.", domain="web",
                                   name=name[:60]))
-    return HTMLResponse(page, headers={"Vary": "Accept-Language, Cookie"})
+    return HTMLResponse(made, headers={"Vary": "Accept-Language, Cookie"})
+
+
+@router.get("/rules/{name}/sheet")
+async def rules_sheet(name: str, request: Request) -> HTMLResponse:
+    """The rule sheet to print on one A4 page: the rules page's "How to play"."""
+    return await rules_answer(request, name,
+                           sheet_page(name, await request_language(request)))
+
+
+@router.get("/rules/{name}/board")
+async def rules_board(name: str, request: Request) -> HTMLResponse:
+    """The preset's board to print on A4."""
+    return await rules_answer(request, name,
+                           board_page(name, await request_language(request)))
+
+
+@router.get("/rules/{name}/history")
+async def rules_history(name: str, request: Request) -> HTMLResponse:
+    """The game's people and history, from the sources."""
+    return await rules_answer(request, name,
+                           history_page(name, await request_language(request)))

@@ -84,6 +84,23 @@ function progressText(lesson, done) {
   return t("{done} of {steps} done ({what})", { done, steps: lesson.steps, what });
 }
 
+// a game's pages for teachers and museums (nugar.server.http.printable): its rule sheet and
+// board to print, and its people and history
+function teachingLinks(rules) {
+  const p = document.createElement("p");
+  p.className = "teach";
+  const pages = [["sheet", t("Rule sheet to print")], ["board", t("Board to print")],
+    ["history", t("People and history")]];
+  pages.forEach(([what, words], i) => {
+    const a = document.createElement("a");
+    a.href = `/rules/${encodeURIComponent(rules)}/${what}`;
+    a.textContent = words;
+    if (i) p.append(" \u00b7 ");
+    p.appendChild(a);
+  });
+  return p;
+}
+
 async function showList() {
   $("lessons").hidden = false;
   let list;
@@ -112,7 +129,7 @@ async function showList() {
     const said = document.createElement("p");
     said.className = "progress";
     said.textContent = progressText(lesson, done);
-    li.append(h, intro, said);
+    li.append(h, intro, said, teachingLinks(lesson.rules));
     ul.appendChild(li);
   }
   document.body.dataset.ready = "1";
@@ -343,6 +360,7 @@ async function showLesson(name) {
   $("lesson-intro").textContent = L.lesson.intro;
   $("rules-link").href = `/rules/${encodeURIComponent(L.lesson.rules)}`;
   $("rules-link").textContent = t("Rules of {title}", { title: L.lesson.title });
+  $("teaching-links").replaceChildren(...teachingLinks(L.lesson.rules).childNodes);
   const links = $("done-links");
   links.textContent = "";
   const more = document.createElement("a");
