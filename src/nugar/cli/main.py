@@ -21,7 +21,8 @@ from .common import EXIT_OK, EXIT_USAGE, Parser, run_handler
 #: the modules that add sub-commands, in the order ``nugar --help`` lists them; a module
 #: that is not there is skipped (one that fails to import is an error, not skipped)
 _EXTENSIONS = ("nugar.cli.play", "nugar.cli.replay", "nugar.cli.rules", "nugar.cli.engine",
-               "nugar.cli.ai", "nugar.cli.selfplay", "nugar.cli.serve", "nugar.cli.solve")
+               "nugar.cli.ai", "nugar.cli.selfplay", "nugar.cli.serve", "nugar.cli.solve",
+               "nugar.cli.bot")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -416,6 +416,12 @@ class Hub:
                     raise ApiError("stale_version", exc.detail) from None
         raise AssertionError("unreachable")
 
+    async def act(self, game_id: str,
+                  act: Callable[[Room], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+        """Run ``act`` on the game's current room (as :meth:`move` does): for a seat found
+        otherwise than by its key, such as a bot's by its account (:mod:`.routes_bot`)."""
+        return await self._act(game_id, act)
+
     async def move(self, game_id: str, key: str | None, text: str,
                    expect: int | None = None) -> dict[str, Any]:
         """Play ``text`` for the seat ``key`` opens; with ``expect``, only if the game is
