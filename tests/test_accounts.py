@@ -318,7 +318,7 @@ def test_a_signed_in_player_s_seat_shows_his_name_and_a_deleted_player_afterward
     game = client.post("/api/games", json={"mode": "friend"}, headers=SAME).json()
     gid = game["id"]
     assert client.get(f"/api/games/{gid}/players").json() == {
-        "players": {"1": None, "2": None}, "rated": False}
+        "players": {"1": None, "2": None}, "bots": {"1": False, "2": False}, "rated": False}
     r = client.post(f"/api/games/{gid}/open", json={"key": game["keys"]["1"]}, headers=SAME)
     assert r.status_code == 200
     friend = other_client(client)

@@ -95,18 +95,18 @@ class Streams:
     def take(self, kind: Counts, account: int, address: str) -> None:
         """Count one more stream, or 429 ``too_many_streams`` saying which bound it hit."""
         if self.open >= MAX_STREAMS:
-            raise _too_many(Text.plural(
+            raise ApiError("too_many_streams", Text.plural(
                 "the server holds {limit} bot stream, the most it takes; try again later",
                 "the server holds {limit} bot streams, the most it takes; try again later",
                 MAX_STREAMS, domain="web", limit=MAX_STREAMS))
         if not self.addresses.take(address):
-            raise _too_many(Text.plural(
+            raise ApiError("too_many_streams", Text.plural(
                 "one address holds at most {limit} bot stream open",
                 "one address holds at most {limit} bot streams open",
                 ADDRESS_STREAMS, domain="web", limit=ADDRESS_STREAMS))
         if not kind.take(str(account)):
             self.addresses.give(address)
-            raise _too_many(Text.plural(
+            raise ApiError("too_many_streams", Text.plural(
                 "a bot holds at most {limit} stream of this kind open; close one first",
                 "a bot holds at most {limit} streams of this kind open; close one first",
                 kind.limit, domain="web", limit=kind.limit))
@@ -116,10 +116,6 @@ class Streams:
         kind.give(str(account))
         self.addresses.give(address)
         self.open -= 1
-
-
-def _too_many(detail: Text) -> ApiError:
-    return ApiError("too_many_streams", detail)
 
 
 def streams_of(request: Request) -> Streams:
