@@ -36,7 +36,8 @@ def test_sign_up_signs_in_with_a_cookie_that_scripts_and_other_sites_do_not_get(
     assert "httponly" in flags and "samesite=lax" in flags and "path=/" in flags
     assert f"max-age={SESSION_DAYS * 86400}" in flags
     assert "secure" not in flags  # the public URL is http
-    assert client.get("/api/me").json() == {"username": "Alice_1", "bot": False, "ratings": {}, "language": None}
+    assert client.get("/api/me").json() == {"username": "Alice_1", "bot": False, "ratings": {},
+                                            "language": None}
 
 
 def test_the_cookie_is_secure_when_the_public_url_is_https(db_url: str) -> None:

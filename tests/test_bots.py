@@ -5,10 +5,10 @@ bots, and a whole game between a person and ``nugar bot`` over the API of a real
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
