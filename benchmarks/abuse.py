@@ -18,7 +18,15 @@ game's websocket. Each phase lasts ``--seconds``:
   as the rate limit lets it (again after each ``ai_busy``), and moves again in each as soon as
   the computer has answered;
 - ``lobby``: the attacker posts 100 challenges to the lobby as fast as the rate limit lets it
-  (again after each refusal) and keeps them alive by reading each with its key.
+  (again after each refusal) and keeps them alive by reading each with its key;
+- ``signin3`` and ``signin10`` (issue 42): 3 or 10 attacking addresses (127.0.0.3 up) each
+  keep 20 sign-ins with wrong passwords under way (an Argon2id check each), within the
+  rate limit; the player signs in with its own account every 2 s (its sign-ins' latency and
+  refusals have a column of their own);
+- ``pages``: the attacker asks for ``GET /rules/rules`` 29 times a second;
+- ``analysis``: the attacker keeps 5 analyses of long pasted records asked for (a new
+  record each time one is done or refused); the player asks for the analysis of a short
+  record of its own every 5 s and counts the refusals (``analysis_busy``).
 
 In every phase the player also opens a challenge of its own every 2 s and withdraws it: a
 lobby full of the attacker's challenges refuses it (``503 lobby_full``), a failure counted in
@@ -70,9 +78,14 @@ ROOT = Path(__file__).resolve().parents[1]
 ATTACKER, PLAYER = "127.0.0.1", "127.0.0.2"
 #: in this order: a flood of the AI may leave its queue full after its phase (on a server
 #: without the bounds), so it comes last
-PHASES = ("idle", "connections", "replay", "lobby", "ai")
+PHASES = ("idle", "connections", "replay", "lobby", "signin3", "signin10", "pages",
+          "analysis", "ai")
 #: what the attacks send, all within the default rate limit (30/s, bursts of 120)
 SOCKETS, IDLE, AI_GAMES, REPLAYS_PER_S, CHALLENGES = 200, 200, 60, 28, 100
+#: the sign-ins each attacking address keeps under way, the analyses the attacker keeps asked
+SIGN_INS, ANALYSES = 20, 5
+#: the player's own account (signed up before the phases)
+PLAYER_NAME, PLAYER_PASSWORD = "player", "the player's password"
 UNBOUNDED = ("--client-connections", "0", "--client-sockets", "0", "--ai-per-client", "10000",
              "--work-rate", "0")
 
@@ -127,6 +140,10 @@ def attack(kind: str, base: str, seconds: float, record: str, out: Any) -> None:
 async def _attack(kind: str, base: str, seconds: float, record: str,
                   counts: collections.Counter[str]) -> None:
     end = time.monotonic() + seconds
+    if kind.startswith("signin"):
+        addresses = [f"127.0.0.{3 + i}" for i in range(int(kind.removeprefix("signin")))]
+        await asyncio.gather(*(_sign_in_flood(base, a, end, counts) for a in addresses))
+        return
     transport = httpx.AsyncHTTPTransport(local_address=ATTACKER, retries=0)
     limits = httpx.Limits(max_connections=64)
     async with httpx.AsyncClient(base_url=base, transport=transport, timeout=30,
@@ -140,6 +157,10 @@ async def _attack(kind: str, base: str, seconds: float, record: str,
             await _replays(http, end, record, counts)
         elif kind == "lobby":
             await _lobby_flood(http, end, counts, bucket)
+        elif kind == "pages":
+            await _page_flood(http, end, counts, bucket)
+        elif kind == "analysis":
+            await _analysis_flood(http, end, counts, bucket)
 
 
 class _Bucket:
@@ -277,12 +298,97 @@ async def _lobby_flood(http: httpx.AsyncClient, end: float, counts: collections.
                 counts["poll failed"] += 1
 
 
+async def _sign_in_flood(base: str, address: str, end: float,
+                         counts: collections.Counter[str]) -> None:
+    """From ``address``: :data:`SIGN_INS` sign-ins with wrong passwords kept under way."""
+    transport = httpx.AsyncHTTPTransport(local_address=address, retries=0)
+    async with httpx.AsyncClient(base_url=base, transport=transport, timeout=60,
+                                 limits=httpx.Limits(max_connections=SIGN_INS)) as http:
+        bucket = _Bucket()
+
+        async def one(n: int) -> None:
+            rnd = random.Random(n)
+            while time.monotonic() < end:
+                await bucket.take()
+                try:
+                    r = await http.post("/api/session", json={
+                        "username": f"user{rnd.randrange(10**6)}", "password": "not it at all"})
+                except httpx.HTTPError:
+                    counts["sign-in failed"] += 1
+                    continue
+                counts[f"sign-in {r.status_code}"] += 1
+
+        await asyncio.gather(*(one(n) for n in range(SIGN_INS)))
+
+
+async def _page_flood(http: httpx.AsyncClient, end: float, counts: collections.Counter[str],
+                      bucket: _Bucket) -> None:
+    while time.monotonic() < end:
+        await bucket.take()
+        try:
+            r = await http.get("/rules/rules")
+        except httpx.HTTPError:
+            counts["page failed"] += 1
+            continue
+        counts[f"page {r.status_code}"] += 1
+
+
+#: the attacker's long records (about 440 turns) and the player's short ones (about 30,
+#: made in a few milliseconds, so the player's loop, which times its requests, is not held)
+LONG_RULES, SHORT_RULES = "kalah(pits=16,seeds=16)", "kalah"
+
+
+def random_record(rules: str, seed: int) -> str:
+    """A game of ``rules`` played by random legal moves (every seed its own) as a record."""
+    from nugar.record import dumps
+    from nugar.rules import new_game
+
+    game = new_game(rules)
+    rnd = random.Random(seed)
+    while game.outcome is None:
+        game.play(rnd.choice(game.legal_moves()))
+    return dumps(game, {})
+
+
+async def _analysis_flood(http: httpx.AsyncClient, end: float,
+                          counts: collections.Counter[str], bucket: _Bucket) -> None:
+    """Keep :data:`ANALYSES` analyses of long records asked for: a new record whenever one
+    is done or refused."""
+    seeds = iter(range(10**6))
+
+    async def one() -> None:
+        while time.monotonic() < end:
+            await bucket.take()
+            try:
+                r = await http.post("/api/replay/analysis",
+                                    json={"record": random_record(LONG_RULES, next(seeds))})
+            except httpx.HTTPError:
+                counts["analysis failed"] += 1
+                continue
+            counts[f"analysis {r.status_code}"] += 1
+            if r.status_code != 202:
+                await asyncio.sleep(1)
+                continue
+            aid = r.json()["id"]
+            while time.monotonic() < end:  # until it is done
+                await asyncio.sleep(1)
+                await bucket.take()
+                got = await http.get(f"/api/replay/analysis/{aid}")
+                if got.status_code != 200 or got.json().get("done"):
+                    break
+
+    await asyncio.gather(*(one() for _ in range(ANALYSES)))
+
+
 # --- the player ---------------------------------------------------------------------------------
-async def play(base: str, seconds: float) -> tuple[list[float], list[float], int]:
+async def play(base: str, seconds: float, phase: str = "idle"
+               ) -> tuple[list[float], list[float], int, collections.Counter[str]]:
     """Play for ``seconds`` from :data:`PLAYER`: the latency of each request (s), the computer's
-    reply times in a game against level 1 (s), and the requests that failed."""
+    reply times in a game against level 1 (s), the requests that failed, and what its own
+    sign-ins (in the sign-in phases) and analyses (in the analysis phase) got."""
     latencies: list[float] = []
     replies: list[float] = []
+    extra: collections.Counter[str] = collections.Counter()
     failed = 0
     end = time.monotonic() + seconds
     transport = httpx.AsyncHTTPTransport(local_address=PLAYER, retries=0)
@@ -301,9 +407,43 @@ async def play(base: str, seconds: float) -> tuple[list[float], list[float], int
                 failed += 1
             return r
 
-        await asyncio.gather(_hotseat(timed, end), _against_ai(base, timed, end, replies),
-                             _challenges(timed, end))
-    return latencies, replies, failed
+        jobs = [_hotseat(timed, end), _against_ai(base, timed, end, replies),
+                _challenges(timed, end)]
+        if phase.startswith("signin"):
+            jobs.append(_own_sign_ins(base, end, extra))
+        if phase == "analysis":
+            jobs.append(_own_analyses(http, end, extra))
+        await asyncio.gather(*jobs)
+    return latencies, replies, failed, extra
+
+
+async def _own_sign_ins(base: str, end: float, got: collections.Counter[str]) -> None:
+    """Sign in with the player's own account every 2 s (a client of its own: its cookie
+    would make the player's other requests an account's)."""
+    transport = httpx.AsyncHTTPTransport(local_address=PLAYER, retries=0)
+    async with httpx.AsyncClient(base_url=base, transport=transport, timeout=60) as http:
+        while time.monotonic() < end:
+            start = time.perf_counter()
+            r = await http.post("/api/session", json={"username": PLAYER_NAME,
+                                                      "password": PLAYER_PASSWORD})
+            got[f"sign-in {r.status_code}"] += 1
+            if r.status_code == 200:
+                got["sign-in ms"] = max(got["sign-in ms"],
+                                        round((time.perf_counter() - start) * 1000))
+            http.cookies.clear()
+            await asyncio.sleep(2)
+
+
+async def _own_analyses(http: httpx.AsyncClient, end: float,
+                        got: collections.Counter[str]) -> None:
+    """Ask for the analysis of a record of the player's own every 5 s."""
+    seed = 10**7
+    while time.monotonic() < end:
+        seed += 1
+        record = random_record(SHORT_RULES, seed)
+        r = await http.post("/api/replay/analysis", json={"record": record})
+        got[f"analysis {r.status_code}"] += 1
+        await asyncio.sleep(5)
 
 
 async def _challenges(timed: Any, end: float) -> None:
@@ -449,11 +589,15 @@ def main() -> None:
     phases = [p for p in args.phases.split(",") if p]
     if any(p not in PHASES for p in phases) or not 1 <= args.seconds <= 120:
         raise SystemExit(f"phases among {PHASES}, 1..120 seconds each")
+    loads = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         bounds = UNBOUNDED if args.unbounded and args.src == ROOT / "src" else ()
         extra = ["--ai-time", str(args.ai_time), *bounds, *shlex.split(args.serve)]
         proc, base = start_server(Path(tmp) / "abuse.db", extra, args.src)
         record = record_text() if "replay" in phases else ""
+        httpx.post(base + "/api/accounts", json={"username": PLAYER_NAME,
+                                                 "password": PLAYER_PASSWORD},
+                   headers={"Origin": base}, timeout=30)
         rows = []
         try:
             for phase in phases:
@@ -464,28 +608,32 @@ def main() -> None:
                         target=attack, args=(phase, base, args.seconds + 2, record, out))
                     attacker.start()
                     time.sleep(2)  # the attack under way before the player starts
-                lat, replies, failed = asyncio.run(play(base, args.seconds))
+                lat, replies, failed, own = asyncio.run(play(base, args.seconds, phase))
                 got = out.get(timeout=120) if attacker else {}
                 if attacker:
                     attacker.join(30)
-                rows.append((phase, lat, replies, failed, got))
+                rows.append((phase, lat, replies, failed, got, own))
                 print(f"{phase}: done ({len(lat)} requests)", file=sys.stderr)
         finally:
             proc.terminate()
             proc.wait(10)
     idle_p99 = next((pct(lat, 0.99) for p, lat, *_ in rows if p == "idle"), None)
+    load = os.getloadavg()
     shown = " ".join(sys.argv[1:])
-    print(f"\n`python benchmarks/abuse.py {shown}` (load average after: "
-          f"{os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs)\n")
+    print(f"\n`python benchmarks/abuse.py {shown}` (load average before: "
+          f"{loads[0]:.1f}, after: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}, "
+          f"{os.cpu_count()} CPUs)\n")
     print("| phase | player's requests | failed | median ms | p99 ms | p99 / idle | computer "
-          "reply p99 ms | the attacker's answers |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for phase, lat, replies, failed, got in rows:
+          "reply p99 ms | the player's own sign-ins, analyses | the attacker's answers |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for phase, lat, replies, failed, got, own in rows:
         p99 = pct(lat, 0.99)
         ratio = f"{p99 / idle_p99:.2f}" if idle_p99 else "-"
         answers = ", ".join(f"{k}: {v}" for k, v in sorted(got.items())) or "-"
+        mine = ", ".join(f"{k}: {v}" for k, v in sorted(own.items())) or "-"
         print(f"| {phase} | {len(lat)} | {failed} | {statistics.median(lat) * 1000:.1f} | "
-              f"{p99 * 1000:.1f} | {ratio} | {pct(replies, 0.99) * 1000:.0f} | {answers} |")
+              f"{p99 * 1000:.1f} | {ratio} | {pct(replies, 0.99) * 1000:.0f} | {mine} | "
+              f"{answers} |")
 
 
 if __name__ == "__main__":

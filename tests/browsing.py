@@ -9,6 +9,8 @@ from weakref import WeakKeyDictionary
 
 from playwright.sync_api import Browser, Page, Request
 
+from nugar.rules import Game
+
 #: script errors seen by each page (filled by its 'pageerror' listener)
 PAGE_ERRORS: WeakKeyDictionary[Page, list[str]] = WeakKeyDictionary()
 
@@ -100,3 +102,36 @@ def why(page: Page) -> str:
     """The reason shown beside the board for the last refused click, once it is there."""
     page.wait_for_function("() => document.getElementById('why').textContent.length > 0")
     return page.text_content("#why") or ""
+
+
+def answers(page: Page) -> int:
+    """How many answers a lessons' or puzzles' page has shown (``data-answers``)."""
+    return int(page.evaluate("Number(document.body.dataset.answers || 0)"))
+
+
+def click_and_wait(page: Page, selector: str) -> None:
+    """Click a cell (or button) that sends a move, and wait for the answer to be shown."""
+    n = answers(page)
+    page.click(selector)
+    page.wait_for_function(f"() => Number(document.body.dataset.answers || 0) > {n}")
+
+
+def play_turn(page: Page, game: Game, turn: str,
+              after: Callable[[], object] = lambda: None) -> None:
+    """Play ``turn`` from ``game``'s position (played on too) on a lessons' or puzzles' board
+    as a player does: a square for a drop or a capture, a piece then its target for a step, a
+    hole for a sowing, each answer waited for; ``after()`` after each move."""
+    for text in game.descriptor.split_turn(turn):
+        move = game.parse_move(text)
+        if move.kind == "pass":
+            click_and_wait(page, "#pass")
+        elif move.kind == "sow":
+            click_and_wait(page, f'#board [data-player="{game.to_move}"][data-hole="{text}"]')
+        elif move.kind == "step":
+            page.click(f'#board [data-square="{move.squares[0]}"]')
+            page.wait_for_selector(f'#board .sel[data-square="{move.squares[0]}"]')
+            click_and_wait(page, f'#board [data-square="{move.squares[1]}"]')
+        else:
+            click_and_wait(page, f'#board [data-square="{move.squares[0]}"]')
+        game.play(move)
+        after()

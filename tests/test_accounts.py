@@ -21,7 +21,12 @@ from nugar.server.players.accounts import (
     AttemptLimiter,
     token_hash,
 )
-from nugar.server.storage.store import accounts_table, sessions_table
+from nugar.server.storage.store import (
+    Store,
+    accounts_table,
+    sessions_table,
+    sign_in_attempts_table,
+)
 from web_accounts import EVIL, FAST, SAME, Clock, accounts, other_client, sign_up
 
 
@@ -272,10 +277,10 @@ def test_a_websocket_opened_with_the_cookie_from_another_site_is_closed(
 
 
 # --- limits -------------------------------------------------------------------------------------
-def test_sign_in_attempts_are_limited_per_user_name(client: TestClient) -> None:
+def test_sign_in_attempts_are_limited_per_address_and_user_name(client: TestClient) -> None:
     sign_up(client, "heidi", "password-1")
     c = other_client(client)
-    limiter = accounts(client).by_name
+    limiter = accounts(client).by_pair
     for _ in range(limiter.burst):
         r = c.post("/api/session", json={"username": "Heidi", "password": "guess-guess"})
         assert r.status_code == 401
@@ -299,17 +304,28 @@ def test_sign_in_attempts_are_limited_per_address(client: TestClient) -> None:
     assert r.status_code == 429  # sign-ups count too: each costs a hash
 
 
-def test_the_attempt_limiter_refills_and_its_memory_is_bounded() -> None:
+def test_the_attempt_limiter_refills_and_its_rows_are_swept(db_url: str) -> None:
     clock = Clock(0.0)
-    limiter = AttemptLimiter(2, 10.0, max_keys=100, clock=clock)
-    assert limiter.take("a") is None and limiter.take("a") is None
-    wait = limiter.take("a")
-    assert wait is not None and 0 < wait <= 10.0
-    clock.now += 10.0
-    assert limiter.take("a") is None
-    for i in range(1000):
-        limiter.take(f"address {i}")
-    assert len(limiter) == 100
+    store = Store(db_url)
+    try:
+        limiter = AttemptLimiter(store, "test", 2, 10.0, clock=clock)
+        assert limiter.take("a") is None and limiter.take("a") is None
+        wait = limiter.take("a")
+        assert wait is not None and 0 < wait <= 10.0
+        clock.now += 10.0
+        assert limiter.take("a") is None
+        for i in range(50):
+            limiter.take(f"address {i}")
+        assert len(limiter) == 51
+        clock.now += 10.0
+        limiter.take("a")
+        clock.now += 15.0  # the 50 are full again, "a" not yet
+        assert limiter.sweep() == 50 and len(limiter) == 1
+        with store.engine.connect() as conn:  # neither addresses nor names are stored
+            keys = conn.execute(select(sign_in_attempts_table.c.key)).scalars().all()
+        assert keys and all(len(k) == 64 and "address" not in k for k in keys)
+    finally:
+        store.close()
 
 
 # --- games and deleted accounts -----------------------------------------------------------------

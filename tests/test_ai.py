@@ -682,9 +682,17 @@ def test_level_8_plays_dracala_with_the_solver() -> None:
 
 def test_level_falls_back_to_the_search_when_the_solver_runs_out_of_time() -> None:
     from nugar.ai.agents import LevelAgent, level_spec
+    from nugar.ai.perfect import PerfectAgent
 
-    class Unsolved(Agent):
-        spec = "unsolved"
+    class Unsolved(PerfectAgent):
+        """A solver that never finishes in time and knows no book."""
+
+        def book_answer(self, game: Game) -> Analysis | None:
+            return None
+
+        def attempt(self, game: Game, time_limit: float | None = None,
+                    max_nodes: int | None = None) -> Analysis | None:
+            return None
 
         def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
             move = game.legal_moves()[0]
@@ -692,7 +700,7 @@ def test_level_falls_back_to_the_search_when_the_solver_runs_out_of_time() -> No
 
     game = nugar.new_game("dracala")
     agent = LevelAgent(8)
-    agent._agents[level_spec(8, game.rules)] = Unsolved()
+    agent._agents[level_spec(8, game.rules)] = Unsolved(swindle=1)
     agent._fallback = make_agent("alphabeta:depth=3")
     assert agent.analyse(game, Limits(time=30.0)).depth == 3   # the search decided
-    assert agent.analyse(game).depth == 0                        # no time limit: no fallback
+    assert agent.analyse(game).depth == 0  # no limit at all: the solver alone (Dracala is quick)

@@ -7,12 +7,14 @@
   ``dara-niger``, ...): such knowledge lives on the family descriptor, the AI profiles and in
   the options;
 - no ``type: ignore[attr-defined]`` reaches past a class's public surface;
-- no test module imports another (fixtures in ``conftest.py``, helpers in plain modules).
+- no test module imports another (fixtures in ``conftest.py``, helpers in plain modules);
+- the module map of docs/architecture.md names every module.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -151,3 +153,51 @@ def test_the_import_scan_sees_a_test_module(tmp_path: Path) -> None:
     sample.write_text("def f():\n    from test_other import helper\n    import test_more\n")
     assert _test_module_imports(sample) == ["test_sample.py:2: test_other",
                                             "test_sample.py:3: test_more"]
+
+
+def _listed_in_the_map(text: str) -> set[str]:
+    """The paths the first column of docs/architecture.md's module map names (a row may name
+    several, a folder ends with ``/``)."""
+    start = text.index("## Module map")
+    section = text[start:text.index("\n## ", start + 1)]
+    found: set[str] = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            found |= set(re.findall(r"`([^`]+)`", line.split("|")[1]))
+    return found
+
+
+def _unlisted(root: Path, listed: set[str]) -> list[str]:
+    """The modules under ``root`` the map does not name: every module, and every package's
+    ``__init__.py`` that holds more than its docstring, unless a folder above it is named."""
+    missing = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if path.name == "__init__.py":
+            body = ast.parse(path.read_text(encoding="utf-8")).body
+            if all(isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) for n in body):
+                continue
+        parts = rel.split("/")
+        folders = {"/".join(parts[:i]) + "/" for i in range(1, len(parts))}
+        if rel not in listed and not folders & listed:
+            missing.append(rel)
+    return missing
+
+
+def test_the_module_map_lists_every_module() -> None:
+    """docs/architecture.md's module map names every module of the package, so a reader finds
+    each one's job there (a new module without a row fails here)."""
+    listed = _listed_in_the_map((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    assert _unlisted(SRC, listed) == []
+
+
+def test_the_map_check_sees_a_missing_module(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "migrations").mkdir(parents=True)
+    for name, text in (("pkg/__init__.py", '"""Only a docstring."""\n'),
+                       ("pkg/shown.py", ""), ("pkg/hidden.py", ""),
+                       ("pkg/migrations/rev1.py", ""), ("face.py", "")):
+        (tmp_path / name).write_text(text)
+    (tmp_path / "pkg2").mkdir()
+    (tmp_path / "pkg2" / "__init__.py").write_text("from .x import y\n")
+    listed = {"pkg/shown.py", "pkg/migrations/", "face.py"}
+    assert _unlisted(tmp_path, listed) == ["pkg/hidden.py", "pkg2/__init__.py"]

@@ -5,25 +5,16 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from benchmark_scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_random_games.py"
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_random_games", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load()
+bench = load_script("bench_random_games")
 
 
 def _check(tally: object, games: int) -> None:

@@ -103,9 +103,11 @@ def test_two_people_by_link_with_a_spectator(server: str, browser: Browser,
     # a takeback: Alice asks, Bob accepts, both turns are gone and Alice is to move again
     v = version(bob)
     alice.click("#takeback")
-    wait_version_above(bob, v)
+    for page in (alice, bob):  # each page shows the offer once it has the new version
+        wait_version_above(page, v)
     assert "offers a takeback" in (bob.text_content("#offer-text") or "")
-    assert "You offered" in (alice.text_content("#offer-text") or "")
+    alice.wait_for_function("() => document.getElementById('offer-text').textContent"
+                            ".includes('You offered')")
     bob.click("#offer-accept")
     for page in (alice, bob, spectator):
         page.wait_for_function("() => document.querySelectorAll('#moves .turn').length === 0")

@@ -10,41 +10,18 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page
 
-from browsing import PAGE_ERRORS, new_page
+from browsing import PAGE_ERRORS, answers, click_and_wait, new_page, play_turn
 from nugar import lessons
 from nugar.lessons import Step
-
-
-def answers(page: Page) -> int:
-    return int(page.evaluate("Number(document.body.dataset.answers || 0)"))
-
-
-def click_and_wait(page: Page, selector: str) -> None:
-    """Click a cell (or button) that sends a move, and wait for the answer to be shown."""
-    n = answers(page)
-    page.click(selector)
-    page.wait_for_function(f"() => Number(document.body.dataset.answers || 0) > {n}")
 
 
 def play_by_clicks(page: Page, step: Step, turn: str) -> None:
     """Play ``turn`` on the board as a player does: a square for a drop or a capture, a piece
     then its target for a step, a hole for a sowing."""
-    game = step.game()
-    for text in game.descriptor.split_turn(turn):
-        move = game.parse_move(text)
-        if move.kind == "pass":
-            click_and_wait(page, "#pass")
-        elif move.kind == "sow":
-            click_and_wait(page, f'#board [data-player="{game.to_move}"][data-hole="{text}"]')
-        elif move.kind == "step":
-            page.click(f'#board [data-square="{move.squares[0]}"]')
-            page.wait_for_selector(f'#board .sel[data-square="{move.squares[0]}"]')
-            click_and_wait(page, f'#board [data-square="{move.squares[1]}"]')
-        else:
-            click_and_wait(page, f'#board [data-square="{move.squares[0]}"]')
-        game.play(move)
+    def right_so_far() -> None:
         verdict = page.get_attribute("#reply", "data-verdict")
         assert verdict in ("goes_on", "right"), page.text_content("#reply")
+    play_turn(page, step.game(), turn, right_so_far)
 
 
 def test_a_lesson_completed_after_a_wrong_move(server: str, browser: Browser,

@@ -65,15 +65,18 @@ def rated_game(alice: TestClient, bob: TestClient, rules: str = "dara") -> dict[
     taken = r.json()
     assert taken["seat"] == 2
     return {"id": taken["id"], "alice": made["key"], "bob": taken["key"],
-            "keys": {1: made["key"], 2: taken["key"]}}
+            "keys": {1: made["key"], 2: taken["key"]}, "clients": {1: alice, 2: bob}}
 
 
 def play_turns(client: httpx.Client, game: dict[str, Any], each: int = 2,
                headers: dict[str, str] = SAME) -> dict[str, Any]:
-    """Play the first legal move of whoever is to move (``game["keys"]``: each seat's key)
-    until each player has completed ``each`` turns (:data:`nugar.server.play.rated
-    .MIN_TURNS`: from then on a resignation counts); the game's state then."""
+    """Play the first legal move of whoever is to move (``game["keys"]``: each seat's key,
+    played by ``game["clients"]``'s client of that seat, signed in as its player: a rated
+    seat is played with its account's session) until each player has completed ``each``
+    turns (:data:`nugar.server.play.rated.MIN_TURNS`: from then on a resignation counts);
+    the game's state then."""
     keys = game["keys"]
+    clients = game.get("clients", {})
     while True:
         state = client.get(f"/api/games/{game['id']}").json()
         turns, done = state["turns"], [0, 0]
@@ -81,8 +84,9 @@ def play_turns(client: httpx.Client, game: dict[str, Any], each: int = 2,
             done[turn["player"] - 1] += i < len(turns) - 1 or state["to_move"] != turn["player"]
         if min(done) >= each or state["over"]:
             return state
-        r = client.post(f"/api/games/{game['id']}/move", headers=headers,
-                        json={"key": keys[state["to_move"]], "move": state["legal"][0]})
+        mover = clients.get(state["to_move"], client)
+        r = mover.post(f"/api/games/{game['id']}/move", headers=headers,
+                       json={"key": keys[state["to_move"]], "move": state["legal"][0]})
         assert r.status_code == 200, r.text
 
 
@@ -359,8 +363,8 @@ def test_a_rated_game_on_postgresql_served_by_two_workers(pg_url: str, tmp_path:
                              json={}).json()
             assert taken["seat"] == 1
             # past the abort of a rated game ended too early (nugar.server.play.rated)
-            play_turns(ben, {"id": taken["id"], "keys": {1: taken["key"], 2: made["key"]}},
-                       headers=same)
+            play_turns(ben, {"id": taken["id"], "keys": {1: taken["key"], 2: made["key"]},
+                             "clients": {1: ben, 2: ann}}, headers=same)
             r = ben.post(f"/api/games/{taken['id']}/resign", json={"key": taken["key"]})
             assert r.status_code == 200, r.text
             changes = set()

@@ -395,3 +395,14 @@ def test_solve_ray_option_errors(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert "cannot be combined" in capsys.readouterr().err
     assert main([*args, "--ray", "local"]) == 2
     assert "--ray goes with --build-db only" in capsys.readouterr().err
+
+
+def test_puzzles_built_on_ray_are_those_built_here(cluster: None, tmp_path: Path) -> None:
+    from nugar.puzzles import read
+
+    args = ["puzzles", "build", "kalah(pits=4,seeds=3)", "--count", "4", "--batches", "2",
+            "--quiet"]
+    assert main([*args, "--out", str(tmp_path / "here.jsonl")]) == 0
+    assert main([*args, "--out", str(tmp_path / "ray.jsonl"), "--ray", "local"]) == 0
+    here = list(read(tmp_path / "here.jsonl"))
+    assert len(here) == 4 and list(read(tmp_path / "ray.jsonl")) == here

@@ -136,7 +136,8 @@ def test_nugar_serve_hands_its_workers_the_whole_config(monkeypatch: pytest.Monk
                           expire_days=None, clock_every=0.5, create_tables=True, tune_gc=True,
                           fast_lane=False, analysis_nodes=7, analysis_queue=2,
                           ai_per_client=2, client_sockets=3, work_rate=0.5,
-                          challenges_per_client=5, work_processes=2)
+                          challenges_per_client=5, work_processes=2, hash_workers=2,
+                          analysis_per_client=3, access_log=True)
     assert all(getattr(config, f.name) != f.default for f in dataclasses.fields(config)
                if f.name != "create_tables")
     made: list[ServerConfig] = []

@@ -72,10 +72,16 @@ ACCOUNTS = {"bad_credentials": 401, "signed_out": 401, "cross_site": 403,
 #: the code the account's language added (issue 33)
 LANGUAGE = {"bad_language": 422}
 
+#: the codes fairness's second round added (issue 42)
+FAIR = {"bad_cookie": 400, "game_in_play": 409, "sign_in_busy": 503}
+
+#: the code of the limits on rated games started
+RATED = {"rated_limit": 429}
+
 
 
 def test_each_code_has_the_status_it_had_before() -> None:
-    assert STATUS == BEFORE | ADDED | ACCOUNTS | LANGUAGE
+    assert STATUS == BEFORE | ADDED | ACCOUNTS | LANGUAGE | FAIR | RATED
 
 
 @pytest.mark.parametrize("code", sorted(STATUS))
@@ -90,7 +96,7 @@ def test_each_code_is_answered_with_its_status_and_json(code: str) -> None:
         raise ApiError(code, "no, not now")
 
     answer = TestClient(app).get("/refuse")
-    assert answer.status_code == (BEFORE | ADDED | ACCOUNTS | LANGUAGE)[code] \
+    assert answer.status_code == (BEFORE | ADDED | ACCOUNTS | LANGUAGE | FAIR | RATED)[code] \
         == status_of(ApiError(code, ""))
     assert answer.json() == {"error": code, "detail": "no, not now"}
     assert "retry-after" not in answer.headers

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..rules.base import Game
 from ..rules.family import ai_profiles
@@ -19,6 +20,9 @@ from ..rules.profiles import DARA_PROFILE
 from .base import Agent, Analysis, Limits, parse_spec
 from .options import AgentOptions, int_option
 from .simple import GreedyAgent, GreedyOptions, RandomAgent, RandomOptions
+
+if TYPE_CHECKING:
+    from .perfect import PerfectAgent
 
 AGENT_NAMES: tuple[str, ...] = ("random", "greedy", "alphabeta", "mcts", "level:N", "perfect")
 
@@ -46,11 +50,31 @@ TOP_LEVEL: int = LEVEL_RANGE[-1]
 #: page and as the Gymnasium environment's opponent. A middle level (docs/ai.md says why).
 DEFAULT_LEVEL: int = 4
 
-#: the share of a time limit the exact solver of a level may use before the level's
-#: search decides instead; at 0.2 s the rest still searches more than level 7's budget
-SPECIAL_SHARE = 0.85
+#: the share of a decision's time (without one: of ``SOLVE_NODES``) that level 8's exact
+#: solver may use where it is expected to finish (``LevelAgent._beyond``); when it does not,
+#: the search decides with the rest, so the search never has less than three quarters
+SOLVE_SHARE = 0.25
 
-#: what decides when the solver of a level runs out of time: a search probing the endgame
+#: the share it may use a little beyond the expectation (``PROBE_GAP`` seeds): a probe,
+#: which finds out where the solver is quicker than expected (what it finds stays in the
+#: solver's table, so that later attempts finish sooner); further out, none: the search
+#: has the whole limit, so that level 8 searches there as ``alphabeta:probe=1`` does
+PROBE_SHARE = 0.1
+
+#: how many seeds beyond the expectation a probe is still tried
+PROBE_GAP = 6
+
+#: seeds in the holes beyond the reach of the databases on disk (0: none) up to which the
+#: solver is expected to finish within ``SOLVE_SHARE`` of a tenth of a second: measured on
+#: Kalah(6, 4) without databases, positions of 24 seeds took at most a few thousand nodes
+#: (docs/ai.md, "Levels")
+SOLVE_GAP = 24
+
+#: what the shares are of at a decision without a time limit, in the solver's positions
+#: (it expands about two million a second on one core of the development machine)
+SOLVE_NODES = 800_000
+
+#: what decides when level 8's solver does not finish: the search probing the endgame
 #: databases built on disk (Kalah's), so its leaves within their reach are exact
 SOLVER_FALLBACK = "alphabeta:probe=1"
 
@@ -91,6 +115,10 @@ class LevelAgent(Agent):
         self._fallback: Agent | None = None
         self._seed: int | None = None
         self._quick_rules: dict[str, bool] = {}
+        #: by rule set: the reach of the databases on disk and the seeds in the holes up to
+        #: which the solver is expected to finish with them (``_beyond``), learnt from its
+        #: attempts; kept from game to game, as its table is
+        self._solvable_to: dict[str, tuple[int, int]] = {}
         for profile in ai_profiles():  # every spec is checked up front
             _check_spec(_with_options(profile.levels[level], extra))
 
@@ -105,33 +133,114 @@ class LevelAgent(Agent):
         return agent
 
     def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
-        """The game's agent decides. The exact solver gets ``SPECIAL_SHARE`` of a time limit
-        (what it solves stays in its table for the next move); when it
-        reports no finished answer (``depth == 0``: it ran out of time) the search decides
-        with the time left. Without a time limit the solver plays only where it is quick
-        (``_quick``); elsewhere the search decides with the caller's limits."""
+        """The game's agent decides; at level 8 the endgame tables first (Dara and Dala
+        tablebases where built), and where the level is the exact solver, the search first
+        (:meth:`_solve_or_search`)."""
         if self.level == TOP_LEVEL:  # the Dara and Dala endgame tablebases, where built
             from .endgame import tablebase_analysis
 
             known = tablebase_analysis(game)
             if known is not None:
                 return known
-        solver = level_spec(self.level, game.rules).startswith("perfect")
-        if solver and not _solvable(game):  # a board larger than the solver covers
+        if not level_spec(self.level, game.rules).startswith("perfect"):
+            return self.agent_for(game).analyse(game, limits)
+        if not _solvable(game):  # a board larger than the solver covers
             return self._fallback_agent().analyse(game, limits)
-        if solver and (limits is None or limits.time is None) and not self._quick(game):
-            # no time given and no databases on disk: the solver could take minutes
-            return self._fallback_agent().analyse(game, limits)
-        agent = self.agent_for(game)
-        if not solver or limits is None or limits.time is None:
-            return agent.analyse(game, limits)
+        return self._solve_or_search(game, limits or Limits())
+
+    def _solve_or_search(self, game: Game, limits: Limits) -> Analysis:
+        """A level played by the exact solver (level 8 of the sowing games): the book's or
+        the solver's exact answer where the solver finishes within a small share of the
+        limit, and else the search (``SOLVER_FALLBACK``) with all of the rest.
+
+        The solver may use ``SOLVE_SHARE`` of the time where it is expected to finish
+        (``_beyond``), ``PROBE_SHARE`` a little further out (``PROBE_GAP``) and nothing
+        beyond; what it found stays in its table, so that later moves finish sooner.
+        Without a time limit the shares are of ``SOLVE_NODES`` solver positions and the
+        search has the caller's depth and nodes (so that at a node limit level 8 plays as
+        deterministically as the search does); with no limit at all the solver decides
+        alone where it is quick (``_quick``: the databases it needs are on disk, or the
+        board is small), as ``perfect`` does."""
+        from .perfect import PerfectAgent
+
+        perfect = self.agent_for(game)
+        assert isinstance(perfect, PerfectAgent)
         start = time.perf_counter()
-        first = agent.analyse(game, Limits(time=limits.time * SPECIAL_SHARE))
-        left = limits.time - (time.perf_counter() - start)
-        if first.depth > 0 or left < 0.01:
-            return first
-        second = self._fallback_agent().analyse(game, Limits(left, limits.depth, limits.nodes))
-        return replace(second, seconds=time.perf_counter() - start)
+        if limits.time is None and limits.nodes is None and self._quick(game):
+            return perfect.analyse(game)
+        known = perfect.book_answer(game)
+        if known is not None:
+            return known
+        if not perfect.open_soon(game, None if limits.time is None
+                                 else limits.time * SOLVE_SHARE):
+            # the solver's compiled code is not loaded yet (it compiles the first time):
+            # it opens in the background while the search decides with the rest
+            return self._search_rest(game, limits, start)
+        beyond = self._beyond(game, perfect)
+        if beyond > PROBE_GAP:  # far beyond what the solver finishes: the search alone
+            return self._search_rest(game, limits, start)
+        share = SOLVE_SHARE if beyond <= 0 else PROBE_SHARE
+        time_cap = None
+        if limits.time is not None:
+            time_cap = limits.time * share - (time.perf_counter() - start)
+            if time_cap <= 0:  # opening the solver took its share
+                return self._search_rest(game, limits, start)
+        # without a time limit the solver's share is of SOLVE_NODES: a node limit is the
+        # search's own (the solver's positions are another, cheaper kind)
+        node_cap = None if time_cap is not None else int(SOLVE_NODES * share)
+        exact = perfect.attempt(game, time_cap, node_cap)
+        self._learn(game, exact is not None, beyond <= 0)
+        if exact is not None:
+            return exact
+        return self._search_rest(game, limits, start)
+
+    def _search_rest(self, game: Game, limits: Limits, start: float) -> Analysis:
+        """The search's decision within what the solver left of ``limits``: the time since
+        ``start`` is spent, the node budget is the search's own (the solver's nodes are
+        another, cheaper kind: at a node limit, level 8 searches as ``alphabeta:probe=1``
+        does, and the solver answers on top where it finishes)."""
+        rest = limits
+        if limits.time is not None:
+            rest = Limits(max(limits.time - (time.perf_counter() - start), 0.001),
+                          limits.depth, limits.nodes)
+        found = self._fallback_agent().analyse(game, None if rest.is_empty else rest)
+        return replace(found, seconds=time.perf_counter() - start)
+
+    def _beyond(self, game: Game, perfect: PerfectAgent) -> int:
+        """How many seeds ``game``'s position has in its holes beyond those up to which the
+        solver is expected to finish within ``SOLVE_SHARE`` of the limit (0 or less: it is
+        expected to): every position where it has the databases it needs (``_quick``),
+        else those of at most the seeds of the largest position it finished so far
+        (``_learn``), at first ``SOLVE_GAP`` beyond the reach of the databases on disk (and
+        again so when that reach grows: a build in the background, ``solver/autodb.py``)."""
+        if self._quick(game):
+            return 0
+        reach = perfect.solver_for(game).db_reach
+        known = self._solvable_to.get(game.rules.text)
+        if known is None or known[0] != reach:  # what was learnt held for other databases
+            known = self._solvable_to[game.rules.text] = (reach, reach + SOLVE_GAP)
+        return self._seeds(game) - known[1]
+
+    def _learn(self, game: Game, finished: bool, expected: bool) -> None:
+        """Move the expectation of ``_beyond`` by an attempt on ``game``: a position
+        finished raises it to its seeds; one expected but not finished lowers it below."""
+        text, seeds = game.rules.text, self._seeds(game)
+        known = self._solvable_to.get(text)
+        if known is None:
+            return
+        reach, upto = known
+        if finished:
+            self._solvable_to[text] = (reach, max(upto, seeds))
+        elif expected:
+            self._solvable_to[text] = (reach, min(upto, seeds - 1))
+
+    @staticmethod
+    def _seeds(game: Game) -> int:
+        from ..kernels.sowing import seeds_on_board
+        from ..rules.sowing import SowingGame
+
+        assert isinstance(game, SowingGame)  # the solver covers only the sowing games
+        return int(seeds_on_board(game.pits, game.state))
 
     def _fallback_agent(self) -> Agent:
         if self._fallback is None:

@@ -30,6 +30,7 @@ from ..solver.core import (
     SolverError,
     check_solvable,
 )
+from ..solver.kernels import S_NODES
 from .alphabeta import AlphaBetaAgent, AlphaBetaOptions
 from .base import Agent, Analysis, Limits, check_playable
 from .book import lookup
@@ -100,6 +101,24 @@ class PerfectAgent(Agent):
             self._solvers = {text: solver}  # one table at a time bounds the memory
         return solver
 
+    def open_soon(self, game: Game, wait: float | None = None) -> bool:
+        """Whether the solver for ``game``'s rules is open within ``wait`` seconds (``None``:
+        however long opening takes), so that a solve can start. It opens in the background
+        (as after the book's answers: with the compiled code in numba's cache, a few
+        hundredths of a second; the first time, while the code compiles, minutes), and if
+        it is not open in time, ``False``: level 8 searches meanwhile. An opening that
+        failed in the background is tried again, and its error raised, by the next solve."""
+        if self._opening is None and game.rules.text in self._solvers:
+            return True
+        self._open_in_background(game)
+        opening = self._opening
+        if opening is not None:
+            opening.join(wait)
+            if opening.is_alive():
+                return False
+            self._opening = None
+        return True
+
     def _open_in_background(self, game: Game) -> None:
         """Open the solver for ``game``'s rules in a thread, if it is not open: opening
         checks the endgame databases on disk (a checksum of every file, timed in
@@ -126,6 +145,36 @@ class PerfectAgent(Agent):
 
     def analyse(self, game: Game, limits: Limits | None = None) -> Analysis:
         check_playable(game)
+        start = time.perf_counter()
+        found = self.attempt(game, None if limits is None else limits.time)
+        if found is not None:
+            return found
+        assert isinstance(game, SowingGame)  # attempt checked that the solver covers it
+        return self._fallback(game, self.solver_for(game), start)
+
+    def attempt(self, game: Game, time_limit: float | None = None,
+                max_nodes: int | None = None) -> Analysis | None:
+        """The book's answer for ``game``, or else the solved answer found within
+        ``time_limit`` seconds and ``max_nodes`` positions of the solver (``None``: no cap);
+        ``None`` when the solver did not finish (its table keeps what it found, for the next
+        attempt). Level 8 tries the solver this way before its search decides."""
+        start = time.perf_counter()
+        known = self.book_answer(game)
+        if known is not None:
+            return known
+        assert isinstance(game, SowingGame)  # book_answer checked that the solver covers it
+        try:
+            solution, step = self.decide(game, time_limit, max_nodes)
+        except SolveAborted:
+            return None
+        pv = _line_from(step, solution.pv)
+        return Analysis(move=pv[0], score=float(solution.value), depth=len(solution.pv),
+                        nodes=solution.nodes, pv=pv, seconds=time.perf_counter() - start)
+
+    def book_answer(self, game: Game) -> Analysis | None:
+        """The shipped opening book's answer for ``game``'s position (``None``: not in it);
+        the solver starts opening in the background meanwhile."""
+        check_playable(game)
         check_solvable(game.rules)
         start = time.perf_counter()
         assert isinstance(game, SowingGame)  # check_solvable passed
@@ -133,36 +182,30 @@ class PerfectAgent(Agent):
         if entry is not None and self.swindle and "swindle" not in entry \
                 and entry["result"] != "win":
             entry = None  # a Kalah entry has no swindle step; only a won position needs none
-        if entry is not None:  # an opening position solved ahead of time
-            step = entry["swindle"] if self.swindle and "swindle" in entry else entry["pv"][0]
-            self._last = (game.rules.text, game.to_move, int(entry["value"]))
-            self._open_in_background(game)
-            return Analysis(move=Move.sow(step + 1), score=float(entry["value"]),
-                            depth=entry["length"], nodes=0,
-                            pv=_line_from(step, [Move.sow(a + 1) for a in entry["pv"]]),
-                            seconds=time.perf_counter() - start)
-        time_limit = None if limits is None else limits.time
-        solver = self.solver_for(game)
-        try:
-            solution, step = self.decide(game, time_limit)
-        except SolveAborted:
-            return self._fallback(game, solver, start)
-        pv = _line_from(step, solution.pv)
-        return Analysis(move=pv[0], score=float(solution.value), depth=len(solution.pv),
-                        nodes=solution.nodes, pv=pv, seconds=time.perf_counter() - start)
+        if entry is None:
+            return None
+        step = entry["swindle"] if self.swindle and "swindle" in entry else entry["pv"][0]
+        self._last = (game.rules.text, game.to_move, int(entry["value"]))
+        self._open_in_background(game)
+        return Analysis(move=Move.sow(step + 1), score=float(entry["value"]),
+                        depth=entry["length"], nodes=0,
+                        pv=_line_from(step, [Move.sow(a + 1) for a in entry["pv"]]),
+                        seconds=time.perf_counter() - start)
 
-    def decide(self, game: SowingGame, time_limit: float | None = None
-               ) -> tuple[Solution, int]:
+    def decide(self, game: SowingGame, time_limit: float | None = None,
+               max_nodes: int | None = None) -> tuple[Solution, int]:
         """Solve ``game``'s position (without the book) and return the solution and the step
         (an action) this agent plays there: the solution's first step, or with ``swindle``
         in a drawn or lost position the swindle's choice. Raises ``SolveAborted`` when the
-        position is not solved within ``time_limit`` seconds."""
+        position is not solved within ``time_limit`` seconds and ``max_nodes`` positions
+        (the swindle's searches included; out of either there, the solution's step)."""
         start = time.perf_counter()
         solver = self.solver_for(game)
+        nodes0 = int(solver.stats[S_NODES])
         guess = 0
         if self._last is not None and self._last[0] == game.rules.text:
             guess = self._last[2] if self._last[1] == game.to_move else -self._last[2]
-        solution = solver.solve(game, time_limit=time_limit, guess=guess)
+        solution = solver.solve(game, time_limit=time_limit, max_nodes=max_nodes, guess=guess)
         self._last = (game.rules.text, game.to_move, solution.value)
         if not solution.pv:
             raise SolverError("the position has no legal step to play")
@@ -172,13 +215,15 @@ class PerfectAgent(Agent):
             return solution, best
         deadline = None if time_limit is None else \
             time.monotonic() + max(0.0, time_limit - (time.perf_counter() - start))
+        node_limit = None if max_nodes is None else nodes0 + max_nodes
         try:
-            return solution, self._swindle_step(solver, game, result, best, deadline)
+            return solution, self._swindle_step(solver, game, result, best, deadline,
+                                                node_limit)
         except SolveAborted:  # out of time: the solver's own step is as good
             return solution, best
 
     def _swindle_step(self, solver: Solver, game: SowingGame, result: int, best: int,
-                      deadline: float | None) -> int:
+                      deadline: float | None, node_limit: int | None = None) -> int:
         """The step keeping ``result`` (for the player to move, below a win) that gives the
         opponent the best chance to throw its own result away; ``best`` (the solver's step)
         when no step gives any.
@@ -188,7 +233,7 @@ class PerfectAgent(Agent):
         me = game.to_move
 
         def result_for_me(position: SowingGame) -> int:
-            r = solver.result(position.state, deadline=deadline)
+            r = solver.result(position.state, deadline=deadline, node_limit=node_limit)
             return r if position.to_move == me else -r
 
         steps = game.legal_actions()

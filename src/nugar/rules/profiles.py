@@ -126,8 +126,9 @@ DALA_PROFILE = AiProfile(
 
 #: Kalah (sowing without misère): levels held back by blunders, random moves at a decision
 #: with a choice, since only an outright slip tells two strong Kalah players apart; level 8
-#: is the perfect player (its book, then the solver reading only the databases on disk),
-#: searching when the solver does not answer in time
+#: is the perfect player's book, the search with the move's time, and the solver (reading
+#: only the databases on disk, swindling where it cannot win) where it is expected to finish
+#: within a small share of that time (``nugar.ai.agents.LevelAgent``)
 KALAH_PROFILE = AiProfile(
     name="kalah",
     levels=_levels("random",
@@ -137,7 +138,7 @@ KALAH_PROFILE = AiProfile(
                    "alphabeta:nodes=1000,blunder=0.19",
                    "alphabeta:nodes=4000,blunder=0.13",
                    "alphabeta:nodes=16000,blunder=0.04",
-                   "perfect:build=0"),
+                   "perfect:swindle=1,build=0"),
     eval_scale=400.0,
     load_weights=_kalah_weights,
     marks=(2.0, 4.0, 8.0),
@@ -145,7 +146,8 @@ KALAH_PROFILE = AiProfile(
     book_seeds=42)
 
 #: Dracala (sowing under misère): the levels the matches chose, not a rule; level 1 plays for
-#: Kalah's goal (worse than random moves), level 8 is the exact solver, swindling where it
+#: Kalah's goal (worse than random moves), level 8 is the exact solver (after the book,
+#: within a share of the time: it finishes almost every position), swindling where it
 #: cannot win; levels 2 and 4 to 7 choose at random by themselves, so matches from the
 #: starting position vary
 DRACALA_PROFILE = AiProfile(

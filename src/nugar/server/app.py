@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import functools
 import gc
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
@@ -35,12 +36,14 @@ from .http import (
     routes_lessons,
     routes_lobby,
     routes_pages,
+    routes_puzzles,
     routes_ws,
     static_i18n,
 )
 from .http.crosssite import CrossSiteGuard
 from .http.fastlane import MoveLane
 from .http.middleware import (
+    AccessLog,
     ASGIApp,
     Guard,
     Receive,
@@ -49,12 +52,14 @@ from .http.middleware import (
     Send,
     add_error_handlers,
 )
+from .http.pages import RenderedPages
 from .play.clocks import watch_clocks
 from .play.listen import listen_forever
 from .play.lobby_caps import CappedLobby
 from .play.replays import prepare
 from .play.rooms import Hub
 from .players.accounts import Accounts, client_key, expire_forever
+from .players.passwords import PasswordWork
 from .storage.store import Store
 from .work.ai_pool import Agents, AiPool
 from .work.analyses import Analyses
@@ -111,6 +116,18 @@ async def _freeze_after_warm_up(engine: Warmup, hub: Hub) -> None:
         gc.freeze()
 
 
+def _log_access() -> None:
+    """Send the access log's lines to stderr (once per process; uvicorn's own logging,
+    at ``warning``, leaves this logger alone)."""
+    logger = logging.getLogger("nugar.access")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
 def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = None
                ) -> FastAPI:
     """The web application with the settings of ``config`` (:class:`~.config.ServerConfig`;
@@ -143,8 +160,10 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
                   queue=cfg.ai_queue, per_client=cfg.ai_per_client)
     hub = Hub(store, pool, expire_days=cfg.expire_days)
     lobby = CappedLobby(store, per_client=cfg.challenges_per_client)
-    analyses = Analyses(store, pool, nodes=cfg.analysis_nodes, queue=cfg.analysis_queue)
+    analyses = Analyses(store, pool, nodes=cfg.analysis_nodes, queue=cfg.analysis_queue,
+                        per_client=cfg.analysis_per_client)
     accounts = Accounts(store)
+    passwords = PasswordWork(cfg.hash_workers)
     work_pool = WorkPool(cfg.work_processes, prepare)
 
     @asynccontextmanager
@@ -183,6 +202,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
             await analyses.close()
             await hub.close()
             pool.close()
+            passwords.close()
             store.close()
 
     app = _App(title="nugar", version="1", lifespan=lifespan,
@@ -197,19 +217,29 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.state.ai_pool = pool
     app.state.analyses = analyses
     app.state.accounts = accounts
+    app.state.passwords = passwords
+    app.state.pages = RenderedPages()
     app.state.work = None if cfg.work_rate is None else Work(cfg.work_rate)
     app.state.work_pool = work_pool
     app.state.public_url = cfg.public_url.rstrip("/")
-    # in front of FastAPI's own middleware (its error and telemetry layers): the security
-    # headers outermost, so refusals get them too; then the size and rate guard; then the
-    # check of requests made with the session cookie from other sites; then the move fast
-    # lane, inside both, so a plain move skips FastAPI's routing
-    app.front = lambda inner: SecurityHeaders(
-        Guard(CrossSiteGuard(MoveLane(inner) if cfg.fast_lane else inner, cfg.public_url),
-              max_body=cfg.max_body, rate=cfg.rate, burst=cfg.burst,
-              body_timeout=cfg.body_timeout, sockets=cfg.client_sockets,
-              who=client_key(accounts)),
-        docs=cfg.api_docs)
+    # in front of FastAPI's own middleware (its error and telemetry layers): the access log
+    # (when on) outermost, then the security headers, so refusals get them too; then the
+    # size and rate guard; then the check of requests made with the session cookie from
+    # other sites; then the move fast lane, inside both, so a plain move skips FastAPI's
+    # routing
+    if cfg.access_log:
+        _log_access()
+
+    def front(inner: ASGIApp) -> ASGIApp:
+        guarded = SecurityHeaders(
+            Guard(CrossSiteGuard(MoveLane(inner) if cfg.fast_lane else inner, cfg.public_url),
+                  max_body=cfg.max_body, rate=cfg.rate, burst=cfg.burst,
+                  body_timeout=cfg.body_timeout, sockets=cfg.client_sockets,
+                  who=client_key(accounts)),
+            docs=cfg.api_docs, https=cfg.public_url.startswith("https:"))
+        return AccessLog(guarded) if cfg.access_log else guarded
+
+    app.front = front
     add_error_handlers(app)
     app.mount("/static", StaticFiles(directory=static_i18n.STATIC), name="static")
     app.include_router(routes_pages.router)
@@ -218,6 +248,7 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.include_router(routes_ws.router)
     app.include_router(routes_lobby.router)
     app.include_router(routes_lessons.router)
+    app.include_router(routes_puzzles.router)
     app.include_router(routes_analysis.router)
     app.include_router(routes_accounts.router)
     app.include_router(routes_bot.router)

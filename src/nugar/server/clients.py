@@ -26,9 +26,13 @@ the work pool, :mod:`.work_pool`).
 from __future__ import annotations
 
 import asyncio
+import functools
+import ipaddress
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
@@ -42,6 +46,28 @@ T = TypeVar("T")
 #: the client key of the request being served: the signed-in account's
 #: (:func:`account_key`), else the client address ("" outside any request: start-up work)
 CLIENT: ContextVar[str] = ContextVar("nugar_client", default="")
+
+
+@functools.lru_cache(maxsize=4096)
+def address_group(host: str) -> str:
+    """The key under which every per-address bound counts the client address ``host``: an
+    IPv4 address as it is, an IPv6 address by its /64 network (``2001:db8:1:2::/64``: one
+    subscriber usually holds a whole /64, so counting single addresses would give him
+    2**64 shares), an IPv4 address mapped into IPv6 as the IPv4 address. Anything else
+    (``unknown``, a test client's name) is kept as it is.
+
+    >>> address_group("2001:db8:1:2:aaaa::1"), address_group("192.0.2.7")
+    ('2001:db8:1:2::/64', '192.0.2.7')
+    """
+    if ":" not in host:
+        return host
+    try:
+        address = ipaddress.IPv6Address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(ipaddress.IPv6Network((int(address) >> 64 << 64, 64)))
 
 
 def account_key(account_id: int) -> str:
@@ -223,3 +249,101 @@ class Work:
         finally:
             self.running.give(who)
             self.budget.charge(who, used)
+
+
+class FairQueue:
+    """At most ``slots`` holders at once, the others waiting in a line per client, served in
+    turn (round robin): a client who queues many requests waits behind his own, and any
+    other client waits at most one turn per client with work queued. One client may have at
+    most ``per_client`` requests held or waiting, and at most ``queue`` wait in all; beyond
+    either, :meth:`slot` raises ``busy()`` at once (a refusal saying when to come back), so
+    what waits is bounded whatever clients send. The password checks (:mod:`.players.passwords`)
+    and the analyses (:mod:`.work.analyses`) wait here."""
+
+    def __init__(self, slots: int, queue: int, per_client: int,
+                 busy: Callable[[], Exception]) -> None:
+        if slots < 1 or queue < 0 or per_client < 1:
+            raise ValueError(f"a fair queue needs 1 or more slots, a queue of 0 or more and "
+                             f"1 or more requests per client, not {slots}, {queue} and "
+                             f"{per_client}")
+        self.slots = slots
+        self.queue = queue
+        self.per_client = per_client
+        self.busy = busy
+        #: the slots held by each client (while above 0)
+        self.held: dict[str, int] = {}
+        #: the waiting requests of each client, the clients in turn order
+        self._lines: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+
+    @property
+    def running(self) -> int:
+        """Slots held now."""
+        return sum(self.held.values())
+
+    @property
+    def waiting(self) -> int:
+        """Requests waiting for a slot."""
+        return sum(self.waiting_for(c) for c in self._lines)
+
+    def waiting_for(self, client: str) -> int:
+        return sum(1 for f in self._lines.get(client, ()) if not f.done())
+
+    def check(self, client: str) -> None:
+        """Raise ``busy()`` if a request of ``client`` would be refused now."""
+        if self.held.get(client, 0) + self.waiting_for(client) >= self.per_client:
+            raise self.busy()
+        if self.running >= self.slots and self.waiting >= self.queue:
+            raise self.busy()
+
+    async def acquire(self, client: str) -> None:
+        """Take a slot for ``client`` (waiting for its turn first), or ``busy()`` at once;
+        :meth:`release` gives it back."""
+        self.check(client)
+        if self.running < self.slots and not self._lines:
+            self.held[client] = self.held.get(client, 0) + 1
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._lines.setdefault(client, deque()).append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self.release(client)  # handed over just as it was cancelled
+            raise
+
+    @asynccontextmanager
+    async def slot(self, client: str) -> AsyncIterator[None]:
+        """Hold a slot for ``client`` while the block runs (see :meth:`acquire`)."""
+        await self.acquire(client)
+        try:
+            yield
+        finally:
+            self.release(client)
+
+    def release(self, client: str) -> None:
+        """``client`` gives its slot back: it goes to the first request of the next client in
+        turn, of those waiting the first in turn with the fewest slots held (so the client
+        just served waits behind the others)."""
+        held = self.held
+        lines = self._lines
+        chosen: tuple[str, asyncio.Future[None]] | None = None
+        while lines and chosen is None:
+            # the slot given back still counts for ``client`` here
+            who = min(lines, key=lambda c: held.get(c, 0))
+            line = lines[who]
+            while line and chosen is None:
+                waiter = line.popleft()
+                if not waiter.done():
+                    chosen = who, waiter
+            if line:
+                lines.move_to_end(who)
+            else:
+                del lines[who]
+        left = held.get(client, 0) - 1
+        if left > 0:
+            held[client] = left
+        else:
+            held.pop(client, None)
+        if chosen is not None:
+            held[chosen[0]] = held.get(chosen[0], 0) + 1
+            chosen[1].set_result(None)

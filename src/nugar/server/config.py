@@ -120,6 +120,17 @@ class ServerConfig:
                                   "analysis", kind=int, flag="")
     analysis_queue: int = setting(4, "analyses that may wait for their turn "
                                   "(more: 429 analysis_busy)", kind=int, flag="")
+    analysis_per_client: int = setting(
+        2, "analyses one client address (or signed-in account) may have running or waiting "
+        "(more: 429 analysis_busy); the waiting ones are computed in turn per client",
+        kind=int, flag="")
+    hash_workers: int = setting(
+        1, "threads checking passwords at once (Argon2id, 64 MiB each); the others wait in "
+        "turn per address, 64 at most, beyond them 503 sign_in_busy", kind=int, metavar="N",
+        low=1, high=64)
+    access_log: bool = setting(
+        False, "one line per request on stderr: address, method, path (no query), status, "
+        "milliseconds", kind=bool)
     expire_days: float | None = setting(
         30.0, "unfinished games without a move for this many days are closed (aborted "
         "if a player never moved, a rated game lost by the player who left, else adjudicated "

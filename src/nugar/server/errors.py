@@ -54,6 +54,8 @@ def _unpickled(cls: type[ApiError], args: tuple[Any, ...]) -> ApiError:
 
 #: the HTTP status of every refusal's code
 STATUS: dict[str, int] = {
+    # a request whose session cookie can be read two ways (:func:`.accounts.session_token`)
+    "bad_cookie": 400,
     # a sign-in that names no account with that password; a request that needs one
     "bad_credentials": 401,
     "signed_out": 401,
@@ -76,6 +78,9 @@ STATUS: dict[str, int] = {
     "unknown_analysis": 404,
     "unknown_player": 404,
     "unknown_token": 404,
+    "unknown_puzzle": 404,
+    # a pasted record that is a rated game still being played (:mod:`.work.analyses`)
+    "game_in_play": 409,
     # a request the game's (or the lobby's) state refuses now
     "already_accepted": 409,
     "already_offered": 409,
@@ -122,10 +127,13 @@ STATUS: dict[str, int] = {
     "too_many_streams": 429,
     # a rated game one of the rating's limits forbids (:mod:`.play.rated`): unrated is welcome
     "rated_limit": 429,
+    # too many puzzles asked or attempts made by one client (``Retry-After``)
+    "puzzle_limit": 429,
     # the server cannot do it now; the same request may succeed later
     "ai_busy": 503,
     "lobby_busy": 503,
     "lobby_full": 503,
+    "sign_in_busy": 503,
     "stale_room": 503,
     "storage_failed": 503,
     # the process that ran an expensive request stopped under it (:mod:`.work_pool`)

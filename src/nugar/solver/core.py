@@ -396,7 +396,11 @@ class Solver:
         worker.start()
         try:
             while worker.is_alive():
-                worker.join(0.05)
+                # wake at the deadline itself: a move's short solver attempt (level 8) must
+                # not overrun its share by the polling interval
+                wait = 0.05 if deadline is None else \
+                    min(0.05, max(0.0005, deadline - time.monotonic()))
+                worker.join(wait)
                 now = time.monotonic()
                 if deadline is not None and now >= deadline:
                     self.stop()

@@ -2,8 +2,10 @@
 
 :class:`CrossSiteGuard` is ASGI middleware in front of every route (the move fast lane
 included). A request that may change something (any method but GET, HEAD and OPTIONS) and
-carries the session cookie (:data:`~.accounts.COOKIE`) must come from the server's own
-origin, that of its public URL: its ``Origin`` header must name it, or, where a browser sent
+carries the session cookie (:data:`~.accounts.COOKIE`, read by
+:func:`~.accounts.session_token`, which refuses a header that could be read two ways: 400
+``bad_cookie``, for every request) must come from the server's own origin,
+that of its public URL: its ``Origin`` header must name it, or, where a browser sent
 no ``Origin``, its ``Sec-Fetch-Site`` must be ``same-origin`` (or ``none``: typed by the
 user). Otherwise it is refused with 403 ``cross_site`` before any route runs. A websocket
 opened with the cookie and an ``Origin`` of another site is closed. Requests without the
@@ -19,7 +21,7 @@ from starlette.requests import HTTPConnection
 
 from ...i18n import Text
 from ..errors import ApiError
-from ..players.accounts import COOKIE
+from ..players.accounts import session_token
 from .language import language_of
 from .middleware import ASGIApp, Receive, Scope, Send, error_parts, refusal
 
@@ -51,14 +53,6 @@ def origin_of(url: str) -> str | None:
     return f"{parts.scheme}://{host}{shown}"
 
 
-def has_session_cookie(cookie_header: bytes | None) -> bool:
-    """Whether a ``Cookie`` header holds the session cookie."""
-    if not cookie_header:
-        return False
-    name = COOKIE.encode()
-    return any(part.strip().split(b"=", 1)[0] == name for part in cookie_header.split(b";"))
-
-
 class CrossSiteGuard:
     """Refuses (403 ``cross_site``) a state-changing request made with the session cookie
     from anywhere but ``public_url``'s origin; see the module's text."""
@@ -78,9 +72,23 @@ class CrossSiteGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
-        if kind == "http" and scope.get("method", "GET") not in SAFE_METHODS:
-            headers = dict(scope.get("headers") or [])
-            if has_session_cookie(headers.get(b"cookie")) and not self.same_origin(headers):
+        if kind not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        raw = scope.get("headers") or ()
+        try:
+            signed = session_token(raw) is not None
+        except ApiError as exc:  # a session cookie that could be read two ways
+            if kind == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            status, code, detail = error_parts(exc)
+            await refusal(status, code, detail, None,
+                          language_of(HTTPConnection(scope)))(scope, receive, send)
+            return
+        if signed and kind == "http" and scope.get("method", "GET") not in SAFE_METHODS:
+            headers = dict(raw)
+            if not self.same_origin(headers):
                 status, code, detail = error_parts(ApiError(
                     "cross_site", Text(
                     "a request made with your session must come from this site's own pages (its "
@@ -89,11 +97,10 @@ class CrossSiteGuard:
                 await refusal(status, code, detail, None,
                               language_of(HTTPConnection(scope)))(scope, receive, send)
                 return
-        elif kind == "websocket":
-            headers = dict(scope.get("headers") or [])
+        elif signed and kind == "websocket":
+            headers = dict(raw)
             # browsers always send a websocket's Origin: only another site's is refused
-            if has_session_cookie(headers.get(b"cookie")) and b"origin" in headers \
-                    and not self.same_origin(headers):
+            if b"origin" in headers and not self.same_origin(headers):
                 await send({"type": "websocket.close", "code": 1008})
                 return
         await self.app(scope, receive, send)

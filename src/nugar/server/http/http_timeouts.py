@@ -31,6 +31,8 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from ..clients import address_group
+
 #: the longest request line and headers accepted, in bytes
 MAX_HEAD_BYTES = 16_384
 #: the HTTP connections one client address may hold open at once (``--client-connections``)
@@ -105,7 +107,7 @@ def _count_in(protocol: Any) -> str | None:
     client = protocol.client
     if limit is None or not client or _trusted(protocol.config, client[0]):
         return None
-    host: str = client[0]
+    host = address_group(client[0])  # an IPv6 /64 counts as one address
     held = _OPEN.get(host, 0)
     if held >= limit:
         protocol.transport.close()

@@ -17,6 +17,8 @@ needs no waiting (:func:`~.language.language_of`).
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
@@ -31,7 +33,7 @@ from starlette.requests import HTTPConnection
 from starlette.routing import Match
 
 from ...i18n import SOURCE, Text, say
-from ..clients import CLIENT, Counts
+from ..clients import CLIENT, Counts, address_group
 from ..errors import ApiError, status_of
 from ..storage.store import storage_refusal
 from .language import language_of, request_language
@@ -122,7 +124,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         client = scope.get("client")
-        host = client[0] if client else "unknown"
+        host = address_group(client[0]) if client else "unknown"  # an IPv6 /64 is one
         named = CLIENT.set(host)
         try:
             await self._guard(host, scope, receive, send)
@@ -240,23 +242,29 @@ def _security_headers(policy: str) -> tuple[tuple[bytes, bytes], ...]:
 
 _HEADERS = _security_headers(CSP)
 _DOCS_HEADERS = _security_headers(DOCS_CSP)
+#: HTTP Strict Transport Security (RFC 6797) of a server whose public URL is https: a
+#: browser that has seen it reaches the site by https only, for a year
+HSTS = (b"strict-transport-security", b"max-age=31536000")
 
 
 class SecurityHeaders:
     """Adds ``Content-Security-Policy`` (:data:`CSP`), ``X-Content-Type-Options: nosniff``,
-    ``Referrer-Policy: no-referrer`` and ``X-Frame-Options: DENY`` to every HTTP response.
-    ``docs`` (the API docs are on) gives their paths :data:`DOCS_CSP` instead."""
+    ``Referrer-Policy: no-referrer`` and ``X-Frame-Options: DENY`` to every HTTP response,
+    and :data:`HSTS` with ``https`` (the public URL is https). ``docs`` (the API docs are
+    on) gives their paths :data:`DOCS_CSP` instead."""
 
-    def __init__(self, app: ASGIApp, docs: bool = False) -> None:
+    def __init__(self, app: ASGIApp, docs: bool = False, https: bool = False) -> None:
         self.app = app
         self.docs = docs
+        self.headers = (*_HEADERS, HSTS) if https else _HEADERS
+        self.docs_headers = (*_DOCS_HEADERS, HSTS) if https else _DOCS_HEADERS
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = (_DOCS_HEADERS if self.docs and scope.get("path") in DOCS_PATHS
-                 else _HEADERS)
+        extra = (self.docs_headers if self.docs and scope.get("path") in DOCS_PATHS
+                 else self.headers)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -264,6 +272,50 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+#: where :class:`AccessLog` writes its lines
+access_log = logging.getLogger("nugar.access")
+
+
+class AccessLog:
+    """One line per HTTP request and websocket on the logger ``nugar.access`` (``nugar
+    serve --access-log``): the client's address (the forwarded one behind a trusted
+    proxy), the method and path (never the query, which may hold a seat key an old client
+    sent), the status (a websocket: ``101``, or the close code of a refused handshake), and
+    the milliseconds to the response's start. The path is cut to 200 characters and written
+    as a JSON string, so a client's bytes cannot forge a line."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 0
+        took = 0.0
+
+        async def noted(message: Message) -> None:
+            nonlocal status, took
+            kind = message["type"]
+            if kind == "http.response.start" or kind == "websocket.accept":
+                status = int(message.get("status", 101))
+                took = time.perf_counter() - start
+            elif kind == "websocket.close" and not status:
+                status = int(message.get("code", 1000))
+                took = time.perf_counter() - start
+            await send(message)
+
+        try:
+            await self.app(scope, receive, noted)
+        finally:
+            client = scope.get("client")
+            method = scope.get("method", "WS") if scope["type"] == "http" else "WS"
+            access_log.info("%s %s %s %d %.1f ms", client[0] if client else "-", method,
+                            json.dumps(str(scope.get("path", ""))[:200]), status,
+                            took * 1000)
 
 
 def refusal(status: int, code: str, detail: str,

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 from html import escape
 from importlib import resources
@@ -335,6 +336,27 @@ def rules_index(lang: str = SOURCE) -> str:
     return _page(_say("Rules", lang), f"<h1>{heading}</h1>{items}", lang)
 
 
+def _page_source(key: str, pages: dict[str, str]) -> str | None:
+    """The path of the page shown as ``/rules/<key>`` (a preset without its own page shows
+    its game's: dara-niger -> dara), or ``None``."""
+    rel = pages.get(key)
+    if rel is None:
+        from ...rules import PRESETS
+
+        preset = PRESETS.get(key)
+        rel = pages.get(preset.game.lower()) if preset is not None else None
+    return rel
+
+
+def page_name(name: str) -> str | None:
+    """The name under which ``/rules/<name>`` is rendered and kept (its lower case), or
+    ``None`` if there is no page by that name (so what is kept is bounded by the pages)."""
+    key = name.lower()
+    if not _NAME_RE.match(key) or _page_source(key, _sources()) is None:
+        return None
+    return key
+
+
 def rules_page(name: str, lang: str = SOURCE) -> str | None:
     """The rendered page ``name`` (a game, a preset, or ``rules`` for the contract) in
     ``lang`` (the English page where it is not translated), or ``None`` if there is none by
@@ -343,16 +365,38 @@ def rules_page(name: str, lang: str = SOURCE) -> str | None:
     if not _NAME_RE.match(key):
         return None
     pages = _sources()
-    rel = pages.get(key)
-    if rel is None:
-        # a preset without its own page shows its game's page (dara-niger -> dara)
-        from ...rules import PRESETS
-
-        preset = PRESETS.get(key)
-        rel = pages.get(preset.game.lower()) if preset is not None else None
+    rel = _page_source(key, pages)
     if rel is None:
         return None
     here = _localized(rel, lang)
     content = lang if here != rel else SOURCE
     body, title = render(_read(rel, lang), here, pages, direction(content) == "rtl", content)
     return _page(title or key.title(), body, lang, content)
+
+
+class RenderedPages:
+    """The rules pages and their index as rendered, per page name and language, for one
+    application: they change only with a release, so each is rendered once (about 30 ms
+    of CPU for the longest) and then answered from here. At most ``size`` are kept (the
+    least recently used go first); the names are only those of pages that exist
+    (:func:`page_name`), so the real bound is the pages times the languages."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._kept: OrderedDict[tuple[str, str], str] = OrderedDict()
+
+    def get(self, name: str, lang: str) -> str | None:
+        """The page kept for ``name`` (``""``: the index) in ``lang``, or ``None``."""
+        found = self._kept.get((name, lang))
+        if found is not None:
+            self._kept.move_to_end((name, lang))
+        return found
+
+    def keep(self, name: str, lang: str, page: str) -> None:
+        self._kept[(name, lang)] = page
+        self._kept.move_to_end((name, lang))
+        while len(self._kept) > self.size:
+            self._kept.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._kept)

@@ -17,14 +17,19 @@ holds a game's seats, and the ratings (:mod:`.standings`).
 - ``GET /api/leaderboard?rules=PRESET``: the best players whose rating is not provisional.
 
 Signing in and up answer with the session cookie (:func:`set_session`); the attempts are
-limited per client address and per user name (429 ``too_many_attempts``). The passwords
-are hashed in a worker thread, never logged and never answered.
+limited per client address and per address and user name (429 ``too_many_attempts``, the
+counts in the database). The passwords are hashed in the threads of :mod:`..players.passwords`
+(bounded, fair per address: 503 ``sign_in_busy`` beyond), never logged and never answered.
+Every refused sign-in is one log line (the code, the name, the address).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+import functools
+import logging
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import Field
@@ -32,6 +37,7 @@ from pydantic import Field
 from ... import i18n
 from ...i18n import Text
 from ...rules import PRESETS
+from ..clients import address_group
 from ..errors import ApiError
 from ..players.accounts import (
     COOKIE,
@@ -42,9 +48,14 @@ from ..players.accounts import (
     accounts_of,
     current_account,
 )
+from ..players.passwords import PasswordWork
 from ..players.standings import PAGE, game_players, leaderboard, player, ratings_of
 from ..storage.store import Store
 from .routes_api import Body, ErrorBody
+
+T = TypeVar("T")
+
+log = logging.getLogger("nugar.server")
 
 AccountsDep = Annotated[Accounts, Depends(accounts_of)]
 MaybeAccount = Annotated[Account | None, Depends(current_account)]
@@ -109,14 +120,37 @@ async def me_of(request: Request, account: Account) -> dict[str, Any]:
 
 
 def _address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    return address_group(request.client.host if request.client else "unknown")
+
+
+async def checked(request: Request, accounts: Accounts, username: str | None,
+                  job: Callable[[], T], what: str) -> T:
+    """``job()``, a request that hashes a password, in the password threads
+    (:mod:`..players.passwords`) once it is the client address's turn, after spending an
+    attempt of the address (and of the address with ``username``) there too: a flood waits
+    or is refused before it costs anything else, even a database write, and the default
+    thread pool that other requests use is not touched. A refusal (the threads busy, too
+    many attempts, a wrong password) is logged in one line and raised."""
+    address = _address(request)
+    passwords: PasswordWork = request.app.state.passwords
+
+    def limited() -> T:
+        accounts.limit(address, username)
+        return job()
+
+    try:
+        return await passwords.run(address, limited)
+    except ApiError as exc:
+        log.warning("%s refused (%s) for %r from %s", what, exc.code,
+                    (username or "")[:40], address)
+        raise
 
 
 @router.post("/accounts", status_code=201, summary="Make an account (and sign in)")
 async def api_sign_up(body: Credentials, request: Request, response: Response,
                       accounts: AccountsDep) -> dict[str, Any]:
-    accounts.limit(_address(request))
-    account, token = await asyncio.to_thread(accounts.sign_up, body.username, body.password)
+    account, token = await checked(request, accounts, None, functools.partial(
+        accounts.sign_up, body.username, body.password), "sign-up")
     set_session(request, response, token)
     return await me_of(request, account)
 
@@ -124,9 +158,14 @@ async def api_sign_up(body: Credentials, request: Request, response: Response,
 @router.post("/session", summary="Sign in")
 async def api_sign_in(body: Credentials, request: Request, response: Response,
                       accounts: AccountsDep) -> dict[str, Any]:
-    accounts.limit(_address(request), body.username)
-    account, token = await asyncio.to_thread(accounts.sign_in, body.username, body.password)
-    accounts.succeeded(body.username)
+    address = _address(request)
+
+    def sign_in() -> tuple[Account, str]:
+        signed = accounts.sign_in(body.username, body.password)
+        accounts.succeeded(address, body.username)
+        return signed
+
+    account, token = await checked(request, accounts, body.username, sign_in, "sign-in")
     set_session(request, response, token)
     return await me_of(request, account)
 
@@ -163,9 +202,14 @@ async def api_language(body: LanguageBody, account: AccountDep,
 @router.post("/me/password", summary="Change the password (every other session ends)")
 async def api_password(body: NewPassword, request: Request, response: Response,
                        account: AccountDep, accounts: AccountsDep) -> dict[str, Any]:
-    accounts.limit(_address(request), account.username)
-    token = await asyncio.to_thread(accounts.change_password, account, body.old, body.new)
-    accounts.succeeded(account.username)
+    address = _address(request)
+
+    def change() -> str:
+        token = accounts.change_password(account, body.old, body.new)
+        accounts.succeeded(address, account.username)
+        return token
+
+    token = await checked(request, accounts, account.username, change, "password change")
     set_session(request, response, token)
     return await me_of(request, account)
 
@@ -174,8 +218,8 @@ async def api_password(body: NewPassword, request: Request, response: Response,
                "player\")")
 async def api_delete(body: PasswordBody, request: Request, response: Response,
                      account: AccountDep, accounts: AccountsDep) -> dict[str, Any]:
-    accounts.limit(_address(request), account.username)
-    await asyncio.to_thread(accounts.delete, account, body.password)
+    await checked(request, accounts, account.username, functools.partial(
+        accounts.delete, account, body.password), "account deletion")
     clear_session(request, response)
     return {"deleted": True}
 

@@ -37,6 +37,7 @@ process (429 ``too_many_streams``); each holds one state and a listener queue of
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
@@ -54,7 +55,14 @@ from ..play.room import Listener, Room
 from ..play.rooms import Hub
 from ..players.accounts import MAX_TOKEN_LABEL, Account
 from ..storage.store import Store, games_table
-from .routes_accounts import AccountDep, AccountsDep, Credentials, me_of, set_session
+from .routes_accounts import (
+    AccountDep,
+    AccountsDep,
+    Credentials,
+    checked,
+    me_of,
+    set_session,
+)
 from .routes_api import Body, ErrorBody, HubDep, answer
 from .routes_lobby import LobbyDep, accept
 
@@ -151,9 +159,8 @@ def line(message: dict[str, Any]) -> bytes:
 @router.post("/bot/account", status_code=201, summary="Make a bot account (and sign in)")
 async def api_bot_account(body: Credentials, request: Request, response: Response,
                           accounts: AccountsDep) -> dict[str, Any]:
-    accounts.limit(_address(request))
-    account, token = await asyncio.to_thread(accounts.sign_up, body.username, body.password,
-                                             True)
+    account, token = await checked(request, accounts, None, functools.partial(
+        accounts.sign_up, body.username, body.password, True), "bot sign-up")
     set_session(request, response, token)
     return await me_of(request, account)
 

@@ -45,7 +45,7 @@ from fastapi.responses import HTMLResponse, Response
 from pydantic import Field
 
 from ...i18n import SOURCE, Text, say
-from ...lessons import Lesson, LessonError, Step, lessons, load
+from ...lessons import Answer, Lesson, LessonError, Step, lessons, load
 from ...rules import Game
 from ..errors import ApiError, reason
 from ..play.render import board_data
@@ -137,14 +137,19 @@ def _check(name: str, index: int, move: str, lang: str = SOURCE) -> dict[str, An
     # the engine's reasons and a step's own words are Text; a lesson's replies are already
     # in ``lang`` (its translated file)
     reply = say(answer.reply, lang) if isinstance(answer.reply, Text) else answer.reply
-    out: dict[str, Any] = {"ok": answer.ok, "verdict": answer.verdict, "reply": reply,
-                           "turn": None}
+    return {"ok": answer.ok, "reply": reply, **answer_view(answer, step.game())}
+
+
+def answer_view(answer: Answer, start: Game) -> dict[str, Any]:
+    """What a page draws of an answer to a turn played from ``start`` (a lesson's step, a
+    puzzle): its ``verdict``, the ``turn`` read, and when its moves were legal the position
+    after them (``board_after``, ``last_turn``, ``last_mover``, ``to_move``, ``legal``)."""
+    out: dict[str, Any] = {"verdict": answer.verdict, "turn": None}
     if answer.moves:
-        out["turn"] = step.game().descriptor.join_turn(list(answer.moves))
+        out["turn"] = start.descriptor.join_turn(list(answer.moves))
     if answer.game is not None:
-        mover = step.game().to_move
         out.update({"board_after": board_data(answer.game),
-                    "last_turn": [str(m) for m in answer.moves], "last_mover": mover})
+                    "last_turn": [str(m) for m in answer.moves], "last_mover": start.to_move})
         position = _position(answer.game)
         out.update(to_move=position["to_move"], legal=position["legal"])
     return out

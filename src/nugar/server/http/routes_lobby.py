@@ -48,6 +48,7 @@ from ..players.accounts import Account, current_account
 from ..players.standings import bot_named
 from .language import request_language
 from .routes_api import Body, ErrorBody, HubDep, KeyBody, time_control_of
+from .routes_ws import BinaryFrame, refuse_binary, text_frame
 
 log = logging.getLogger("nugar.server")
 
@@ -207,9 +208,10 @@ async def _key_message(websocket: WebSocket) -> str | None:
     :data:`KEY_WAIT` seconds (``None``: none came, or it was not that)."""
     try:
         async with asyncio.timeout(KEY_WAIT):
-            text = await websocket.receive_text()
+            text = await text_frame(websocket)
         msg = json.loads(text) if len(text) <= MAX_MESSAGE_CHARS else None
-    except (TimeoutError, WebSocketDisconnect, RuntimeError, ValueError, RecursionError):
+    except (TimeoutError, WebSocketDisconnect, RuntimeError, ValueError, RecursionError,
+            BinaryFrame):
         return None
     if isinstance(msg, dict) and msg.get("type") == "key" and isinstance(msg.get("key"), str) \
             and 0 < len(msg["key"]) <= 200:
@@ -243,7 +245,7 @@ async def _serve(websocket: WebSocket, lobby: Lobby, owner: str | None, key: str
     async def receive() -> None:
         window, count = time.monotonic(), 0
         while True:
-            text = await websocket.receive_text()
+            text = await text_frame(websocket)
             now = time.monotonic()
             if now - window > 1.0:
                 window, count = now, 0
@@ -259,7 +261,9 @@ async def _serve(websocket: WebSocket, lobby: Lobby, owner: str | None, key: str
             task.result()
     except (WebSocketDisconnect, RuntimeError):
         pass
-    except Exception:  # a bad frame ends this socket, not the server
+    except BinaryFrame:
+        await refuse_binary(websocket, "lobby websocket")
+    except Exception:  # anything else ends this socket, not the server
         log.warning("lobby websocket closed on bad input", exc_info=True)
         with contextlib.suppress(Exception):
             await websocket.close(code=1003)

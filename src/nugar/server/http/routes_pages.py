@@ -1,9 +1,14 @@
 """The web app's pages: the single-page client, its static files, the rules pages, and the
 sign-up and sign-in pages (``static/account.html``; every page's header and its account
 menu are ``static/parts/header.html`` and ``static/common.js``), and the players' pages and
-the leaderboard (``static/standings.html``)."""
+the leaderboard (``static/standings.html``). The rules pages are rendered once per name and
+language (:class:`~.pages.RenderedPages`), the rendering priced to the client who asked
+first."""
 
 from __future__ import annotations
+
+import functools
+from collections.abc import Callable
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
@@ -11,7 +16,8 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from ...i18n import Text, say
 from ..errors import ApiError, status_of
 from .language import request_language
-from .pages import not_found_page, rules_index, rules_page
+from .pages import RenderedPages, not_found_page, page_name, rules_index, rules_page
+from .routes_api import priced
 from .static_i18n import STATIC, render_page
 
 router = APIRouter(include_in_schema=False)
@@ -84,15 +90,33 @@ async def leaderboard_page(request: Request) -> HTMLResponse:
     return await page("standings.html", request)
 
 
+async def rendered(request: Request, name: str, lang: str,
+                   render: Callable[[], str | None]) -> str | None:
+    """The rules page ``name`` (``""``: the index) in ``lang`` as this application keeps
+    it (:class:`~.pages.RenderedPages`), else ``render()`` priced as a replay is
+    (:func:`~.routes_api.priced`: the work pool, the client's CPU budget) and kept."""
+    kept: RenderedPages = request.app.state.pages
+    page = kept.get(name, lang)
+    if page is None:
+        page = await priced(request, render)
+        if page is not None:
+            kept.keep(name, lang, page)
+    return page
+
+
 @router.get("/rules")
 async def rules_list(request: Request) -> HTMLResponse:
-    return HTMLResponse(rules_index(await request_language(request)),
-                        headers={"Vary": "Accept-Language, Cookie"})
+    lang = await request_language(request)
+    page = await rendered(request, "", lang, functools.partial(rules_index, lang))
+    return HTMLResponse(page or "", headers={"Vary": "Accept-Language, Cookie"})
 
 
 @router.get("/rules/{name}")
 async def rules_doc(name: str, request: Request) -> HTMLResponse:
-    page = rules_page(name, await request_language(request))
+    key = page_name(name)
+    lang = await request_language(request)
+    page = None if key is None else await rendered(
+        request, key, lang, functools.partial(rules_page, key, lang))
     if page is None:  # a browser asked: a page that says so, not JSON
         return await missing(request, Text("No such rules page", domain="web"),
                              Text("There is no rules page {name!r}.", domain="web",

@@ -40,6 +40,30 @@ MAX_MESSAGE_CHARS = 1000
 #: the close code of a socket whose client fell too far behind: reconnect with ``?since=``
 RESYNC_CLOSE = 4000
 
+class BinaryFrame(Exception):
+    """A client sent a binary websocket frame: the messages are JSON text (the socket is
+    closed with 1003, in one log line)."""
+
+
+async def text_frame(websocket: WebSocket) -> str:
+    """The text of the client's next message (:class:`BinaryFrame` for a binary one;
+    ``WebSocketDisconnect`` once the client went, as Starlette's ``receive_text``)."""
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
+    text = message.get("text")
+    if not isinstance(text, str):
+        raise BinaryFrame
+    return text
+
+
+async def refuse_binary(websocket: WebSocket, what: str) -> None:
+    """Close ``websocket`` (``what``: which socket, for the log) after a binary frame."""
+    log.warning("%s closed: a binary frame (the messages are JSON text)", what)
+    with contextlib.suppress(Exception):
+        await websocket.close(code=1003)
+
+
 router = APIRouter()
 
 
@@ -121,11 +145,13 @@ class GameSocket:
                 task.result()  # raises what ended the socket
         except (WebSocketDisconnect, RuntimeError):
             pass
+        except BinaryFrame:
+            await refuse_binary(self.websocket, f"websocket for game {room.row.id}")
         except ApiError as exc:  # the stored game cannot be read (damaged, or no database)
             with contextlib.suppress(Exception):
                 await self.websocket.send_json(_error(exc.code, exc.detail, self.lang))
                 await self.websocket.close(code=4000 + status_of(exc), reason=exc.code)
-        except Exception:  # a malformed frame (e.g. bytes) ends this socket, not the server
+        except Exception:  # anything else ends this socket, not the server
             log.warning("websocket for game %s closed on bad input", room.row.id, exc_info=True)
             with contextlib.suppress(Exception):
                 await self.websocket.close(code=1003)
@@ -147,7 +173,7 @@ class GameSocket:
         """Answer the client's messages until it goes or floods."""
         window_start, count = time.monotonic(), 0
         while True:
-            text = await self.websocket.receive_text()
+            text = await text_frame(self.websocket)
             now = time.monotonic()
             if now - window_start > 1.0:
                 window_start, count = now, 0

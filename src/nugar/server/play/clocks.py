@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..config import DEFAULTS
+from ..storage.store import log_failure
 
 if TYPE_CHECKING:
     from ..storage.store import Store
@@ -401,5 +402,5 @@ async def watch_clocks(hub: Hub, every: float = WATCH_EVERY) -> None:
         await asyncio.sleep(every)
         try:
             await check_clocks(hub)
-        except Exception:
-            log.exception("checking the clocks failed")
+        except Exception as exc:
+            log_failure("checking the clocks", exc)

@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
 from ..errors import ApiError
-from ..storage.store import Store, StoredEvent
+from ..storage.store import Store, StoredEvent, log_failure
 from .room import LISTENER_QUEUE, Room
 from .wire import Encoded, event_message
 
@@ -106,8 +106,8 @@ class Follower:
         try:
             while room.stale and room.listeners and not room.session.closed:
                 await self.refresh(room, if_stale=True)
-        except Exception:
-            log.exception("following game %s failed", room.row.id)
+        except Exception as exc:
+            log_failure(f"following game {room.row.id}", exc)
 
     # --- refreshing -------------------------------------------------------------------------
     async def bring_up(self, room: Room, fresh: bool = False) -> None:

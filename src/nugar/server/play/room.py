@@ -26,6 +26,7 @@ from typing import Any
 
 from ...i18n import Text
 from ...rules import Game, Move
+from ..clients import CLIENT, account_key
 from ..errors import ApiError
 from ..storage.store import GameRow, StoredEvent, hash_key
 from ..work.ai_pool import AiPool
@@ -201,6 +202,22 @@ class Room:
             return None
         seats = [p for p in ((1, 2) if seat == 0 else (seat,)) if not clock.seen[p - 1]]
         return seats or None
+
+    def player_of(self, key: str | None) -> int | None:
+        """:meth:`seat_of` for a request that plays the seat (a move, an offer, a
+        resignation, an undo, a hint): in a rated game a seat held by an account is played
+        only with that account's session as well (the request's client,
+        :data:`~..clients.CLIENT`), so a seat key left in a browser after signing out, or
+        copied from it, plays nothing: ``401 signed_out``."""
+        seat = self.seat_of(key)
+        row = self.row
+        if seat in (1, 2) and row.rated:
+            holder = row.account_1 if seat == 1 else row.account_2
+            if holder is not None and CLIENT.get() != account_key(holder):
+                raise ApiError("signed_out", Text(
+                    "a seat of a rated game is played signed in as its player",
+                    domain="web"))
+        return seat
 
     def seat_of(self, key: str | None) -> int | None:
         """The seat a secret opens: 1, 2, 0 for a hot-seat key (both seats), else ``None``.

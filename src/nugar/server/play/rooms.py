@@ -36,8 +36,6 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from ...ai.agents import DEFAULT_LEVEL, LEVEL_RANGE, LEVEL_RANGE_TEXT
 from ...errors import RulesError
 from ...i18n import Text
@@ -52,6 +50,8 @@ from ..storage.store import (
     VersionConflict,
     failure_text,
     hash_key,
+    is_database_failure,
+    log_failure,
     new_key,
     refusing,
 )
@@ -238,8 +238,8 @@ class Hub:
             await asyncio.sleep(every)
             try:
                 await self.expire_idle()
-            except Exception:
-                log.exception("closing idle games failed")
+            except Exception as exc:
+                log_failure("closing idle games", exc)
 
     async def close(self) -> None:
         for room in list(self.rooms.values()):
@@ -378,7 +378,7 @@ class Hub:
             # the write changed nothing: the session rolls its game back to the stored state
             # and the room (with its listeners) stays the current one; its clocks were not
             # touched (the change was stamped on a copy)
-            if isinstance(exc, SQLAlchemyError):  # one line: what failed, not where
+            if is_database_failure(exc):  # one line: what failed, not where
                 log.error("storing game %s failed: %s", row.id, failure_text(exc))
             else:
                 log.exception("storing game %s failed", row.id)
@@ -428,18 +428,18 @@ class Hub:
         still at that version (a client never plays on a position it has not seen, and a
         repeated request cannot play twice)."""
         return await self._act(game_id, lambda room: room.session.move(
-            room.seat_of(key), text, expect=expect))
+            room.player_of(key), text, expect=expect))
 
     async def undo(self, game_id: str, key: str | None) -> dict[str, Any]:
-        return await self._act(game_id, lambda room: room.session.undo(room.seat_of(key)))
+        return await self._act(game_id, lambda room: room.session.undo(room.player_of(key)))
 
     async def offer(self, game_id: str, key: str | None, kind: str, action: str
                     ) -> dict[str, Any]:
-        return await self._act(game_id, lambda room: room.session.offer(room.seat_of(key),
+        return await self._act(game_id, lambda room: room.session.offer(room.player_of(key),
                                                                         kind, action))
 
     async def resign(self, game_id: str, key: str | None) -> dict[str, Any]:
-        return await self._act(game_id, lambda room: room.session.resign(room.seat_of(key)))
+        return await self._act(game_id, lambda room: room.session.resign(room.player_of(key)))
 
     async def open_seat(self, game_id: str, key: str | None) -> dict[str, Any]:
         """A page opened the seat ``key`` opens: the first time (in a timed game whose
@@ -461,8 +461,14 @@ class Hub:
         return await self._act(game_id, note)
 
     async def hint(self, game_id: str, key: str | None) -> dict[str, Any]:
+        """A hint for the seat ``key`` opens; ``409 game_in_play`` in a game whose moves
+        copy those of a rated game being played (a hot-seat game mirroring it)."""
         room = await self.room(game_id)
-        return await room.session.hint(room.seat_of(key))
+        seat = room.player_of(key)
+        if not room.row.rated and seat is not None:
+            await asyncio.to_thread(self.store.refuse_in_play, room.session.game.rules.text,
+                                    list(room.row.moves))
+        return await room.session.hint(seat)
 
     # --- following other processes (:class:`~.follow.Follower`) ----------------------------
     def heard(self, game_id: str, version: int, event: StoredEvent | None = None) -> None:

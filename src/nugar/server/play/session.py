@@ -35,6 +35,7 @@ from ...errors import IllegalMoveError, InvalidMoveError
 from ...i18n import Text
 from ...rules import Game, Move, Outcome, Termination, new_game
 from ..errors import ApiError, reason
+from ..storage.store import log_failure
 from ..work.ai_pool import AiBusy
 from .rated import too_early_to_rate
 
@@ -763,8 +764,8 @@ class GameSession:
                     await self.owner.resync()
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("the computer's turn failed")
+        except Exception as exc:
+            log_failure("the computer's turn", exc)
 
     async def close(self) -> None:
         """Stop the computer's turn, if one runs."""

@@ -13,8 +13,12 @@ signs out, and (all of the account's) when the password changes or the account i
 
 A sign-in with an unknown name and one with a wrong password get the same refusal
 (``bad_credentials``) after the same work: an unknown name is checked against a dummy hash
-made with the same parameters. Attempts are limited per user name and per client address by
-:class:`AttemptLimiter` (bounded memory; per process).
+made with the same parameters. Attempts are limited per client address (its /64 for IPv6)
+and per pair of address and user name by :class:`AttemptLimiter`, whose buckets are rows of
+the database shared by every process (the hourly sweep deletes those full again). The
+limit is never per name alone: one address guessing a name's password does not keep its
+owner out from another address. The checks themselves run in :mod:`.passwords`' own
+bounded threads.
 
 The fairness bounds (:mod:`.clients`) key a signed-in request by its account:
 :meth:`Accounts.account_id` names the account of a cookie's token from a bounded cache
@@ -54,18 +58,21 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from starlette.requests import HTTPConnection, cookie_parser
+from starlette.requests import HTTPConnection
 
 from ...i18n import Text
-from ..clients import account_key
+from ..clients import account_key, address_group
 from ..errors import ApiError
 from ..storage.store import (
     Store,
     accounts_table,
     bot_tokens_table,
     games_table,
+    log_failure,
     sessions_table,
+    sign_in_attempts_table,
 )
+from . import puzzle_ratings
 from .lesson_progress import forget_account
 
 log = logging.getLogger("nugar.server")
@@ -78,6 +85,8 @@ MIN_PASSWORD = 8
 MAX_PASSWORD = 1024
 #: the session cookie's name
 COOKIE = "nugar_session"
+#: what a session token is made of (``secrets.token_urlsafe``'s alphabet)
+TOKEN_RE = re.compile(rb"[A-Za-z0-9_-]{1,100}")
 #: days a session lasts without being used
 SESSION_DAYS = 30
 #: a session's last use is written at most this often (seconds), not at every request
@@ -108,6 +117,39 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def session_token(headers: Iterable[tuple[bytes, bytes]]) -> str | None:
+    """The session token of a request's headers (an ASGI scope's), read as a browser sends
+    it: one ``Cookie`` header whose ``; ``-separated pairs hold ``nugar_session=TOKEN``
+    once, exactly (``None``: no session cookie). Anything that a lenient parser could read
+    as the session too (a second ``Cookie`` header, the cookie twice, spaces around its
+    ``=``, a quoted or odd value) is refused, 400 ``bad_cookie``: every reader of the cookie
+    (the cross-site check, the routes, the fairness key) then sees the same session."""
+    found: list[bytes] = [v for k, v in headers if k == b"cookie"]
+    if not found:
+        return None
+    if len(found) > 1:
+        raise _bad_cookie()
+    header = found[0]
+    name = COOKIE.encode()
+    if name not in header:
+        return None
+    token: bytes | None = None
+    for part in header.split(b";"):
+        key, eq, value = part.lstrip(b" ").partition(b"=")
+        if key.strip(b" \t") != name:
+            continue
+        if token is not None or key != name or not eq or not TOKEN_RE.fullmatch(value):
+            raise _bad_cookie()
+        token = value
+    return None if token is None else token.decode("ascii")
+
+
+def _bad_cookie() -> ApiError:
+    return ApiError("bad_cookie", Text(
+        "the session cookie must be sent once, in one Cookie header, as {cookie}=TOKEN",
+        domain="web", cookie=COOKIE))
+
+
 def check_username(name: str) -> str:
     """``name`` if it is a valid user name, else 422 ``bad_username`` saying what is."""
     if not USERNAME_RE.fullmatch(name):
@@ -133,39 +175,79 @@ def check_password(password: str) -> str:
 
 
 class AttemptLimiter:
-    """Token buckets, one per key (a user name, a client address): ``burst`` attempts at
-    once, then one per ``every`` seconds. At most ``max_keys`` keys are remembered (the
-    least recently used are forgotten first), so the memory is bounded whatever the
-    traffic. Thread-safe; ``clock`` gives seconds (a test passes its own)."""
+    """Token buckets kept in the database (``nugar_sign_in_attempts``), one per key (an
+    address, an address and a user name): ``burst`` attempts at once, then one per
+    ``every`` seconds. Every process on the database counts in the same rows (so
+    ``--workers`` does not multiply the limits), each taken in one transaction (the row
+    locked on PostgreSQL; SQLite writes one transaction at a time). A row holds the
+    SHA-256 of ``kind`` and its key, never an address or a name; a row whose bucket is full
+    again says nothing and is deleted by :meth:`sweep` (the hourly sweep of the sessions).
+    Blocking: called in a worker thread. ``clock`` gives seconds since the epoch, shared by
+    the processes (a test passes its own)."""
 
-    def __init__(self, burst: int, every: float, max_keys: int = 10_000,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, store: Store, kind: str, burst: int, every: float,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.kind = kind
         self.burst = burst
         self.every = every
-        self.max_keys = max_keys
         self.clock = clock
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
-        self._lock = threading.Lock()
+
+    def _row(self, key: str) -> str:
+        return token_hash(f"{self.kind}\n{key}")
 
     def take(self, key: str) -> float | None:
         """Spend one attempt of ``key``: ``None`` when allowed, else the seconds to wait."""
+        t = sign_in_attempts_table
+        row_key = self._row(key)
         now = self.clock()
-        with self._lock:
-            tokens, last = self._buckets.pop(key, (float(self.burst), now))
-            tokens = min(float(self.burst), tokens + (now - last) / self.every)
+        with self.store.engine.begin() as conn:
+            conn.execute(_insert_new(conn, {"key": row_key, "kind": self.kind,
+                                            "tokens": float(self.burst), "last": now}))
+            row = conn.execute(select(t.c.tokens, t.c.last).where(t.c.key == row_key)
+                               .with_for_update()).one()
+            tokens = min(float(self.burst),
+                         row.tokens + max(0.0, now - row.last) / self.every)
             allowed = tokens >= 1.0
-            self._buckets[key] = (tokens - 1.0 if allowed else tokens, now)
-            while len(self._buckets) > self.max_keys:
-                self._buckets.popitem(last=False)
+            conn.execute(update(t).where(t.c.key == row_key).values(
+                tokens=tokens - 1.0 if allowed else tokens, last=now))
         return None if allowed else (1.0 - tokens) * self.every
 
     def forget(self, key: str) -> None:
         """Drop ``key``'s bucket (its holder proved who he is: his attempts start afresh)."""
-        with self._lock:
-            self._buckets.pop(key, None)
+        t = sign_in_attempts_table
+        with self.store.engine.begin() as conn:
+            conn.execute(delete(t).where(t.c.key == self._row(key)))
+
+    def sweep(self) -> int:
+        """Delete this limit's rows whose bucket is full again; returns how many."""
+        t = sign_in_attempts_table
+        with self.store.engine.begin() as conn:
+            gone = conn.execute(delete(t).where(t.c.kind == self.kind).where(
+                t.c.last < self.clock() - self.burst * self.every)).rowcount
+        return int(gone or 0)
 
     def __len__(self) -> int:
-        return len(self._buckets)
+        """The rows this limit keeps now."""
+        t = sign_in_attempts_table
+        with self.store.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(t)
+                                    .where(t.c.kind == self.kind)).scalar() or 0)
+
+
+def _insert_new(conn: Any, values: dict[str, Any]) -> Any:
+    """An insert of a bucket's row that does nothing where the row exists (two processes
+    may count a new key at once)."""
+    dialect = conn.dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(sign_in_attempts_table).values(**values).on_conflict_do_nothing()
+    if dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        return sqlite_insert(sign_in_attempts_table).values(**values).on_conflict_do_nothing()
+    raise NotImplementedError(f"the sign-in limits run on SQLite and PostgreSQL, not {dialect}")
 
 
 class TooManyAttempts(ApiError):
@@ -189,10 +271,13 @@ class Accounts:
         self.store = store
         self.clock = clock
         self.hasher = hasher or PasswordHasher()
-        #: attempts per user name (lower case): 5 at once, then one a minute
-        self.by_name = AttemptLimiter(5, 60.0)
-        #: attempts per client address, sign-ups included: 20 at once, then one every 6 s
-        self.by_address = AttemptLimiter(20, 6.0)
+        #: attempts per client address (its /64 for IPv6), sign-ups included: 20 at once,
+        #: then one every 6 s
+        self.by_address = AttemptLimiter(store, "address", 20, 6.0, clock)
+        #: attempts per client address and user name (lower case): 5 at once, then one a
+        #: minute; the right password clears it. Keyed by the pair, never by the name alone,
+        #: so one address's wrong guesses never keep the name's owner out elsewhere
+        self.by_pair = AttemptLimiter(store, "pair", 5, 60.0, clock)
         self._dummy: str | None = None
         #: token hash -> (its account's id or None, when it was looked up: monotonic s)
         self._keys: OrderedDict[str, tuple[int | None, float]] = OrderedDict()
@@ -202,18 +287,20 @@ class Accounts:
 
     # --- limits -----------------------------------------------------------------------------
     def limit(self, address: str, username: str | None = None) -> None:
-        """Spend an attempt of the client's address (and of the user name, if given);
-        429 ``too_many_attempts`` when either has none left."""
-        wait = self.by_address.take(address)
+        """Spend an attempt of the client's address (its /64 for IPv6), and of the address
+        with the user name if given; 429 ``too_many_attempts`` when either has none left
+        (blocking: the counts are in the database)."""
+        group = address_group(address)
+        wait = self.by_address.take(group)
         if wait is None and username is not None:
-            wait = self.by_name.take(username.lower())
+            wait = self.by_pair.take(f"{group} {username.lower()}")
         if wait is not None:
             raise TooManyAttempts(wait)
 
-    def succeeded(self, username: str) -> None:
-        """The right password was given for ``username``: its attempts start afresh (the
-        address's do not)."""
-        self.by_name.forget(username.lower())
+    def succeeded(self, address: str, username: str) -> None:
+        """The right password was given for ``username`` from ``address``: the pair's
+        attempts start afresh (the address's do not)."""
+        self.by_pair.forget(f"{address_group(address)} {username.lower()}")
 
     # --- accounts ---------------------------------------------------------------------------
     def sign_up(self, username: str, password: str, bot: bool = False
@@ -267,8 +354,8 @@ class Accounts:
 
     def delete(self, account: Account, password: str) -> None:
         """Delete the account after checking its password (403 ``wrong_password``): its
-        name and password go, its sessions and its lessons' progress end; its games keep
-        its id (shown as :data:`DELETED_NAME`)."""
+        name and password go, its sessions, its lessons' progress and its puzzle ratings
+        end; its games keep its id (shown as :data:`DELETED_NAME`)."""
         self._check(account, password)
         with self.store.engine.begin() as conn:
             conn.execute(update(accounts_table).where(accounts_table.c.id == account.id)
@@ -279,6 +366,7 @@ class Accounts:
             conn.execute(delete(bot_tokens_table)
                          .where(bot_tokens_table.c.account_id == account.id))
             forget_account(conn, account.id)
+            puzzle_ratings.forget_account(conn, account.id)
         self._forget_keys(account.id)
 
     def names(self, ids: Iterable[int]) -> dict[int, str]:
@@ -515,10 +603,13 @@ class Accounts:
                 self._languages.popitem(last=False)
 
     def expire(self) -> int:
-        """Delete the sessions unused for :data:`SESSION_DAYS` days; returns how many."""
+        """Delete the sessions unused for :data:`SESSION_DAYS` days (returns how many) and
+        the sign-in limits' buckets that are full again."""
         with self.store.engine.begin() as conn:
             gone = conn.execute(delete(sessions_table).where(
                 sessions_table.c.last_used < self.clock() - SESSION_DAYS * 86400)).rowcount
+        self.by_address.sweep()
+        self.by_pair.sweep()
         return int(gone or 0)
 
     # --- inside -----------------------------------------------------------------------------
@@ -575,8 +666,8 @@ async def expire_forever(accounts: Accounts, every: float = 3600.0) -> None:
     while True:
         try:
             await asyncio.to_thread(accounts.expire)
-        except Exception:
-            log.exception("deleting expired sessions failed")
+        except Exception as exc:
+            log_failure("deleting expired sessions", exc)
         await asyncio.sleep(every)
 
 
@@ -610,7 +701,10 @@ async def current_account(conn: HTTPConnection) -> Account | None:
                 "this API token opens no bot account: it is unknown or was revoked",
                 domain="web"))
         return account
-    token = conn.cookies.get(COOKIE)
+    try:
+        token = session_token(conn.scope.get("headers") or ())
+    except ApiError:
+        return None  # refused before any route (:mod:`.crosssite`)
     if not token:
         return None
     return await asyncio.to_thread(accounts_of(conn).session, token)
@@ -622,19 +716,22 @@ def client_key(accounts: Accounts) -> Callable[[MutableMapping[str, Any]],
     request (an ASGI scope) whose session cookie opens a session, else ``None`` (the guard
     keeps the address). A cached token costs a dict look-up; an unknown one a database
     look-up in a worker thread."""
-    marker = COOKIE.encode() + b"="
+    marker = COOKIE.encode()
 
     async def key(scope: MutableMapping[str, Any]) -> str | None:
-        auth = next((v for k, v in scope.get("headers") or () if k == b"authorization"), None)
+        headers = scope.get("headers") or ()
+        auth = next((v for k, v in headers if k == b"authorization"), None)
         bearer = bearer_token(auth.decode("latin-1")) if auth is not None else None
         if bearer is not None and len(bearer) <= 100:
             found = await asyncio.to_thread(accounts.bearer_id, bearer)
             return None if found is None else account_key(found)
-        header = next((v for k, v in scope.get("headers") or () if k == b"cookie"), None)
-        if header is None or marker not in header:
+        if not any(k == b"cookie" and marker in v for k, v in headers):
             return None
-        token = cookie_parser(header.decode("latin-1")).get(COOKIE)
-        if not token or len(token) > 100:
+        try:
+            token = session_token(headers)
+        except ApiError:
+            return None  # the cross-site check refuses it next
+        if token is None:
             return None
         known, found = accounts.cached_account_id(token)
         if not known:

@@ -31,6 +31,7 @@ import logging
 import os
 import queue
 import secrets
+import sqlite3
 import sys
 import threading
 import time
@@ -223,6 +224,17 @@ lesson_progress_table = Table(
 )
 
 
+#: the sign-in limits' token buckets (:class:`~.accounts.AttemptLimiter`), shared by every
+#: process on the database: a row per key, stored as its SHA-256
+sign_in_attempts_table = Table(
+    "nugar_sign_in_attempts", metadata,
+    Column("key", String(64), primary_key=True),       # sha256 of the limit's kind and key
+    Column("kind", String(16), nullable=False),         # address, pair
+    Column("tokens", Float, nullable=False),            # attempts left when last counted
+    Column("last", Float, nullable=False, index=True),  # when last counted (epoch s)
+)
+
+
 #: the random bytes of a seat's secret (a lobby challenge's key too): 24 URL-safe characters
 SEAT_KEY_BYTES = 18
 
@@ -230,6 +242,47 @@ SEAT_KEY_BYTES = 18
 def new_key() -> str:
     """A new seat secret (:data:`SEAT_KEY_BYTES` random bytes, URL-safe text)."""
     return secrets.token_urlsafe(SEAT_KEY_BYTES)
+
+
+#: a signed-in player's puzzle rating per rule set, and his streak (:mod:`.puzzle_ratings`)
+puzzle_players_table = Table(
+    "nugar_puzzle_players", metadata,
+    Column("account_id", Integer, primary_key=True),
+    Column("rules", String(40), primary_key=True),     # the puzzles' rule set (its text)
+    Column("rating", Float, nullable=False),
+    Column("deviation", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("attempts", Integer, nullable=False),       # rated attempts
+    Column("solved", Integer, nullable=False),         # of them right
+    Column("streak", Integer, nullable=False),         # puzzles right in a row, streak mode
+    Column("streak_best", Integer, nullable=False),
+    Column("updated", Float, nullable=False),
+)
+
+#: a puzzle's rating once someone has been rated against it (before: its shipped rating)
+puzzle_ratings_table = Table(
+    "nugar_puzzle_ratings", metadata,
+    Column("puzzle_id", String(16), primary_key=True),
+    Column("rating", Float, nullable=False),
+    Column("deviation", Float, nullable=False),
+    Column("volatility", Float, nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("solved", Integer, nullable=False),
+    Column("updated", Float, nullable=False),
+)
+
+#: each account's first attempt at each puzzle (the rated one)
+puzzle_attempts_table = Table(
+    "nugar_puzzle_attempts", metadata,
+    Column("account_id", Integer, primary_key=True),
+    Column("puzzle_id", String(16), primary_key=True),
+    Column("rules", String(40), nullable=False),
+    Column("won", Integer, nullable=False),            # 1 solved, 0 failed
+    Column("rating_before", Float, nullable=True),     # NULL: not rated (streak mode)
+    Column("rating_after", Float, nullable=True),
+    Column("at", Float, nullable=False),
+    Index("ix_nugar_puzzle_attempts_account_at", "account_id", "at"),
+)
 
 
 def hash_key(key: str) -> str:
@@ -320,6 +373,29 @@ def failure_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {said[0] if said else ''}"[:300]
 
 
+def is_database_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is the database's failure (a full disk, a database gone, damaged
+    data): SQLAlchemy's, or the driver's own (PEP 249's ``Error`` of sqlite3 or psycopg),
+    which the writer thread's plain statements raise."""
+    if isinstance(exc, (SQLAlchemyError, sqlite3.Error)):
+        return True
+    psycopg = sys.modules.get("psycopg")
+    return psycopg is not None and isinstance(exc, psycopg.Error)
+
+
+def log_failure(what: str, exc: BaseException) -> None:
+    """Log that ``what`` failed (a background task: the computer's turn, a sweep, an
+    analysis) in one line when the cause is known: a database failure (a full disk, a
+    database gone: what the driver said) or a refusal (whose storage failure, if any, was
+    logged where it happened); anything else, a fault, with its traceback."""
+    if is_database_failure(exc):
+        log.error("%s failed: %s", what, failure_text(exc))
+    elif isinstance(exc, ApiError):
+        log.warning("%s failed: %s (%s)", what, exc.code, str(exc.detail)[:200])
+    else:
+        log.error("%s failed", what, exc_info=exc)
+
+
 def storage_refusal(exc: SQLAlchemyError, what: str) -> ApiError:
     """The refusal answering a database failure while doing ``what`` (e.g. ``"reading game
     X"``), logged in one line: ``corrupt_game`` (409) when the database says its data is
@@ -375,6 +451,43 @@ class Store:
         self._sql = _WriterSql(self.engine.dialect.paramstyle)
         self._writer: threading.Thread | None = None
         self._writer_lock = threading.Lock()
+
+    def rated_in_play(self, rules: str, moves: list[str]) -> bool:
+        """Whether ``moves`` (one or more, of the rule set whose text is ``rules``) are those
+        of a rated game not yet over, or their beginning: analysing them, or a hint after
+        them, would be the engine's help to a player of that game (blocking).
+
+        Every process's games are found, here in the database: the rated games still running
+        (few: one per pair of players at the table) whose stored moves begin with these,
+        matched on the JSON text of the moves (they are stored with :func:`json.dumps`, so
+        the text of a list's first moves is the beginning of the list's text), then on the
+        rules. A game reaching the same position by other moves is not found; a record
+        starts from the rules' own start, so its moves are its positions."""
+        if not moves:
+            return False  # the starting position helps nobody
+        from ...rules import parse_rules
+
+        prefix = json.dumps(moves)[:-1]  # '["a1", "b2"' begins '["a1", "b2"]', '["a1", "b2", ..'
+        t = games_table
+        with self.engine.connect() as conn:
+            found = conn.execute(select(t.c.rules).where(t.c.rated == 1)
+                                 .where(t.c.result.is_(None))
+                                 .where(t.c.moves.startswith(prefix, autoescape=True))
+                                 .limit(100)).scalars().all()
+        for written in found:
+            try:
+                if parse_rules(written).text == rules:
+                    return True
+            except ValueError:
+                continue
+        return False
+
+    def refuse_in_play(self, rules: str, moves: list[str]) -> None:
+        """``409 game_in_play`` when :meth:`rated_in_play` (blocking)."""
+        if self.rated_in_play(rules, moves):
+            raise ApiError("game_in_play", i18n.Text(
+                "these moves are those of a rated game still being played; the computer "
+                "helps with them once that game has ended", domain="web"))
 
     def close(self) -> None:
         if self._writer is not None:

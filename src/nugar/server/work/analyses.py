@@ -4,7 +4,10 @@ An analysis (:class:`~nugar.ai.analysis.GameAnalyser`) evaluates one position at
 position is one job of the server's :class:`~.ai_pool.AiPool`, so the computer's moves in
 running games take their turns between them. Bounds: at most one analysis per game at a time
 (asking again answers the one under way), at most :attr:`Analyses.running` analyses computed
-at once and :attr:`Analyses.queue` waiting, refused beyond with ``429 analysis_busy``; a game
+at once and :attr:`Analyses.queue` waiting, at most :attr:`Analyses.per_client` of one client
+(an address, or a signed-in account), refused beyond with ``429 analysis_busy``; the waiting
+ones are computed in turn per client (:class:`~..clients.FairQueue`), so one client's
+analyses wait behind the others' rather than ahead of them; a game
 of more than :data:`MAX_ANALYSIS_TURNS` turns is refused (``409 too_long``).
 
 A game's analysis is stored with it (``store.analyses_table``): its row is claimed when the
@@ -38,9 +41,10 @@ from sqlalchemy.exc import IntegrityError
 from ...ai.analysis import ANALYSIS_NODES, EXACT_NODES, GameAnalyser, PlyAnalysis, record_comments
 from ...i18n import Text
 from ...rules import Game
+from ..clients import CLIENT, FairQueue, named
 from ..config import DEFAULTS
 from ..errors import ApiError
-from ..storage.store import Store, analyses_table
+from ..storage.store import Store, analyses_table, log_failure
 from .ai_pool import AiPool
 
 log = logging.getLogger("nugar.server")
@@ -51,6 +55,9 @@ MAX_ANALYSIS_TURNS = 1000
 RUNNING = 1
 #: analyses that may wait for their turn (more: ``429 analysis_busy``)
 ANALYSIS_QUEUE = DEFAULTS.analysis_queue
+#: analyses one client (an address, or a signed-in account) may have running or waiting
+#: (``analysis_per_client``): one computed and one in line; the lines are served in turn
+ANALYSIS_PER_CLIENT = DEFAULTS.analysis_per_client
 #: seconds after which a claimed analysis with no sign of its process is taken over
 STALE_SECONDS = 120.0
 #: seconds between two writes of a running analysis' progress
@@ -66,11 +73,22 @@ REPLAY_ID = re.compile(r"r[0-9a-f]{24}")
 class AnalysisBusy(ApiError):
     """Every analysis place is taken: ``429 analysis_busy`` with ``Retry-After``."""
 
-    def __init__(self, retry_after: int) -> None:
+    def __init__(self, retry_after: int = 30) -> None:
         super().__init__("analysis_busy", Text(
             "the computer is analysing other games; try again in {retry_after} s",
             domain="web", retry_after=retry_after))
         self.retry_after = retry_after
+
+
+class AnalysisShare(AnalysisBusy):
+    """The client has its share of the analyses running or waiting: ``429 analysis_busy``
+    too, saying so."""
+
+    def __init__(self, who: str, count: int) -> None:
+        ApiError.__init__(self, "analysis_busy", Text(
+            "{who} already has {count} analyses running or waiting; ask again once one is "
+            "done", domain="web", who=who, count=count))
+        self.retry_after = 30
 
 
 def replay_key(game: Game) -> str:
@@ -84,9 +102,10 @@ class Job:
     """One analysis under way in this process (a game's or a pasted record's: its row's
     key)."""
 
-    def __init__(self, key: str, analyser: GameAnalyser) -> None:
+    def __init__(self, key: str, analyser: GameAnalyser, client: str = "") -> None:
         self.key = key
         self.analyser = analyser
+        self.client = client  # who asked for it (:data:`~..clients.CLIENT`)
         self.done = False
         self.error: str | None = None
         self.plies: list[dict[str, Any]] = []
@@ -117,19 +136,24 @@ class Analyses:
 
     def __init__(self, store: Store, pool: AiPool, *, nodes: int = ANALYSIS_NODES,
                  exact_nodes: int = EXACT_NODES, queue: int = ANALYSIS_QUEUE,
-                 running: int = RUNNING, clock: Callable[[], float] = time.time) -> None:
-        if running < 1 or queue < 0:
-            raise ValueError(f"analyses need 1 or more running and a queue of 0 or more, "
-                             f"not {running} and {queue}")
+                 running: int = RUNNING, per_client: int = ANALYSIS_PER_CLIENT,
+                 clock: Callable[[], float] = time.time) -> None:
+        if running < 1 or queue < 0 or per_client < 1:
+            raise ValueError(f"analyses need 1 or more running, a queue of 0 or more and 1 "
+                             f"or more per client, not {running}, {queue} and {per_client}")
         self.store = store
         self.pool = pool
         self.nodes = nodes
         self.exact_nodes = exact_nodes
         self.queue = queue
         self.running = running
+        self.per_client = per_client
         self.clock = clock
         self.jobs: dict[str, Job] = {}
-        self._slots: asyncio.Semaphore | None = None
+        #: the places to compute: ``running`` at once, the others waiting in a line per
+        #: client, served in turn (every job here holds or waits for one, so the bounds
+        #: checked on :attr:`jobs` are the gate's too)
+        self.gate = FairQueue(running, queue, per_client, AnalysisBusy)
 
     # --- games -----------------------------------------------------------------------------
     async def start_game(self, game_id: str, game: Game) -> dict[str, Any]:
@@ -141,6 +165,7 @@ class Analyses:
             raise ApiError("game_running", Text(
                 "only a finished game can be analysed",
                 domain="web"))
+        await self._refuse_in_play(game)  # a finished game that copies a rated one's moves
         return await self._start_stored(game_id, game)
 
     async def _start_stored(self, key: str, game: Game) -> dict[str, Any]:
@@ -151,17 +176,18 @@ class Analyses:
         if row is not None and (row["done"] or now - row["updated"] < STALE_SECONDS):
             return row_status(key, row)
         self._check_size(game)
-        self._check_room()
+        client = CLIENT.get()
+        self._check_room(client)
         if not await asyncio.to_thread(self._claim, key, row is not None, now):
             row = await asyncio.to_thread(self._load, key)  # another got there first
             return not_started(key) if row is None else row_status(key, row)
         try:
             analyser = await asyncio.to_thread(self._analyser, game)
-            self._check_room()  # others may have come meanwhile
+            self._check_room(client)  # others may have come meanwhile
         except BaseException:
             await asyncio.to_thread(self._release, key)
             raise
-        job = Job(key, analyser)
+        job = Job(key, analyser, client)
         self._start(job)
         return job.status()
 
@@ -182,7 +208,9 @@ class Analyses:
     # --- pasted records --------------------------------------------------------------------
     async def start_replay(self, game: Game) -> dict[str, Any]:
         """Start analysing the game of a pasted record (or answer the one of the same game
-        under way or kept, by any process)."""
+        under way or kept, by any process); ``409 game_in_play`` while it is a rated game
+        being played (:meth:`rated_in_play`)."""
+        await self._refuse_in_play(game)
         key = replay_key(game)
         job = self.jobs.get(key)
         if job is not None:
@@ -206,6 +234,11 @@ class Analyses:
                 domain="web", key=key[:40], replay_seconds=days, keep_replays=KEEP_REPLAYS))
         return row_status(key, row)
 
+    async def _refuse_in_play(self, game: Game) -> None:
+        """``409 game_in_play`` for the moves of a rated game being played."""
+        await asyncio.to_thread(self.store.refuse_in_play, game.rules.text,
+                                [str(m) for m in game.move_stack])
+
     # --- computing -------------------------------------------------------------------------
     def _analyser(self, game: Game) -> GameAnalyser:
         """A game's analyser (in a worker thread: the first one imports the solver)."""
@@ -220,20 +253,20 @@ class Analyses:
                 "the game has {turns} turns; an analysis covers at most {max_analysis_turns}",
                 turns, domain="web", turns=turns, max_analysis_turns=MAX_ANALYSIS_TURNS))
 
-    def _check_room(self) -> None:
+    def _check_room(self, client: str) -> None:
         if len(self.jobs) >= self.running + self.queue:
             raise AnalysisBusy(retry_after=30)
+        if sum(1 for j in self.jobs.values() if j.client == client) >= self.per_client:
+            raise AnalysisShare(named(client), self.per_client)
 
     def _start(self, job: Job) -> None:
         self.jobs[job.key] = job
         job.task = asyncio.create_task(self._run(job))
 
     async def _run(self, job: Job) -> None:
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self.running)
         analyser = job.analyser
         try:
-            async with self._slots:
+            async with self.gate.slot(job.client):
                 last = self.clock()
                 while not analyser.done:
                     await self.pool.run_task(analyser.step, must=True)
@@ -246,7 +279,7 @@ class Analyses:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the analysis fails alone; the server goes on
-            log.exception("the analysis %s failed", job.key)
+            log_failure(f"the analysis {job.key}", exc)
             job.error = f"the analysis failed: {exc}"
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(self._release, job.key)

@@ -1,4 +1,4 @@
-"""Revision 7: bots. An account may be a bot (``bot`` 1), which plays through the API with
+"""Revision 9: bots. An account may be a bot (``bot`` 1), which plays through the API with
 tokens (``nugar_bot_tokens``, each kept only as its SHA-256), and a challenge may be made to
 one bot (``target``: its account), which only that bot may accept or decline
 (:mod:`nugar.server.players.bots`)."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
-down_revision: str | None = "0006"
+revision = "0009"
+down_revision: str | None = "0008"
 branch_labels = None
 depends_on = None
 
