@@ -7,6 +7,9 @@
   ``dara-niger``, ...): such knowledge lives on the family descriptor, the AI profiles and in
   the options;
 - no ``type: ignore[attr-defined]`` reaches past a class's public surface;
+- no class of the web app (``nugar.server``) is longer than :data:`CLASS_LINES` lines: each
+  does one job (issue 38: the game session was split into its decisions, offers, timing and
+  the computer's turns);
 - no test module imports another (fixtures in ``conftest.py``, helpers in plain modules);
 - the module map of docs/architecture.md names every module.
 """
@@ -85,6 +88,35 @@ def test_the_name_check_sees_a_branch(tmp_path: Path) -> None:
                       'LEVELS = {"kalah": {1: "random"}}\n'
                       'if profile in ("dala", "x"): pass\n', encoding="utf-8")
     assert len(_named_branches(sample, tmp_path)) == 6
+
+
+#: the most lines a class of ``nugar.server`` may span (its ``class`` line to its last)
+CLASS_LINES = 300
+
+
+def _long_classes(path: Path, root: Path = ROOT, limit: int = CLASS_LINES) -> list[str]:
+    """The classes of a source file (nested ones too) longer than ``limit`` lines."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ClassDef):
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            if length > limit:
+                found.append(f"{path.relative_to(root)}:{node.lineno}: {node.name} has "
+                             f"{length} lines")
+    return found
+
+
+def test_no_class_of_the_server_is_over_its_length() -> None:
+    paths = sorted((SRC / "server").rglob("*.py"))
+    assert len(paths) > 40
+    assert [hit for path in paths for hit in _long_classes(path)] == []
+
+
+def test_the_length_check_sees_a_long_class(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    body = "".join(f"    def m{i}(self) -> int:\n        return {i}\n" for i in range(150))
+    sample.write_text("class Short:\n    pass\n\n\nclass Long:\n" + body, encoding="utf-8")
+    assert _long_classes(sample, tmp_path) == ["sample.py:5: Long has 301 lines"]
 
 
 def test_no_type_ignore_for_attributes() -> None:

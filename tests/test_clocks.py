@@ -15,9 +15,9 @@ from nugar import Outcome, Termination, from_position, new_game, record
 from nugar.rules import Game, Move
 from nugar.server.errors import ApiError, status_of
 from nugar.server.play.clocks import Clock, ClockError, TimeControl, check_clocks
+from nugar.server.play.endings import restore
 from nugar.server.play.room import Listener
 from nugar.server.play.rooms import Hub
-from nugar.server.play.session import restore
 from nugar.server.storage import store as store_module
 from nugar.server.storage.store import Store
 from nugar.server.work.ai_pool import AiPool
@@ -397,7 +397,7 @@ def test_the_computer_s_turns_run_its_clock_and_its_flag_falls_while_it_thinks(
         assert room.state()["clock"]["running"] == 2
         now.now += 10
         gate.set()
-        await room.session.wait_ai()
+        await room.computer.wait()
         clock = room.state()["clock"]
         assert clock["left"] == [30.0, 21.0] and clock["running"] == 1  # 10 s spent, +1
         gate.clear()
@@ -410,7 +410,7 @@ def test_the_computer_s_turns_run_its_clock_and_its_flag_falls_while_it_thinks(
         state = room.state()
         assert state["over"] and state["winner"] == 1 and state["reason"] == "time"
         gate.set()
-        await room.session.wait_ai()  # its late decision is dropped
+        await room.computer.wait()  # its late decision is dropped
         assert room.state()["ply"] == state["ply"]
         await hub.close()
 
@@ -597,7 +597,7 @@ def test_the_computer_s_first_move_is_not_timed_but_the_person_s_is(
     async def run() -> None:
         room, _keys = await hub.create("kalah", "ai", 1, 2, TimeControl.parse("0.05+0"))
         assert room.row.clock is not None and room.row.clock["awaiting"] is None
-        await room.session.wait_ai()  # the computer (first) moved: the person's 3 s start
+        await room.computer.wait()  # the computer (first) moved: the person's 3 s start
         assert room.state()["clock"]["first"] == 2
         now.now += 3
         assert await check_clocks(hub) == [room.row.id]
@@ -608,18 +608,19 @@ def test_the_computer_s_first_move_is_not_timed_but_the_person_s_is(
     store.close()
 
 
-def test_the_record_of_an_aborted_game_claims_no_result(client: object) -> None:
-    import time as real_time
-
+def test_the_record_of_an_aborted_game_claims_no_result(
+        client: object, monkeypatch: pytest.MonkeyPatch) -> None:
     from fastapi.testclient import TestClient
 
     assert isinstance(client, TestClient)
+    now = FakeTime(monkeypatch)
+    client.app.state.hub.clock = now  # the server's time source, moved by hand
     made = client.post("/api/games", json={"rules": "kalah", "mode": "friend",
                                            "clock": "0.02+0"})  # 1.2 s for the first move
     gid = made.json()["id"]
     for key in made.json()["keys"].values():  # both pages open: the timer starts
         assert client.post(f"/api/games/{gid}/open", json={"key": key}).status_code == 200
-    real_time.sleep(1.3)
+    now.now += 1.3  # past the first move's 1.2 s, without waiting for it
     state = client.get(f"/api/games/{gid}").json()
     assert state["over"] and state["reason"] == "aborted" and state["result"] == "*"
     text = client.get(f"/api/games/{gid}/record").text

@@ -92,6 +92,7 @@ NOT_COUNTS = {
      "capturing the most the rightmost one giving a bonus step must be taken", "best"):
     "a number in parentheses after the noun",
     ("turn {number} {turn!r}: {reason}", "number"): "the turn's ordinal",
+    ("Streak: {n}", "n"): "a score after its label, said without a noun",
     ("these two players have reached the limit of rated games between them in 24 hours "
      "({count}); play this one unrated, or later", "count"): "the limit said in parentheses, "
     "after the noun",

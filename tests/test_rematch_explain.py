@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import nugar
-from nugar.server.play.session import rematch_id
+from nugar.server.play.endings import rematch_id
 
 
 def create(c: TestClient, **body: Any) -> dict[str, Any]:

@@ -597,7 +597,7 @@ def test_a_room_behind_another_writer_is_reloaded_and_waiting_requests_retried(
         # decided again on the stored game, where player 1 has moved already
         assert refused.value.code == "not_your_turn"
         assert (await b)["new_moves"] == ["e4"]  # played on the refreshed room
-        assert one.rooms[gid] is room and not room.session.closed
+        assert one.rooms[gid] is room and not room.closed
         assert room.row.moves == ["c3", "e4"] and room.state()["moves"] == ["c3", "e4"]
         loaded = store.load(gid)
         assert loaded is not None and loaded.moves == ["c3", "e4"] and loaded.version == 3

@@ -220,7 +220,7 @@ def test_a_flood_of_ai_games_from_one_address_is_refused_and_others_still_play(
         CLIENT.set("victim")
         room, _keys = await hub.create("kalah", "ai", 1, 2)
         gate.set()
-        await asyncio.wait_for(room.session.wait_ai(), 10)
+        await asyncio.wait_for(room.computer.wait(), 10)
         assert room.row.moves
         await hub.close()
 

@@ -1,10 +1,15 @@
 """The web app's game sessions without HTTP or a database: offers, takebacks, the computer's
-turns and endings, with a computer player that plays the first legal move."""
+turns and endings, with a computer player that plays the first legal move.
+
+Each request goes the one way the server's do (:meth:`nugar.server.play.room.Room.act`): the
+session decides it, a journal stands in for the store, then it is published; so a change
+that cannot be stored is rolled back, and the computer's moves come back as requests."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import threading
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
@@ -16,59 +21,128 @@ from nugar import Outcome, Termination, new_game, record
 from nugar.ai import Agent, Analysis, Limits
 from nugar.rules import Game, Move
 from nugar.server.errors import ApiError, status_of
+from nugar.server.play import offers, timing
+from nugar.server.play.computer import AI_TRIES
+from nugar.server.play.endings import ending_of, impose, restore, stored_outcome
 from nugar.server.play.rated import too_early_to_rate, turns_made
-from nugar.server.play.session import (
-    AI_TRIES,
-    GameSession,
-    ending_of,
-    impose,
-    restore,
-    stored_outcome,
-)
+from nugar.server.play.room import Room, Stored
+from nugar.server.play.session import Change, GameSession, move_text
+from nugar.server.storage.store import GameRow
 from nugar.server.work.ai_pool import AiBusy, AiPool
 
 
 class Journal:
-    """Stands in for the session's owner and the store: records each committed event with the
-    game's moves then (a :class:`~nugar.server.play.session.SessionOwner` that is never stale)."""
+    """Stands in for the store (a room's ``write``): records each change with the game's
+    moves then; ``fail`` makes the next writes fail as a lost database would."""
 
-    def __init__(self, session_game: Callable[[], Game]) -> None:
-        self.game = session_game
+    def __init__(self) -> None:
         self.events: list[tuple[str, dict[str, Any]]] = []
         self.fail = False
-        self.moves: list[str] = []
 
-    async def commit(self, etype: str, data: dict[str, Any]) -> dict[str, Any]:
+    async def __call__(self, room: Room, change: Change) -> Stored:
         if self.fail:
             raise RuntimeError("the database is gone")
-        self.events.append((etype, data))
-        self.moves = [str(m) for m in self.game().move_stack]
-        return {"moves": self.moves}
-
-    def version(self) -> int:
-        return len(self.events) + 1  # the game was created as version 1
-
-    def stored_moves(self) -> list[str]:
-        return self.moves
-
-    def is_stale(self) -> bool:
-        return False
-
-    async def resync(self) -> bool:
-        return False
+        self.events.append((change.type, change.data))
+        session = room.session
+        row = copy.copy(room.row)
+        row.moves = [str(m) for m in session.game.move_stack]
+        row.ending, row.offers, row.version = session.ending, dict(session.offers), row.version + 1
+        return Stored(row, room.clock)
 
     def types(self) -> list[str]:
         return [t for t, _ in self.events]
 
+    def version(self) -> int:
+        return len(self.events) + 1  # the game was created as version 1
+
+
+async def _never_stale(room: Room) -> bool:
+    return False
+
+
+class Play:
+    """One game's room over a :class:`Journal`, asked what the Hub asks of it."""
+
+    def __init__(self, rules: str, mode: str, pool: AiPool, *, ai_seat: int | None = None,
+                 ai_level: int | None = None, rated: bool = False) -> None:
+        self.journal = Journal()
+        row = GameRow(id="0123456789abcdef", rules=rules, mode=mode, ai_level=ai_level,
+                      ai_seat=ai_seat, key_hash_1=None, key_hash_2=None, moves=[], ending=None,
+                      offers={}, result=None, reason=None, version=1, rated=rated)
+        self.room = Room(row, new_game(rules), pool, write=self.journal, refresh=_never_stale)
+
+    @property
+    def session(self) -> GameSession:
+        return self.room.session
+
+    @property
+    def game(self) -> Game:
+        return self.session.game
+
+    @property
+    def result(self) -> str | None:
+        return self.session.result
+
+    @property
+    def reason(self) -> str | None:
+        return self.session.reason
+
+    @property
+    def aborted(self) -> int | None:
+        return self.session.aborted
+
+    @property
+    def over(self) -> bool:
+        return self.session.over
+
+    async def _request(self, decide: Callable[[GameSession], Change]) -> dict[str, Any]:
+        update = await self.room.act(decide)
+        assert update is not None
+        return update
+
+    async def move(self, seat: int | None, text: str) -> dict[str, Any]:
+        text = move_text(text)
+        return await self._request(lambda s: s.move(seat, text, None, self.room.row.version))
+
+    async def undo(self, seat: int | None) -> dict[str, Any]:
+        return await self._request(lambda s: s.undo(seat))
+
+    async def offer(self, seat: int | None, kind: str, action: str) -> dict[str, Any]:
+        return await self._request(lambda s: offers.offer(s, seat, kind, action))
+
+    async def resign(self, seat: int | None) -> dict[str, Any]:
+        return await self._request(lambda s: s.resign(seat))
+
+    async def hint(self, seat: int | None) -> dict[str, Any]:
+        return await self.room.computer.hint(seat)
+
+    async def time_out(self, fallen: Callable[[], int | None]) -> bool:
+        """The flag of ``fallen()`` falls, as the clocks' watcher has it
+        (:func:`~nugar.server.play.clocks.flag_if_due`)."""
+        done = await self.room.act(lambda s: timing.flag(s, fallen()), current=False)
+        return done is not None
+
+    async def expire(self, version: int) -> bool:
+        """The game found idle at ``version`` is closed (:meth:`.rooms.Hub.expire_idle`)."""
+        done = await self.room.act(lambda s: timing.expire(s, version, self.room.row.version),
+                                   current=False)
+        return done is not None
+
+    def schedule_ai(self) -> None:
+        self.room.computer.schedule()
+
+    async def wait_ai(self) -> None:
+        await self.room.computer.wait()
+
+    async def close(self) -> None:
+        await self.room.computer.close()
+
 
 def make(rules: str = "dara", mode: str = "friend", *, ai_seat: int | None = None,
-         computer: FakeComputer | None = None, rated: bool = False
-         ) -> tuple[GameSession, Journal]:
-    game = new_game(rules)
-    journal = Journal(lambda: session.game)
-    session = GameSession(game, mode, journal, AiPool(computer or FakeComputer()), ai_seat=ai_seat,
-                          ai_level=1 if mode == "ai" else None, rated=rated)
-    return session, journal
+         computer: FakeComputer | None = None, rated: bool = False) -> tuple[Play, Journal]:
+    play = Play(rules, mode, AiPool(computer or FakeComputer()), ai_seat=ai_seat,
+                ai_level=1 if mode == "ai" else None, rated=rated)
+    return play, play.journal
 
 
 def run(coro: Callable[[], Coroutine[Any, Any, None]]) -> None:
@@ -83,6 +157,42 @@ def refused(code: str) -> Iterator[None]:
     assert info.value.code == code, info.value.detail
 
 
+# --- the one way of a change ------------------------------------------------------------------
+def test_a_decision_is_a_plain_function_that_returns_the_change() -> None:
+    """The session decides without awaiting or storing anything: the change it returns is
+    the event, numbered only when the room stores it."""
+    session = GameSession(new_game("dara"), "friend")
+    change = session.move(1, "c3", None, 1)
+    assert change == Change("move", {"player": 1, "moves": ["c3"]})
+    assert [str(m) for m in session.game.move_stack] == ["c3"]
+    assert offers.offer(session, 2, "draw", "offer") == Change("offer", {"kind": "draw",
+                                                                         "by": 2})
+    session.rollback()  # nothing was stored: back to the new game
+    assert session.game.move_stack == [] and session.offers == {}
+    with refused("stale_version"):
+        session.move(1, "c3", 1, 2)
+
+
+def test_a_change_is_published_only_once_stored_and_with_its_stored_version() -> None:
+    from nugar.server.play.room import Listener
+
+    async def go() -> None:
+        s, journal = make("dara")
+        listener = Listener()
+        s.room.listeners.add(listener)
+        journal.fail = True
+        with pytest.raises(RuntimeError):
+            await s.move(1, "c3")
+        assert listener.queue.empty() and s.room.row.version == 1  # nothing was stored
+        journal.fail = False
+        update = await s.move(1, "d4")
+        event = listener.queue.get_nowait()
+        assert event["type"] == "move" and event["v"] == update["v"] == 2
+        assert event["data"] == {"player": 1, "moves": ["d4"]} and event["update"] is update
+
+    run(go)
+
+
 # --- offers ------------------------------------------------------------------------------------
 def test_draw_offer_decline_cancel_and_accept() -> None:
     async def go() -> None:
@@ -90,7 +200,7 @@ def test_draw_offer_decline_cancel_and_accept() -> None:
         with refused("no_offer"):
             await s.offer(1, "draw", "accept")
         await s.offer(1, "draw", "offer")
-        assert s.offers == {"draw": 1}
+        assert s.session.offers == {"draw": 1}
         with refused("already_offered"):
             await s.offer(1, "draw", "offer")
         with refused("not_yours"):
@@ -98,12 +208,12 @@ def test_draw_offer_decline_cancel_and_accept() -> None:
         with refused("not_yours"):
             await s.offer(2, "draw", "cancel")  # nor cancel the other's
         await s.offer(2, "draw", "decline")
-        assert s.offers == {} and s.outcome is None
+        assert s.session.offers == {} and s.session.outcome is None
         await s.offer(2, "draw", "offer")
         await s.offer(2, "draw", "cancel")
         await s.offer(1, "draw", "offer")
         await s.move(1, "c3")  # a move withdraws every offer
-        assert s.offers == {}
+        assert s.session.offers == {}
         await s.offer(2, "draw", "offer")
         await s.offer(1, "draw", "offer")  # both offered: that is agreement
         assert s.game.outcome == Outcome(None, Termination.AGREEMENT)
@@ -156,7 +266,7 @@ def test_accepted_takeback_goes_back_to_the_askers_turn() -> None:
         await s.offer(2, "takeback", "accept")
         assert s.game.move_stack == [] and s.game.to_move == 1
         assert journal.events[-1] == ("takeback", {"moves": ["3", "1", "2"], "by": 1})
-        assert s.offers == {}
+        assert s.session.offers == {}
 
     run(go)
 
@@ -225,7 +335,7 @@ def test_a_resign_while_the_computer_thinks_is_answered_at_once_and_drops_its_mo
         s, journal = make("dara", "ai", ai_seat=1, computer=FakeComputer(agent))
         s.schedule_ai()
         await asyncio.sleep(0.05)
-        assert s.busy and agent.calls == 1  # the computer is thinking, without the lock
+        assert s.room.busy and agent.calls == 1  # the computer is thinking, without the lock
         # the resignation does not wait for the think
         await asyncio.wait_for(s.resign(2), 1.0)
         assert journal.types() == ["resign"] and s.game.outcome == Outcome(1, "resigned")
@@ -242,11 +352,11 @@ def test_a_decision_on_a_changed_game_is_dropped_and_made_again() -> None:
         gate = threading.Event()
         agent = FirstMove(gate)
         s, journal = make("kalah", "hotseat", computer=FakeComputer(agent))
-        s.mode, s.ai_seat = "ai", 2  # the person (South) plays first; then the computer
-        s.ai_level = 1
+        s.session.mode, s.session.ai_seat = "ai", 2  # the person (South) plays first; then
+        s.session.ai_level = 1  # the computer
         await s.move(1, "3")  # ends in the store: South moves again, no AI yet
         await s.move(1, "1")
-        assert s.game.to_move == 2 and s.ai_task is not None
+        assert s.game.to_move == 2 and s.room.computer.task is not None
         await asyncio.sleep(0.05)
         assert agent.calls == 1  # thinking on the position after "1"
         await asyncio.wait_for(s.undo(1), 1.0)  # back to South's turn before "1"
@@ -326,9 +436,7 @@ def test_many_ai_games_share_the_pool_s_agents_reset_between_games() -> None:
         computer = Counting()
         pool = AiPool(computer, workers=2)
         for _ in range(12):
-            game = new_game("kalah")
-            s = GameSession(game, "ai", Journal(lambda g=game: g), pool, ai_seat=1,
-                            ai_level=3)
+            s = Play("kalah", "ai", pool, ai_seat=1, ai_level=3)
             s.schedule_ai()
             await s.wait_ai()
             assert s.game.move_stack
@@ -348,8 +456,7 @@ def test_a_full_queue_answers_ai_busy_and_hints_use_the_pool() -> None:
         pool = AiPool(computer, workers=1, queue=1)
         sessions = []
         for _ in range(3):
-            game = new_game("kalah")
-            sessions.append(GameSession(game, "hotseat", Journal(lambda g=game: g), pool))
+            sessions.append(Play("kalah", "hotseat", pool))
         first = asyncio.create_task(sessions[0].hint(0))  # takes the only worker
         await asyncio.sleep(0.05)
         second = asyncio.create_task(sessions[1].hint(0))  # waits in the queue
@@ -386,9 +493,9 @@ def test_a_change_that_cannot_be_stored_is_rolled_back() -> None:
         with pytest.raises(RuntimeError, match="database"):
             await s.move(1, "c3")
         # the refused move is gone from the game: the person is to move again, not the AI
-        assert s.game.move_stack == [] and not s.ai_to_move()
+        assert s.game.move_stack == [] and not s.session.ai_to_move()
         await s.wait_ai()
-        assert journal.events == [] and s.ai_task is None  # the computer did not go on
+        assert journal.events == [] and s.room.computer.task is None  # the computer did not go on
         journal.fail = False
         await s.move(1, "d4")
         await s.wait_ai()
@@ -403,7 +510,7 @@ def test_no_computer_turn_after_the_end() -> None:
         s, journal = make("dara", "ai", ai_seat=2)
         await s.resign(1)
         s.schedule_ai()
-        assert s.ai_task is None
+        assert s.room.computer.task is None
         with refused("game_over"):
             await s.move(1, "c3")
         with refused("game_over"):
@@ -431,11 +538,11 @@ def test_endings_belong_to_the_game_and_are_stored_beside_the_moves() -> None:
     async def go() -> None:
         s, _ = make("dara")
         await s.move(1, "c3")
-        assert s.ending is None
+        assert s.session.ending is None
         await s.resign(1)
         assert s.game.outcome == Outcome(2, Termination.RESIGNATION)
-        assert s.ending == {"termination": "resigned", "winner": 2}
-        again = restore("dara", ["c3"], s.ending)
+        assert s.session.ending == {"termination": "resigned", "winner": 2}
+        again = restore("dara", ["c3"], s.session.ending)
         assert again.outcome == s.game.outcome and again.move_stack == s.game.move_stack
         assert '[Termination "resigned"]' in record.dumps(again)
 
@@ -512,7 +619,7 @@ def test_the_computer_s_move_carries_the_forced_pass_that_follows_it() -> None:
         agent = Scripted(["d1", "a1", "a1-b1"])  # the first player's part of the blocking line
         s, journal = make("dara(rows=1,cols=5,pieces=2,loss_at=0)", "ai", ai_seat=1,
                           computer=FakeComputer(agent))
-        s.auto_pass = True
+        s.session.auto_pass = True
         s.schedule_ai()
         for move in ("e1", "c1"):
             await s.wait_ai()
@@ -531,7 +638,7 @@ def test_the_computer_s_move_carries_the_forced_pass_that_follows_it() -> None:
 
 
 # --- rated games ended too early (nugar.server.play.rated) -------------------------------------
-async def _turns(s: GameSession, each: int) -> None:
+async def _turns(s: Play, each: int) -> None:
     """Play the first legal move until each player has completed ``each`` turns."""
     while min(turns_made(s.game)) < each:
         player = s.game.to_move

@@ -6,6 +6,9 @@ holds a game's seats, and the ratings (:mod:`.standings`).
 - ``DELETE /api/session``: signed out (the session ends; also without one).
 - ``GET /api/me``: ``{username, ratings, language}`` (``language``: the one the account
   chose, or ``null``); 401 ``signed_out``.
+- ``GET /api/me/games?page=``: the signed-in player's games in progress, those where it is
+  his turn first, each with whose turn it is and the mover's time left
+  (:mod:`..play.my_games`); ``your_turn`` counts the games waiting for him (the reminder).
 - ``PUT /api/account/language`` ``{language}``: 204, the account's language kept (the
   language switch calls it after setting its cookie); 401 ``signed_out``; 422
   ``bad_language`` for a language nugar is not written in.
@@ -39,6 +42,7 @@ from ...i18n import Text
 from ...rules import PRESETS
 from ..clients import address_group
 from ..errors import ApiError
+from ..play import my_games
 from ..players.accounts import (
     COOKIE,
     MAX_PASSWORD,
@@ -183,6 +187,15 @@ async def api_sign_out(request: Request, response: Response,
 @router.get("/me", summary="The signed-in player")
 async def api_me(request: Request, account: AccountDep) -> dict[str, Any]:
     return await me_of(request, account)
+
+
+@router.get("/me/games", summary="The signed-in player's games in progress (his turn first, "
+            f"{my_games.PAGE} a page)")
+async def api_my_games(request: Request, account: AccountDep,
+                       page: Annotated[int, Query(ge=1, le=my_games.MAX_ACTIVE
+                                                  // my_games.PAGE)] = 1) -> dict[str, Any]:
+    hub = request.app.state.hub
+    return await asyncio.to_thread(my_games.my_games, hub.store, account.id, hub.clock(), page)
 
 
 @router.put("/account/language", status_code=204,

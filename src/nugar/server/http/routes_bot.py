@@ -260,16 +260,6 @@ async def api_events(request: Request, bot: BotDep, lobby: LobbyDep) -> Streamin
                                       events(request, lobby, bot)), media_type=NDJSON)
 
 
-def seat_of_bot(room: Room, account: Account) -> int:
-    """The bot's seat in the room's game, or 403 ``not_yours``."""
-    if room.row.account_1 == account.id:
-        return 1
-    if room.row.account_2 == account.id:
-        return 2
-    raise ApiError("not_yours", Text("this bot plays no seat of game {game_id!r}",
-                                     domain="web", game_id=room.row.id))
-
-
 def _state(room: Room) -> dict[str, Any]:
     """What a game stream sends: the public state without the turns' views, with the
     game's decisions so far (``moves``), from which a bot replays the position."""
@@ -282,7 +272,7 @@ async def game_states(hub: Hub, game_id: str, account: Account, first: Room
     listener = Listener(QUEUE)
     room.listeners.add(listener)
     try:
-        yield line({"type": "gameFull", "seat": seat_of_bot(room, account),
+        yield line({"type": "gameFull", "seat": room.seat_of_account(account.id),
                     "state": _state(room)})
         sent = room.row.version
         while not room.session.over:
@@ -309,7 +299,7 @@ async def game_states(hub: Hub, game_id: str, account: Account, first: Room
 async def api_game_stream(game_id: str, request: Request, bot: BotDep,
                           hub: HubDep) -> StreamingResponse:
     room = await hub.room(game_id, fresh=True)
-    seat_of_bot(room, bot)
+    room.seat_of_account(bot.id)
     streams = streams_of(request)
     return StreamingResponse(_counted(request, streams.games, bot,
                                       game_states(hub, game_id, bot, room)),
@@ -319,21 +309,12 @@ async def api_game_stream(game_id: str, request: Request, bot: BotDep,
 @router.post("/bot/game/{game_id}/move/{move}", summary="Play a move (or a whole turn) for "
              "the bot's seat")
 async def api_bot_move(game_id: str, move: str, bot: BotDep, hub: HubDep) -> Response:
-    if len(move) > 64:
-        raise ApiError("bad_move", Text("a move is at most 64 characters", domain="web"))
-
-    async def play(room: Room) -> dict[str, Any]:
-        return await room.session.move(seat_of_bot(room, bot), move)
-
-    return answer(await hub.act(game_id, play))
+    return answer(await hub.move_for(game_id, bot.id, move))
 
 
 @router.post("/bot/game/{game_id}/resign", summary="The bot resigns a game")
 async def api_bot_resign(game_id: str, bot: BotDep, hub: HubDep) -> Response:
-    async def resign(room: Room) -> dict[str, Any]:
-        return await room.session.resign(seat_of_bot(room, bot))
-
-    return answer(await hub.act(game_id, resign))
+    return answer(await hub.resign_for(game_id, bot.id))
 
 
 @router.post("/bot/challenge/{cid}/accept", status_code=201, summary="The bot accepts a "

@@ -58,10 +58,11 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..config import DEFAULTS
 from ..storage.store import log_failure
+from . import timing
 
 if TYPE_CHECKING:
     from ..storage.store import Store
-    from .session import GameSession
+    from .session import Change, GameSession
 
 log = logging.getLogger("nugar.server")
 
@@ -344,6 +345,10 @@ class Room(Protocol):
     clock: Clock | None
     session: GameSession
 
+    async def act(self, decide: Callable[[GameSession], Change | None], *,
+                  current: bool = True) -> Any:
+        """Decide, store and publish one change (:meth:`.room.Room.act`)."""
+
 
 class Hub(Protocol):
     """What the watcher needs of the server's rooms (:class:`~.rooms.Hub`)."""
@@ -369,7 +374,7 @@ async def flag_if_due(room: Room, now: Callable[[], float] = time.time) -> bool:
             c = room.clock
             return None if c is None else c.abort_due(now())
 
-        return await room.session.abort(overdue)
+        return await room.act(lambda s: timing.abort(s, overdue()), current=False) is not None
     if clock.fallen(t) is None:
         return False
 
@@ -377,7 +382,7 @@ async def flag_if_due(room: Room, now: Callable[[], float] = time.time) -> bool:
         c = room.clock
         return None if c is None else c.fallen(now())
 
-    return await room.session.time_out(still_due)
+    return await room.act(lambda s: timing.flag(s, still_due()), current=False) is not None
 
 
 async def check_clocks(hub: Hub) -> list[str]:

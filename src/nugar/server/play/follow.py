@@ -104,7 +104,7 @@ class Follower:
 
     async def _follow(self, room: Room) -> None:
         try:
-            while room.stale and room.listeners and not room.session.closed:
+            while room.stale and room.listeners and not room.closed:
                 await self.refresh(room, if_stale=True)
         except Exception as exc:
             log_failure(f"following game {room.row.id}", exc)
@@ -126,7 +126,7 @@ class Follower:
         if the room is still behind a version heard of once the lock is had (a change of
         this process, committed meanwhile, may have brought it there: its own announcement
         can arrive before the change's commit is seen here), without asking the store."""
-        async with room.session.lock:
+        async with room.lock:
             if if_stale and not room.stale:
                 return False
             return await self._refresh_locked(room)
@@ -142,7 +142,7 @@ class Follower:
         try:
             room.apply_row(row)
         except ApiError:
-            room.session.closed = True  # the stored game no longer replays: reload it
+            room.closed = True  # the stored game no longer replays: reload it
             if self.rooms.get(row.id) is room:
                 del self.rooms[row.id]
             raise
@@ -208,7 +208,7 @@ class Follower:
         """What a (re)connecting client needs: the events it missed, or a full state."""
         if self.store.shared:
             room = await self.fresh_room(room.row.id)
-        async with room.session.lock:
+        async with room.lock:
             current = room.row.version
             if since is not None and 0 <= since <= current and current - since <= MAX_CATCH_UP:
                 if since == current:
@@ -228,7 +228,7 @@ class Follower:
         """``GET /api/games/{id}?since=V``: the update from version ``since`` (the full state
         without it, or when ``since`` is too old or not a version of the game)."""
         room = await self.fresh_room(game_id)
-        async with room.session.lock:
+        async with room.lock:
             current = room.row.version
             if since is None or not 0 < since <= current or current - since > MAX_CATCH_UP:
                 return room.state()

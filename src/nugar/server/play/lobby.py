@@ -172,20 +172,12 @@ def _challenge(row: Any) -> Challenge:
                      m.get("username"), rating, row.target, bool(m.get("by_bot")))
 
 
-class Lobby:
-    """The challenges of the lobby in ``store``, and this process's websockets watching them."""
+class LobbyWatchers:
+    """This process's websockets watching the lobby, at most ``max_watchers``, and waking
+    them when the lobby changes (:meth:`heard`, from any thread)."""
 
-    def __init__(self, store: Store, clock: Callable[[], float] = time.time, *,
-                 max_challenges: int = MAX_CHALLENGES, max_watchers: int = MAX_WATCHERS,
-                 grace: float = LEAVE_GRACE, max_age: float = MAX_AGE,
-                 keep: float = TAKEN_KEEP) -> None:
-        self.store = store
-        self.clock = clock
-        self.max_challenges = max_challenges
+    def __init__(self, max_watchers: int = MAX_WATCHERS) -> None:
         self.max_watchers = max_watchers
-        self.grace = grace
-        self.max_age = max_age
-        self.keep = keep
         #: lobby websockets open here, and those per creator (by the hash of the key given)
         self.watchers = 0
         self.present: dict[str, int] = {}
@@ -193,11 +185,7 @@ class Lobby:
         self.version = 0
         self._changed = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Lock()  # this process's writes, one at a time
-        self._cache: Snapshot | None = None
-        self._reading: asyncio.Lock | None = None
 
-    # --- changes ----------------------------------------------------------------------------
     def _bind(self) -> None:
         """Remember the event loop (called from it) that wakes the websockets."""
         with contextlib.suppress(RuntimeError):
@@ -232,6 +220,55 @@ class Lobby:
             return False
         return True
 
+    def attach(self, key: str | None) -> str | None:
+        """A lobby websocket opens (with a creator's key, or none); ``503 lobby_busy`` beyond
+        :data:`MAX_WATCHERS`. Returns what :meth:`detach` needs. (In memory: the creator's
+        presence reaches the database with :meth:`mark_seen` and each :meth:`sweep`.)"""
+        self._bind()
+        if self.watchers >= self.max_watchers:
+            raise ApiError("lobby_busy", Text(
+                "too many people are watching the lobby; try again in a minute",
+                domain="web"))
+        self.watchers += 1
+        if not key or len(key) > 200:
+            return None
+        owner = hash_key(key)
+        self.present[owner] = self.present.get(owner, 0) + 1
+        return owner
+
+    def detach(self, owner: str | None) -> None:
+        """A lobby websocket closed; when it was its creator's last one here, the caller
+        runs :meth:`mark_seen` (in a thread): the grace starts then."""
+        self.watchers -= 1
+        if owner is None:
+            return
+        count = self.present.get(owner, 0) - 1
+        if count > 0:
+            self.present[owner] = count
+        else:
+            self.present.pop(owner, None)
+
+
+class Lobby(LobbyWatchers):
+    """The challenges of the lobby in ``store``, and this process's websockets watching them
+    (:class:`LobbyWatchers`)."""
+
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time, *,
+                 max_challenges: int = MAX_CHALLENGES, max_watchers: int = MAX_WATCHERS,
+                 grace: float = LEAVE_GRACE, max_age: float = MAX_AGE,
+                 keep: float = TAKEN_KEEP) -> None:
+        super().__init__(max_watchers)
+        self.store = store
+        self.clock = clock
+        self.max_challenges = max_challenges
+        self.grace = grace
+        self.max_age = max_age
+        self.keep = keep
+        self._lock = threading.Lock()  # this process's writes, one at a time
+        self._cache: Snapshot | None = None
+        self._reading: asyncio.Lock | None = None
+
+    # --- changes ----------------------------------------------------------------------------
     def _write(self, conn: Connection) -> None:
         """Start a write: one at a time here, and across processes on PostgreSQL."""
         if self.store.shared:
@@ -435,34 +472,6 @@ class Lobby:
         with self.store.engine.begin() as conn:
             conn.execute(update(_t).where(_t.c.owner.in_(list(owners)))
                          .where(_t.c.taken_at == 0).values(seen=self.clock()))
-
-    def attach(self, key: str | None) -> str | None:
-        """A lobby websocket opens (with a creator's key, or none); ``503 lobby_busy`` beyond
-        :data:`MAX_WATCHERS`. Returns what :meth:`detach` needs. (In memory: the creator's
-        presence reaches the database with :meth:`mark_seen` and each :meth:`sweep`.)"""
-        self._bind()
-        if self.watchers >= self.max_watchers:
-            raise ApiError("lobby_busy", Text(
-                "too many people are watching the lobby; try again in a minute",
-                domain="web"))
-        self.watchers += 1
-        if not key or len(key) > 200:
-            return None
-        owner = hash_key(key)
-        self.present[owner] = self.present.get(owner, 0) + 1
-        return owner
-
-    def detach(self, owner: str | None) -> None:
-        """A lobby websocket closed; when it was its creator's last one here, the caller
-        runs :meth:`mark_seen` (in a thread): the grace starts then."""
-        self.watchers -= 1
-        if owner is None:
-            return
-        count = self.present.get(owner, 0) - 1
-        if count > 0:
-            self.present[owner] = count
-        else:
-            self.present.pop(owner, None)
 
     def mark_seen(self, owner: str | None) -> None:
         """The creator with this key hash came or left: his open challenges were seen now."""

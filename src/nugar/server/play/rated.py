@@ -6,7 +6,7 @@ and the other gains some 16 points each time (1500 to 1904 in 25 games measured 
 local server before these rules). Three rules, as lichess has them in spirit, close that:
 
 * **Too early to rate.** A rated game that ends by a resignation, a fallen flag or being left
-  (:meth:`.session.GameSession.expire`) before *each* player has completed
+  (:func:`.timing.expire`) before *each* player has completed
   :data:`MIN_TURNS` turns is *aborted*: no result, no winner, no rating change (the event
   ``abort`` with ``early`` naming how it would have ended). Endings by the rules themselves
   and agreed draws are kept: the moves decided them. A forced pass counts as a turn.

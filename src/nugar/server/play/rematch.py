@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 from ...i18n import Text
 from ..errors import ApiError
 from ..storage.store import GameRow, StoredEvent
+from . import offers
 from .clocks import Clock
-from .session import rematch_id
+from .endings import rematch_id
 
 if TYPE_CHECKING:
     from .rooms import Hub
@@ -78,6 +79,6 @@ async def rematch(hub: Hub, game_id: str, key: str) -> dict[str, Any]:
             # made meanwhile by another request (another worker): that game is the rematch
             if await asyncio.to_thread(hub.store.load, new_id) is None:
                 raise
-    await session.note_rematch(seat, new_id)
+    await room.act(lambda s: offers.rematch_asked(s, seat, new_id))
     new_room = await hub.room(new_id)
     return {"id": new_id, "seat": 0 if seat == 0 else 3 - seat, "state": new_room.state()}

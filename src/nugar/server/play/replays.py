@@ -15,8 +15,8 @@ from typing import Any
 from ...i18n import Text
 from ...rules import PRESETS, Game, Move, new_game
 from ..errors import ApiError, reason
+from .endings import restore
 from .render import board_data, svg
-from .session import restore
 
 #: the most moves a record sent to ``POST /api/replay`` may hold (reading stops beyond them)
 MAX_REPLAY_MOVES = 5000

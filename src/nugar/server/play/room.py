@@ -1,43 +1,52 @@
-"""One game's room: the cache of its stored row, its session and its websocket listeners.
+"""One game's authority: its stored row, its session, its computer and its listeners.
 
 A :class:`Room` holds what this process knows of one stored game: the row last read or
 written (``row``), the :class:`~.session.GameSession` that decides the game's changes, its
-clocks, and the queues of its websocket listeners (:class:`Listener`). It is the session's
-owner (:class:`~.session.SessionOwner`): a change the session decides is handed to the
-``save`` the room was built with (the :class:`~.rooms.Hub` stores and announces it), and a
-session that finds the stored game newer asks the room's ``refresh`` (the Hub's follower,
-:mod:`.follow`) to bring it up to date.
+clocks, its computer player (:class:`~.computer.ComputerTurns`), the view every answer is
+made of (:class:`~.view.GameView`) and the queues of its websocket listeners
+(:class:`Listener`). It is the one serialized authority of its game in this process: every
+change goes one way through :meth:`Room.act`::
 
-What a change answers, and what listeners get, is an *update* (:meth:`Room.update`): the new
-version, the status, the board and the legal moves, and only the moves and turns that changed
-since a base version (``moves_from``/``new_moves``, ``turns_from``/``new_turns``), never the
-whole history; the full state (:meth:`Room.state`) is the update from version 0.
+    request -> Room.act (the game's lock) -> decide(session) -> Change
+            -> write (the store numbers it: the next version) -> the room takes the row
+            -> publish (the update answered, the event queued for every listener)
+
+The decision is a plain function of the session (:mod:`.session`, :mod:`.offers`,
+:mod:`.timing`, :func:`.computer.computer_move`); ``write`` is the :class:`~.rooms.Hub`'s
+writer (:class:`~.writer.GameWriter`). Nothing climbs back: the session never calls its
+room, the writer never announces. If the write fails, the session rolls back to what was
+last stored. A room that finds the stored game newer than its own asks ``refresh`` (the
+Hub's follower, :mod:`.follow`) to bring it up to date.
 """
 
 from __future__ import annotations
 
 import asyncio
-import bisect
 import hmac
+import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ...i18n import Text
-from ...rules import Game, Move
+from ...rules import Game
 from ..clients import CLIENT, account_key
 from ..errors import ApiError
 from ..storage.store import GameRow, StoredEvent, hash_key
 from ..work.ai_pool import AiPool
 from .clocks import Clock
-from .render import board_data
-from .session import GameSession, aborted_by, impose, rematch_id, restore, stored_outcome
+from .computer import ComputerTurns
+from .endings import aborted_by, impose, restore, stored_outcome
+from .session import Change, GameSession
+from .view import GameView
+from .wire import Encoded, event_message
+
+log = logging.getLogger("nugar.server")
 
 #: most events waiting for one websocket listener; one more drops it (it resyncs on reconnect)
 LISTENER_QUEUE = 64
-#: most moves whose sowings a state carries (the page animates no longer run of moves)
-SOWN_PLIES = 12
 #: secrets a room remembers as opening a seat (a game has at most three: two seats, hot-seat)
 KNOWN_KEYS = 4
 
@@ -66,56 +75,68 @@ class Listener:
         return True
 
 
-#: stores and announces one change of a room's session (the room, the event type and its
-#: data); returns the public state
-Save = Callable[["Room", str, dict[str, Any]], Awaitable[dict[str, Any]]]
+#: secrets a room remembers as opening a seat (a game has at most three: two seats, hot-seat)
+KNOWN_KEYS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """A change as stored: the game's new row (its version the change's number) and clocks."""
+
+    row: GameRow
+    clock: Clock | None
+
+
+#: stores one change of a room's game; raises (``stale_room``, ``storage_failed``) if
+#: nothing was stored
+Write = Callable[["Room", Change], Awaitable[Stored]]
 #: brings a room to the stored game when another process changed it; ``True`` if it changed
 Refresh = Callable[["Room"], Awaitable[bool]]
+#: decides one change of a game (``None``: nothing to change)
+Decide = Callable[[GameSession], "Change | None"]
+
+
+def _common_prefix(old: list[str], new: list[str]) -> int:
+    """How many moves ``old`` and ``new`` share from the start."""
+    if new[:len(old)] == old:
+        return len(old)  # moves were added (the same objects: a quick compare)
+    same, limit = 0, min(len(old), len(new))
+    while same < limit and old[same] == new[same]:
+        same += 1
+    return same
 
 
 class Room:
-    """A live game: its stored row, its session, and the queues of its websocket listeners.
-
-    ``save(room, event_type, data)`` stores and announces each change of the session,
+    """A live game: see the module's text. ``write(room, change)`` stores each change,
     ``refresh(room)`` brings the room to the stored game, ``now()`` is the server's time; the
-    computer thinks in ``pool``. The room is its session's owner
-    (:class:`~.session.SessionOwner`).
-    """
+    computer thinks in ``pool``."""
 
-    def __init__(self, row: GameRow, game: Game, pool: AiPool, *, save: Save,
+    def __init__(self, row: GameRow, game: Game, pool: AiPool, *, write: Write,
                  refresh: Refresh, now: Callable[[], float] = time.time) -> None:
-        self.row = row  # first: the session reads the stored moves from it
+        self.row = row
         self.listeners: set[Listener] = set()
         self.clock = Clock.from_json(row.clock)  # None: a game without a time control
         self.now = now
-        self._save = save
+        self._write = write
         self._refresh = refresh
-        # the session reaches its room through a weak proxy: a room and its session hold no
-        # cycle, so an evicted room is freed at once, not at the next full garbage collection
-        # (the room always outlives its session: it holds it)
-        self.session = GameSession(game, row.mode, weakref.proxy(self), pool,
-                                   ai_seat=row.ai_seat, ai_level=row.ai_level,
+        self.session = GameSession(game, row.mode, ai_seat=row.ai_seat, ai_level=row.ai_level,
                                    offers=row.offers, aborted=aborted_by(row.ending),
-                                   rated=row.rated)
+                                   moves=row.moves, rated=row.rated)
         self.session.auto_pass = self.clock is not None  # a forced pass takes no time
+        #: every change of the game is decided, stored and published under this lock
+        self.lock = asyncio.Lock()
+        #: set when the stored game may differ from this room's (it was dropped and the game
+        #: is reloaded): a request that then gets the lock is refused as ``stale_room``
+        self.closed = False
+        # the computer reaches its room through a weak proxy: a room and its computer hold no
+        # cycle, so an evicted room is freed at once, not at the next full garbage collection
+        self.computer = ComputerTurns(weakref.proxy(self), pool)
+        self.view = GameView()
         #: the newest stored version heard of (from another process): above ``row.version``,
         #: the room is refreshed before its next use
         self.known = row.version
-        #: the full state of ``row.version``, computed once per version (:meth:`state`)
-        self._view: dict[str, Any] | None = None
-        #: the game's turns kept as it grows (:meth:`_turns_now`): the turns, each turn's
-        #: ``{player, text, n}`` and the number of moves after it, for the stored move texts
-        #: ``_turns_of`` (a new game, or moves taken back, starts them again)
-        self._turns: list[tuple[int, list[Move]]] = []
-        self._turn_views: list[dict[str, Any]] = []
-        self._turn_ends: list[int] = []
-        self._turns_of: list[str] = []
         #: secrets known to open a seat, and the seat (:meth:`seat_of`)
         self._seats: dict[str, int] = {}
-        #: the rule set's text, game, family and player names (:meth:`_compute_state`)
-        self._named: tuple[str, str, str, tuple[str, str]] | None = None
-        #: the text of each action code met (the rule set's moves do not change)
-        self._action_texts: dict[int, str] = {}
         #: a task following the versions other processes stored (:meth:`.follow.Follower.heard`)
         self.following: asyncio.Task[None] | None = None
         #: events of newer versions heard with their announcement (version -> event)
@@ -126,27 +147,72 @@ class Room:
         """Whether another process stored a newer version than this room holds."""
         return self.known > self.row.version
 
-    # --- the session's owner (:class:`~.session.SessionOwner`) -------------------------------
-    async def commit(self, etype: str, data: dict[str, Any]) -> dict[str, Any]:
-        """Store and announce the session's change (``save``); returns the update."""
-        return await self._save(self, etype, data)
+    @property
+    def busy(self) -> bool:
+        """Whether a change is under way or the computer is thinking."""
+        return self.lock.locked() or self.computer.thinking
 
-    def version(self) -> int:
-        return self.row.version
+    # --- the one way a change goes ----------------------------------------------------------
+    async def act(self, decide: Decide, *, current: bool = True) -> Encoded | None:
+        """Decide one change under the game's lock (``decide(session)``), store it, then
+        publish it; returns the update (also every listener's), or ``None`` if ``decide``
+        found nothing to change. ``current``: a room dropped or known to be behind the stored
+        game refuses the request as ``stale_room`` (the Hub refreshes it and asks again);
+        else (the clocks, the computer) a dropped room changes nothing and a behind one
+        fails at the write. A decision's refusal (an :class:`~.errors.ApiError`) leaves the
+        game as it was; a failed write rolls the session back to the stored state."""
+        async with self.lock:
+            if current:
+                self._check_current()
+            elif self.closed:
+                return None
+            change = decide(self.session)
+            if change is None:
+                return None
+            old = self.row
+            old_turns = self.view.turns_at(old.version)
+            try:
+                stored = await self._write(self, change)
+            except BaseException as exc:
+                if isinstance(exc, ApiError) and exc.code == "stale_room":
+                    self.known = max(self.known, old.version + 1)
+                self._roll_back()
+                raise
+            row = self.row = stored.row
+            self.clock = stored.clock
+            self.known = max(self.known, row.version)
+            self.session.stored(row.moves)
+            # encoded once: the answer and every listener's event share the text
+            update = Encoded(self.update(old.version, _common_prefix(old.moves, row.moves),
+                                         old_turns))
+            self.announce(event_message(change.type, row.version, change.data, update))
+        self.computer.schedule()
+        return update
 
-    def stored_moves(self) -> list[str]:
-        return self.row.moves
+    def _roll_back(self) -> None:
+        try:
+            self.session.rollback()
+        except Exception:  # cannot happen for a game that was stored; be safe anyway
+            log.exception("rolling back a failed change failed")
+            self.closed = True
 
-    def is_stale(self) -> bool:
-        return self.stale
+    def _check_current(self) -> None:
+        """Refuse a request that waited on the lock of a room that was dropped, or of one
+        that is known to be behind the stored game."""
+        if self.closed or self.stale:
+            raise ApiError("stale_room", Text(
+                "the game was reloaded while this request waited; nothing was changed, try again",
+                domain="web"))
 
-    async def resync(self) -> bool:
+    async def refresh(self) -> bool:
+        """Bring the room to the stored game if another process changed it (``refresh``)."""
         return await self._refresh(self)
 
+    # --- what other processes stored -------------------------------------------------------
     def apply_row(self, row: GameRow) -> None:
         """Bring the room to the stored ``row`` (a newer version written elsewhere): the new
         moves are played on the cached game when they extend it, otherwise the stored game
-        is replayed; the clocks are the stored ones. Called with the session's lock held."""
+        is replayed; the clocks are the stored ones. Called with the room's lock held."""
         if row.version == self.row.version:
             return
         try:
@@ -173,19 +239,19 @@ class Room:
             game = restore(row.rules, row.moves, row.ending)
         if (row.key_hash_1, row.key_hash_2) != (self.row.key_hash_1, self.row.key_hash_2):
             self._seats.clear()  # never so far: a game's secrets are made with it
-        self.row = row  # first: the session reads the stored moves from it
+        self.row = row
         self.clock = clock
-        session.reset(game, row.offers, aborted)
+        session.reset(game, row.offers, aborted, row.moves)
         self.known = max(self.known, row.version)
-        self._view = None
+        self.view.forget()
 
     def took(self, row: GameRow, game: Game) -> None:
         """Take ``row`` as the stored game, whose game is ``game``: the session's own, with the
         row's new moves played on it (:meth:`.follow.Follower.heard` moves). Called with the
-        session's lock held."""
-        self.row = row  # first: the session reads the stored moves from it
-        self.session.reset(game, row.offers)
-        self._view = None
+        room's lock held."""
+        self.row = row
+        self.session.reset(game, row.offers, None, row.moves)
+        self.view.forget()
 
     def announce(self, message: dict[str, Any]) -> None:
         """Queue ``message`` for every listener, dropping those whose queue is full."""
@@ -219,6 +285,16 @@ class Room:
                     domain="web"))
         return seat
 
+    def seat_of_account(self, account: int) -> int:
+        """The seat the ``account`` holds (a bot's, which plays by its token rather than a
+        seat key), else 409 ``not_yours``."""
+        if self.row.account_1 == account:
+            return 1
+        if self.row.account_2 == account:
+            return 2
+        raise ApiError("not_yours", Text("this bot plays no seat of game {game_id!r}",
+                                         domain="web", game_id=self.row.id))
+
     def seat_of(self, key: str | None) -> int | None:
         """The seat a secret opens: 1, 2, 0 for a hot-seat key (both seats), else ``None``.
         The secrets that opened a seat are remembered (at most :data:`KNOWN_KEYS`), so a
@@ -251,140 +327,12 @@ class Room:
         return None
 
     def state(self, history: bool = True) -> dict[str, Any]:
-        """The public view of the game (no secrets): everything a client draws. It is
-        computed once per version and shared by every answer and listener (do not change
-        it); ``history=False`` leaves out ``moves`` and ``turns``."""
-        view = self._view
-        if view is None or view["v"] != self.row.version:
-            view = self._view = self._compute_state()
-        if self.clock is not None:  # the time left changes between versions: read it now
-            view = {**view, "clock": self.clock.view(self.now())}
-        if history:
-            return view
-        return {k: v for k, v in view.items() if k not in ("moves", "turns")}
+        """The public view of the game (no secrets): everything a client draws
+        (:meth:`.view.GameView.state`; shared, do not change it); ``history=False`` leaves
+        out ``moves`` and ``turns``."""
+        return self.view.state(self, history)
 
     def update(self, base: int, moves_from: int,
                old_turns: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-        """What changed since version ``base``, whose moves agree with the current ones on
-        the first ``moves_from``: the status fields of :meth:`state` (version, whose turn,
-        result, score, legal moves, offers, board), ``new_moves`` (the moves
-        from ``moves_from`` on) and ``new_turns`` (the turns from ``turns_from`` on: the turn
-        holding move ``moves_from`` is sent again, since it may have grown). A client at a
-        version from ``base`` up to ``v`` merges it; one below ``base`` asks
-        ``GET /api/games/{id}?since=V`` (or sends the websocket ``sync``). Given the turns
-        of version ``base`` (``old_turns``), only the turns that differ are sent."""
-        full = self.state()
-        if base <= 0:
-            return {**full, "base": 0}
-        moves_from = max(0, min(moves_from, full["ply"]))
-        turns_from = 0
-        if old_turns is not None:
-            new_turns = full["turns"]
-            limit = min(len(old_turns), len(new_turns))
-            while turns_from < limit and (old_turns[turns_from] is new_turns[turns_from]
-                                          or old_turns[turns_from] == new_turns[turns_from]):
-                turns_from += 1  # the turns a change did not touch are the same objects
-        else:  # a turn that ended before moves_from cannot have changed
-            turns_from = bisect.bisect_left(self._turn_ends, moves_from)
-        out = {k: v for k, v in full.items() if k not in NOT_IN_UPDATES}
-        out.update(base=base, moves_from=moves_from, new_moves=full["moves"][moves_from:],
-                   turns_from=turns_from, new_turns=full["turns"][turns_from:])
-        return out
-
-    def _compute_state(self) -> dict[str, Any]:
-        session = self.session
-        game = session.game
-        outcome = game.outcome
-        aborted = session.aborted
-        over = session.over
-        ply = game.ply
-        turns = self._turns_now(game)
-        last_turn = turns[-1][1] if turns else []
-        legal = [] if over else self._legal_texts(game)
-        named = self._named
-        if named is None:  # what names the game never changes
-            named = self._named = (game.rules.text, game.rules.game, game.rules.family,
-                                   (game.player_name(1), game.player_name(2)))
-        out: dict[str, Any] = {
-            "id": self.row.id,
-            "v": self.row.version,
-            "base": 0,
-            "rules": named[0],
-            "game": named[1],
-            "family": named[2],
-            "players": list(named[3]),
-            "misere": game.rules.misere,  # the smaller store wins (the page's result text)
-            "mode": session.mode,
-            "ai_level": session.ai_level,
-            "ai_seat": session.ai_seat,
-            "to_move": None if over else game.to_move,
-            "over": over,
-            # an aborted game has no result (``*``) and no winner
-            "result": session.result,
-            "winner": None if outcome is None else outcome.winner,
-            "reason": session.reason,
-            "aborted": aborted,  # the player who did not make his first move in time
-            "early": session.early_abort,  # a rated game ended too early to rate
-            "score": list(game.score),
-            "legal": legal,
-            "last_move": str(last_turn[-1]) if last_turn else None,
-            "last_turn": [str(m) for m in last_turn],
-            "last_mover": turns[-1][0] if turns else None,
-            "offers": session.offers,
-            # the rematch offered after the game (:mod:`.rematch`), if one was
-            "rematch": (rematch_id(self.row.id, len(self.row.moves))
-                        if "rematch" in session.offers else None),
-            "ply": ply,
-            "clock": None if self.clock is None else self.clock.view(self.now()),
-            "board": board_data(game),  # the page draws it (static/board.js): no SVG here
-            # what the moves of the last two turns sowed, seed by seed (the page animates
-            # them; empty for a game whose moves sow nothing)
-            "sowings": [s.as_json() for s in game.sowings(
-                min(SOWN_PLIES, sum(len(moves) for _, moves in turns[-2:])))],
-        }
-        out["turns"] = list(self._turn_views)  # a copy: a view is never changed after
-        out["moves"] = self.row.moves  # the stored texts of the game's moves (never changed)
-        return out
-
-    def _legal_texts(self, game: Game) -> list[str]:
-        """The texts of the legal moves, each action's text made once per room."""
-        known = self._action_texts
-        out = []
-        for action in game.legal_actions():
-            text = known.get(action)
-            if text is None:
-                text = known[action] = str(game.action_to_move(action))
-            out.append(text)
-        return out
-
-    def _turns_now(self, game: Game) -> list[tuple[int, list[Move]]]:
-        """The game's turns, with ``_turn_views`` and ``_turn_ends`` brought up to date: only
-        the turns a change touched are made again when the stored moves extend those of the
-        last call (the usual move), all of them otherwise."""
-        texts = self.row.moves  # the stored texts of the moves: str() of each
-        exact = len(texts) == game.ply  # a turn's text joins the stored texts when they agree
-        done = len(self._turns_of)
-        if not (exact and done <= len(texts) and texts[:done] == self._turns_of):
-            self._turns, self._turn_views, self._turn_ends, done = [], [], [], 0
-        turns = self._turns
-        first = game.extend_turns(turns, done)
-        views, ends = self._turn_views, self._turn_ends
-        del views[first:], ends[first:]
-        start = ends[-1] if ends else 0
-        joiner = game.descriptor.turn_joiner
-        for player, ms in turns[first:]:
-            end = start + len(ms)
-            text = (joiner.join(texts[start:end]) if exact
-                    else game.descriptor.join_turn(ms))
-            views.append({"player": player, "text": text, "n": len(ms)})
-            ends.append(end)
-            start = end
-        self._turns_of = list(texts) if exact else []
-        return turns
-
-
-#: the fields of a state that never change in a game (not repeated in updates)
-STATIC = frozenset({"id", "rules", "game", "family", "players", "misere", "mode", "ai_level",
-                    "ai_seat"})
-#: what an update leaves out: the fields that never change and the whole history
-NOT_IN_UPDATES = STATIC | {"moves", "turns"}
+        """What changed since version ``base`` (:meth:`.view.GameView.update`)."""
+        return self.view.update(self, base, moves_from, old_turns)

@@ -1,15 +1,16 @@
 """One authority per online game, and the Hub that keeps them: every change decided, stored,
 then announced.
 
-A game's :class:`~.room.Room` holds its session, stored row and listeners; the session
-(:class:`~.session.GameSession`) decides every change to the game (a move, an undo, an
-offer, a resignation, a computer move) under its lock; the :class:`Hub` then writes the change
-to the store (:meth:`Hub._commit`) and only then announces it to the game's websocket
-listeners with the next version number. Concurrent requests on one game therefore never
-interleave, and what listeners see is what was stored. The Hub keeps the rooms of one server,
-loading each from the store on first use, and builds each with what it needs: the AI pool its
-computer thinks in (:mod:`.ai_pool`), the Hub's own store-and-announce, and its follower's
-refresh.
+A game's :class:`~.room.Room` is its one serialized authority in this process: a request
+(a move, an undo, an offer, a resignation, the computer's move, a fallen flag) is decided by
+the session (:class:`~.session.GameSession`) under the room's lock, which returns the change;
+the room has it written (the Hub's :class:`~.writer.GameWriter`, which numbers it: the next
+version) and only then announces it to the game's websocket listeners
+(:meth:`~.room.Room.act`). Concurrent requests on one game therefore never interleave, and
+what listeners see is what was stored. The Hub keeps the rooms of one server, loading each
+from the store on first use, and builds each with what it needs: the AI pool its computer
+thinks in (:mod:`.ai_pool`), the writer, and its follower's refresh; its request methods
+(:meth:`Hub.move`, ...) name the decision and hand it to the room.
 
 The store is the authority, the rooms are caches of it: a change is written only if the
 stored version is still the room's (:meth:`~.store.Store.submit`); when another process got
@@ -25,8 +26,6 @@ rather than playing the heard moves, so every process shows the clocks as stored
 from __future__ import annotations
 
 import asyncio
-import copy
-import dataclasses
 import functools
 import logging
 import re
@@ -47,20 +46,19 @@ from ..storage.store import (
     GameRow,
     Store,
     StoredEvent,
-    VersionConflict,
-    failure_text,
     hash_key,
-    is_database_failure,
     log_failure,
     new_key,
     refusing,
 )
 from ..work.ai_pool import Agents, AiPool
+from . import offers, timing
 from .clocks import Clock, TimeControl, flag_if_due
+from .endings import restore
 from .follow import Follower
 from .room import Room
-from .session import AHEAD, MODES, GameSession, restore
-from .wire import Encoded, event_message
+from .session import AHEAD, MODES, Change, GameSession, move_text
+from .writer import GameWriter
 
 log = logging.getLogger("nugar.server")
 
@@ -73,25 +71,74 @@ GAME_ID = re.compile(r"[A-Za-z0-9]{1,32}")
 STALE_TRIES = 5
 
 
-def _time_first_moves(clock: Clock, session: GameSession, etype: str, data: dict[str, Any],
-                      to_move: int | None, now: float) -> None:
-    """Note on ``clock`` who has made his first move after the change ``etype`` (a move: its
-    player and the forced passes after it; an undo or takeback: read from the game again),
-    and time the first move of ``to_move`` if he has not made it (unless he is the
-    computer). A move opens its player's seat, as does the change ``opened`` (its
-    ``seats``): the timers start once both seats are open (:meth:`Clock.see`)."""
-    if etype == "move":
-        for p in (data.get("player"), *data.get("passed", [])):
-            if p in (1, 2):
-                clock.played[p - 1] = True
-        clock.see([data.get("player", 0)], now)
-    elif etype == "opened":
-        clock.see(data.get("seats", []), now)
-    elif etype in ("undo", "takeback"):
-        clock.played = [session.game.has_moved(1), session.game.has_moved(2)]
-    waiting = (to_move if to_move is not None and to_move != session.ai_seat
-               and not clock.played[to_move - 1] else None)
-    clock.wait_for(waiting, now)
+def _seats(mode: str, ai_level: int | None, human_seat: int | None,
+           seat_hash: tuple[int, str] | None
+           ) -> tuple[int | None, int | None, str | None, str | None, dict[str, str]]:
+    """The seats of a new game (:meth:`Hub.create`): its AI level and seat, the hashes of its
+    seats' secrets and the secrets themselves, by seat (``"0"``: the hot-seat key)."""
+    keys: dict[str, str] = {}
+    ai_seat: int | None = None
+    hash_1: str | None = None
+    hash_2: str | None = None
+    if mode == "ai":
+        if ai_level is None:  # the level people get when they name none
+            ai_level = DEFAULT_LEVEL
+        if ai_level not in LEVEL_RANGE:
+            raise ApiError("bad_level", Text(
+                "AI level must be a whole number {level_range_text}, not {ai_level!r}",
+                domain="web", level_range_text=LEVEL_RANGE_TEXT, ai_level=ai_level))
+        seat = 1 if human_seat is None else human_seat
+        if seat not in (1, 2):
+            raise ApiError("bad_seat", Text(
+                "seat must be 1 or 2, not {human_seat!r}",
+                domain="web", human_seat=human_seat))
+        ai_seat = 3 - seat
+        key = new_key()
+        keys[str(seat)] = key
+        if seat == 1:
+            hash_1 = hash_key(key)
+        else:
+            hash_2 = hash_key(key)
+    elif mode == "friend":
+        keys["1"], keys["2"] = new_key(), new_key()
+        hash_1, hash_2 = hash_key(keys["1"]), hash_key(keys["2"])
+        if seat_hash is not None:
+            del keys[str(seat_hash[0])]
+            if seat_hash[0] == 1:
+                hash_1 = seat_hash[1]
+            else:
+                hash_2 = seat_hash[1]
+        ai_level = None
+    else:
+        key = new_key()
+        keys["0"] = key
+        hash_1 = hash_2 = hash_key(key)
+        ai_level = None
+    return ai_level, ai_seat, hash_1, hash_2, keys
+
+
+def _timed(row: GameRow, game: Game, time_control: TimeControl | None,
+           seat_hash: tuple[int, str] | None, now: Callable[[], float]) -> StoredEvent:
+    """The new game ``row``'s clocks set (under ``time_control``, if given) and its first
+    event, ``created``."""
+    created: dict[str, Any] = {"rules": row.rules, "mode": row.mode}
+    if row.rated:
+        created["rated"] = True
+    if time_control is not None:  # the first player's first move is timed from now
+        # a game by link waits for both players to open their links; the lobby's game
+        # (seat_hash) is made when both are there
+        by_link = row.mode == "friend" and seat_hash is None
+        clock = Clock.new(time_control, now(),
+                          None if game.to_move == row.ai_seat else game.to_move,
+                          seen=(not by_link, not by_link))
+        row.clock, row.deadline = clock.to_json(), clock.deadline()
+        created["clock"] = time_control.text
+    return StoredEvent(1, "created", created)
+
+
+def _expire(session: GameSession, room: Room, idle: int) -> Change | None:
+    """The decision closing ``room``'s game, found idle at version ``idle``."""
+    return timing.expire(session, idle, room.row.version)
 
 
 class Hub:
@@ -114,15 +161,17 @@ class Hub:
         self._load_lock = asyncio.Lock()
         #: keeps the rooms up with the versions other processes store
         self.follower = Follower(store, self.rooms, functools.partial(self.room, fresh=True))
+        #: stores every room's changes (:meth:`.room.Room.act`)
+        self.writer = GameWriter(store, lambda: self.clock())
 
     # --- rooms ------------------------------------------------------------------------------
     def _open(self, row: GameRow, game: Game) -> Room:
         """The room of a stored row and its replayed game, kept and its computer started."""
-        room = Room(row, game, self.pool, save=self._commit, refresh=self.follower.refresh,
+        room = Room(row, game, self.pool, write=self.writer, refresh=self.follower.refresh,
                     now=self.clock)
         self.rooms[row.id] = room
         self._evict()
-        room.session.schedule_ai()
+        room.computer.schedule()
         return room
 
     async def room(self, game_id: str, fresh: bool = False) -> Room:
@@ -190,7 +239,7 @@ class Hub:
             if len(self.rooms) <= self.max_rooms:
                 break
             r = self.rooms[gid]
-            if not (r.session.busy or r.listeners):
+            if not (r.busy or r.listeners):
                 del self.rooms[gid]
 
     async def resume_all(self) -> None:
@@ -206,7 +255,7 @@ class Hub:
     async def expire_idle(self) -> list[str]:
         """Close every unfinished game without a change for ``expire_days`` and forget its
         room; returns their ids. A game in which a player never made his first move is
-        aborted (no result, the event ``abort``, :meth:`GameSession.expire`), any other one
+        aborted (no result, the event ``abort``, :func:`.timing.expire`), any other one
         is an adjudicated draw (the event ``expired``); either is stored and announced. A
         game that cannot be rebuilt is left as it is (it is refused anyway)."""
         if self.expire_days is None:
@@ -216,12 +265,13 @@ class Hub:
         for gid, version in await asyncio.to_thread(self.store.idle_games, cutoff):
             try:
                 room = await self.room(gid)
-                done = await room.session.expire(version)
+                done = await room.act(functools.partial(_expire, room=room, idle=version),
+                                      current=False) is not None
             except ApiError as exc:
                 log.warning("cannot expire game %s: %s", gid, exc.detail)
                 continue
             if done:
-                await room.session.close()
+                await room.computer.close()
                 if self.rooms.get(gid) is room:
                     del self.rooms[gid]
                 aborted = room.session.aborted
@@ -243,7 +293,7 @@ class Hub:
 
     async def close(self) -> None:
         for room in list(self.rooms.values()):
-            await room.session.close()
+            await room.computer.close()
         if self._own_pool:
             self.pool.close()
 
@@ -268,138 +318,22 @@ class Hub:
             game = new_game(rule_set)
         except RulesError as exc:
             raise ApiError("bad_rules", reason(exc)) from None
-        keys: dict[str, str] = {}
-        ai_seat: int | None = None
-        hash_1: str | None = None
-        hash_2: str | None = None
         if mode == "ai":
             # its computer's turns cannot be refused once it exists: a client address with
             # its share of the AI queue taken makes no new game against the AI meanwhile
             self.pool.admit()
-            if ai_level is None:  # the level people get when they name none
-                ai_level = DEFAULT_LEVEL
-            if ai_level not in LEVEL_RANGE:
-                raise ApiError("bad_level", Text(
-                    "AI level must be a whole number {level_range_text}, not {ai_level!r}",
-                    domain="web", level_range_text=LEVEL_RANGE_TEXT, ai_level=ai_level))
-            seat = 1 if human_seat is None else human_seat
-            if seat not in (1, 2):
-                raise ApiError("bad_seat", Text(
-                    "seat must be 1 or 2, not {human_seat!r}",
-                    domain="web", human_seat=human_seat))
-            ai_seat = 3 - seat
-            key = new_key()
-            keys[str(seat)] = key
-            if seat == 1:
-                hash_1 = hash_key(key)
-            else:
-                hash_2 = hash_key(key)
-        elif mode == "friend":
-            keys["1"], keys["2"] = new_key(), new_key()
-            hash_1, hash_2 = hash_key(keys["1"]), hash_key(keys["2"])
-            if seat_hash is not None:
-                del keys[str(seat_hash[0])]
-                if seat_hash[0] == 1:
-                    hash_1 = seat_hash[1]
-                else:
-                    hash_2 = seat_hash[1]
-            ai_level = None
-        else:
-            key = new_key()
-            keys["0"] = key
-            hash_1 = hash_2 = hash_key(key)
-            ai_level = None
+        ai_level, ai_seat, hash_1, hash_2, keys = _seats(mode, ai_level, human_seat, seat_hash)
         row = GameRow(id=secrets.token_hex(8), rules=rule_set.text, mode=mode,
                       ai_level=ai_level, ai_seat=ai_seat, key_hash_1=hash_1,
                       key_hash_2=hash_2, moves=[], ending=None, offers={}, result=None,
                       reason=None, version=1, account_1=accounts[0],
                       account_2=accounts[1], rated=rated)
-        created: dict[str, Any] = {"rules": row.rules, "mode": mode}
-        if rated:
-            created["rated"] = True
-        if time_control is not None:  # the first player's first move is timed from now
-            # a game by link waits for both players to open their links; the lobby's game
-            # (seat_hash) is made when both are there
-            by_link = mode == "friend" and seat_hash is None
-            clock = Clock.new(time_control, self.clock(),
-                              None if game.to_move == ai_seat else game.to_move,
-                              seen=(not by_link, not by_link))
-            row.clock, row.deadline = clock.to_json(), clock.deadline()
-            created["clock"] = time_control.text
-        first = StoredEvent(1, "created", created)
+        first = _timed(row, game, time_control, seat_hash, self.clock)
         with refusing("creating a game"):
             await asyncio.to_thread(self.store.create, row, first)
         return self._open(row, game), keys
 
     # --- changes ----------------------------------------------------------------------------
-    async def _commit(self, room: Room, etype: str, data: dict[str, Any]) -> dict[str, Any]:
-        """Store the room's new state with one new event, then announce it.
-
-        Called by the room's session with its lock held and the game already changed. If the
-        write fails, nothing was stored: the session rolls its game back and the room stays.
-        If another writer changed the stored game, the room is dropped and the next request
-        replays the game from what was stored.
-        """
-        old = room.row
-        old_view = room._view
-        old_turns = old_view["turns"] if old_view and old_view["v"] == old.version else None
-        session = room.session
-        game = session.game
-        played = data.get("moves") if etype == "move" else None
-        if isinstance(played, list) and game.ply == len(old.moves) + len(played):
-            moves = old.moves + played  # the usual change: no need to write out every move
-        else:
-            moves = [str(m) for m in game.move_stack]
-        row = copy.copy(old)  # the old row stays as it was until the write succeeds
-        row.moves, row.ending, row.offers = moves, session.ending, dict(session.offers)
-        row.result, row.reason, row.version = session.result, session.reason, old.version + 1
-        clock = room.clock
-        if clock is not None:  # the server stamps the change on a copy of the clocks
-            to_move = None if session.over else game.to_move
-            now = self.clock()
-            passed = data.get("passed", []) if etype == "move" else []
-            clock = dataclasses.replace(clock, left=list(clock.left),
-                                        played=list(clock.played))
-            clock.settle(to_move, now, moved=etype == "move", passed=passed)
-            _time_first_moves(clock, session, etype, data, to_move, now)
-            row.clock, row.deadline = clock.to_json(), clock.deadline()
-        ev = StoredEvent(row.version, etype, data)
-        try:
-            await self.store.write(row, ev)
-        except VersionConflict as exc:
-            # another process stored this game meanwhile: nothing was written; the session
-            # rolls back, the caller refreshes the room and decides the request again
-            room.known = max(room.known, row.version)
-            raise ApiError("stale_room", Text(
-                "the game changed on another server while this request was decided; nothing was "
-                "changed, try again",
-                domain="web")) from exc
-        except Exception as exc:
-            # the write changed nothing: the session rolls its game back to the stored state
-            # and the room (with its listeners) stays the current one; its clocks were not
-            # touched (the change was stamped on a copy)
-            if is_database_failure(exc):  # one line: what failed, not where
-                log.error("storing game %s failed: %s", row.id, failure_text(exc))
-            else:
-                log.exception("storing game %s failed", row.id)
-            raise ApiError("storage_failed", Text(
-                "the move could not be stored; nothing was changed, try again",
-                domain="web")) from exc
-        room.row = row
-        room.clock = clock
-        room.known = max(room.known, row.version)
-        if moves[:len(old.moves)] == old.moves:
-            same = len(old.moves)  # moves were added (the same objects: a quick compare)
-        else:
-            same = 0
-            limit = min(len(old.moves), len(moves))
-            while same < limit and old.moves[same] == moves[same]:
-                same += 1
-        # encoded once: the answer and every listener's event share the text
-        update = Encoded(room.update(old.version, same, old_turns))
-        room.announce(event_message(etype, ev.version, data, update))
-        return update
-
     async def _act(self, game_id: str,
                    act: Callable[[Room], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
         """Run a change on a game's current room; a request that waited on the lock of a room
@@ -411,15 +345,21 @@ class Hub:
             except ApiError as exc:
                 if exc.code != "stale_room" or attempt == STALE_TRIES - 1:
                     raise
-                if not room.session.closed and not await self.follower.refresh(room) \
+                if not room.closed and not await self.follower.refresh(room) \
                         and exc.detail.startswith(AHEAD):
                     raise ApiError("stale_version", exc.detail) from None
         raise AssertionError("unreachable")
 
-    async def act(self, game_id: str,
-                  act: Callable[[Room], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
-        """Run ``act`` on the game's current room (as :meth:`move` does): for a seat found
-        otherwise than by its key, such as a bot's by its account (:mod:`.routes_bot`)."""
+    async def _request(self, game_id: str,
+                       decide: Callable[[Room, GameSession], Change]) -> dict[str, Any]:
+        """A player's request on a game: ``decide(room, session)`` is its decision (a change
+        or a refusal), run by the room's :meth:`~.room.Room.act`."""
+        async def act(room: Room) -> dict[str, Any]:
+            update = await room.act(lambda session: decide(room, session))
+            if update is None:
+                raise AssertionError("a request's decision is a change or a refusal")
+            return update
+
         return await self._act(game_id, act)
 
     async def move(self, game_id: str, key: str | None, text: str,
@@ -427,19 +367,32 @@ class Hub:
         """Play ``text`` for the seat ``key`` opens; with ``expect``, only if the game is
         still at that version (a client never plays on a position it has not seen, and a
         repeated request cannot play twice)."""
-        return await self._act(game_id, lambda room: room.session.move(
-            room.player_of(key), text, expect=expect))
+        text = move_text(text)
+        return await self._request(game_id, lambda room, s: s.move(
+            room.player_of(key), text, expect, room.row.version))
+
+    async def move_for(self, game_id: str, account: int, text: str) -> dict[str, Any]:
+        """Play ``text`` for the seat the ``account`` holds (a bot playing by its token,
+        :mod:`.routes_bot`; 409 ``not_yours`` when it holds none)."""
+        text = move_text(text)
+        return await self._request(game_id, lambda room, s: s.move(
+            room.seat_of_account(account), text, None, room.row.version))
+
+    async def resign_for(self, game_id: str, account: int) -> dict[str, Any]:
+        """The ``account`` resigns the game it holds a seat of (as :meth:`move_for`)."""
+        return await self._request(game_id, lambda room, s: s.resign(
+            room.seat_of_account(account)))
 
     async def undo(self, game_id: str, key: str | None) -> dict[str, Any]:
-        return await self._act(game_id, lambda room: room.session.undo(room.player_of(key)))
+        return await self._request(game_id, lambda room, s: s.undo(room.player_of(key)))
 
     async def offer(self, game_id: str, key: str | None, kind: str, action: str
                     ) -> dict[str, Any]:
-        return await self._act(game_id, lambda room: room.session.offer(room.player_of(key),
-                                                                        kind, action))
+        return await self._request(game_id, lambda room, s: offers.offer(
+            s, room.player_of(key), kind, action))
 
     async def resign(self, game_id: str, key: str | None) -> dict[str, Any]:
-        return await self._act(game_id, lambda room: room.session.resign(room.player_of(key)))
+        return await self._request(game_id, lambda room, s: s.resign(room.player_of(key)))
 
     async def open_seat(self, game_id: str, key: str | None) -> dict[str, Any]:
         """A page opened the seat ``key`` opens: the first time (in a timed game whose
@@ -453,7 +406,7 @@ class Hub:
                 domain="web"))
 
         async def note(r: Room) -> dict[str, Any]:
-            await r.session.note_open(lambda: r.unseen(r.seat_of(key)))
+            await r.act(lambda s: timing.opened(s, r.unseen(r.seat_of(key))))
             return r.state()
 
         if room.unseen(room.seat_of(key)) is None:
@@ -468,7 +421,7 @@ class Hub:
         if not room.row.rated and seat is not None:
             await asyncio.to_thread(self.store.refuse_in_play, room.session.game.rules.text,
                                     list(room.row.moves))
-        return await room.session.hint(seat)
+        return await room.computer.hint(seat)
 
     # --- following other processes (:class:`~.follow.Follower`) ----------------------------
     def heard(self, game_id: str, version: int, event: StoredEvent | None = None) -> None:

@@ -541,16 +541,6 @@ class Accounts:
                 self._keys.popitem(last=False)
         return None if account is None else account.id
 
-    def bots(self, ids: Iterable[int]) -> set[int]:
-        """Which of these accounts are bots."""
-        wanted = sorted(set(ids))
-        if not wanted:
-            return set()
-        with self.store.engine.connect() as conn:
-            rows = conn.execute(select(accounts_table.c.id).where(
-                accounts_table.c.id.in_(wanted)).where(accounts_table.c.bot == 1)).all()
-        return {r.id for r in rows}
-
     # --- language -----------------------------------------------------------------------------
     def set_language(self, account_id: int, language: str | None) -> None:
         """Keep ``language`` (one of :data:`nugar.i18n.LANGUAGES`, checked by the caller;

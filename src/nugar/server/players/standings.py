@@ -98,7 +98,7 @@ def game_players(store: Store, game_id: str) -> dict[str, Any] | None:
     if row is None:
         return None
     accounts = (row.account_1, row.account_2)
-    names = _names(store, {a for a in accounts if a is not None})
+    names = names_of(store, {a for a in accounts if a is not None})
     bots = _bots(store, {a for a in accounts if a is not None})
     out: dict[str, Any] = {
         "players": {str(seat): None if a is None else names[a]
@@ -140,7 +140,8 @@ def _bots(store: Store, ids: set[int]) -> set[int]:
     return {r.id for r in rows}
 
 
-def _names(store: Store, ids: set[int]) -> dict[int, str]:
+def names_of(store: Store, ids: set[int]) -> dict[int, str]:
+    """The user names of accounts by id (a deleted one: "deleted player")."""
     if not ids:
         return {}
     with store.engine.connect() as conn:
@@ -184,7 +185,7 @@ def player(store: Store, username: str, page: int = 1) -> dict[str, Any] | None:
     more = len(rows) > PAGE
     rows = rows[:PAGE]
     others = {r.account_2 if r.account_1 == account_id else r.account_1 for r in rows}
-    names = _names(store, {o for o in others if o is not None})
+    names = names_of(store, {o for o in others if o is not None})
     bots = _bots(store, {o for o in others if o is not None} | {account_id})
     games = []
     for r in rows:

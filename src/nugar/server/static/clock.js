@@ -2,7 +2,7 @@
 // the game page. The server keeps the time (each state carries both players' time left as of
 // the server's "now"); this page only counts down from there between two states.
 import { api } from "./common.js";
-import { player, t } from "./i18n.js";
+import { player, t, tn } from "./i18n.js";
 
 const CHOICES = [
   ["", t("no clock")], ["1+0", t("1 min")], ["3+2", t("3 min + 2 s")], ["5+3", t("5 min + 3 s")],
@@ -40,6 +40,20 @@ export function addClockChoice() {
   form.insertBefore(label, start ? start.parentElement : null);
 }
 
+// a time control ("5+3", "0.5+0", "3d") in the page's language: "3 days per move", "5 min +
+// 3 s per move" (the server's own `describe` is English, for the API's readers)
+export function describe(control) {
+  const days = /^(\d+)d$/.exec(control);
+  if (days) {
+    const n = Number(days[1]);
+    return tn("{n} day per move", "{n} days per move", n, { n });
+  }
+  const [minutes, increment] = control.split("+").map(Number);
+  const base = minutes < 1 ? t("{s} s", { s: Math.round(minutes * 60) })
+    : t("{m} min", { m: minutes });
+  return t("{base} + {inc} s per move", { base, inc: increment });
+}
+
 // the chosen time control as the API reads it ("5+3", "3d"), or null for none
 export function choice() {
   const sel = document.getElementById("clock-choice");
@@ -52,7 +66,9 @@ export function choice() {
 }
 
 // --- game page: both clocks ----------------------------------------------------------------
-function format(seconds, kind) {
+// a clock's time left as people read it: "2d 5h" for a correspondence clock with a day or
+// more left, else h:mm:ss, mm:ss (and tenths under 10 s)
+export function format(seconds, kind) {
   const s = Math.max(0, seconds);
   if (kind === "days" && s >= 86400) {
     const d = Math.floor(s / 86400);
@@ -175,8 +191,8 @@ export function show(state, seat) {
     }
   }
   box.querySelector(".clock-control").textContent = state.clock.running === null && !state.over
-    ? t("Clock: {clock} (starts with the first move)", { clock: state.clock.describe })
-    : t("Clock: {clock}", { clock: state.clock.describe });
+    ? t("Clock: {clock} (starts with the first move)", { clock: describe(state.clock.control) })
+    : t("Clock: {clock}", { clock: describe(state.clock.control) });
   const names = (state.players || [t("First"), t("Second")]).map(player);
   tick.names = names;
   for (const p of [1, 2]) {

@@ -11,7 +11,7 @@
 //
 // The session is an HttpOnly cookie this script never sees: the menu asks GET /api/me who is
 // signed in.
-import { languages, lang, t } from "./i18n.js";
+import { languages, lang, t, tn } from "./i18n.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -94,7 +94,8 @@ function addSwitch(header) {
 
 // --- the account menu ----------------------------------------------------------------------
 // the leaderboard; the signed-in name, a link to his page, and "Sign out", or links to sign
-// in and up (a signed-in page's body has the class "signed-in").
+// in and up (a signed-in page's body has the class "signed-in"); for a signed-in player, the
+// reminder of the games waiting for his move.
 async function showMenu(menu) {
   let me = null;
   try {
@@ -120,6 +121,7 @@ async function showMenu(menu) {
       location.reload();
     });
     menu.append(who, out);
+    remind(me);
   } else {
     const back = location.pathname === "/signin" || location.pathname === "/signup"
       ? "" : `?next=${encodeURIComponent(location.pathname + location.search + location.hash)}`;
@@ -130,6 +132,42 @@ async function showMenu(menu) {
     menu.append(inLink, upLink);
   }
   return me;
+}
+
+// --- the reminder ----------------------------------------------------------------------------
+// "It is your turn in 2 games", under the header of every page a signed-in player opens (the
+// page after signing in, too), linking the games that wait for him (the most urgent first,
+// GET /api/me/games) and his list of games in progress on his own page.
+const REMINDED = 3;
+
+export function gameLabel(g) {
+  return g.opponent ? t("{rules} against {opponent}", { rules: g.rules, opponent: g.opponent })
+    : g.rules;
+}
+
+async function remind(me) {
+  let mine;
+  try {
+    mine = await api("GET", "/api/me/games");
+  } catch (e) {
+    return;
+  }
+  if (!mine.your_turn || document.getElementById("turn-reminder")) return;
+  const box = document.createElement("p");
+  box.id = "turn-reminder";
+  box.className = "reminder";
+  box.setAttribute("role", "status");
+  box.append(tn("It is your turn in {n} game.", "It is your turn in {n} games.", mine.your_turn,
+    { n: mine.your_turn }), " ");
+  const waiting = mine.games.filter((g) => g.your_turn).slice(0, REMINDED);
+  waiting.forEach((g, i) => {
+    if (i) box.append(" \u00b7 ");
+    box.append(link(`/g/${g.id}`, gameLabel(g)));
+  });
+  box.append(" \u00b7 ", link(`/players/${encodeURIComponent(me.username)}#my-games`,
+    t("all my games")));
+  const top = document.querySelector("header.top");
+  top.after(box);
 }
 
 const header = document.querySelector("header.top");

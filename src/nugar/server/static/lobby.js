@@ -1,7 +1,7 @@
 // nugar lobby: the open challenges on the home page, live over /ws/lobby. Posting one uses the
 // rules and time control chosen in the form above; accepting one creates the game and takes
 // both players to it (the creator is told on his lobby socket).
-import { choice as clockChoice } from "./clock.js";
+import { choice as clockChoice, describe } from "./clock.js";
 import { api } from "./common.js";
 import { currentRulesText } from "./home.js";
 import { t, tx } from "./i18n.js";
@@ -52,7 +52,7 @@ export function showLobby() {
   box.hidden = false;
 
   function row(c) {
-    const clock = c.clock ? c.clock_text : t("no clock");
+    const clock = c.clock ? describe(c.clock) : t("no clock");
     const item = el("li", { class: "challenge", "data-id": c.id },
       el("span", { class: "what", text: `${c.game}: ` }), el("code", { text: c.rules, dir: "ltr" }),
       el("span", { class: "what", text: ` \u00b7 ${clock} \u00b7 ${COLOUR[c.colour] || c.colour} ` }));
@@ -166,7 +166,7 @@ export function showLobby() {
     try {
       const c = await api("GET", `/api/challenges/${encodeURIComponent(id)}`);
       invite.textContent = "";
-      const clock = c.clock ? c.clock_text : t("no clock");
+      const clock = c.clock ? describe(c.clock) : t("no clock");
       const b = el("button", { type: "button", id: "invite-accept", text: t("Accept this challenge") });
       b.addEventListener("click", () => accept(c.id));
       invite.append(el("p", {}, ...tx("You are challenged to {game} ({rules}), {clock}; {colour}.",

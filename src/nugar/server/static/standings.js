@@ -1,5 +1,7 @@
 // A player's page (/players/NAME: ratings per preset, a rating graph per preset drawn as
-// SVG here, finished games newest first, paged) and the leaderboard (/leaderboard?rules=).
+// SVG here, finished games newest first, paged; on the signed-in player's own page his games
+// in progress, those waiting for his move first) and the leaderboard (/leaderboard?rules=).
+import { describe, format as timeLeft } from "./clock.js";
 import { $ as byId, api, link } from "./common.js";
 import { lang, num, t, tn } from "./i18n.js";
 
@@ -104,6 +106,34 @@ async function profile(name) {
   byId("games-older").onclick = () => turn(page + 1);
 }
 
+// the signed-in player's games in progress, when this page is his (GET /api/me/games)
+async function myGames(name, page = 1) {
+  let mine;
+  try {
+    const me = await api("GET", "/api/me");
+    if (me.username.toLowerCase() !== name.toLowerCase()) return;
+    mine = await api("GET", `/api/me/games?page=${page}`);
+  } catch (e) {
+    return;  // signed out (or the server away): the page shows what anyone sees
+  }
+  byId("my-games").hidden = false;
+  rows("my-games-table", "my-games-none", mine.games, (g) => {
+    const game = link(`/g/${g.id}`, g.rules);
+    if (g.clock) game.title = describe(g.clock.control);
+    const row = [game, g.opponent || "",
+      g.your_turn ? t("your turn") : t("their turn"),
+      g.left === null ? (g.clock ? "" : t("no clock")) : timeLeft(g.left, g.clock.kind)];
+    return row;
+  });
+  const body = byId("my-games-table").tBodies[0];
+  mine.games.forEach((g, i) => { if (g.your_turn) body.rows[i].classList.add("your-turn"); });
+  byId("my-games-before").hidden = page <= 1;
+  byId("my-games-after").hidden = !mine.more;
+  byId("my-games-before").onclick = () => myGames(name, page - 1);
+  byId("my-games-after").onclick = () => myGames(name, page + 1);
+  if (location.hash === "#my-games") byId("my-games").scrollIntoView();
+}
+
 async function leaderboard() {
   byId("leaderboard").hidden = false;
   document.title = t("Leaderboard - nugar");
@@ -131,5 +161,8 @@ async function leaderboard() {
 }
 
 const m = location.pathname.match(/^\/players\/([^/]+)$/);
-if (m) profile(decodeURIComponent(m[1]));
+if (m) {
+  profile(decodeURIComponent(m[1]));
+  myGames(decodeURIComponent(m[1]));
+}
 else if (location.pathname === "/leaderboard") leaderboard();

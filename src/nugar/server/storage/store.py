@@ -16,7 +16,7 @@ moves); on PostgreSQL each change also sends ``NOTIFY nugar_events, '<game id> <
 <type> <data>'`` in its transaction, which the other processes listen to (:mod:`.listen`).
 
 The change that ends a rated game also updates both players' ratings in the writer's
-transaction (:meth:`Store._rate`), so the end and the ratings are stored together or not at
+transaction (:meth:`GroupCommit._rate`), so the end and the ratings are stored together or not at
 all. The tables of players' accounts, sessions and ratings are here too; the schema is made
 and changed by the migrations of :mod:`.migrations`.
 """
@@ -422,128 +422,22 @@ def refusing(what: str) -> Iterator[None]:
         raise storage_refusal(exc, what) from None
 
 
-class Store:
-    """The database of online games. Thread-safe: each call uses its own connection, and
-    :meth:`submit` hands changes to the one writer thread."""
+class GroupCommit:
+    """The store's writer thread: the changes handed to it (:meth:`Store.submit`) are
+    committed together, up to :data:`MAX_BATCH` in one transaction (group commit: one disk
+    sync for many moves), each only if the stored version is still the one before it; a
+    rated game's last change updates the ratings in the same transaction (:meth:`_rate`)."""
 
-    def __init__(self, url: str | None = None, *, create: bool = True) -> None:
-        self.url = url or default_db_url()
-        kwargs: dict[str, Any] = {"future": True}
-        if self.url.startswith("sqlite"):
-            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
-            if self.url in ("sqlite://", "sqlite:///:memory:"):
-                # one shared connection, or every thread would see its own empty database
-                kwargs["poolclass"] = StaticPool
-        else:
-            kwargs["pool_size"] = 8
-            kwargs["max_overflow"] = 8
-            kwargs["pool_pre_ping"] = True  # a connection the database dropped is replaced
-        self.engine: Engine = create_engine(self.url, **kwargs)
-        if self.url.startswith("sqlite"):
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        #: whether other processes may write the same games (PostgreSQL): the caches of the
-        #: server then follow the changes announced on :data:`CHANNEL`
-        self.shared = self.engine.dialect.name == "postgresql"
-        if create:  # the newest schema, by the migration chain (:mod:`.migrations`)
-            upgrade(self.engine)
+    engine: Engine
+    #: whether other processes share the database (:attr:`Store.shared`)
+    shared: bool
+
+    def _start_commits(self) -> None:
         self._queue: queue.SimpleQueue[tuple[GameRow, StoredEvent, _Done] | None] = \
             queue.SimpleQueue()
         self._sql = _WriterSql(self.engine.dialect.paramstyle)
         self._writer: threading.Thread | None = None
         self._writer_lock = threading.Lock()
-
-    def rated_in_play(self, rules: str, moves: list[str]) -> bool:
-        """Whether ``moves`` (one or more, of the rule set whose text is ``rules``) are those
-        of a rated game not yet over, or their beginning: analysing them, or a hint after
-        them, would be the engine's help to a player of that game (blocking).
-
-        Every process's games are found, here in the database: the rated games still running
-        (few: one per pair of players at the table) whose stored moves begin with these,
-        matched on the JSON text of the moves (they are stored with :func:`json.dumps`, so
-        the text of a list's first moves is the beginning of the list's text), then on the
-        rules. A game reaching the same position by other moves is not found; a record
-        starts from the rules' own start, so its moves are its positions."""
-        if not moves:
-            return False  # the starting position helps nobody
-        from ...rules import parse_rules
-
-        prefix = json.dumps(moves)[:-1]  # '["a1", "b2"' begins '["a1", "b2"]', '["a1", "b2", ..'
-        t = games_table
-        with self.engine.connect() as conn:
-            found = conn.execute(select(t.c.rules).where(t.c.rated == 1)
-                                 .where(t.c.result.is_(None))
-                                 .where(t.c.moves.startswith(prefix, autoescape=True))
-                                 .limit(100)).scalars().all()
-        for written in found:
-            try:
-                if parse_rules(written).text == rules:
-                    return True
-            except ValueError:
-                continue
-        return False
-
-    def refuse_in_play(self, rules: str, moves: list[str]) -> None:
-        """``409 game_in_play`` when :meth:`rated_in_play` (blocking)."""
-        if self.rated_in_play(rules, moves):
-            raise ApiError("game_in_play", i18n.Text(
-                "these moves are those of a rated game still being played; the computer "
-                "helps with them once that game has ended", domain="web"))
-
-    def close(self) -> None:
-        if self._writer is not None:
-            self._queue.put(None)
-            self._writer.join(30)
-            self._writer = None
-        self.engine.dispose()
-
-    def listen_url(self) -> str:
-        """The libpq address of the database (for a LISTEN connection of :mod:`psycopg`)."""
-        return self.engine.url.set(drivername="postgresql").render_as_string(
-            hide_password=False)
-
-    # --- writing ----------------------------------------------------------------------------
-    def create(self, row: GameRow, first_event: StoredEvent) -> None:
-        now = int(time.time())
-        with self.engine.begin() as conn:
-            conn.execute(insert(games_table).values(
-                id=row.id, rules=row.rules, mode=row.mode, ai_level=row.ai_level,
-                ai_seat=row.ai_seat, key_hash_1=row.key_hash_1, key_hash_2=row.key_hash_2,
-                moves=json.dumps(row.moves), ending=_dump_opt(row.ending),
-                offers=json.dumps(row.offers), result=row.result, reason=row.reason,
-                version=row.version, created=now, updated=now,
-                clock=_dump_opt(row.clock), deadline=row.deadline,
-                account_1=row.account_1, account_2=row.account_2,
-                rated=1 if row.rated else None))
-            conn.execute(insert(events_table).values(
-                game_id=row.id, version=first_event.version, type=first_event.type,
-                data=json.dumps(first_event.data), created=now))
-
-    def save(self, row: GameRow, new_event: StoredEvent) -> None:
-        """Write the game's new state and append its event, in one transaction; waits until
-        it is committed (:meth:`submit` does not wait).
-
-        The update only applies when the stored version is the one before the event, so two
-        writers can never both append the same version (the unique key also forbids it):
-        otherwise :class:`VersionConflict`.
-        """
-        self.submit(row, new_event).result()
-
-    def submit(self, row: GameRow, new_event: StoredEvent) -> Future[None]:
-        """Hand the change to the writer thread; the future is done once it is committed
-        (its exception: :class:`VersionConflict`, or what the database said). ``row`` must
-        not be changed until then."""
-        done: Future[None] = Future()
-        self._enqueue(row, new_event, done)
-        return done
-
-    def write(self, row: GameRow, new_event: StoredEvent) -> asyncio.Future[None]:
-        """:meth:`submit` for a caller on an event loop: the loop's own future, which the
-        writer settles with one call into the loop for all of a batch's changes made on it
-        (rather than a thread-safe future and its bridge for each). Cancelling it does not
-        stop the write."""
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._enqueue(row, new_event, done)
-        return done
 
     def _enqueue(self, row: GameRow, new_event: StoredEvent, done: _Done) -> None:
         if self._writer is None:
@@ -668,15 +562,6 @@ class Store:
                 cursor.executemany(sql.insert_event, events)
         return results
 
-    def claim_seat(self, game_id: str, seat: int, account_id: int) -> bool:
-        """Name the account holding a seat of a game, unless one already holds it; whether
-        it was named. The writer's updates leave these columns alone."""
-        column = games_table.c.account_1 if seat == 1 else games_table.c.account_2
-        with self.engine.begin() as conn:
-            done = conn.execute(games_table.update().where(games_table.c.id == game_id)
-                                .where(column.is_(None)).values({column: account_id}))
-        return bool(done.rowcount)
-
     def _rate(self, cursor: Any, row: GameRow, now: float) -> None:
         """Inside the writer's transaction of a rated game's last change: both accounts'
         ratings for the game's preset updated (:func:`.ratings.rate_game`, the game a rating
@@ -707,6 +592,135 @@ class Store:
             cursor.execute(sql.change_insert, (row.id, seat, account, row.rules, mine,
                                                old.rating, old.deviation, new.rating,
                                                new.deviation, new.volatility, now))
+
+
+class Store(GroupCommit):
+    """The database of online games. Thread-safe: each call uses its own connection, and
+    :meth:`submit` hands changes to the one writer thread."""
+
+    def __init__(self, url: str | None = None, *, create: bool = True) -> None:
+        self.url = url or default_db_url()
+        kwargs: dict[str, Any] = {"future": True}
+        if self.url.startswith("sqlite"):
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+            if self.url in ("sqlite://", "sqlite:///:memory:"):
+                # one shared connection, or every thread would see its own empty database
+                kwargs["poolclass"] = StaticPool
+        else:
+            kwargs["pool_size"] = 8
+            kwargs["max_overflow"] = 8
+            kwargs["pool_pre_ping"] = True  # a connection the database dropped is replaced
+        self.engine: Engine = create_engine(self.url, **kwargs)
+        if self.url.startswith("sqlite"):
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        #: whether other processes may write the same games (PostgreSQL): the caches of the
+        #: server then follow the changes announced on :data:`CHANNEL`
+        self.shared = self.engine.dialect.name == "postgresql"
+        if create:  # the newest schema, by the migration chain (:mod:`.migrations`)
+            upgrade(self.engine)
+        self._start_commits()
+
+    def rated_in_play(self, rules: str, moves: list[str]) -> bool:
+        """Whether ``moves`` (one or more, of the rule set whose text is ``rules``) are those
+        of a rated game not yet over, or their beginning: analysing them, or a hint after
+        them, would be the engine's help to a player of that game (blocking).
+
+        Every process's games are found, here in the database: the rated games still running
+        (few: one per pair of players at the table) whose stored moves begin with these,
+        matched on the JSON text of the moves (they are stored with :func:`json.dumps`, so
+        the text of a list's first moves is the beginning of the list's text), then on the
+        rules. A game reaching the same position by other moves is not found; a record
+        starts from the rules' own start, so its moves are its positions."""
+        if not moves:
+            return False  # the starting position helps nobody
+        from ...rules import parse_rules
+
+        prefix = json.dumps(moves)[:-1]  # '["a1", "b2"' begins '["a1", "b2"]', '["a1", "b2", ..'
+        t = games_table
+        with self.engine.connect() as conn:
+            found = conn.execute(select(t.c.rules).where(t.c.rated == 1)
+                                 .where(t.c.result.is_(None))
+                                 .where(t.c.moves.startswith(prefix, autoescape=True))
+                                 .limit(100)).scalars().all()
+        for written in found:
+            try:
+                if parse_rules(written).text == rules:
+                    return True
+            except ValueError:
+                continue
+        return False
+
+    def refuse_in_play(self, rules: str, moves: list[str]) -> None:
+        """``409 game_in_play`` when :meth:`rated_in_play` (blocking)."""
+        if self.rated_in_play(rules, moves):
+            raise ApiError("game_in_play", i18n.Text(
+                "these moves are those of a rated game still being played; the computer "
+                "helps with them once that game has ended", domain="web"))
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._queue.put(None)
+            self._writer.join(30)
+            self._writer = None
+        self.engine.dispose()
+
+    def listen_url(self) -> str:
+        """The libpq address of the database (for a LISTEN connection of :mod:`psycopg`)."""
+        return self.engine.url.set(drivername="postgresql").render_as_string(
+            hide_password=False)
+
+    # --- writing ----------------------------------------------------------------------------
+    def create(self, row: GameRow, first_event: StoredEvent) -> None:
+        now = int(time.time())
+        with self.engine.begin() as conn:
+            conn.execute(insert(games_table).values(
+                id=row.id, rules=row.rules, mode=row.mode, ai_level=row.ai_level,
+                ai_seat=row.ai_seat, key_hash_1=row.key_hash_1, key_hash_2=row.key_hash_2,
+                moves=json.dumps(row.moves), ending=_dump_opt(row.ending),
+                offers=json.dumps(row.offers), result=row.result, reason=row.reason,
+                version=row.version, created=now, updated=now,
+                clock=_dump_opt(row.clock), deadline=row.deadline,
+                account_1=row.account_1, account_2=row.account_2,
+                rated=1 if row.rated else None))
+            conn.execute(insert(events_table).values(
+                game_id=row.id, version=first_event.version, type=first_event.type,
+                data=json.dumps(first_event.data), created=now))
+
+    def save(self, row: GameRow, new_event: StoredEvent) -> None:
+        """Write the game's new state and append its event, in one transaction; waits until
+        it is committed (:meth:`submit` does not wait).
+
+        The update only applies when the stored version is the one before the event, so two
+        writers can never both append the same version (the unique key also forbids it):
+        otherwise :class:`VersionConflict`.
+        """
+        self.submit(row, new_event).result()
+
+    def submit(self, row: GameRow, new_event: StoredEvent) -> Future[None]:
+        """Hand the change to the writer thread; the future is done once it is committed
+        (its exception: :class:`VersionConflict`, or what the database said). ``row`` must
+        not be changed until then."""
+        done: Future[None] = Future()
+        self._enqueue(row, new_event, done)
+        return done
+
+    def write(self, row: GameRow, new_event: StoredEvent) -> asyncio.Future[None]:
+        """:meth:`submit` for a caller on an event loop: the loop's own future, which the
+        writer settles with one call into the loop for all of a batch's changes made on it
+        (rather than a thread-safe future and its bridge for each). Cancelling it does not
+        stop the write."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._enqueue(row, new_event, done)
+        return done
+
+    def claim_seat(self, game_id: str, seat: int, account_id: int) -> bool:
+        """Name the account holding a seat of a game, unless one already holds it; whether
+        it was named. The writer's updates leave these columns alone."""
+        column = games_table.c.account_1 if seat == 1 else games_table.c.account_2
+        with self.engine.begin() as conn:
+            done = conn.execute(games_table.update().where(games_table.c.id == game_id)
+                                .where(column.is_(None)).values({column: account_id}))
+        return bool(done.rowcount)
 
     # --- reading ----------------------------------------------------------------------------
     def load(self, game_id: str) -> GameRow | None:

@@ -85,9 +85,10 @@ class AnalysisShare(AnalysisBusy):
     too, saying so."""
 
     def __init__(self, who: str, count: int) -> None:
-        ApiError.__init__(self, "analysis_busy", Text(
+        ApiError.__init__(self, "analysis_busy", Text.plural(
+            "{who} already has {count} analysis running or waiting; ask again once it is done",
             "{who} already has {count} analyses running or waiting; ask again once one is "
-            "done", domain="web", who=who, count=count))
+            "done", count, domain="web", who=who, count=count))
         self.retry_after = 30
 
 
