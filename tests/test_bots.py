@@ -151,7 +151,7 @@ def test_the_streams_are_bounded_per_account(client: TestClient,
     for _ in range(routes_bot.EVENT_STREAMS):
         streams.take(streams.events, 999, "10.0.0.1")  # another bot's
     assert streams.open == routes_bot.EVENT_STREAMS
-    bot_id = accounts(client).bearer_id(token)
+    bot_id = accounts(client).bots.bearer_id(token)
     assert bot_id is not None
     for _ in range(routes_bot.EVENT_STREAMS):
         streams.take(streams.events, bot_id, "10.0.0.2")

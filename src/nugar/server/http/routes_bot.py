@@ -50,9 +50,10 @@ from sqlalchemy import or_, select
 from ...i18n import Text
 from ..clients import Counts
 from ..errors import ApiError
-from ..play.lobby import Lobby
+from ..play.lobby import Lobby, made_to
 from ..play.room import Listener, Room
 from ..play.rooms import Hub
+from ..play.session import move_text
 from ..players.accounts import MAX_TOKEN_LABEL, Account
 from ..storage.store import Store, games_table
 from .routes_accounts import (
@@ -168,25 +169,25 @@ async def api_bot_account(body: Credentials, request: Request, response: Respons
 @router.post("/account/bot", summary="Make the signed-in account a bot (no game played yet)")
 async def api_make_bot(request: Request, account: AccountDep,
                        accounts: AccountsDep) -> dict[str, Any]:
-    made = await asyncio.to_thread(accounts.make_bot, account)
+    made = await asyncio.to_thread(accounts.bots.make_bot, account)
     return await me_of(request, made)
 
 
 @router.post("/account/tokens", status_code=201, summary="A new API token (shown once)")
 async def api_new_token(body: TokenBody, account: AccountDep,
                         accounts: AccountsDep) -> dict[str, Any]:
-    return await asyncio.to_thread(accounts.new_token, account, body.label)
+    return await asyncio.to_thread(accounts.bots.new_token, account, body.label)
 
 
 @router.get("/account/tokens", summary="The account's API tokens, without their secrets")
 async def api_tokens(account: AccountDep, accounts: AccountsDep) -> dict[str, Any]:
-    return {"tokens": await asyncio.to_thread(accounts.tokens, account)}
+    return {"tokens": await asyncio.to_thread(accounts.bots.tokens, account)}
 
 
 @router.delete("/account/tokens/{token_id}", summary="Revoke an API token")
 async def api_revoke(token_id: str, account: AccountDep,
                      accounts: AccountsDep) -> dict[str, Any]:
-    if not await asyncio.to_thread(accounts.revoke_token, account, token_id):
+    if not await asyncio.to_thread(accounts.bots.revoke_token, account, token_id):
         raise ApiError("unknown_token", Text(
             "this account has no token {token_id!r}", domain="web",
             token_id=token_id[:20]))
@@ -215,7 +216,7 @@ async def events(request: Request, lobby: Lobby, account: Account) -> AsyncItera
         # change of the lobby
         seen = lobby.version
         snapshot = await lobby.snapshot()
-        mine = lobby.made_to(account.id, snapshot.challenges)
+        mine = made_to(account.id, snapshot.challenges)
         for c in mine:
             if c.id not in told:
                 yield line({"type": "challenge", "challenge": c.view()})
@@ -309,12 +310,15 @@ async def api_game_stream(game_id: str, request: Request, bot: BotDep,
 @router.post("/bot/game/{game_id}/move/{move}", summary="Play a move (or a whole turn) for "
              "the bot's seat")
 async def api_bot_move(game_id: str, move: str, bot: BotDep, hub: HubDep) -> Response:
-    return answer(await hub.move_for(game_id, bot.id, move))
+    text = move_text(move)
+    return answer(await hub.as_account(game_id, bot.id, lambda room, s, seat: s.move(
+        seat, text, None, room.row.version)))
 
 
 @router.post("/bot/game/{game_id}/resign", summary="The bot resigns a game")
 async def api_bot_resign(game_id: str, bot: BotDep, hub: HubDep) -> Response:
-    return answer(await hub.resign_for(game_id, bot.id))
+    return answer(await hub.as_account(game_id, bot.id,
+                                       lambda _room, s, seat: s.resign(seat)))
 
 
 @router.post("/bot/challenge/{cid}/accept", status_code=201, summary="The bot accepts a "

@@ -172,6 +172,11 @@ def _challenge(row: Any) -> Challenge:
                      m.get("username"), rating, row.target, bool(m.get("by_bot")))
 
 
+def made_to(account: int, challenges: list[Challenge]) -> list[Challenge]:
+    """The open challenges (of ``challenges``) made to the bot ``account``."""
+    return [c for c in challenges if c.target == account and not c.taken_at]
+
+
 class LobbyWatchers:
     """This process's websockets watching the lobby, at most ``max_watchers``, and waking
     them when the lobby changes (:meth:`heard`, from any thread)."""
@@ -450,10 +455,6 @@ class Lobby(LobbyWatchers):
             conn.execute(delete(_t).where(_t.c.id == cid).where(_t.c.taken_at == 0))
             self._announce(conn)
         self.heard()
-
-    def made_to(self, account: int, challenges: list[Challenge]) -> list[Challenge]:
-        """The open challenges (of ``challenges``) made to the bot ``account``."""
-        return [c for c in challenges if c.target == account and not c.taken_at]
 
     @staticmethod
     def seats(colour: str) -> int:

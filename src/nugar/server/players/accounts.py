@@ -28,10 +28,11 @@ size and rate guard calls for each request. The language an account chose
 (:meth:`Accounts.set_language`) is remembered the same way, per account, for
 :func:`~.language.language_of`.
 
-A bot account (:attr:`Account.bot`; made so at sign-up, or by :meth:`Accounts.make_bot`
-while it has played no game) plays through the API with tokens: :meth:`Accounts.new_token`
+A bot account (:attr:`Account.bot`; made so at sign-up, or by :meth:`BotTokens.make_bot`
+while it has played no game) plays through the API with tokens
+(:class:`BotTokens`, ``Accounts.bots``): :meth:`BotTokens.new_token`
 makes one (at most :data:`MAX_TOKENS` per account), shown once and stored only as its
-SHA-256, :meth:`Accounts.revoke_token` ends it, and a request sending it as
+SHA-256, :meth:`BotTokens.revoke_token` ends it, and a request sending it as
 ``Authorization: Bearer TOKEN`` is the bot's (:func:`current_account`; an unknown or revoked
 token is 401 ``bad_token``, never a silent anonymous request).
 
@@ -279,6 +280,8 @@ class Accounts:
         #: so one address's wrong guesses never keep the name's owner out elsewhere
         self.by_pair = AttemptLimiter(store, "pair", 5, 60.0, clock)
         self._dummy: str | None = None
+        #: the bots' tokens (:class:`BotTokens`)
+        self.bots = BotTokens(store, clock)
         #: token hash -> (its account's id or None, when it was looked up: monotonic s)
         self._keys: OrderedDict[str, tuple[int | None, float]] = OrderedDict()
         self._keys_lock = threading.Lock()
@@ -454,93 +457,6 @@ class Accounts:
                 self._keys.popitem(last=False)
         return found
 
-    # --- bots and their tokens -------------------------------------------------------------
-    def make_bot(self, account: Account) -> Account:
-        """Make ``account`` a bot's (for good); 409 ``has_games`` once it has played a game
-        (its games and rating were a person's)."""
-        with self.store.engine.begin() as conn:
-            played = conn.execute(select(games_table.c.id).where(
-                (games_table.c.account_1 == account.id)
-                | (games_table.c.account_2 == account.id)).limit(1)).first()
-            if played is not None:
-                raise ApiError("has_games", Text(
-                    "only an account that has played no game can become a bot; make a new "
-                    "account for the bot", domain="web"))
-            conn.execute(update(accounts_table).where(accounts_table.c.id == account.id)
-                         .values(bot=1))
-        self._forget_keys(account.id)
-        return Account(account.id, account.username, True)
-
-    def new_token(self, account: Account, label: str) -> dict[str, Any]:
-        """A new API token of the bot ``account`` (403 ``not_a_bot``; 429
-        ``too_many_tokens`` beyond :data:`MAX_TOKENS`): ``{id, label, created, token}``,
-        the token itself only in this answer."""
-        if not account.bot:
-            raise _not_a_bot()
-        token = secrets.token_urlsafe(32)
-        now = self.clock()
-        made: dict[str, Any] = {"id": secrets.token_hex(6), "label": label[:MAX_TOKEN_LABEL],
-                                "created": now}
-        with self.store.engine.begin() as conn:
-            held = conn.execute(select(func.count()).select_from(bot_tokens_table).where(
-                bot_tokens_table.c.account_id == account.id)).scalar_one()
-            if held >= MAX_TOKENS:
-                raise ApiError("too_many_tokens", Text.plural(
-                    "a bot holds at most {max_tokens} token; revoke one first",
-                    "a bot holds at most {max_tokens} tokens; revoke one first", MAX_TOKENS,
-                    domain="web", max_tokens=MAX_TOKENS))
-            conn.execute(insert(bot_tokens_table).values(
-                token_hash=token_hash(token), account_id=account.id, **made))
-        return {**made, "created": round(now), "token": token}
-
-    def tokens(self, account: Account) -> list[dict[str, Any]]:
-        """The account's tokens, oldest first, without their secrets."""
-        with self.store.engine.connect() as conn:
-            rows = conn.execute(select(bot_tokens_table.c.id, bot_tokens_table.c.label,
-                                       bot_tokens_table.c.created)
-                                .where(bot_tokens_table.c.account_id == account.id)
-                                .order_by(bot_tokens_table.c.created)).all()
-        return [{"id": r.id, "label": r.label, "created": round(r.created)} for r in rows]
-
-    def revoke_token(self, account: Account, token_id: str) -> bool:
-        """End the account's token ``token_id``; whether there was one. Requests with it
-        are refused at once (on this process; other processes within
-        :data:`KEY_SECONDS` for the fairness key, at once for the routes)."""
-        with self.store.engine.begin() as conn:
-            gone = conn.execute(delete(bot_tokens_table).where(
-                bot_tokens_table.c.account_id == account.id)
-                .where(bot_tokens_table.c.id == token_id[:16])).rowcount
-        self._forget_keys(account.id)
-        return bool(gone)
-
-    def bearer(self, token: str) -> Account | None:
-        """The bot account a token belongs to, or ``None`` (unknown, revoked, too long)."""
-        if not token or len(token) > 100:
-            return None
-        with self.store.engine.connect() as conn:
-            row = conn.execute(
-                select(accounts_table.c.id, accounts_table.c.username, accounts_table.c.bot)
-                .join(bot_tokens_table, bot_tokens_table.c.account_id == accounts_table.c.id)
-                .where(bot_tokens_table.c.token_hash == token_hash(token))).first()
-        if row is None or row.username is None or not row.bot:
-            return None
-        return Account(row.id, row.username, True)
-
-    def bearer_id(self, token: str) -> int | None:
-        """:meth:`bearer`'s account id, from the same cache as :meth:`account_id` (a
-        token's hash is kept with a prefix no session's hash has)."""
-        key = "bearer:" + token_hash(token)
-        with self._keys_lock:
-            found = self._keys.get(key)
-            if found is not None and time.monotonic() - found[1] <= KEY_SECONDS:
-                return found[0]
-        account = self.bearer(token)
-        with self._keys_lock:
-            self._keys[key] = (None if account is None else account.id, time.monotonic())
-            while len(self._keys) > KEY_CACHE:
-                self._keys.popitem(last=False)
-        return None if account is None else account.id
-
     # --- language -----------------------------------------------------------------------------
     def set_language(self, account_id: int, language: str | None) -> None:
         """Keep ``language`` (one of :data:`nugar.i18n.LANGUAGES`, checked by the caller;
@@ -638,6 +554,105 @@ class Accounts:
                          .values(password_hash=hashed))
 
 
+class BotTokens:
+    """The bot accounts and their API tokens of one :class:`~.store.Store` (blocking
+    methods, as :class:`Accounts`'s; ``clock`` as there)."""
+
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.clock = clock
+        #: token hash -> (its bot's id or None, when it was looked up: monotonic s)
+        self._keys: OrderedDict[str, tuple[int | None, float]] = OrderedDict()
+        self._keys_lock = threading.Lock()
+
+    def make_bot(self, account: Account) -> Account:
+        """Make ``account`` a bot's (for good); 409 ``has_games`` once it has played a game
+        (its games and rating were a person's)."""
+        with self.store.engine.begin() as conn:
+            played = conn.execute(select(games_table.c.id).where(
+                (games_table.c.account_1 == account.id)
+                | (games_table.c.account_2 == account.id)).limit(1)).first()
+            if played is not None:
+                raise ApiError("has_games", Text(
+                    "only an account that has played no game can become a bot; make a new "
+                    "account for the bot", domain="web"))
+            conn.execute(update(accounts_table).where(accounts_table.c.id == account.id)
+                         .values(bot=1))
+        return Account(account.id, account.username, True)
+
+    def new_token(self, account: Account, label: str) -> dict[str, Any]:
+        """A new API token of the bot ``account`` (403 ``not_a_bot``; 429
+        ``too_many_tokens`` beyond :data:`MAX_TOKENS`): ``{id, label, created, token}``,
+        the token itself only in this answer."""
+        if not account.bot:
+            raise _not_a_bot()
+        token = secrets.token_urlsafe(32)
+        now = self.clock()
+        made: dict[str, Any] = {"id": secrets.token_hex(6), "label": label[:MAX_TOKEN_LABEL],
+                                "created": now}
+        with self.store.engine.begin() as conn:
+            held = conn.execute(select(func.count()).select_from(bot_tokens_table).where(
+                bot_tokens_table.c.account_id == account.id)).scalar_one()
+            if held >= MAX_TOKENS:
+                raise ApiError("too_many_tokens", Text.plural(
+                    "a bot holds at most {max_tokens} token; revoke one first",
+                    "a bot holds at most {max_tokens} tokens; revoke one first", MAX_TOKENS,
+                    domain="web", max_tokens=MAX_TOKENS))
+            conn.execute(insert(bot_tokens_table).values(
+                token_hash=token_hash(token), account_id=account.id, **made))
+        return {**made, "created": round(now), "token": token}
+
+    def tokens(self, account: Account) -> list[dict[str, Any]]:
+        """The account's tokens, oldest first, without their secrets."""
+        with self.store.engine.connect() as conn:
+            rows = conn.execute(select(bot_tokens_table.c.id, bot_tokens_table.c.label,
+                                       bot_tokens_table.c.created)
+                                .where(bot_tokens_table.c.account_id == account.id)
+                                .order_by(bot_tokens_table.c.created)).all()
+        return [{"id": r.id, "label": r.label, "created": round(r.created)} for r in rows]
+
+    def revoke_token(self, account: Account, token_id: str) -> bool:
+        """End the account's token ``token_id``; whether there was one. Requests with it
+        are refused at once (on this process; other processes within
+        :data:`KEY_SECONDS` for the fairness key, at once for the routes)."""
+        with self.store.engine.begin() as conn:
+            gone = conn.execute(delete(bot_tokens_table).where(
+                bot_tokens_table.c.account_id == account.id)
+                .where(bot_tokens_table.c.id == token_id[:16])).rowcount
+        with self._keys_lock:  # its requests are refused now, not when the cache forgets
+            for key in [k for k, (i, _t) in self._keys.items() if i == account.id]:
+                del self._keys[key]
+        return bool(gone)
+
+    def bearer(self, token: str) -> Account | None:
+        """The bot account a token belongs to, or ``None`` (unknown, revoked, too long)."""
+        if not token or len(token) > 100:
+            return None
+        with self.store.engine.connect() as conn:
+            row = conn.execute(
+                select(accounts_table.c.id, accounts_table.c.username, accounts_table.c.bot)
+                .join(bot_tokens_table, bot_tokens_table.c.account_id == accounts_table.c.id)
+                .where(bot_tokens_table.c.token_hash == token_hash(token))).first()
+        if row is None or row.username is None or not row.bot:
+            return None
+        return Account(row.id, row.username, True)
+
+    def bearer_id(self, token: str) -> int | None:
+        """:meth:`bearer`'s account id, from a bounded cache (:data:`KEY_CACHE` tokens,
+        each trusted for :data:`KEY_SECONDS`) as :meth:`Accounts.account_id`'s."""
+        key = token_hash(token)
+        with self._keys_lock:
+            found = self._keys.get(key)
+            if found is not None and time.monotonic() - found[1] <= KEY_SECONDS:
+                return found[0]
+        account = self.bearer(token)
+        with self._keys_lock:
+            self._keys[key] = (None if account is None else account.id, time.monotonic())
+            while len(self._keys) > KEY_CACHE:
+                self._keys.popitem(last=False)
+        return None if account is None else account.id
+
+
 def _not_a_bot() -> ApiError:
     return ApiError("not_a_bot", Text(
         "only a bot account has API tokens; make the account a bot first (POST "
@@ -685,7 +700,7 @@ async def current_account(conn: HTTPConnection) -> Account | None:
     route's dependency."""
     bearer = bearer_token(conn.headers.get("authorization"))
     if bearer is not None:
-        account = await asyncio.to_thread(accounts_of(conn).bearer, bearer)
+        account = await asyncio.to_thread(accounts_of(conn).bots.bearer, bearer)
         if account is None:
             raise ApiError("bad_token", Text(
                 "this API token opens no bot account: it is unknown or was revoked",
@@ -713,7 +728,7 @@ def client_key(accounts: Accounts) -> Callable[[MutableMapping[str, Any]],
         auth = next((v for k, v in headers if k == b"authorization"), None)
         bearer = bearer_token(auth.decode("latin-1")) if auth is not None else None
         if bearer is not None and len(bearer) <= 100:
-            found = await asyncio.to_thread(accounts.bearer_id, bearer)
+            found = await asyncio.to_thread(accounts.bots.bearer_id, bearer)
             return None if found is None else account_key(found)
         if not any(k == b"cookie" and marker in v for k, v in headers):
             return None
