@@ -14,8 +14,10 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from playwright.sync_api import Browser
 from sqlalchemy import insert, select
 
+from browsing import PAGE_ERRORS, new_page
 from nugar.server.http import routes_bot
 from nugar.server.players.accounts import MAX_TOKENS, token_hash
 from nugar.server.storage.store import accounts_table, bot_tokens_table, ratings_table
@@ -272,3 +274,28 @@ def test_nugar_bot_says_what_is_wrong_with_a_bad_token(server: str) -> None:
     assert done.returncode == 1
     assert "nugar bot:" in done.stderr and "bad_token" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_game_page_labels_the_bot_s_seat(server: str, browser: Browser) -> None:
+    base = server
+    owner = httpx.Client(base_url=base, headers={"Origin": base})
+    owner.post("/api/bot/account", json={"username": "pagebot", "password": "bot password"})
+    token = owner.post("/api/account/tokens", json={"label": "page"}).json()["token"]
+    person = httpx.Client(base_url=base, headers={"Origin": base})
+    person.post("/api/accounts", json={"username": "viewer", "password": "a password"})
+    made = person.post("/api/challenges", json={"rules": "kalah", "to": "pagebot"}).json()
+    took = httpx.post(f"{base}/api/bot/challenge/{made['challenge']['id']}/accept",
+                      headers=bearer(token))
+    assert took.status_code == 201, took.text
+    page = new_page(browser, width=900, height=700)
+    page.goto(f"{base}/g/{took.json()['id']}")
+    bot_seat = took.json()["seat"]
+    page.wait_for_selector("#players:has-text('pagebot')")
+    labels = page.locator("#players .bot-label")
+    assert labels.count() == 1 and labels.text_content() == " BOT"
+    shown = page.text_content("#players") or ""
+    # the label follows the bot's name, not the person's
+    assert shown.index("pagebot") < shown.index("BOT")
+    assert ("viewer" in shown.split("BOT")[0]) == (bot_seat == 2)
+    page.context.close()
+    assert not PAGE_ERRORS[page]
