@@ -316,3 +316,19 @@ def test_the_game_page_labels_the_bot_s_seat(server: str, browser: Browser) -> N
     assert ("viewer" in shown.split("BOT")[0]) == (bot_seat == 2)
     page.context.close()
     assert not PAGE_ERRORS[page]
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--agent", "random"], "a bot needs its API token"),
+    (["--token", "t", "--agent", "nosuch"], "nosuch"),
+    (["--token", "t", "--games", "0"], "--games is a number of games"),
+    (["--token", "t", "--engine", "/no/such/program"], "cannot start the engine"),
+])
+def test_nugar_bot_refuses_bad_options_in_one_line(args: list[str], said: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NUGAR_BOT_TOKEN", raising=False)
+    done = subprocess.run([sys.executable, "-m", "nugar", "bot", "--url",
+                           "http://127.0.0.1:9", *args], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert done.stderr.startswith("nugar bot:") and "Traceback" not in done.stderr
