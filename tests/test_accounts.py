@@ -34,14 +34,15 @@ from web_accounts import EVIL, FAST, SAME, Clock, accounts, other_client, sign_u
 def test_sign_up_signs_in_with_a_cookie_that_scripts_and_other_sites_do_not_get(
         client: TestClient) -> None:
     r = sign_up(client, "Alice_1")
-    assert r.json() == {"username": "Alice_1", "ratings": {}, "language": None}
+    assert r.json() == {"username": "Alice_1", "bot": False, "ratings": {}, "language": None}
     cookie = r.headers["set-cookie"]
     assert cookie.startswith(f"{COOKIE}=")
     flags = [f.strip().lower() for f in cookie.split(";")[1:]]
     assert "httponly" in flags and "samesite=lax" in flags and "path=/" in flags
     assert f"max-age={SESSION_DAYS * 86400}" in flags
     assert "secure" not in flags  # the public URL is http
-    assert client.get("/api/me").json() == {"username": "Alice_1", "ratings": {}, "language": None}
+    assert client.get("/api/me").json() == {"username": "Alice_1", "bot": False, "ratings": {},
+                                            "language": None}
 
 
 def test_the_cookie_is_secure_when_the_public_url_is_https(db_url: str) -> None:
@@ -334,7 +335,7 @@ def test_a_signed_in_player_s_seat_shows_his_name_and_a_deleted_player_afterward
     game = client.post("/api/games", json={"mode": "friend"}, headers=SAME).json()
     gid = game["id"]
     assert client.get(f"/api/games/{gid}/players").json() == {
-        "players": {"1": None, "2": None}, "rated": False}
+        "players": {"1": None, "2": None}, "bots": {"1": False, "2": False}, "rated": False}
     r = client.post(f"/api/games/{gid}/open", json={"key": game["keys"]["1"]}, headers=SAME)
     assert r.status_code == 200
     friend = other_client(client)

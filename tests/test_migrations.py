@@ -105,7 +105,8 @@ def check_upgraded(url: str, gid: str, key: str, moves: list[str]) -> None:
         assert r.status_code == 200, r.text
         assert c.get(f"/api/games/{gid}").json()["moves"] == [*moves, reply]
         assert c.get(f"/api/games/{gid}/players").json() == {
-            "players": {"1": None, "2": None}, "rated": False}
+            "players": {"1": None, "2": None}, "bots": {"1": False, "2": False},
+            "rated": False}
         r = c.post("/api/accounts", json={"username": "old_timer", "password": "12345678"})
         assert r.status_code == 201
     engine = create_engine(url)

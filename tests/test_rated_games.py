@@ -154,6 +154,7 @@ def test_a_rated_game_updates_both_ratings_once_with_glicko_2(alice: TestClient,
     page = bob.get("/api/players/ALICE").json()
     assert page["username"] == "alice"
     assert page["games"] == [{"id": gid, "rules": "dara", "opponent": "bob", "rated": True,
+                              "opponent_bot": False,
                               "result": "win", "score": "1-0",
                               "rating_change": seen["1"]["change"],
                               "ended": page["games"][0]["ended"]}]
@@ -170,7 +171,8 @@ def test_unrated_games_between_accounts_change_no_rating(alice: TestClient,
                      headers=SAME).json()
     # the seats name the signed-in players, but the game is not rated
     assert alice.get(f"/api/games/{taken['id']}/players").json() == {
-        "players": {"1": "alice", "2": "bob"}, "rated": False}
+        "players": {"1": "alice", "2": "bob"}, "bots": {"1": False, "2": False},
+        "rated": False}
     bob.post(f"/api/games/{taken['id']}/resign", json={"key": taken["key"]}, headers=SAME)
     assert alice.get("/api/me").json()["ratings"] == {}
 

@@ -22,7 +22,7 @@ from .common import EXIT_OK, EXIT_USAGE, Parser, run_handler
 #: that is not there is skipped (one that fails to import is an error, not skipped)
 _EXTENSIONS = ("nugar.cli.play", "nugar.cli.replay", "nugar.cli.rules", "nugar.cli.engine",
                "nugar.cli.ai", "nugar.cli.selfplay", "nugar.cli.serve", "nugar.cli.solve",
-               "nugar.cli.puzzles")
+               "nugar.cli.puzzles", "nugar.cli.bot")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -31,6 +31,7 @@ from .http import (
     routes_accounts,
     routes_analysis,
     routes_api,
+    routes_bot,
     routes_i18n,
     routes_lessons,
     routes_lobby,
@@ -244,4 +245,5 @@ def create_app(config: ServerConfig | None = None, *, warmup: Warmup | None = No
     app.include_router(routes_puzzles.router)
     app.include_router(routes_analysis.router)
     app.include_router(routes_accounts.router)
+    app.include_router(routes_bot.router)
     return app

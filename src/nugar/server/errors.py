@@ -59,12 +59,16 @@ STATUS: dict[str, int] = {
     # a sign-in that names no account with that password; a request that needs one
     "bad_credentials": 401,
     "signed_out": 401,
+    # an ``Authorization: Bearer`` token that is no bot's (unknown or revoked)
+    "bad_token": 401,
     # a secret that opens no seat of the game, or a spectator acting
     "bad_key": 403,
     # a request made with the session cookie from another site (:mod:`.crosssite`)
     "cross_site": 403,
     # an account's password, asked again before a change, that is not its own
     "wrong_password": 403,
+    # a bot's request by a person's account, or a person's by a bot's token
+    "not_a_bot": 403,
     # something that does not exist
     "unknown_game": 404,
     "unknown_lesson": 404,
@@ -73,6 +77,7 @@ STATUS: dict[str, int] = {
     "unknown_offer": 404,
     "unknown_analysis": 404,
     "unknown_player": 404,
+    "unknown_token": 404,
     "unknown_puzzle": 404,
     # a pasted record that is a rated game still being played (:mod:`.work.analyses`)
     "game_in_play": 409,
@@ -84,6 +89,7 @@ STATUS: dict[str, int] = {
     "game_over": 409,
     "game_running": 409,
     "name_taken": 409,
+    "has_games": 409,
     "illegal_move": 409,
     "no_hints": 409,
     "no_offer": 409,
@@ -117,6 +123,8 @@ STATUS: dict[str, int] = {
     "too_many_attempts": 429,
     "too_much_work": 429,
     "too_many_challenges": 429,
+    "too_many_tokens": 429,
+    "too_many_streams": 429,
     # a rated game one of the rating's limits forbids (:mod:`.play.rated`): unrated is welcome
     "rated_limit": 429,
     # too many puzzles asked or attempts made by one client (``Retry-After``)

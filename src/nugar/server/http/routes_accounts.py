@@ -115,7 +115,8 @@ def clear_session(request: Request, response: Response) -> None:
 
 def me(store: Store, accounts: Accounts, account: Account) -> dict[str, Any]:
     """What ``GET /api/me`` says of an account (blocking: read in a worker thread)."""
-    return {"username": account.username, "ratings": ratings_of(store, account.id),
+    return {"username": account.username, "bot": account.bot,
+            "ratings": ratings_of(store, account.id),
             "language": accounts.account_language(account.id)}
 
 

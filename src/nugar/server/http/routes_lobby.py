@@ -3,9 +3,10 @@
 opened with) that his challenge was accepted and where his seat is.
 
 - ``GET /api/lobby``: the open public challenges, newest first.
-- ``POST /api/challenges`` ``{rules, clock, colour, public, rated}``: 201
+- ``POST /api/challenges`` ``{rules, clock, colour, public, rated, to}``: 201
   ``{challenge, key, link}`` (``rated``: signed in, a preset exactly; only another
-  signed-in player may accept it);
+  signed-in player may accept it; ``to``: a bot's user name, the challenge is made to that
+  bot alone, never listed, and its event stream tells it: :mod:`.routes_bot`);
   ``key`` is the creator's secret (to cancel, to be told of the game; it also opens his seat
   in the game made when it is accepted), ``link`` the address that lets a friend accept it.
 - ``GET /api/challenges/{id}``: one challenge (its public view).
@@ -42,7 +43,9 @@ from ...i18n import say
 from ...rules.options import MAX_RULES_TEXT
 from ..errors import ApiError
 from ..play.lobby import Challenge, Lobby
+from ..play.rooms import Hub
 from ..players.accounts import Account, current_account
+from ..players.standings import bot_named
 from .language import request_language
 from .routes_api import Body, ErrorBody, HubDep, KeyBody, time_control_of
 from .routes_ws import BinaryFrame, refuse_binary, text_frame
@@ -77,6 +80,8 @@ class PostChallenge(Body):
     public: bool = Field(True, description="listed in the lobby (else only its link finds it)")
     rated: bool = Field(False, description="a rated game (signed in only; the rules a "
                         "preset exactly; accepted only by another signed-in player)")
+    to: str | None = Field(None, max_length=40, description="a bot's user name: the "
+                           "challenge is made to that bot alone")
 
 
 # refusals are documented as ErrorBody, as for the rest of the API
@@ -101,9 +106,10 @@ async def api_lobby(lobby: LobbyDep) -> dict[str, Any]:
 async def api_post(body: PostChallenge, request: Request, lobby: LobbyDep,
                    account: MaybeAccount) -> dict[str, Any]:
     def post() -> tuple[Challenge, str]:
+        target = None if body.to is None else bot_named(services(request).store, body.to)
         made, key = lobby.post(body.rules, time_control_of(body.clock), body.colour,
                                body.public, None if account is None else account.id,
-                               body.rated)
+                               body.rated, target)
         if account is not None:  # read back with the creator's name and rating, as listed
             made = lobby.get(made.id)
         return made, key
@@ -133,8 +139,15 @@ async def api_challenge_status(cid: str, body: KeyBody, lobby: LobbyDep) -> dict
              "game is created and the accepter gets his seat")
 async def api_accept(cid: str, body: KeyBody, request: Request, lobby: LobbyDep,
                      hub: HubDep, account: MaybeAccount) -> dict[str, Any]:
-    mine = None if account is None else account.id
-    challenge = await asyncio.to_thread(lobby.take, cid, body.key or None, mine)
+    return await accept(request, lobby, hub, cid, body.key or None,
+                        None if account is None else account.id)
+
+
+async def accept(request: Request, lobby: Lobby, hub: Hub, cid: str, key: str | None,
+                 mine: int | None) -> dict[str, Any]:
+    """Accept the challenge ``cid`` for the account ``mine`` (if signed in): the game is
+    made and the accepter's seat answered (the lobby's route and the bots')."""
+    challenge = await asyncio.to_thread(lobby.take, cid, key, mine)
     owner_seat = lobby.seats(challenge.colour)
     # the seats' accounts: the creator's and the accepter's, each where signed in
     seats = (challenge.account, mine) if owner_seat == 1 else (mine, challenge.account)

@@ -5,7 +5,9 @@ plays (``first``, ``second`` or ``random``, drawn when it is accepted). Its crea
 secret key; accepting it creates a game between two people by link (mode ``friend``), gives
 the accepter the other seat, and tells the creator (on his lobby websocket, or when he asks
 with his key) where his seat is. A challenge is listed on the home page unless it is private;
-either way its link (``/?challenge=ID``) lets a friend accept it.
+either way its link (``/?challenge=ID``) lets a friend accept it. A challenge made to a bot
+(``target``: the bot's account) is never listed: the bot hears of it on its event stream
+(:mod:`.routes_bot`), and only it may accept or decline it (:meth:`Lobby.decline`).
 
 The challenges live in the database (the table ``nugar_challenges`` of :mod:`.store`), so
 every server process sees the same lobby: a challenge posted on one worker is listed and
@@ -111,6 +113,8 @@ class Challenge:
     rated: bool = False         # the game made is rated (both players signed in)
     by: str | None = None       # the signed-in creator's name (as listed)
     rating: str | None = None   # his rating in the challenge's preset, as shown ("1500?")
+    target: int | None = None   # the bot account it is made to, if any
+    by_bot: bool = False        # the creator is a bot
 
     def view(self) -> dict[str, Any]:
         """The public view: no secrets."""
@@ -119,7 +123,7 @@ class Challenge:
                 "clock_text": "no clock" if self.control is None else self.control.describe(),
                 "colour": self.colour, "public": self.public, "created": round(self.created),
                 "open": not self.taken_at, "rated": self.rated, "by": self.by,
-                "rating": self.rating}
+                "rating": self.rating, "bot": self.by_bot, "to_bot": self.target is not None}
 
     def owned_by(self, key: str | None) -> bool:
         return bool(key) and len(key or "") <= 200 and hmac.compare_digest(
@@ -146,7 +150,8 @@ class Snapshot:
 
 def _named() -> Select[Any]:
     """The challenges with their signed-in creators' names and ratings in their presets."""
-    return (select(_t, accounts_table.c.username, ratings_table.c.rating,
+    return (select(_t, accounts_table.c.username, accounts_table.c.bot.label("by_bot"),
+                   ratings_table.c.rating,
                    ratings_table.c.deviation, ratings_table.c.volatility)
             .outerjoin(accounts_table, accounts_table.c.id == _t.c.account)
             .outerjoin(ratings_table, and_(ratings_table.c.account_id == _t.c.account,
@@ -164,7 +169,12 @@ def _challenge(row: Any) -> Challenge:
     return Challenge(row.id, row.rules, row.game, TimeControl.parse(row.clock), row.colour,
                      bool(row.public), row.owner, row.created, row.seen, row.game_id,
                      row.owner_seat, row.taken_at, row.account, bool(row.rated),
-                     m.get("username"), rating)
+                     m.get("username"), rating, row.target, bool(m.get("by_bot")))
+
+
+def made_to(account: int, challenges: list[Challenge]) -> list[Challenge]:
+    """The open challenges (of ``challenges``) made to the bot ``account``."""
+    return [c for c in challenges if c.target == account and not c.taken_at]
 
 
 class LobbyWatchers:
@@ -288,11 +298,12 @@ class Lobby(LobbyWatchers):
 
     def post(self, rules: str, control: TimeControl | None, colour: str = "random",
              public: bool = True, account: int | None = None,
-             rated: bool = False) -> tuple[Challenge, str]:
+             rated: bool = False, target: int | None = None) -> tuple[Challenge, str]:
         """Open a challenge; returns it and its creator's key. ``503 lobby_full`` when
         :data:`MAX_CHALLENGES` are open. ``account``: the creator's, if signed in; a
         ``rated`` one needs it (401 ``signed_out``) and a preset's name exactly (422
-        ``bad_rules``: the ratings are per preset)."""
+        ``bad_rules``: the ratings are per preset). ``target``: the bot account it is made
+        to (never listed)."""
         if rated and account is None:
             raise ApiError("signed_out", Text("sign in to post a rated challenge", domain="web"))
         if rated and rules not in PRESETS:
@@ -313,8 +324,8 @@ class Lobby(LobbyWatchers):
         now = self.clock()
         key = new_key()
         challenge = Challenge(secrets.token_hex(6), rule_set.text, rule_set.game, control,
-                              colour, public, hash_key(key), now, now, account=account,
-                              rated=rated)
+                              colour, public and target is None, hash_key(key), now, now,
+                              account=account, rated=rated, target=target)
         with self._lock, self.store.engine.begin() as conn:
             self._write(conn)
             if rated and account is not None:
@@ -330,8 +341,8 @@ class Lobby(LobbyWatchers):
             conn.execute(insert(_t).values(
                 id=challenge.id, rules=challenge.rules, game=challenge.game,
                 clock=None if control is None else control.text, colour=colour,
-                public=int(public), owner=challenge.owner, created=now, seen=now,
-                taken_at=0.0, account=account, rated=1 if rated else None))
+                public=int(challenge.public), owner=challenge.owner, created=now, seen=now,
+                taken_at=0.0, account=account, rated=1 if rated else None, target=target))
             self._announce(conn)
         self.heard()
         return challenge, key
@@ -362,6 +373,10 @@ class Lobby(LobbyWatchers):
             if challenge.rated and account is None:
                 raise ApiError("signed_out", Text(
                     "sign in to accept a rated challenge",
+                    domain="web"))
+            if challenge.target is not None and account != challenge.target:
+                raise ApiError("not_yours", Text(
+                    "this challenge was made to a bot: only that bot may accept it",
                     domain="web"))
             if challenge.owned_by(key) or (challenge.rated and account == challenge.account):
                 raise ApiError("own_challenge", Text(
@@ -425,6 +440,19 @@ class Lobby(LobbyWatchers):
                 raise ApiError("already_accepted", Text(
                     "the challenge was accepted already",
                     domain="web"))
+            self._announce(conn)
+        self.heard()
+
+    def decline(self, cid: str, account: int) -> None:
+        """The bot a challenge was made to declines it (403 ``not_yours`` for anyone else)."""
+        with self._lock, self.store.engine.begin() as conn:
+            challenge = self._read(conn, cid)
+            if challenge is None or challenge.taken_at:
+                raise self._unknown(cid)
+            if challenge.target != account:
+                raise ApiError("not_yours", Text(
+                    "only the bot a challenge was made to may decline it", domain="web"))
+            conn.execute(delete(_t).where(_t.c.id == cid).where(_t.c.taken_at == 0))
             self._announce(conn)
         self.heard()
 

@@ -285,6 +285,16 @@ class Room:
                     domain="web"))
         return seat
 
+    def seat_of_account(self, account: int) -> int:
+        """The seat the ``account`` holds (a bot's, which plays by its token rather than a
+        seat key), else 409 ``not_yours``."""
+        if self.row.account_1 == account:
+            return 1
+        if self.row.account_2 == account:
+            return 2
+        raise ApiError("not_yours", Text("this bot plays no seat of game {game_id!r}",
+                                         domain="web", game_id=self.row.id))
+
     def seat_of(self, key: str | None) -> int | None:
         """The seat a secret opens: 1, 2, 0 for a hot-seat key (both seats), else ``None``.
         The secrets that opened a seat are remembered (at most :data:`KNOWN_KEYS`), so a

@@ -371,6 +371,13 @@ class Hub:
         return await self._request(game_id, lambda room, s: s.move(
             room.player_of(key), text, expect, room.row.version))
 
+    async def as_account(self, game_id: str, account: int,
+                         decide: Callable[[Room, GameSession, int], Change]) -> dict[str, Any]:
+        """A request of the seat the ``account`` holds (a bot's by its token: 409
+        ``not_yours`` when it holds none): ``decide(room, session, seat)``."""
+        return await self._request(game_id, lambda room, s: decide(
+            room, s, room.seat_of_account(account)))
+
     async def undo(self, game_id: str, key: str | None) -> dict[str, Any]:
         return await self._request(game_id, lambda room, s: s.undo(room.player_of(key)))
 

@@ -28,6 +28,14 @@ size and rate guard calls for each request. The language an account chose
 (:meth:`Accounts.set_language`) is remembered the same way, per account, for
 :func:`~.language.language_of`.
 
+A bot account (:attr:`Account.bot`; made so at sign-up, or by :meth:`BotTokens.make_bot`
+while it has played no game) plays through the API with tokens
+(:class:`BotTokens`, ``Accounts.bots``): :meth:`BotTokens.new_token`
+makes one (at most :data:`MAX_TOKENS` per account), shown once and stored only as its
+SHA-256, :meth:`BotTokens.revoke_token` ends it, and a request sending it as
+``Authorization: Bearer TOKEN`` is the bot's (:func:`current_account`; an unknown or revoked
+token is 401 ``bad_token``, never a silent anonymous request).
+
 A deleted account keeps its row without name or password, so the games that name its id
 say "deleted player" (:data:`DELETED_NAME`) and the name is free again.
 """
@@ -59,6 +67,8 @@ from ..errors import ApiError
 from ..storage.store import (
     Store,
     accounts_table,
+    bot_tokens_table,
+    games_table,
     log_failure,
     sessions_table,
     sign_in_attempts_table,
@@ -88,14 +98,19 @@ KEY_CACHE = 10_000
 KEY_SECONDS = 60.0
 #: how the games of a deleted account name its seat
 DELETED_NAME = "deleted player"
+#: the most API tokens one bot account holds at once
+MAX_TOKENS = 10
+#: the longest token label kept
+MAX_TOKEN_LABEL = 40
 
 
 @dataclass(frozen=True)
 class Account:
-    """A signed-in player: the account's id and user name."""
+    """A signed-in player: the account's id and user name, and whether it is a bot."""
 
     id: int
     username: str
+    bot: bool = False
 
 
 def token_hash(token: str) -> str:
@@ -265,6 +280,8 @@ class Accounts:
         #: so one address's wrong guesses never keep the name's owner out elsewhere
         self.by_pair = AttemptLimiter(store, "pair", 5, 60.0, clock)
         self._dummy: str | None = None
+        #: the bots' tokens (:class:`BotTokens`)
+        self.bots = BotTokens(store, clock)
         #: token hash -> (its account's id or None, when it was looked up: monotonic s)
         self._keys: OrderedDict[str, tuple[int | None, float]] = OrderedDict()
         self._keys_lock = threading.Lock()
@@ -289,9 +306,11 @@ class Accounts:
         self.by_pair.forget(f"{address_group(address)} {username.lower()}")
 
     # --- accounts ---------------------------------------------------------------------------
-    def sign_up(self, username: str, password: str) -> tuple[Account, str]:
-        """Make an account and a session for it; returns the account and the session's
-        token. 422 ``bad_username``/``bad_password``, 409 ``name_taken``."""
+    def sign_up(self, username: str, password: str, bot: bool = False
+                ) -> tuple[Account, str]:
+        """Make an account (a bot's with ``bot``) and a session for it; returns the account
+        and the session's token. 422 ``bad_username``/``bad_password``, 409
+        ``name_taken``."""
         check_username(username)
         check_password(password)
         hashed = self.hasher.hash(password)
@@ -300,7 +319,7 @@ class Accounts:
             with self.store.engine.begin() as conn:
                 made = conn.execute(insert(accounts_table).values(
                     username=username, name_key=username.lower(), password_hash=hashed,
-                    created=now)).inserted_primary_key
+                    created=now, bot=1 if bot else None)).inserted_primary_key
                 assert made is not None
                 account_id = made[0]
         except IntegrityError:
@@ -308,7 +327,7 @@ class Accounts:
                 "the user name {username!r} is taken (names differ by more than upper and lower "
                 "case)",
                 domain="web", username=username)) from None
-        account = Account(int(account_id), username)
+        account = Account(int(account_id), username, bot)
         return account, self._new_session(account.id)
 
     def sign_in(self, username: str, password: str) -> tuple[Account, str]:
@@ -316,7 +335,7 @@ class Accounts:
         ``bad_credentials`` for an unknown name and a wrong password alike."""
         with self.store.engine.connect() as conn:
             row = conn.execute(select(accounts_table.c.id, accounts_table.c.username,
-                                      accounts_table.c.password_hash)
+                                      accounts_table.c.password_hash, accounts_table.c.bot)
                                .where(accounts_table.c.name_key == username.lower())).first()
         if row is None or row.password_hash is None:
             self._verify(self._dummy_hash(), password)  # the same work as a real check
@@ -325,7 +344,7 @@ class Accounts:
             raise _bad_credentials()
         if self.hasher.check_needs_rehash(row.password_hash):
             self._set_hash(row.id, self.hasher.hash(password))
-        return Account(row.id, row.username), self._new_session(row.id)
+        return Account(row.id, row.username, bool(row.bot)), self._new_session(row.id)
 
     def change_password(self, account: Account, old: str, new: str) -> str:
         """Set a new password after checking the old one (403 ``wrong_password``); every
@@ -347,6 +366,8 @@ class Accounts:
                                  deleted=self.clock()))
             conn.execute(delete(sessions_table)
                          .where(sessions_table.c.account_id == account.id))
+            conn.execute(delete(bot_tokens_table)
+                         .where(bot_tokens_table.c.account_id == account.id))
             forget_account(conn, account.id)
             puzzle_ratings.forget_account(conn, account.id)
         self._forget_keys(account.id)
@@ -374,7 +395,7 @@ class Accounts:
         with self.store.engine.connect() as conn:
             row = conn.execute(
                 select(sessions_table.c.last_used, accounts_table.c.id,
-                       accounts_table.c.username)
+                       accounts_table.c.username, accounts_table.c.bot)
                 .join(accounts_table, accounts_table.c.id == sessions_table.c.account_id)
                 .where(sessions_table.c.token_hash == key)).first()
         if row is None or row.username is None:
@@ -386,7 +407,7 @@ class Accounts:
             with self.store.engine.begin() as conn:
                 conn.execute(update(sessions_table).where(sessions_table.c.token_hash == key)
                              .values(last_used=now))
-        return Account(row.id, row.username)
+        return Account(row.id, row.username, bool(row.bot))
 
     def sign_out(self, token: str) -> None:
         """End the session of this token (nothing if there is none)."""
@@ -533,6 +554,111 @@ class Accounts:
                          .values(password_hash=hashed))
 
 
+class BotTokens:
+    """The bot accounts and their API tokens of one :class:`~.store.Store` (blocking
+    methods, as :class:`Accounts`'s; ``clock`` as there)."""
+
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.clock = clock
+        #: token hash -> (its bot's id or None, when it was looked up: monotonic s)
+        self._keys: OrderedDict[str, tuple[int | None, float]] = OrderedDict()
+        self._keys_lock = threading.Lock()
+
+    def make_bot(self, account: Account) -> Account:
+        """Make ``account`` a bot's (for good); 409 ``has_games`` once it has played a game
+        (its games and rating were a person's)."""
+        with self.store.engine.begin() as conn:
+            played = conn.execute(select(games_table.c.id).where(
+                (games_table.c.account_1 == account.id)
+                | (games_table.c.account_2 == account.id)).limit(1)).first()
+            if played is not None:
+                raise ApiError("has_games", Text(
+                    "only an account that has played no game can become a bot; make a new "
+                    "account for the bot", domain="web"))
+            conn.execute(update(accounts_table).where(accounts_table.c.id == account.id)
+                         .values(bot=1))
+        return Account(account.id, account.username, True)
+
+    def new_token(self, account: Account, label: str) -> dict[str, Any]:
+        """A new API token of the bot ``account`` (403 ``not_a_bot``; 429
+        ``too_many_tokens`` beyond :data:`MAX_TOKENS`): ``{id, label, created, token}``,
+        the token itself only in this answer."""
+        if not account.bot:
+            raise _not_a_bot()
+        token = secrets.token_urlsafe(32)
+        now = self.clock()
+        made: dict[str, Any] = {"id": secrets.token_hex(6), "label": label[:MAX_TOKEN_LABEL],
+                                "created": now}
+        with self.store.engine.begin() as conn:
+            held = conn.execute(select(func.count()).select_from(bot_tokens_table).where(
+                bot_tokens_table.c.account_id == account.id)).scalar_one()
+            if held >= MAX_TOKENS:
+                raise ApiError("too_many_tokens", Text.plural(
+                    "a bot holds at most {max_tokens} token; revoke one first",
+                    "a bot holds at most {max_tokens} tokens; revoke one first", MAX_TOKENS,
+                    domain="web", max_tokens=MAX_TOKENS))
+            conn.execute(insert(bot_tokens_table).values(
+                token_hash=token_hash(token), account_id=account.id, **made))
+        return {**made, "created": round(now), "token": token}
+
+    def tokens(self, account: Account) -> list[dict[str, Any]]:
+        """The account's tokens, oldest first, without their secrets."""
+        with self.store.engine.connect() as conn:
+            rows = conn.execute(select(bot_tokens_table.c.id, bot_tokens_table.c.label,
+                                       bot_tokens_table.c.created)
+                                .where(bot_tokens_table.c.account_id == account.id)
+                                .order_by(bot_tokens_table.c.created)).all()
+        return [{"id": r.id, "label": r.label, "created": round(r.created)} for r in rows]
+
+    def revoke_token(self, account: Account, token_id: str) -> bool:
+        """End the account's token ``token_id``; whether there was one. Requests with it
+        are refused at once (on this process; other processes within
+        :data:`KEY_SECONDS` for the fairness key, at once for the routes)."""
+        with self.store.engine.begin() as conn:
+            gone = conn.execute(delete(bot_tokens_table).where(
+                bot_tokens_table.c.account_id == account.id)
+                .where(bot_tokens_table.c.id == token_id[:16])).rowcount
+        with self._keys_lock:  # its requests are refused now, not when the cache forgets
+            for key in [k for k, (i, _t) in self._keys.items() if i == account.id]:
+                del self._keys[key]
+        return bool(gone)
+
+    def bearer(self, token: str) -> Account | None:
+        """The bot account a token belongs to, or ``None`` (unknown, revoked, too long)."""
+        if not token or len(token) > 100:
+            return None
+        with self.store.engine.connect() as conn:
+            row = conn.execute(
+                select(accounts_table.c.id, accounts_table.c.username, accounts_table.c.bot)
+                .join(bot_tokens_table, bot_tokens_table.c.account_id == accounts_table.c.id)
+                .where(bot_tokens_table.c.token_hash == token_hash(token))).first()
+        if row is None or row.username is None or not row.bot:
+            return None
+        return Account(row.id, row.username, True)
+
+    def bearer_id(self, token: str) -> int | None:
+        """:meth:`bearer`'s account id, from a bounded cache (:data:`KEY_CACHE` tokens,
+        each trusted for :data:`KEY_SECONDS`) as :meth:`Accounts.account_id`'s."""
+        key = token_hash(token)
+        with self._keys_lock:
+            found = self._keys.get(key)
+            if found is not None and time.monotonic() - found[1] <= KEY_SECONDS:
+                return found[0]
+        account = self.bearer(token)
+        with self._keys_lock:
+            self._keys[key] = (None if account is None else account.id, time.monotonic())
+            while len(self._keys) > KEY_CACHE:
+                self._keys.popitem(last=False)
+        return None if account is None else account.id
+
+
+def _not_a_bot() -> ApiError:
+    return ApiError("not_a_bot", Text(
+        "only a bot account has API tokens; make the account a bot first (POST "
+        "/api/account/bot)", domain="web"))
+
+
 def _bad_credentials() -> ApiError:
     return ApiError("bad_credentials", Text(
         "no account has this user name and password",
@@ -558,9 +684,29 @@ def accounts_of(conn: HTTPConnection) -> Accounts:
     return accounts
 
 
+def bearer_token(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer TOKEN`` header, else ``None``."""
+    if not header:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return token.strip() or None
+
+
 async def current_account(conn: HTTPConnection) -> Account | None:
-    """The account signed in with the request's session cookie, or ``None`` (no cookie, or
-    one that opens no session). A route's dependency."""
+    """The bot whose token the request's ``Authorization: Bearer`` header holds (401
+    ``bad_token`` for a token that is no bot's), else the account signed in with the
+    request's session cookie, or ``None`` (no cookie, or one that opens no session). A
+    route's dependency."""
+    bearer = bearer_token(conn.headers.get("authorization"))
+    if bearer is not None:
+        account = await asyncio.to_thread(accounts_of(conn).bots.bearer, bearer)
+        if account is None:
+            raise ApiError("bad_token", Text(
+                "this API token opens no bot account: it is unknown or was revoked",
+                domain="web"))
+        return account
     try:
         token = session_token(conn.scope.get("headers") or ())
     except ApiError:
@@ -580,6 +726,11 @@ def client_key(accounts: Accounts) -> Callable[[MutableMapping[str, Any]],
 
     async def key(scope: MutableMapping[str, Any]) -> str | None:
         headers = scope.get("headers") or ()
+        auth = next((v for k, v in headers if k == b"authorization"), None)
+        bearer = bearer_token(auth.decode("latin-1")) if auth is not None else None
+        if bearer is not None and len(bearer) <= 100:
+            found = await asyncio.to_thread(accounts.bots.bearer_id, bearer)
+            return None if found is None else account_key(found)
         if not any(k == b"cookie" and marker in v for k, v in headers):
             return None
         try:

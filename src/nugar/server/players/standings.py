@@ -1,5 +1,7 @@
 """Reading the ratings back: a player's ratings, games and rating history, a game's rating
-changes, and the leaderboard of a preset.
+changes, and the leaderboard of a preset. Bots (:attr:`.accounts.Account.bot`) are rated
+like everyone, with people and with bots, and labelled (``bot``) wherever a player is named,
+but never listed on the leaderboard, which is the people's.
 
 The ratings are written by the store's writer in the transaction of a rated game's last
 move (:meth:`.store.Store._rate`); everything here only reads. Blocking database calls: the
@@ -12,6 +14,8 @@ from typing import Any
 
 from sqlalchemy import and_, or_, select
 
+from ...i18n import Text
+from ..errors import ApiError
 from ..ratings import PROVISIONAL_DEVIATION, Rating
 from ..storage.store import (
     Store,
@@ -95,13 +99,28 @@ def game_players(store: Store, game_id: str) -> dict[str, Any] | None:
         return None
     accounts = (row.account_1, row.account_2)
     names = names_of(store, {a for a in accounts if a is not None})
+    bots = _bots(store, {a for a in accounts if a is not None})
     out: dict[str, Any] = {
         "players": {str(seat): None if a is None else names[a]
                     for seat, a in ((1, accounts[0]), (2, accounts[1]))},
+        "bots": {str(seat): a is not None and a in bots
+                 for seat, a in ((1, accounts[0]), (2, accounts[1]))},
         "rated": bool(row.rated)}
     if row.rated:
         out["ratings"] = game_ratings(store, game_id, accounts, row.rules)
     return out
+
+
+def bot_named(store: Store, username: str) -> int:
+    """The account id of the bot named ``username``; 404 ``unknown_player`` when no bot
+    has that name (a challenge is made to a bot only)."""
+    with store.engine.connect() as conn:
+        row = conn.execute(select(_a.c.id).where(_a.c.name_key == username[:40].lower())
+                           .where(_a.c.bot == 1)).first()
+    if row is None:
+        raise ApiError("unknown_player", Text(
+            "no bot is named {username!r}", domain="web", username=username[:40]))
+    return int(row.id)
 
 
 def _account_by_name(store: Store, username: str) -> tuple[int, str] | None:
@@ -109,6 +128,16 @@ def _account_by_name(store: Store, username: str) -> tuple[int, str] | None:
         row = conn.execute(select(_a.c.id, _a.c.username)
                            .where(_a.c.name_key == username.lower())).first()
     return None if row is None else (row.id, row.username)
+
+
+def _bots(store: Store, ids: set[int]) -> set[int]:
+    """Which of these accounts are bots."""
+    if not ids:
+        return set()
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(_a.c.id).where(_a.c.id.in_(ids))
+                            .where(_a.c.bot == 1)).all()
+    return {r.id for r in rows}
 
 
 def names_of(store: Store, ids: set[int]) -> dict[int, str]:
@@ -157,6 +186,7 @@ def player(store: Store, username: str, page: int = 1) -> dict[str, Any] | None:
     rows = rows[:PAGE]
     others = {r.account_2 if r.account_1 == account_id else r.account_1 for r in rows}
     names = names_of(store, {o for o in others if o is not None})
+    bots = _bots(store, {o for o in others if o is not None} | {account_id})
     games = []
     for r in rows:
         seat = 1 if r.account_1 == account_id else 2
@@ -169,6 +199,7 @@ def player(store: Store, username: str, page: int = 1) -> dict[str, Any] | None:
             opponent = None
         games.append({
             "id": r.id, "rules": r.rules, "opponent": opponent, "rated": bool(r.rated),
+            "opponent_bot": other is not None and other in bots,
             "result": _outcome(r.result, seat), "score": r.result,
             "rating_change": None if r.rating_after is None
             else round(r.rating_after - r.rating_before, 2),
@@ -178,7 +209,8 @@ def player(store: Store, username: str, page: int = 1) -> dict[str, Any] | None:
         history.setdefault(h.preset, []).append({
             "game": h.game_id, "ended": h.ended, "rating": round(h.rating_after, 2),
             "deviation": round(h.deviation_after, 2)})
-    return {"username": name, "ratings": ratings_of(store, account_id), "games": games,
+    return {"username": name, "bot": account_id in bots,
+            "ratings": ratings_of(store, account_id), "games": games,
             "page": page, "more": more, "history": history}
 
 
@@ -191,6 +223,7 @@ def leaderboard(store: Store, preset: str, limit: int = LEADERBOARD) -> list[dic
             .where(_r.c.preset == preset).where(_r.c.games > 0)
             .where(_r.c.deviation <= PROVISIONAL_DEVIATION)
             .where(_a.c.username.is_not(None))
+            .where(or_(_a.c.bot.is_(None), _a.c.bot != 1))  # the people's board: no bots
             .order_by(_r.c.rating.desc(), _a.c.name_key).limit(limit)).all()
     return [{"rank": i + 1, "username": r.username,
              **rating_json(Rating(r.rating, r.deviation, r.volatility), r.games)}

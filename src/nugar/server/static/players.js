@@ -26,6 +26,12 @@ export async function showPlayers(game) {
     } else {
       box.append(name ? t("deleted player") : t("anonymous"));  // the API's word for a deleted one
     }
+    if (found.bots && found.bots[String(seat)]) {  // a bot account plays this seat
+      const bot = document.createElement("span");
+      bot.className = "bot-label";
+      bot.textContent = ` ${t("BOT")}`;
+      box.append(bot);
+    }
     const rating = found.rated && found.ratings ? found.ratings[String(seat)] : null;
     if (rating) {
       const shown = document.createElement("span");

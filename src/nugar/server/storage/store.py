@@ -134,6 +134,7 @@ challenges_table = Table(
     Column("owner_seat", Integer, nullable=True),      # the creator's seat in that game
     Column("account", Integer, nullable=True),         # the creator's account, if signed in
     Column("rated", Integer, nullable=True),           # 1: the game made will be rated
+    Column("target", Integer, nullable=True),          # the bot account it is made to, if any
 )
 
 #: players' accounts (:mod:`.accounts`); a deleted one keeps its row, without name or
@@ -147,6 +148,7 @@ accounts_table = Table(
     Column("created", Float, nullable=False),
     Column("deleted", Float, nullable=True),
     Column("language", String(8), nullable=True),      # nugar.i18n.LANGUAGES; NULL: none
+    Column("bot", Integer, nullable=True),             # 1: a bot account (:mod:`.bots`)
 )
 
 #: one Glicko-2 rating per account and preset (:mod:`.ratings`)
@@ -185,6 +187,16 @@ sessions_table = Table(
     Column("account_id", Integer, nullable=False, index=True),
     Column("created", Float, nullable=False),
     Column("last_used", Float, nullable=False),
+)
+
+#: bots' API tokens (:mod:`.bots`): only the SHA-256 of each token is kept
+bot_tokens_table = Table(
+    "nugar_bot_tokens", metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("id", String(16), nullable=False, unique=True),  # names it (to list, revoke)
+    Column("account_id", Integer, nullable=False, index=True),
+    Column("label", String(40), nullable=False),
+    Column("created", Float, nullable=False),
 )
 
 #: the computer analyses of finished games (:mod:`.analyses`), one row per game: claimed by

@@ -19,7 +19,7 @@ from pathlib import Path
 from sqlalchemy import Connection, Engine, inspect, text
 
 #: the newest revision (the schema this code reads and writes)
-HEAD = "0008"
+HEAD = "0009"
 #: the revision of the schema the release before the migrations made
 RELEASE_1 = "0001"
 #: the table in which Alembic keeps a database's revision
