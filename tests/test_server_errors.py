@@ -78,10 +78,15 @@ FAIR = {"bad_cookie": 400, "game_in_play": 409, "sign_in_busy": 503}
 #: the code of the limits on rated games started
 RATED = {"rated_limit": 429}
 
+#: the codes of the puzzles (issue 40, item 2) and of the bots (item 4)
+PUZZLES = {"unknown_puzzle": 404, "puzzle_limit": 429}
+BOTS = {"bad_token": 401, "not_a_bot": 403, "unknown_token": 404, "has_games": 409,
+        "too_many_tokens": 429, "too_many_streams": 429}
+
 
 
 def test_each_code_has_the_status_it_had_before() -> None:
-    assert STATUS == BEFORE | ADDED | ACCOUNTS | LANGUAGE | FAIR | RATED
+    assert STATUS == BEFORE | ADDED | ACCOUNTS | LANGUAGE | FAIR | RATED | PUZZLES | BOTS
 
 
 @pytest.mark.parametrize("code", sorted(STATUS))
@@ -96,7 +101,7 @@ def test_each_code_is_answered_with_its_status_and_json(code: str) -> None:
         raise ApiError(code, "no, not now")
 
     answer = TestClient(app).get("/refuse")
-    assert answer.status_code == (BEFORE | ADDED | ACCOUNTS | LANGUAGE | FAIR | RATED)[code] \
+    assert answer.status_code == (BEFORE | ADDED | ACCOUNTS | LANGUAGE | FAIR | RATED | PUZZLES | BOTS)[code] \
         == status_of(ApiError(code, ""))
     assert answer.json() == {"error": code, "detail": "no, not now"}
     assert "retry-after" not in answer.headers
