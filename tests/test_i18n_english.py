@@ -68,6 +68,7 @@ JSON ASCII XOR Zobrist DeepMind Deutsch Ralf Gering Irving Donkers Uiterwijk ICG
 Solving Home End English Français Herding Cows Basic UTF GET Origin None null true false
 sync ping open draw takeback offer accept decline cancel random first second stores opening
 Move Preset int64 P X O Z a b c d e f x help moves save FILE RULES NAME RESULT REASON
+Authorization Bearer TOKEN POST DELETE PUT API BOT NDJSON Cookie
 """.split())
 
 

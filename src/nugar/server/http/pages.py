@@ -454,6 +454,10 @@ class RenderedPages:
             self._kept.move_to_end((name, lang))
         return found
 
+    def clear(self) -> None:
+        """Forget every kept page (a test that changes the pages under a running app)."""
+        self._kept.clear()
+
     def keep(self, name: str, lang: str, page: str) -> None:
         self._kept[(name, lang)] = page
         self._kept.move_to_end((name, lang))
