@@ -101,8 +101,8 @@ def test_each_code_is_answered_with_its_status_and_json(code: str) -> None:
         raise ApiError(code, "no, not now")
 
     answer = TestClient(app).get("/refuse")
-    assert answer.status_code == (BEFORE | ADDED | ACCOUNTS | LANGUAGE | FAIR | RATED | PUZZLES | BOTS)[code] \
-        == status_of(ApiError(code, ""))
+    every = BEFORE | ADDED | ACCOUNTS | LANGUAGE | FAIR | RATED | PUZZLES | BOTS
+    assert answer.status_code == every[code] == status_of(ApiError(code, ""))
     assert answer.json() == {"error": code, "detail": "no, not now"}
     assert "retry-after" not in answer.headers
 
