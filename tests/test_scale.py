@@ -316,8 +316,10 @@ def test_tune_on_selfplay_data(tmp_path: Path) -> None:
 # --- endgame database builds on Ray ----------------------------------------------------------
 
 def _db_files(folder: Path) -> dict[str, bytes]:
+    """The files of a databases folder but the build's lock file (``build.lock``: empty, held
+    while a build runs, left for the next one)."""
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
+            if p.is_file() and p.name != "build.lock"}
 
 
 def test_database_built_on_ray_equals_local_build(cluster: None, tmp_path: Path,
