@@ -25,9 +25,20 @@ if TYPE_CHECKING:  # the web app is imported by the fixture, only by the tests t
 #: the groups a contributor may choose or leave out (``-m "not browser and not postgres"``),
 #: given by what a test needs, so no test module has to say it: ``browser`` a test driving
 #: Chromium (the ``browser`` fixture, or a ``test_browser*`` module), ``postgres`` one
-#: starting a private PostgreSQL server (the ``pg_url`` fixture), ``slow`` one of the slowest
-#: tests of the default run (marked in its module: README, "Tests")
+#: starting a private PostgreSQL server (the ``pg_url`` fixture), ``slow`` one of :data:`SLOW`
 GROUPS = ("browser", "postgres", "slow")
+
+#: the slowest tests of the default run that are neither browser nor PostgreSQL tests (8 s
+#: and more each, measured with ``--durations`` on the 2-core machine, 2026-12-08), by
+#: module and function (every parameter of it)
+SLOW = frozenset({
+    "test_jax_faces.py::test_bench_jax_writes_one_table",
+    "test_ai.py::test_agents_only_return_legal_moves",
+    "test_alignment_properties.py::test_compiled_playouts_end",
+    "test_alignment_properties.py::test_compiled_kernels_agree_with_plain_python",
+    "test_scale.py::test_tablebases_built_on_ray_equal_the_local_build",
+    "test_history.py::test_jax_history_matches_the_encoder",
+})
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -43,6 +54,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
         if "pg_url" in names:
             item.add_marker(pytest.mark.postgres)
+        if f"{item.path.name}::{getattr(item, 'originalname', item.name)}" in SLOW:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True, scope="session")
