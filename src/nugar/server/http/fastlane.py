@@ -33,7 +33,7 @@ from ..play.rooms import GAME_ID
 from ..play.wire import text_of
 from .language import request_language
 from .middleware import BODY, api_refusal, in_language, replaying
-from .routes_api import MoveBody
+from .models import MoveBody
 from .routes_ws import ws_game
 from .services import services
 

@@ -55,7 +55,7 @@ from ..players.accounts import (
 from ..players.passwords import PasswordWork
 from ..players.standings import PAGE, game_players, leaderboard, player, ratings_of
 from ..storage.store import Store
-from .routes_api import Body, ErrorBody
+from .models import Body, ErrorBody
 from .services import services
 
 T = TypeVar("T")

@@ -14,8 +14,9 @@ from starlette.requests import HTTPConnection
 from ..play import replays
 from ..play.replays import MAX_REPLAY_CHARS, MAX_REPLAY_MOVES
 from ..work.analyses import Analyses
-from .routes_api import Body, ErrorBody, HubDep, priced
-from .services import services
+from .models import Body, ErrorBody
+from .routes_api import priced
+from .services import HubDep, services
 
 
 def analyses_of(conn: HTTPConnection) -> Analyses:

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import Field
 from starlette.requests import HTTPConnection
 
 from ...ai.agents import DEFAULT_LEVEL, LEVEL_RANGE_TEXT, LEVELS
@@ -33,48 +33,13 @@ from ..play.rooms import Hub
 from ..players.accounts import Account, current_account
 from ..work.work_pool import WorkPool
 from .language import request_language
-from .services import services
+from .models import Body, ErrorBody, KeyBody, MoveBody, Whole, answer
+from .services import HubDep, services
 
 T = TypeVar("T")
 
 
-def hub_of(conn: HTTPConnection) -> Hub:
-    """The rooms of the application serving this request or websocket."""
-    hub: Hub = services(conn).hub
-    return hub
-
-
-HubDep = Annotated[Hub, Depends(hub_of)]
-
-
-def answer(state: dict[str, Any]) -> JSONResponse:
-    """``state`` as the JSON response itself: a state or an update holds only JSON values, so
-    FastAPI's validation and conversion of a returned dict (a pass over every field) are
-    skipped; the routes still declare their answer as an object (``response_model``) for the
-    API schema."""
-    return JSONResponse(state)
-
-
-# --- request bodies ----------------------------------------------------------------------------
-def _whole(value: object) -> object:
-    """A JSON number with no fraction (``38801.0``) as the whole number it is: JSON Schema's
-    ``integer``, which the API schema states, takes it, so the server does too. Anything else
-    is left to the strict check (``true``, ``"2"`` and ``1.5`` are still refused)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-#: a whole number in a request body, written ``3`` or ``3.0`` (:func:`_whole`)
-Whole = Annotated[int, BeforeValidator(_whole)]
-
-
-class Body(BaseModel):
-    """A request body, read strictly: JSON ``true`` is not the seat 1, nor ``"2"`` the level 2."""
-
-    model_config = ConfigDict(strict=True)
-
-
+# --- request bodies (the shared ones are in .models) -------------------------------------------
 class CreateGame(Body):
     rules: str = Field("dara", max_length=MAX_RULES_TEXT,
                        description="rule-set text, e.g. dala(quiet_limit=off)")
@@ -90,18 +55,6 @@ class CreateGame(Body):
                                           "(days per turn, e.g. 3d)")
 
 
-class KeyBody(Body):
-    key: str = Field("", max_length=200, description="the secret of your seat")
-
-
-class MoveBody(KeyBody):
-    move: str = Field(..., max_length=64,
-                      description="a move or a whole turn: c3, c3-c4xe5, 4, 1-6")
-    v: Whole | None = Field(None, ge=1, description="the version of the game the move was "
-                          "decided on: played only if the game is still at it (else 409 "
-                          "stale_version), so a repeated request cannot play twice")
-
-
 class OfferBody(KeyBody):
     action: Literal["offer", "accept", "decline", "cancel"] = "offer"
 
@@ -113,13 +66,6 @@ class ReplayBody(Body):
     turn: Whole | None = Field(None, ge=0, le=MAX_REPLAY_MOVES,
                              description="the position to draw: after this many turns "
                                          "(default: the last)")
-
-
-class ErrorBody(BaseModel):
-    """Every refusal's body (a 4xx status; the middleware writes it)."""
-
-    error: str = Field(..., description="a short machine code, e.g. bad_rules, not_found")
-    detail: str = Field(..., description="what was wrong and what is allowed")
 
 
 # "4XX" documents every refusal as ErrorBody (and replaces FastAPI's default 422 schema,

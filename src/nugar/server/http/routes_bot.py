@@ -56,6 +56,7 @@ from ..play.rooms import Hub
 from ..play.session import move_text
 from ..players.accounts import MAX_TOKEN_LABEL, Account
 from ..storage.store import Store, games_table
+from .models import Body, ErrorBody, answer
 from .routes_accounts import (
     AccountDep,
     AccountsDep,
@@ -64,9 +65,8 @@ from .routes_accounts import (
     me_of,
     set_session,
 )
-from .routes_api import Body, ErrorBody, HubDep, answer
 from .routes_lobby import LobbyDep, accept
-from .services import services
+from .services import HubDep, services
 
 #: seconds between heartbeats (an empty line) on a quiet stream
 HEARTBEAT = 5.0

@@ -51,8 +51,8 @@ from ..errors import ApiError, reason
 from ..play.render import board_data
 from ..players.lesson_progress import progress_of, save_progress
 from .language import request_language
+from .models import Body, ErrorBody
 from .routes_accounts import AccountDep
-from .routes_api import Body, ErrorBody
 from .routes_pages import missing, page
 from .services import services
 

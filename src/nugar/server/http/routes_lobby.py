@@ -47,9 +47,10 @@ from ..play.rooms import Hub
 from ..players.accounts import Account, current_account
 from ..players.standings import bot_named
 from .language import request_language
-from .routes_api import Body, ErrorBody, HubDep, KeyBody, time_control_of
+from .models import Body, ErrorBody, KeyBody
+from .routes_api import time_control_of
 from .routes_ws import BinaryFrame, refuse_binary, text_frame
-from .services import services
+from .services import HubDep, services
 
 log = logging.getLogger("nugar.server")
 

@@ -48,8 +48,8 @@ from ..players import puzzle_ratings
 from ..players.accounts import Account
 from ..ratings import START_RATING
 from .language import request_language
+from .models import Body, ErrorBody
 from .routes_accounts import AccountDep, MaybeAccount
-from .routes_api import Body, ErrorBody
 from .routes_lessons import answer_view
 from .routes_pages import missing, page
 from .services import PuzzleBounds, services

@@ -30,7 +30,7 @@ from ..play.room import Listener, Room
 from ..play.rooms import Hub
 from ..play.wire import text_of
 from .language import request_language
-from .routes_api import HubDep
+from .services import HubDep
 
 log = logging.getLogger("nugar.server")
 

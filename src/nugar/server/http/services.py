@@ -12,19 +12,20 @@ one set per application.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
+from fastapi import Depends
 from starlette.requests import HTTPConnection
 
 from ...i18n import Text
 from ..clients import CLIENT, Budget, named
 from ..errors import ApiError
+from ..play.rooms import Hub
 
 if TYPE_CHECKING:
     from ...warmup import Warmup
     from ..clients import Work
     from ..play.lobby_caps import CappedLobby
-    from ..play.rooms import Hub
     from ..players.accounts import Accounts
     from ..players.passwords import PasswordWork
     from ..storage.store import Store
@@ -93,3 +94,12 @@ def services(of: HTTPConnection | Any) -> Services:
     app = of.app if isinstance(of, HTTPConnection) else of
     found: Services = app.state.services
     return found
+
+
+def hub_of(conn: HTTPConnection) -> Hub:
+    """The rooms of the application serving this request or websocket."""
+    hub: Hub = services(conn).hub
+    return hub
+
+
+HubDep = Annotated[Hub, Depends(hub_of)]
