@@ -58,8 +58,8 @@ async def request_language(conn: HTTPConnection) -> str:
 
 def _accounts(conn: HTTPConnection) -> Accounts | None:
     """The accounts of the app serving ``conn`` (``None`` for a connection outside one)."""
-    state = getattr(conn.scope.get("app"), "state", None)
-    accounts = getattr(state, "accounts", None)
+    parts = getattr(getattr(conn.scope.get("app"), "state", None), "services", None)
+    accounts = getattr(parts, "accounts", None)  # the app's typed Services (.services)
     return accounts if isinstance(accounts, Accounts) else None
 
 
