@@ -97,7 +97,7 @@ else
 fi
 
 # The message catalogs are compiled into the wheel (setup.py's build step): every .po has
-# its .mo, and the installed program speaks French and Arabic from them.
+# its .mo, and the installed program speaks French, Arabic and Hausa from them.
 if "$VPY" - "$WHEEL" <<'EOF'
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
@@ -112,10 +112,12 @@ else fail "the wheel lacks compiled catalogs"; fi
 french="$(NO_COLOR=1 COLUMNS=200 "$VENV/bin/nugar" rules dara --lang fr 2>&1 || true)"
 arabic="$(env -u LANGUAGE -u LC_ALL -u LC_MESSAGES NO_COLOR=1 COLUMNS=200 LANG=ar_SD.UTF-8 \
     "$VENV/bin/nugar" rules dara 2>&1 || true)"
-if [[ "$french" == *"rangées du plateau"* && "$arabic" == *"صفوف اللوح"* ]]; then
-    pass "nugar rules dara speaks French with --lang fr and Arabic under LANG=ar_SD.UTF-8"
+hausa="$(NO_COLOR=1 COLUMNS=200 "$VENV/bin/nugar" rules dara --lang ha 2>&1 || true)"
+if [[ "$french" == *"rangées du plateau"* && "$arabic" == *"صفوف الرقعة"* \
+      && "$hausa" == *"layukan kwance na allo"* ]]; then
+    pass "nugar rules dara speaks French and Hausa with --lang, Arabic under LANG=ar_SD.UTF-8"
 else
-    fail "nugar rules dara in French/Arabic printed: $french / $arabic"
+    fail "nugar rules dara in French/Arabic/Hausa printed: $french / $arabic / $hausa"
 fi
 
 # --- the web server -------------------------------------------------------------------------
