@@ -35,6 +35,7 @@ from ...i18n import Text
 from ...rules.base import Game
 from ..errors import ApiError
 from ..storage.store import accounts_table, games_table
+from .endings import ABORTED
 
 #: turns each player must have completed before a resignation, a fallen flag or an
 #: abandoned game counts for the ratings
@@ -48,8 +49,6 @@ NEW_PER_HOUR = 5
 #: the time control a rated challenge posted without one gets: days per turn
 DEFAULT_CONTROL = "3d"
 
-#: the reason stored with an aborted game (:data:`.session.ABORTED` writes the same word)
-_ABORTED = "aborted"
 _DAY = 86400.0
 _HOUR = 3600.0
 
@@ -74,7 +73,7 @@ def too_early_to_rate(game: Game) -> bool:
 def _counted(since: float) -> ColumnElement[bool]:
     g = games_table.c
     return and_(g.rated == 1, g.created >= int(since),
-                or_(g.reason.is_(None), g.reason != _ABORTED))
+                or_(g.reason.is_(None), g.reason != ABORTED))
 
 
 def check_may_start(conn: Connection, accounts: Sequence[int], now: float) -> None:
